@@ -1,0 +1,60 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { env } from "../env";
+import * as schema from "./schema";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A transaction handle: what every domain function receives. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface Database {
+  kind: "pglite" | "postgres";
+  db: Db;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob }
+  | { kind: "postgres"; url: string; poolMax?: number };
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.kind === "pglite") {
+    if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+    const client = await PGlite.create(options.dataDir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    return { kind: "pglite", db, close: () => client.close() };
+  }
+  const client = postgres(options.url, {
+    max: options.poolMax ?? 10,
+    onnotice: () => {}, // "already exists, skipping" notices from idempotent migrations are noise
+  });
+  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
+}
+
+/** The database named by the configuration: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
+export function configuredDatabaseOptions(): DatabaseOptions {
+  const config = env();
+  return config.DATABASE_URL
+    ? { kind: "postgres", url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
+    : { kind: "pglite", dataDir: path.join(config.dataDir, "pglite") };
+}
+
+// One database per process, shared between server.ts and the Next.js bundles (which load their own
+// copies of this module), hence a slot on globalThis rather than a module variable.
+const slot = globalThis as typeof globalThis & { __markbookDatabase?: Promise<Database> };
+
+export function getDatabase(): Promise<Database> {
+  slot.__markbookDatabase ??= openDatabase(configuredDatabaseOptions());
+  return slot.__markbookDatabase;
+}
+
+/** Makes `database` the process database (the server after migrating; tests with their own database). */
+export function useDatabase(database: Database): void {
+  slot.__markbookDatabase = Promise.resolve(database);
+}

@@ -1,0 +1,94 @@
+import { sql } from "drizzle-orm";
+import { check, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
+export const membershipRole = pgEnum("membership_role", ["school_admin", "department_head", "teacher", "student"]);
+export const userType = pgEnum("user_type", ["student", "teacher", "staff", "developer"]);
+
+export const institutes = pgTable("institutes", {
+  id: uuid().primaryKey().defaultRandom(),
+  name: text().notNull(),
+  /** Graph database of the school (departments, classes, people). */
+  graph_db_name: text().notNull().unique(),
+  /** Graph database of the school's curriculum (subjects, specification points). */
+  curriculum_db_name: text().notNull().unique(),
+  created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    email: text().notNull(),
+    /** scrypt hash (see server/auth/passwords.ts); null means the user cannot sign in with a password. */
+    password_hash: text(),
+    user_type: userType().notNull(),
+    username: text().notNull(),
+    full_name: text().notNull(),
+    display_name: text().notNull(),
+    /** The user's personal graph database. */
+    user_db_name: text().notNull().unique(),
+    /** The user's school: the institute shown by /me/bootstrap. */
+    school_id: uuid().references(() => institutes.id, { onDelete: "set null" }),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
+    uniqueIndex("users_username_key").on(table.username),
+    check("users_email_shape", sql`${table.email} ~ '^[^@\\s]+@[^@\\s]+$'`),
+  ],
+);
+
+export const instituteMemberships = pgTable(
+  "institute_memberships",
+  {
+    institute_id: uuid()
+      .notNull()
+      .references(() => institutes.id, { onDelete: "cascade" }),
+    user_id: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: membershipRole().notNull(),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.institute_id, table.user_id, table.role] }),
+    index("institute_memberships_user_idx").on(table.user_id),
+  ],
+);
+
+/** Keys of the speech service (`/v1`). Only a SHA-256 of the key is stored; the key is shown once. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    name: text().notNull(),
+    /** First characters of the key, shown in lists so that a key can be recognised. */
+    prefix: text().notNull(),
+    key_hash: text().notNull().unique(),
+    created_by: uuid().references(() => users.id, { onDelete: "set null" }),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    last_used_at: timestamp({ withTimezone: true }),
+    revoked_at: timestamp({ withTimezone: true }),
+  },
+  (table) => [check("api_keys_name_not_blank", sql`length(trim(${table.name})) > 0`)],
+);
+
+/** Personal access tokens: long-lived user tokens for external tools, listed and revocable by their owner. */
+export const personalAccessTokens = pgTable(
+  "personal_access_tokens",
+  {
+    /** The token's `jti` claim. */
+    id: uuid().primaryKey().defaultRandom(),
+    user_id: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expires_at: timestamp({ withTimezone: true }).notNull(),
+    revoked_at: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    index("personal_access_tokens_user_idx").on(table.user_id),
+    check("personal_access_tokens_name_not_blank", sql`length(trim(${table.name})) > 0`),
+  ],
+);

@@ -1,0 +1,4 @@
+export * from "./identity";
+export * from "./classroom";
+export * from "./exam";
+export * from "./graph";

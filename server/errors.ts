@@ -1,0 +1,86 @@
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { logger } from "./logger";
+
+/** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */
+export const errorCodes = {
+  invalid: { status: 400, trpc: "BAD_REQUEST", openaiType: "invalid_request_error", openaiCode: "invalid_parameters" },
+  unauthenticated: { status: 401, trpc: "UNAUTHORIZED", openaiType: "authentication_error", openaiCode: "invalid_api_key" },
+  forbidden: { status: 403, trpc: "FORBIDDEN", openaiType: "permission_error", openaiCode: "forbidden" },
+  not_found: { status: 404, trpc: "NOT_FOUND", openaiType: "invalid_request_error", openaiCode: "not_found" },
+  conflict: { status: 409, trpc: "CONFLICT", openaiType: "invalid_request_error", openaiCode: "conflict" },
+  too_large: { status: 413, trpc: "PAYLOAD_TOO_LARGE", openaiType: "invalid_request_error", openaiCode: "file_too_large" },
+  unsupported_media: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE", openaiType: "invalid_request_error", openaiCode: "invalid_file_format" },
+  unprocessable: { status: 422, trpc: "UNPROCESSABLE_CONTENT", openaiType: "invalid_request_error", openaiCode: "invalid_file_format" },
+  rate_limited: { status: 429, trpc: "TOO_MANY_REQUESTS", openaiType: "rate_limit_error", openaiCode: "rate_limit_exceeded" },
+  internal: { status: 500, trpc: "INTERNAL_SERVER_ERROR", openaiType: "server_error", openaiCode: "internal_error" },
+  upstream: { status: 502, trpc: "BAD_GATEWAY", openaiType: "server_error", openaiCode: "upstream_error" },
+  unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE", openaiType: "server_error", openaiCode: "service_unavailable" },
+} as const satisfies Record<string, { status: number; trpc: TRPCError["code"]; openaiType: string; openaiCode: string }>;
+
+export type AppErrorCode = keyof typeof errorCodes;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+    /** The request parameter at fault, when there is one (OpenAI's `param`). */
+    readonly param?: string,
+    /** Overrides the OpenAI `code` where the speech contract names a more precise one. */
+    readonly openaiCode?: string,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get status(): number {
+    return errorCodes[this.code].status;
+  }
+}
+
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+
+/** Turns anything thrown into an AppError; unknown errors are logged and hidden behind a generic 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof TRPCError && error.cause instanceof AppError) return error.cause;
+  if (error instanceof ZodError) {
+    const issue = error.issues[0];
+    const param = issue?.path.join(".") || undefined;
+    const message = issue ? `${param ? `${param}: ` : ""}${issue.message}` : "Invalid request";
+    return new AppError("invalid", message, param);
+  }
+  logger.error("unexpected error", error);
+  return new AppError("internal", "Internal server error");
+}
+
+/** Classroom and exam REST dialect: `{ "detail": "…" }`. */
+export function detailResponse(error: unknown, headers?: HeadersInit): Response {
+  const appError = toAppError(error);
+  return Response.json({ detail: appError.message }, { status: appError.status, headers });
+}
+
+/** Speech REST dialect (`/v1`): `{ "error": { message, type, code, param } }`. */
+export function openaiErrorBody(error: unknown) {
+  const appError = toAppError(error);
+  const mapping = errorCodes[appError.code];
+  return {
+    status: appError.status,
+    body: {
+      error: {
+        message: appError.message,
+        type: mapping.openaiType,
+        code: appError.openaiCode ?? mapping.openaiCode,
+        param: appError.param ?? null,
+      },
+    },
+  };
+}
+
+export function toTRPCError(error: unknown): TRPCError {
+  if (error instanceof TRPCError && !(error.cause instanceof AppError) && error.code !== "INTERNAL_SERVER_ERROR") {
+    return error;
+  }
+  const appError = toAppError(error instanceof TRPCError ? (error.cause ?? error) : error);
+  return new TRPCError({ code: errorCodes[appError.code].trpc, message: appError.message, cause: appError });
+}
