@@ -58,3 +58,8 @@ export function getDatabase(): Promise<Database> {
 export function useDatabase(database: Database): void {
   slot.__markbookDatabase = Promise.resolve(database);
 }
+
+/** Rows of a raw `db.execute(sql…)`: PGlite answers `{ rows }`, postgres.js an array. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  return Array.isArray(result) ? (result as Row[]) : ((result as { rows: Row[] }).rows ?? []);
+}

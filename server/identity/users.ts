@@ -1,0 +1,100 @@
+import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
+import type { Tx } from "../db/client";
+import { institutes, instituteMemberships, membershipRole, users } from "../db/schema";
+import { AppError, notFound } from "../errors";
+
+export const roles = membershipRole.enumValues;
+export type Role = (typeof roles)[number];
+
+export const createUserInput = z.object({
+  email: z.email("email must be an email address").transform((email) => email.toLowerCase()),
+  password: z.string().min(MIN_PASSWORD_LENGTH, `password must have at least ${MIN_PASSWORD_LENGTH} characters`).optional(),
+  fullName: z.string().trim().min(1, "name is required").max(200),
+  displayName: z.string().trim().min(1).max(200).optional(),
+  instituteId: z.uuid("institute must be an institute id").optional(),
+  role: z.enum(roles).optional(),
+});
+
+const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
+
+/** Creates a user, and their membership when an institute is given (that institute becomes their school). */
+export async function createUser(tx: Tx, input: z.input<typeof createUserInput>) {
+  const { email, password, fullName, displayName, instituteId, role } = createUserInput.parse(input);
+  if (role && !instituteId) throw new AppError("invalid", "A role needs an institute", "institute");
+  if (instituteId) {
+    const [institute] = await tx.select({ id: institutes.id }).from(institutes).where(eq(institutes.id, instituteId));
+    if (!institute) throw notFound("Institute");
+  }
+  const [existing] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
+  if (existing) throw new AppError("conflict", `A user with email ${email} already exists`, "email");
+
+  const id = crypto.randomUUID();
+  const [user] = await tx
+    .insert(users)
+    .values({
+      id,
+      email,
+      password_hash: password ? await hashPassword(password) : null,
+      user_type: userTypeOfRole[role ?? "student"],
+      username: await availableUsername(tx, email.split("@")[0]!),
+      full_name: fullName,
+      display_name: displayName ?? fullName.split(/\s+/)[0]!,
+      user_db_name: `user-${id.replaceAll("-", "")}`,
+      school_id: instituteId ?? null,
+    })
+    .returning();
+  if (instituteId) {
+    await tx.insert(instituteMemberships).values({ institute_id: instituteId, user_id: id, role: role ?? "student" });
+  }
+  return user!;
+}
+
+async function availableUsername(tx: Tx, base: string): Promise<string> {
+  const clean = base.toLowerCase().replace(/[^a-z0-9._-]/g, "") || "user";
+  const taken = await tx
+    .select({ username: users.username })
+    .from(users)
+    .where(sql`${users.username} = ${clean} or ${users.username} like ${`${clean}-%`}`);
+  const names = new Set(taken.map((row) => row.username));
+  if (!names.has(clean)) return clean;
+  let suffix = 2;
+  while (names.has(`${clean}-${suffix}`)) suffix += 1;
+  return `${clean}-${suffix}`;
+}
+
+export async function findUserByEmail(tx: Tx, email: string) {
+  const [user] = await tx.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
+  return user ?? null;
+}
+
+/** The bootstrap profile of the caller (read as the caller: RLS shows them their own row and school). */
+export async function getBootstrapProfile(tx: Tx, userId: string) {
+  const [profile] = await tx
+    .select({
+      id: users.id,
+      email: users.email,
+      user_type: users.user_type,
+      username: users.username,
+      full_name: users.full_name,
+      display_name: users.display_name,
+      user_db_name: users.user_db_name,
+      school_db_name: institutes.graph_db_name,
+      school_id: users.school_id,
+    })
+    .from(users)
+    .leftJoin(institutes, eq(institutes.id, users.school_id))
+    .where(eq(users.id, userId));
+  if (!profile) throw notFound("User");
+  return profile;
+}
+
+/** The caller's memberships, for navigation and role checks in the UI. */
+export async function listMyMemberships(tx: Tx, userId: string) {
+  return tx
+    .select({ institute_id: instituteMemberships.institute_id, institute_name: institutes.name, role: instituteMemberships.role })
+    .from(instituteMemberships)
+    .innerJoin(institutes, eq(institutes.id, instituteMemberships.institute_id))
+    .where(eq(instituteMemberships.user_id, userId));
+}

@@ -1,0 +1,143 @@
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, expect, it } from "vitest";
+import { rowsOf } from "../server/db/client";
+import { asService, asUser } from "../server/db/rls";
+import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../server/db/schema";
+import { describeOnEachDatabase } from "./support/database";
+import { type School, createSchool } from "./support/fixtures";
+
+describeOnEachDatabase("row-level security", (database) => {
+  let schoolA: School;
+  let schoolB: School;
+  let templateB: string;
+
+  beforeAll(async () => {
+    const { db } = database();
+    schoolA = await createSchool(db, "Alpha");
+    schoolB = await createSchool(db, "Beta");
+    templateB = await asUser(db, schoolB.teacher.id, async (tx) => {
+      const [template] = await tx
+        .insert(examTemplates)
+        .values({ institute_id: schoolB.institute.id, owner_id: schoolB.teacher.id, title: "Beta paper" })
+        .returning();
+      return template!.id;
+    });
+  });
+
+  it("runs as a role that is not a superuser, not the owner and cannot bypass RLS", async () => {
+    const { db } = database();
+    const role = await asUser(db, schoolA.teacher.id, async (tx) => {
+      const result = await tx.execute(
+        sql`select current_user as name, rolsuper, rolbypassrls from pg_roles where rolname = current_user`,
+      );
+      return rowsOf(result)[0];
+    });
+    expect(role).toEqual({ name: "markbook_app", rolsuper: false, rolbypassrls: false });
+  });
+
+  it("shows a teacher of institute A nothing of institute B", async () => {
+    const { db } = database();
+    const seen = await asUser(db, schoolA.teacher.id, (tx) => tx.select().from(examTemplates));
+    expect(seen.map((template) => template.id)).not.toContain(templateB);
+    const people = await asUser(db, schoolA.teacher.id, (tx) => tx.select({ id: users.id }).from(users));
+    expect(people.map((person) => person.id)).not.toContain(schoolB.teacher.id);
+    expect(people.map((person) => person.id)).toContain(schoolA.student.id);
+  });
+
+  it("lets updates of another institute's rows touch nothing", async () => {
+    const { db } = database();
+    const updated = await asUser(db, schoolA.teacher.id, (tx) =>
+      tx.update(examTemplates).set({ title: "taken over" }).where(eq(examTemplates.id, templateB)).returning(),
+    );
+    expect(updated).toHaveLength(0);
+    const [stillThere] = await asService(db, (tx) => tx.select().from(examTemplates).where(eq(examTemplates.id, templateB)));
+    expect(stillThere?.title).toBe("Beta paper");
+  });
+
+  it("refuses to insert rows into another institute", async () => {
+    const { db } = database();
+    await expect(
+      asUser(db, schoolA.teacher.id, (tx) =>
+        tx.insert(examTemplates).values({ institute_id: schoolB.institute.id, owner_id: schoolA.teacher.id, title: "x" }),
+      ),
+    ).rejects.toThrow();
+  });
+
+  it("lets only the owner change a template, while colleagues read it", async () => {
+    const { db } = database();
+    const colleagueView = await asUser(db, schoolB.otherTeacher.id, (tx) =>
+      tx.select().from(examTemplates).where(eq(examTemplates.id, templateB)),
+    );
+    expect(colleagueView).toHaveLength(1);
+    const colleagueUpdate = await asUser(db, schoolB.otherTeacher.id, (tx) =>
+      tx.update(examTemplates).set({ title: "colleague edit" }).where(eq(examTemplates.id, templateB)).returning(),
+    );
+    expect(colleagueUpdate).toHaveLength(0);
+  });
+
+  it("shows a student their own submission and marks, and nobody else's", async () => {
+    const { db } = database();
+    const { studentSubmission, classmateSubmission } = await asUser(db, schoolB.teacher.id, async (tx) => {
+      const [question] = await tx
+        .insert(examQuestions)
+        .values({ id: crypto.randomUUID(), template_id: templateB, label: "1", max_marks: "4" })
+        .returning();
+      const [batch] = await tx
+        .insert(examBatches)
+        .values({ template_id: templateB, institute_id: schoolB.institute.id, teacher_id: schoolB.teacher.id, title: "Mocks" })
+        .returning();
+      const [mine, theirs] = await tx
+        .insert(examSubmissions)
+        .values([
+          { batch_id: batch!.id, student_id: schoolB.student.id, student_name: "Student", status: "marking" },
+          { batch_id: batch!.id, student_id: schoolB.otherStudent.id, student_name: "Classmate", status: "marking" },
+        ])
+        .returning();
+      await tx.insert(examMarkEntries).values([
+        { submission_id: mine!.id, question_id: question!.id, batch_id: batch!.id, awarded_marks: "3", marked_by_user_id: schoolB.teacher.id },
+        { submission_id: theirs!.id, question_id: question!.id, batch_id: batch!.id, awarded_marks: "1", marked_by_user_id: schoolB.teacher.id },
+      ]);
+      return { studentSubmission: mine!.id, classmateSubmission: theirs!.id };
+    });
+
+    const studentView = await asUser(db, schoolB.student.id, async (tx) => ({
+      submissions: await tx.select({ id: examSubmissions.id }).from(examSubmissions),
+      marks: await tx.select({ submission: examMarkEntries.submission_id }).from(examMarkEntries),
+      templates: await tx.select().from(examTemplates),
+      batches: await tx.select().from(examBatches),
+    }));
+    expect(studentView.submissions.map((row) => row.id)).toEqual([studentSubmission]);
+    expect(studentView.marks.map((row) => row.submission)).toEqual([studentSubmission]);
+    expect(studentView.templates).toHaveLength(0);
+    expect(studentView.batches).toHaveLength(0);
+    expect(studentView.submissions.map((row) => row.id)).not.toContain(classmateSubmission);
+
+    const outsiderView = await asUser(db, schoolA.teacher.id, (tx) => tx.select().from(examMarkEntries));
+    expect(outsiderView).toHaveLength(0);
+  });
+
+  it("keeps the graph store out of reach of user transactions", async () => {
+    const { db } = database();
+    await expect(asUser(db, schoolA.admin.id, (tx) => tx.execute(sql`select * from graph_nodes`))).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/permission denied/) },
+    });
+  });
+
+  it("never lets concurrent transactions see each other's user id", async () => {
+    const { db } = database();
+    const people = [schoolA.teacher, schoolB.teacher, schoolA.student, schoolB.student];
+    const observed = await Promise.all(
+      Array.from({ length: 40 }, (_, index) => {
+        const person = people[index % people.length]!;
+        return asUser(db, person.id, async (tx) => {
+          await tx.execute(sql`select pg_sleep(0.005)`);
+          const [row] = rowsOf<{ id: string }>(await tx.execute(sql`select app.current_user_id() as id`));
+          return { expected: person.id, actual: row!.id };
+        });
+      }),
+    );
+    for (const { expected, actual } of observed) expect(actual).toBe(expected);
+    const [outside] = rowsOf<{ id: string | null }>(await db.execute(sql`select app.current_user_id() as id`));
+    expect(outside!.id).toBeNull();
+  });
+});

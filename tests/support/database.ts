@@ -1,0 +1,54 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, inject } from "vitest";
+import { type Database, openDatabase, useDatabase } from "../../server/db/client";
+import { withDatabase } from "./global-setup";
+import { POSTGRES_TEMPLATE, postgresAdminUrl } from "./postgres";
+
+export type DatabaseKind = Database["kind"];
+
+/** A fresh, migrated database of its own for one test file (a copy of the template). */
+export async function createTestDatabase(kind: DatabaseKind): Promise<Database> {
+  if (kind === "pglite") {
+    const tar = fs.readFileSync(inject("pgliteTemplatePath"));
+    return openDatabase({ kind: "pglite", loadDataDir: new Blob([tar]) });
+  }
+  const adminUrl = postgresAdminUrl();
+  if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
+  const name = `markbook_test_${crypto.randomBytes(6).toString("hex")}`;
+  const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
+  await admin.db.execute(sql.raw(`create database ${name} template ${POSTGRES_TEMPLATE}`));
+  const database = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, name), poolMax: 10 });
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      await admin.close();
+    },
+  };
+}
+
+/**
+ * Runs a suite once on PGlite and once on PostgreSQL (skipped, visibly, without TEST_DATABASE_URL).
+ * The database is also made the process database, so REST handlers under test use it.
+ */
+export function describeOnEachDatabase(title: string, body: (database: () => Database) => void) {
+  for (const kind of ["pglite", "postgres"] as const) {
+    describe.skipIf(kind === "postgres" && !postgresAdminUrl())(`${title} [${kind}]`, () => {
+      let database: Database | undefined;
+      beforeAll(async () => {
+        database = await createTestDatabase(kind);
+        useDatabase(database);
+      });
+      afterAll(async () => {
+        await database?.close();
+      });
+      body(() => {
+        if (!database) throw new Error("database not ready");
+        return database;
+      });
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import type { TestProject } from "vitest/node";
+import { openDatabase } from "../../server/db/client";
+import { migrateDatabase } from "../../server/db/migrate";
+import { POSTGRES_TEMPLATE, postgresAdminUrl } from "./postgres";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgliteTemplatePath: string;
+  }
+}
+
+/** Migrates each database once; every test file then starts from a copy of the migrated template. */
+export default async function setup(project: TestProject) {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-tests-"));
+  const pglite = await openDatabase({ kind: "pglite" });
+  await migrateDatabase(pglite);
+  const dump = await ((pglite.db as unknown as { $client: { dumpDataDir(c: "none"): Promise<Blob> } }).$client.dumpDataDir("none"));
+  await pglite.close();
+  const templatePath = path.join(directory, "pglite-template.tar");
+  fs.writeFileSync(templatePath, Buffer.from(await dump.arrayBuffer()));
+  project.provide("pgliteTemplatePath", templatePath);
+
+  const adminUrl = postgresAdminUrl();
+  if (adminUrl) {
+    const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
+    await admin.db.execute(sql.raw(`drop database if exists ${POSTGRES_TEMPLATE} with (force)`));
+    await admin.db.execute(sql.raw(`create database ${POSTGRES_TEMPLATE}`));
+    await admin.close();
+    const template = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, POSTGRES_TEMPLATE), poolMax: 1 });
+    await migrateDatabase(template);
+    await template.close();
+  } else {
+    console.warn("\nTEST_DATABASE_URL is not set: the PostgreSQL runs of the integration tests are skipped.\n");
+  }
+
+  return () => fs.rmSync(directory, { recursive: true, force: true });
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
