@@ -14,8 +14,8 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 export async function asUser<T>(db: Db, userId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (!uuidShape.test(userId)) throw new Error("asUser needs a user id (uuid)");
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('app.user_id', ${userId}, true)`);
-    await tx.execute(sql.raw(`set local role ${APP_ROLE}`));
+    // One round trip: set_config('role', …, true) is the function form of SET LOCAL ROLE.
+    await tx.execute(sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`);
     return fn(tx);
   });
 }
