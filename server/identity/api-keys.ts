@@ -1,0 +1,55 @@
+import crypto from "node:crypto";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { apiKeys } from "../db/schema";
+
+/**
+ * Keys of the speech service (`/v1`): "mk_" + 32 random bytes (base64url). Only a SHA-256 of the key
+ * is stored, with a short prefix so that people can recognise a key in a list; the key is shown once.
+ * A plain hash (not scrypt) is enough: the key is random, not a guessable password.
+ */
+const KEY_PREFIX = "mk_";
+const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6;
+/** last_used_at is a hint, not an audit log: write it at most once a minute per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export const createApiKeyInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(100, "name must have at most 100 characters"),
+  createdBy: z.uuid().optional(),
+});
+
+export const hashApiKey = (key: string) => crypto.createHash("sha256").update(key).digest("hex");
+
+export async function createApiKey(tx: Tx, input: z.input<typeof createApiKeyInput>) {
+  const { name, createdBy } = createApiKeyInput.parse(input);
+  const key = KEY_PREFIX + crypto.randomBytes(32).toString("base64url");
+  const [row] = await tx
+    .insert(apiKeys)
+    .values({ name, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), key_hash: hashApiKey(key), created_by: createdBy ?? null })
+    .returning({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, created_at: apiKeys.created_at });
+  return { ...row!, key };
+}
+
+/** The live (not revoked) key that `key` is, or null. Runs as the service: the caller is not a user. */
+export async function verifyApiKey(tx: Tx, key: string) {
+  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
+  const [row] = await tx
+    .select({ id: apiKeys.id, name: apiKeys.name, last_used_at: apiKeys.last_used_at })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.key_hash, hashApiKey(key)), isNull(apiKeys.revoked_at)));
+  if (!row) return null;
+  const now = new Date();
+  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    await tx
+      .update(apiKeys)
+      .set({ last_used_at: now })
+      .where(
+        and(
+          eq(apiKeys.id, row.id),
+          or(isNull(apiKeys.last_used_at), lt(apiKeys.last_used_at, new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+        ),
+      );
+  }
+  return { id: row.id, name: row.name };
+}

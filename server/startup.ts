@@ -1,0 +1,77 @@
+import { type Database, getDatabase, useDatabase } from "./db/client";
+import { type LockHolderKind, acquireDataDirLock } from "./db/data-dir-lock";
+import { rememberDemoSchool } from "./db/demo-school";
+import { migrateDatabase } from "./db/migrate";
+import { env } from "./env";
+import { logger } from "./logger";
+
+export interface OpenedDatabase {
+  database: Database;
+  /** Closes the database (PGlite flushes its files) and then releases the data-folder lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database for this process and brings its schema up to date. In embedded mode
+ * the data folder is locked first, so that no second process ever opens the same PGlite files.
+ */
+export async function openConfiguredDatabase(holder: LockHolderKind): Promise<OpenedDatabase> {
+  const config = env();
+  const lock = config.databaseKind === "pglite" ? acquireDataDirLock(config.dataDir, holder) : null;
+  let database: Database | undefined;
+  try {
+    database = await getDatabase();
+    await migrateDatabase(database);
+    useDatabase(database);
+  } catch (error) {
+    await database?.close().catch(() => {});
+    lock?.release();
+    throw error;
+  }
+  const opened = database;
+  let closing: Promise<void> | undefined;
+  return {
+    database: opened,
+    close: () =>
+      (closing ??= opened.close().finally(() => {
+        lock?.release();
+      })),
+  };
+}
+
+export interface StartedMarkbook extends OpenedDatabase {
+  /** The demo school's institute id when demo data is enabled, else null. */
+  demoInstituteId: string | null;
+}
+
+/** Everything the server needs before it listens: the database, migrated, and the demo school if enabled. */
+export async function startMarkbook(): Promise<StartedMarkbook> {
+  const config = env();
+  const opened = await openConfiguredDatabase("server");
+  try {
+    logger.info(
+      config.databaseKind === "pglite"
+        ? `Database: embedded PGlite in ${config.dataDir}`
+        : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
+    );
+    let demoInstituteId: string | null = null;
+    if (config.seedDemo) {
+      const started = Date.now();
+      const { seedDemoSchool } = await import("./db/seed"); // loaded only when needed: it brings pdf-lib
+      const demo = await seedDemoSchool(opened.database.db);
+      if (demo.created) logger.info(`Seeded the demo school in ${Date.now() - started} ms`);
+      demoInstituteId = demo.instituteId;
+      rememberDemoSchool(demo.instituteId);
+    }
+    return { ...opened, demoInstituteId };
+  } catch (error) {
+    await opened.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Host and database name of a PostgreSQL URL, never its credentials. */
+function databaseLocation(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.host}${parsed.pathname}`;
+}

@@ -1,0 +1,216 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import crypto from "node:crypto";
+import { count, eq, sql } from "drizzle-orm";
+import { PDFArray, PDFDocument, PDFRawStream, decodePDFRawStream } from "pdf-lib";
+import { beforeAll, expect, it } from "vitest";
+import { verifyCredentials } from "../server/auth/credentials";
+import { rowsOf } from "../server/db/client";
+import { DEMO_INSTITUTE_NAME, DEMO_PASSWORD, demoLogins } from "../server/db/demo-school";
+import { asService } from "../server/db/rls";
+import * as schema from "../server/db/schema";
+import { seedDemoSchool } from "../server/db/seed";
+import { localObjectPath } from "../server/storage/local";
+import { describeOnEachDatabase } from "./support/database";
+
+// The seed stores the paper's PDF under DATA_DIR/storage: keep it out of the work tree. (env() reads
+// the variable lazily, on first use, which is after this line.)
+process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-seed-test-"));
+
+const countedTables = {
+  institutes: schema.institutes,
+  users: schema.users,
+  memberships: schema.instituteMemberships,
+  classes: schema.classes,
+  enrollments: schema.enrollments,
+  timetables: schema.timetables,
+  timetableEntries: schema.timetableEntries,
+  files: schema.files,
+  papers: schema.examPapers,
+  templates: schema.examTemplates,
+  questions: schema.examQuestions,
+  areas: schema.examResponseAreas,
+  boundaries: schema.examQuestionBoundaries,
+};
+
+/** Rectangles drawn with the `re` operator on each page, page-relative with y from the top. */
+async function drawnRectangles(bytes: Uint8Array) {
+  const pdf = await PDFDocument.load(bytes);
+  return pdf.getPages().map((page) => {
+    const { width, height } = page.getSize();
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => page.doc.context.lookup(ref)) : [contents];
+    const text = streams
+      .map((stream) => Buffer.from(stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : []).toString("latin1"))
+      .join("\n");
+    return [...text.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re/g)].map((match) => {
+      const [x, y, w, h] = match.slice(1).map(Number) as [number, number, number, number];
+      return { x: x / width, y: (height - y - h) / height, width: w / width, height: h / height };
+    });
+  });
+}
+
+describeOnEachDatabase("demo school seed", (database) => {
+  let instituteId: string;
+
+  beforeAll(async () => {
+    const result = await seedDemoSchool(database().db);
+    expect(result.created).toBe(true);
+    instituteId = result.instituteId;
+  });
+
+  const read = <T>(fn: Parameters<typeof asService<T>>[1]) => asService(database().db, fn);
+
+  it("creates Northfield Academy with 4 staff, 60 students and three classes of 20", async () => {
+    const institutes = await read((tx) => tx.select().from(schema.institutes));
+    expect(institutes.map((row) => row.name)).toEqual([DEMO_INSTITUTE_NAME]);
+    const roles = await read((tx) =>
+      tx
+        .select({ role: schema.instituteMemberships.role, people: count() })
+        .from(schema.instituteMemberships)
+        .where(eq(schema.instituteMemberships.institute_id, instituteId))
+        .groupBy(schema.instituteMemberships.role),
+    );
+    expect(Object.fromEntries(roles.map((row) => [row.role, row.people]))).toEqual({
+      school_admin: 1,
+      department_head: 1,
+      teacher: 3,
+      student: 60,
+    });
+    const [users] = await read((tx) => tx.select({ people: count() }).from(schema.users));
+    expect(users!.people).toBe(64);
+
+    const classes = await read((tx) =>
+      tx
+        .select({ name: schema.classes.name, teacher: schema.users.email, active: sql<number>`count(*) filter (where ${schema.enrollments.active})`.mapWith(Number) })
+        .from(schema.classes)
+        .innerJoin(schema.users, eq(schema.users.id, schema.classes.teacher_id))
+        .leftJoin(schema.enrollments, eq(schema.enrollments.class_id, schema.classes.id))
+        .groupBy(schema.classes.name, schema.users.email)
+        .orderBy(schema.classes.name),
+    );
+    expect(classes).toEqual([
+      { name: "10A Mathematics", teacher: "teacher@northfield.example", active: 20 },
+      { name: "10B Mathematics", teacher: "teacher2@northfield.example", active: 20 },
+      { name: "11A Physics", teacher: "head@northfield.example", active: 20 },
+    ]);
+    // Every student is in exactly one class.
+    const [enrolled] = await read((tx) =>
+      tx.select({ students: sql<number>`count(distinct ${schema.enrollments.student_id})`.mapWith(Number) }).from(schema.enrollments),
+    );
+    expect(enrolled!.students).toBe(60);
+  });
+
+  it("lays out an active school timetable, Monday to Friday, with no teacher or room in two places", async () => {
+    const [timetable] = await read((tx) => tx.select().from(schema.timetables));
+    expect(timetable).toMatchObject({ institute_id: instituteId, type: "school", active: true });
+    const entries = await read((tx) => tx.select().from(schema.timetableEntries));
+    expect(new Set(entries.map((entry) => entry.day))).toEqual(new Set([1, 2, 3, 4, 5]));
+    expect(entries.every((entry) => entry.room && entry.class_id && entry.teacher_id)).toBe(true);
+    const clashes = (key: (entry: (typeof entries)[number]) => string) => {
+      const seen = new Map<string, number>();
+      for (const entry of entries) seen.set(key(entry), (seen.get(key(entry)) ?? 0) + 1);
+      return [...seen.values()].filter((times) => times > 1).length;
+    };
+    expect(clashes((entry) => `${entry.day}/${entry.period}/${entry.teacher_id}`)).toBe(0);
+    expect(clashes((entry) => `${entry.day}/${entry.period}/${entry.room}`)).toBe(0);
+    expect(clashes((entry) => `${entry.day}/${entry.period}/${entry.class_id}`)).toBe(0);
+  });
+
+  it("creates a ready template over the catalogue paper, with containers, parts and areas on its pages", async () => {
+    const [template] = await read((tx) => tx.select().from(schema.examTemplates));
+    const [owner] = await read((tx) => tx.select().from(schema.users).where(eq(schema.users.id, template!.owner_id)));
+    const [paper] = await read((tx) => tx.select().from(schema.examPapers));
+    expect(owner!.email).toBe("teacher@northfield.example");
+    expect(template).toMatchObject({
+      institute_id: instituteId,
+      status: "ready",
+      exam_id: paper!.id,
+      exam_code: paper!.exam_code,
+      source_file_id: paper!.source_file_id,
+      page_count: 4,
+      subject: "Mathematics",
+    });
+
+    const questions = await read((tx) => tx.select().from(schema.examQuestions).orderBy(schema.examQuestions.order));
+    const byId = new Map(questions.map((question) => [question.id, question]));
+    const tree = questions.map((question) => `${question.parent_id ? `${byId.get(question.parent_id)!.label}>` : ""}${question.label}`);
+    expect(tree).toEqual(["1", "1>1a", "1>1b", "2", "3", "3>3a", "3>3b", "3>3c"]);
+    const leaves = questions.filter((question) => !question.is_container);
+    for (const leaf of leaves) {
+      expect(leaf.mark_scheme?.type).toBe("points");
+      expect(leaf.spec_ref).toBeTruthy();
+    }
+    const total = leaves.reduce((sum, leaf) => sum + Number(leaf.max_marks), 0);
+    expect(total).toBe(15);
+    for (const container of questions.filter((question) => question.is_container)) {
+      const parts = questions.filter((question) => question.parent_id === container.id);
+      expect(Number(container.max_marks)).toBe(parts.reduce((sum, part) => sum + Number(part.max_marks), 0));
+    }
+
+    const areas = await read((tx) => tx.select().from(schema.examResponseAreas));
+    for (const leaf of leaves) {
+      expect(areas.filter((area) => area.question_id === leaf.id && area.kind === "response")).toHaveLength(1);
+    }
+    for (const area of areas) {
+      expect(area.page).toBeGreaterThanOrEqual(2);
+      expect(area.page).toBeLessThanOrEqual(4);
+      expect(area.x + area.width).toBeLessThanOrEqual(1);
+      expect(area.y + area.height).toBeLessThanOrEqual(1);
+    }
+    const boundaries = await read((tx) => tx.select().from(schema.examQuestionBoundaries));
+    const pagesOfQuestion3 = boundaries.filter((boundary) => boundary.question_id === questions[4]!.id).map((b) => b.page);
+    expect(pagesOfQuestion3.sort()).toEqual([3, 4]);
+  });
+
+  it("stores the paper as a real 4-page PDF, with the answer boxes exactly where the areas are", async () => {
+    const [file] = await read((tx) => tx.select().from(schema.files));
+    expect(file).toMatchObject({ institute_id: null, content_type: "application/pdf", page_count: 4 });
+    const bytes = fs.readFileSync(localObjectPath(file!.bucket, file!.storage_key));
+    expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(bytes.byteLength).toBe(file!.byte_size);
+    expect(crypto.createHash("sha256").update(bytes).digest("hex")).toBe(file!.sha256);
+    expect((await PDFDocument.load(bytes)).getPageCount()).toBe(4);
+
+    const rectangles = await drawnRectangles(bytes);
+    const areas = await read((tx) => tx.select().from(schema.examResponseAreas).where(eq(schema.examResponseAreas.kind, "response")));
+    expect(areas.length).toBeGreaterThan(0);
+    for (const area of areas) {
+      const drawn = rectangles[area.page - 1]!.find(
+        (rectangle) =>
+          Math.abs(rectangle.x - area.x) < 1e-4 &&
+          Math.abs(rectangle.y - area.y) < 1e-4 &&
+          Math.abs(rectangle.width - area.width) < 1e-4 &&
+          Math.abs(rectangle.height - area.height) < 1e-4,
+      );
+      expect(drawn, `a box drawn on page ${area.page} at the area ${JSON.stringify(area)}`).toBeDefined();
+    }
+  });
+
+  it("lets every demo login sign in with the published password", async () => {
+    for (const login of demoLogins) {
+      const user = await verifyCredentials(database().db, { email: login.email, password: DEMO_PASSWORD });
+      expect(user, login.email).toMatchObject({ email: login.email });
+    }
+    const [student] = await read((tx) => tx.select().from(schema.users).where(eq(schema.users.email, "student01@northfield.example")));
+    expect(student!.full_name).toBe(demoLogins.at(-1)!.fullName);
+    expect(await verifyCredentials(database().db, { email: "teacher@northfield.example", password: "wrong-password" })).toBeNull();
+  });
+
+  it("changes nothing when it runs again", async () => {
+    const snapshot = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(countedTables).map(async ([name, table]) => {
+            const result = await database().db.execute(sql`select count(*)::int as rows from ${table}`);
+            return [name, rowsOf<{ rows: number }>(result)[0]!.rows] as const;
+          }),
+        ),
+      );
+    const before = await snapshot();
+    const again = await seedDemoSchool(database().db);
+    expect(again).toEqual({ instituteId, created: false });
+    expect(await snapshot()).toEqual(before);
+  });
+});
