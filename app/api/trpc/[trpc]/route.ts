@@ -1,0 +1,17 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { createContext } from "@/server/trpc/context";
+import { appRouter } from "@/server/trpc/root";
+
+// Every call depends on who is asking: never cache or prerender.
+export const dynamic = "force-dynamic";
+
+function handler(request: Request): Promise<Response> {
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req: request,
+    router: appRouter,
+    createContext: () => createContext({ headers: request.headers }),
+  });
+}
+
+export { handler as GET, handler as POST };

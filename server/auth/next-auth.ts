@@ -1,0 +1,80 @@
+import type { AuthOptions, DefaultSession } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { getDatabase } from "../db/client";
+import { env } from "../env";
+import { logger } from "../logger";
+import { verifyCredentials } from "./credentials";
+import { serverSecret } from "./secret";
+
+declare module "next-auth" {
+  interface Session {
+    user: { id: string } & DefaultSession["user"];
+  }
+}
+
+/**
+ * next-auth v4 reads its own origin from process.env on every request: NEXTAUTH_URL if set, else the
+ * request's (X-Forwarded-)Host when AUTH_TRUST_HOST is set, else it assumes http://localhost:3000, which
+ * breaks sign-in redirects on any other port. This is the one place that sets them, from our config:
+ * - APP_URL configured (a deployment behind a proxy): that fixed public origin, Host headers are ignored;
+ * - APP_URL not set (embedded, dev, tests on any port): the origin the browser used, so localhost:3100
+ *   and 127.0.0.1:3100 both work.
+ */
+function configureNextAuthOrigin(): void {
+  const { APP_URL } = env();
+  if (APP_URL) process.env.NEXTAUTH_URL = new URL("/api/auth", APP_URL).toString();
+  else process.env.AUTH_TRUST_HOST = "true";
+}
+configureNextAuthOrigin();
+
+/**
+ * Pinned by configuration rather than guessed per request from X-Forwarded-Proto, so that the session
+ * cookie always has one name: `__Secure-next-auth.session-token` under an https APP_URL, else
+ * `next-auth.session-token`.
+ */
+export const secureSessionCookie = env().appUrl.startsWith("https://");
+export const sessionCookieName = `${secureSessionCookie ? "__Secure-" : ""}next-auth.session-token`;
+
+export const authOptions: AuthOptions = {
+  // A getter: the secret is read on the first request, so importing this module (as `next build` does)
+  // needs no secret and creates no file.
+  get secret() {
+    return serverSecret("AUTH_SECRET");
+  },
+  useSecureCookies: secureSessionCookie,
+  session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
+  pages: { signIn: "/signin" },
+  providers: [
+    CredentialsProvider({
+      name: "Email and password",
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+      },
+      async authorize(credentials) {
+        try {
+          return await verifyCredentials((await getDatabase()).db, credentials);
+        } catch (error) {
+          // next-auth would put the message into the redirect URL; keep details in the log.
+          logger.error("sign-in failed", error);
+          throw new Error("Configuration");
+        }
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user) token.sub = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      if (token.sub) session.user = { ...session.user, id: token.sub };
+      return session;
+    },
+  },
+  logger: {
+    error: (code, metadata) => logger.error(`next-auth ${code}`, metadata),
+    warn: (code) => logger.warn(`next-auth ${code}`),
+    debug: () => {},
+  },
+};
