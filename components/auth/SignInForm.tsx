@@ -1,0 +1,142 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useRef, useState, type FormEvent, type ReactNode } from "react";
+import { Button } from "@/components/ui/Button";
+import { TextField } from "@/components/ui/Field";
+import { Status } from "@/components/ui/Status";
+
+export interface DemoLogin {
+  email: string;
+  role: string;
+}
+
+export interface SignInFormProps {
+  callbackPath: string;
+  /** The card's heading block (wordmark, title, intro), rendered above the fields. */
+  header: ReactNode;
+  /** Demo accounts, given only when the server seeded the demo school. */
+  demo?: { password: string; logins: DemoLogin[]; note?: string } | null;
+}
+
+type FormError = { kind: "credentials" | "unavailable" | "missing"; message: string };
+
+export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const emailInput = useRef<HTMLInputElement>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (submitting) return;
+    if (!email.trim() || !password) {
+      setError({ kind: "missing", message: "Enter your email and password." });
+      (email.trim() ? passwordInput : emailInput).current?.focus();
+      return;
+    }
+    setError(null);
+    setSubmitting(true);
+    try {
+      const result = await signIn("credentials", { redirect: false, email: email.trim(), password });
+      if (result?.ok && !result.error) {
+        // A full navigation, so that the server renders the signed-in area with the new cookie.
+        window.location.assign(callbackPath);
+        return;
+      }
+      setError(
+        result?.error === "CredentialsSignin"
+          ? { kind: "credentials", message: "Email or password is incorrect." }
+          : { kind: "unavailable", message: "Signing in is not possible right now. Try again in a moment." },
+      );
+    } catch {
+      setError({ kind: "unavailable", message: "Could not reach Markbook. Check your connection and try again." });
+    }
+    setSubmitting(false);
+    setPassword("");
+    passwordInput.current?.focus();
+  }
+
+  function useDemoLogin(login: DemoLogin) {
+    if (!demo) return;
+    setEmail(login.email);
+    setPassword(demo.password);
+    setError(null);
+    passwordInput.current?.focus();
+  }
+
+  const credentialsError = error?.kind === "credentials";
+
+  return (
+    <>
+      <div className="card auth-card">
+        {header}
+      <form className="form-stack" onSubmit={onSubmit} noValidate aria-describedby={error ? "signin-error" : undefined}>
+        {error ? (
+          <Status tone="error" id="signin-error">
+            {error.message}
+          </Status>
+        ) : null}
+        <TextField
+          ref={emailInput}
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="username"
+          inputMode="email"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          autoFocus
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          aria-invalid={credentialsError || (error?.kind === "missing" && !email.trim()) || undefined}
+        />
+        <TextField
+          ref={passwordInput}
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+          aria-invalid={credentialsError || (error?.kind === "missing" && !password) || undefined}
+        />
+        <Button type="submit" block loading={submitting} loadingLabel="Signing in…">
+          Sign in
+        </Button>
+      </form>
+        <p className="auth-card__footer">Forgot your password? Ask your school&apos;s Markbook admin to set a new one.</p>
+      </div>
+      {demo ? <DemoLogins demo={demo} onUse={useDemoLogin} /> : null}
+    </>
+  );
+}
+
+function DemoLogins({ demo, onUse }: { demo: NonNullable<SignInFormProps["demo"]>; onUse: (login: DemoLogin) => void }) {
+  return (
+    <aside className="demo-note" aria-labelledby="demo-heading">
+      <h2 id="demo-heading">Demo school</h2>
+      <p>
+        This installation has the Northfield demo school. Every demo account uses the password{" "}
+        <code>{demo.password}</code>.
+      </p>
+      <ul className="demo-note__list">
+        {demo.logins.map((login) => (
+          <li key={login.email}>
+            <span>
+              <code>{login.email}</code> <span className="demo-note__role">· {login.role}</span>
+            </span>
+            <button type="button" className="link-button" onClick={() => onUse(login)} aria-label={`Fill in ${login.email}`}>
+              Use
+            </button>
+          </li>
+        ))}
+      </ul>
+      {demo.note ? <p className="demo-note__extra">{demo.note}</p> : null}
+    </aside>
+  );
+}

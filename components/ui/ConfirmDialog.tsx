@@ -1,0 +1,60 @@
+"use client";
+
+import { useEffect, useId, useRef, type ReactNode } from "react";
+import { Button } from "./Button";
+
+interface ConfirmDialogProps {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  busyLabel?: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+/**
+ * A modal confirmation on the native <dialog>: the browser traps focus, Escape cancels, and focus
+ * returns to the button that opened it. The safe choice (Cancel) has the initial focus.
+ */
+export function ConfirmDialog({ open, title, children, confirmLabel, busyLabel, busy, onConfirm, onCancel }: ConfirmDialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) element.showModal();
+    if (!open && element.open) element.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+    >
+      <div className="dialog__body">
+        <h2 id={titleId}>{title}</h2>
+        <div id={bodyId} className="muted">
+          {children}
+        </div>
+      </div>
+      <div className="dialog__actions">
+        <Button variant="secondary" onClick={onCancel} disabled={busy} autoFocus>
+          Cancel
+        </Button>
+        <Button variant="danger" onClick={onConfirm} loading={busy} loadingLabel={busyLabel}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </dialog>
+  );
+}

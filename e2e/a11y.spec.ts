@@ -1,0 +1,47 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./helpers";
+
+/** axe-core rules for WCAG 2.1 A and AA plus its best practices (landmarks, heading order); a violation lists the rule and the offending elements. */
+async function expectNoViolations(page: Page, context: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const summary = results.violations.map(
+    (violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+  );
+  expect(summary, `accessibility violations on ${context}`).toEqual([]);
+}
+
+test("sign-in page, empty and with an error, has no axe violations (WCAG 2.1 A/AA, best practices)", async ({ page }) => {
+  await page.goto("/signin");
+  await expectNoViolations(page, "/signin");
+  await page.getByLabel("Email").fill("teacher@northfield.example");
+  await page.getByLabel("Password").fill("wrong");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Email or password is incorrect.")).toBeVisible();
+  await expectNoViolations(page, "/signin with an error");
+});
+
+test("signed-in pages have no axe violations (WCAG 2.1 A/AA, best practices)", async ({ page }) => {
+  await signIn(page);
+  for (const path of ["/templates", "/batches", "/timetables"]) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expectNoViolations(page, path);
+  }
+
+  await page.goto("/settings");
+  await page.getByLabel("Token name").fill("Accessibility check");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await expect(page.getByText("Copy your new token now")).toBeVisible();
+  await expectNoViolations(page, "/settings with a new token");
+
+  await page.getByRole("button", { name: "Revoke Accessibility check" }).click();
+  await expect(page.getByRole("dialog")).toBeVisible();
+  await expectNoViolations(page, "/settings with the revoke dialog");
+  await page.getByRole("button", { name: "Revoke token" }).click();
+  await expect(page.getByRole("dialog")).toBeHidden();
+
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await page.goto("/templates");
+  await expectNoViolations(page, "/templates at tablet width");
+});

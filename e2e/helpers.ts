@@ -1,0 +1,26 @@
+import { expect, type Page, type TestInfo } from "@playwright/test";
+
+export const TEACHER_EMAIL = "teacher@northfield.example";
+export const DEMO_PASSWORD = "markbook-demo";
+
+/** Saves a screenshot under e2e/artifacts/ (kept by CI) and attaches it to the test report. */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string, fullPage = false): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const path = `e2e/artifacts/${name}.png`;
+  await page.screenshot({ path, fullPage });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Signs in through the form and waits for the signed-in area. */
+export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD): Promise<void> {
+  await page.goto("/signin");
+  await fillSignIn(page, email, password);
+  await expect(page).toHaveURL(/\/templates$/);
+  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+}

@@ -1,0 +1,59 @@
+import { defineConfig } from "@playwright/test";
+
+/**
+ * End-to-end tests against the production build in the machine's Chromium (never a downloaded browser).
+ * The web server is built, then started on its own port with a fresh, throw-away data folder, so every
+ * run starts from a newly seeded demo school.
+ *   E2E_PORT=3100        port of the test server
+ *   E2E_SKIP_BUILD=1     reuse the existing .next build (local iterations only)
+ *   CHROMIUM_PATH=…      another Chromium binary (default /usr/bin/chromium)
+ *   E2E_BASE_URL=…       test a server that is already running (it must have the demo school); no web server is started
+ */
+const port = Number(process.env.E2E_PORT ?? 3100);
+const external = process.env.E2E_BASE_URL;
+const baseURL = external ?? `http://localhost:${port}`;
+const dataDir = ".e2e-data";
+const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results",
+  // One server with one database: tests run one at a time, in file order.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
+  use: {
+    baseURL,
+    viewport: { width: 1280, height: 800 },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      // --headless is added by Playwright itself.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  webServer: external
+    ? undefined
+    : {
+        command: `${build}rm -rf ${dataDir} && DATA_DIR=${dataDir} PORT=${port} npx tsx server.ts`,
+        url: `${baseURL}/signin`,
+        // A cold `next build` takes 15–45 s on two cores; the first start migrates and seeds.
+        timeout: 240_000,
+        reuseExistingServer: false,
+        stdout: "ignore",
+        stderr: "pipe",
+      },
+});
