@@ -17,7 +17,7 @@ interface SignInPageProps {
 export default async function SignInPage({ searchParams }: SignInPageProps) {
   const callbackPath = safeCallbackPath((await searchParams).callbackUrl, await requestOrigin());
   if (await getSessionUserId()) redirect(callbackPath);
-  const demo = await demoLoginsIfSeeded();
+  const demo = demoLoginsIfSeeded();
 
   return (
     <main id="main" className="auth-page" tabIndex={-1}>

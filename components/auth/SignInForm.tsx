@@ -73,42 +73,42 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
     <>
       <div className="card auth-card">
         {header}
-      <form className="form-stack" onSubmit={onSubmit} noValidate aria-describedby={error ? "signin-error" : undefined}>
-        {error ? (
-          <Status tone="error" id="signin-error">
-            {error.message}
-          </Status>
-        ) : null}
-        <TextField
-          ref={emailInput}
-          label="Email"
-          type="email"
-          name="email"
-          autoComplete="username"
-          inputMode="email"
-          autoCapitalize="none"
-          spellCheck={false}
-          required
-          autoFocus
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-          aria-invalid={credentialsError || (error?.kind === "missing" && !email.trim()) || undefined}
-        />
-        <TextField
-          ref={passwordInput}
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          aria-invalid={credentialsError || (error?.kind === "missing" && !password) || undefined}
-        />
-        <Button type="submit" block loading={submitting} loadingLabel="Signing in…">
-          Sign in
-        </Button>
-      </form>
+        <form className="form-stack" onSubmit={onSubmit} noValidate aria-describedby={error ? "signin-error" : undefined}>
+          {error ? (
+            <Status tone="error" id="signin-error">
+              {error.message}
+            </Status>
+          ) : null}
+          <TextField
+            ref={emailInput}
+            label="Email"
+            type="email"
+            name="email"
+            autoComplete="username"
+            inputMode="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            autoFocus
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            aria-invalid={credentialsError || (error?.kind === "missing" && !email.trim()) || undefined}
+          />
+          <TextField
+            ref={passwordInput}
+            label="Password"
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            aria-invalid={credentialsError || (error?.kind === "missing" && !password) || undefined}
+          />
+          <Button type="submit" block loading={submitting} loadingLabel="Signing in…">
+            Sign in
+          </Button>
+        </form>
         <p className="auth-card__footer">Forgot your password? Ask your school&apos;s Markbook admin to set a new one.</p>
       </div>
       {demo ? <DemoLogins demo={demo} onUse={useDemoLogin} /> : null}

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import { type Database, openDatabase, useDatabase } from "../../server/db/client";
 import { withDatabase } from "./global-setup";
-import { POSTGRES_TEMPLATE, postgresAdminUrl } from "./postgres";
+import { postgresAdminUrl } from "./postgres";
 
 export type DatabaseKind = Database["kind"];
 
@@ -18,7 +18,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
   if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
   const name = `markbook_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
-  await admin.db.execute(sql.raw(`create database ${name} template ${POSTGRES_TEMPLATE}`));
+  await admin.db.execute(sql.raw(`create database ${name} template ${inject("postgresTemplate")}`));
   const database = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, name), poolMax: 10 });
   return {
     ...database,

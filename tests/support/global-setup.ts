@@ -5,11 +5,12 @@ import { sql } from "drizzle-orm";
 import type { TestProject } from "vitest/node";
 import { openDatabase } from "../../server/db/client";
 import { migrateDatabase } from "../../server/db/migrate";
-import { POSTGRES_TEMPLATE, postgresAdminUrl } from "./postgres";
+import { postgresAdminUrl } from "./postgres";
 
 declare module "vitest" {
   export interface ProvidedContext {
     pgliteTemplatePath: string;
+    postgresTemplate: string;
   }
 }
 
@@ -25,19 +26,29 @@ export default async function setup(project: TestProject) {
   project.provide("pgliteTemplatePath", templatePath);
 
   const adminUrl = postgresAdminUrl();
+  // A template of this run's own: runs started side by side never drop each other's template.
+  const postgresTemplate = `markbook_test_template_${process.pid}`;
+  project.provide("postgresTemplate", postgresTemplate);
   if (adminUrl) {
     const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
-    await admin.db.execute(sql.raw(`drop database if exists ${POSTGRES_TEMPLATE} with (force)`));
-    await admin.db.execute(sql.raw(`create database ${POSTGRES_TEMPLATE}`));
+    await admin.db.execute(sql.raw(`drop database if exists ${postgresTemplate} with (force)`));
+    await admin.db.execute(sql.raw(`create database ${postgresTemplate}`));
     await admin.close();
-    const template = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, POSTGRES_TEMPLATE), poolMax: 1 });
+    const template = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, postgresTemplate), poolMax: 1 });
     await migrateDatabase(template);
     await template.close();
   } else {
     console.warn("\nTEST_DATABASE_URL is not set: the PostgreSQL runs of the integration tests are skipped.\n");
   }
 
-  return () => fs.rmSync(directory, { recursive: true, force: true });
+  return async () => {
+    fs.rmSync(directory, { recursive: true, force: true });
+    if (adminUrl) {
+      const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
+      await admin.db.execute(sql.raw(`drop database if exists ${postgresTemplate} with (force)`));
+      await admin.close();
+    }
+  };
 }
 
 export function withDatabase(url: string, database: string): string {

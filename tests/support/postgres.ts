@@ -1,5 +1,3 @@
-export const POSTGRES_TEMPLATE = "markbook_test_template";
-
 /** The PostgreSQL server for the integration tests, when configured (CI sets it). */
 export function postgresAdminUrl(): string | undefined {
   return process.env.TEST_DATABASE_URL || undefined;
