@@ -1,8 +1,9 @@
 import type { AuthenticatedUser } from "../auth/authenticate";
 import { authenticateBearer } from "../auth/authenticate";
+import { authenticateSessionCookie } from "../auth/session";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
-import { detailResponse } from "../errors";
+import { AppError, detailResponse } from "../errors";
 
 export interface RestContext<Params> {
   request: Request;
@@ -22,7 +23,7 @@ export function restRoute<Params = Record<string, never>>(
   return async (request: Request, route?: { params: Promise<Params> }): Promise<Response> => {
     try {
       const { db } = await getDatabase();
-      const user = await authenticateBearer(db, request.headers.get("authorization"));
+      const user = await authenticateRestCaller(db, request.headers);
       const params = (route ? await route.params : {}) as Params;
       const result = await handler({ request, url: new URL(request.url), params, user, db });
       return result instanceof Response ? result : Response.json(result);
@@ -30,4 +31,16 @@ export function restRoute<Params = Record<string, never>>(
       return detailResponse(error);
     }
   };
+}
+
+/**
+ * A Bearer token (external tools) or else the next-auth session cookie (the web app posting a form, as
+ * the scan upload does). As in the tRPC context, a request with an Authorization header is judged by it
+ * alone, so a tool never acts as whoever is signed in to the browser.
+ */
+async function authenticateRestCaller(db: Db, headers: Headers): Promise<AuthenticatedUser> {
+  if (headers.has("authorization") || !headers.has("cookie")) return authenticateBearer(db, headers.get("authorization"));
+  const user = await authenticateSessionCookie(db, headers);
+  if (!user) throw new AppError("unauthenticated", "Sign in first (no valid session cookie or bearer token)");
+  return user;
 }

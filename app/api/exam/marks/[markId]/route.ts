@@ -1,0 +1,13 @@
+import { asUser } from "@/server/db/rls";
+import { pathId, readJsonBody } from "@/server/exam/http-input";
+import { markOutput, markUpsertBody, upsertMark } from "@/server/exam/marks";
+import { restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+/** PUT /api/exam/marks/{id}: upsert the mark of one submission and question. */
+export const PUT = restRoute<{ markId: string }>(async ({ db, user, params, request }) => {
+  const markId = pathId(params.markId, "Mark");
+  const body = markUpsertBody.parse(await readJsonBody(request));
+  return markOutput.parse(await asUser(db, user.id, (tx) => upsertMark(tx, user.id, { mark_id: markId, body })));
+});

@@ -1,0 +1,33 @@
+import { asUser } from "@/server/db/rls";
+import { pathId, readJsonBody } from "@/server/exam/http-input";
+import {
+  archiveTemplate,
+  getTemplate,
+  saveTemplate,
+  templateOutput,
+  templateWithCanvasOutput,
+} from "@/server/exam/templates";
+import { restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+type Params = { templateId: string };
+
+/** GET /api/exam/templates/{id}: the template with its whole canvas. */
+export const GET = restRoute<Params>(async ({ db, user, params }) => {
+  const template_id = pathId(params.templateId, "Template");
+  return templateWithCanvasOutput.parse(await asUser(db, user.id, (tx) => getTemplate(tx, template_id)));
+});
+
+/** PUT /api/exam/templates/{id}: full-replace save of the canvas and template-level fields. */
+export const PUT = restRoute<Params>(async ({ db, user, params, request }) => {
+  const template_id = pathId(params.templateId, "Template");
+  const body = await readJsonBody(request);
+  return templateWithCanvasOutput.parse(await saveTemplate(db, user.id, { template_id, body: body as never }));
+});
+
+/** DELETE /api/exam/templates/{id}: soft delete (archived; the row is kept). */
+export const DELETE = restRoute<Params>(async ({ db, user, params }) => {
+  const template_id = pathId(params.templateId, "Template");
+  return templateOutput.parse(await asUser(db, user.id, (tx) => archiveTemplate(tx, user.id, template_id)));
+});

@@ -1,0 +1,29 @@
+import { asUser } from "@/server/db/rls";
+import { queryBoolean, queryObject, readJsonBody } from "@/server/exam/http-input";
+import {
+  createTemplate,
+  createTemplateInput,
+  listTemplates,
+  listTemplatesInput,
+  templateListOutput,
+  templateOutput,
+} from "@/server/exam/templates";
+import { restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/exam/templates: create a template (the institute rule decides its institute). */
+export const POST = restRoute(async ({ db, user, request }) => {
+  const body = createTemplateInput.parse(await readJsonBody(request));
+  const template = await createTemplate(db, user.id, body);
+  return Response.json(templateOutput.parse(template), { status: 201 });
+});
+
+const listQuery = listTemplatesInput.extend({ include_archived: queryBoolean });
+
+/** GET /api/exam/templates: templates visible to the caller, archived ones only when asked. */
+export const GET = restRoute(async ({ db, user, url }) => {
+  const filters = listQuery.parse(queryObject(url));
+  const templates = await asUser(db, user.id, (tx) => listTemplates(tx, { ...filters, include_archived: filters.include_archived ?? false }));
+  return templateListOutput.parse({ templates });
+});

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { AppError } from "../errors";
+
+/**
+ * The canvas of a template: questions (containers and leaf parts, flat with parent_id), response
+ * areas and question boundaries. GET of one template returns these arrays and PUT takes them back.
+ * Rectangles are page-relative: x, y, width, height in 0–1, origin at the top-left of the page.
+ */
+
+const markScheme = z.looseObject({ type: z.string().min(1, "mark_scheme.type is required") });
+
+export const questionPayload = z.object({
+  id: z.uuid("id must be a UUID"),
+  parent_id: z.uuid("parent_id must be a UUID").nullable().default(null),
+  label: z.string().trim().min(1, "label is required").max(100),
+  order: z.number().int().min(0).default(0),
+  max_marks: z.number().min(0, "max_marks must be 0 or more").max(999999.99).multipleOf(0.01).nullable().default(null),
+  answer_type: z.string().max(100).nullable().default(null),
+  mark_scheme: markScheme.nullable().default(null),
+  spec_ref: z.string().max(200).nullable().default(null),
+  is_container: z.boolean().default(false),
+});
+
+const unit = z.number().min(0).max(1);
+
+export const responseAreaPayload = z.object({
+  id: z.uuid("id must be a UUID"),
+  question_id: z.uuid("question_id must be a UUID"),
+  page: z.number().int().min(1, "page must be 1 or more"),
+  kind: z.enum(["response", "context"]).default("response"),
+  response_form: z.string().max(100).nullable().default(null),
+  x: unit,
+  y: unit,
+  width: unit,
+  height: unit,
+});
+
+export const boundaryPayload = z.object({
+  id: z.uuid("id must be a UUID"),
+  question_id: z.uuid("question_id must be a UUID"),
+  page: z.number().int().min(1, "page must be 1 or more"),
+  top: unit,
+  bottom: unit,
+});
+
+export type QuestionPayload = z.output<typeof questionPayload>;
+export type ResponseAreaPayload = z.output<typeof responseAreaPayload>;
+export type BoundaryPayload = z.output<typeof boundaryPayload>;
+
+export interface Canvas {
+  questions: QuestionPayload[];
+  response_areas: ResponseAreaPayload[];
+  boundaries: BoundaryPayload[];
+}
+
+const invalid = (param: string, message: string) => new AppError("invalid", `${param}: ${message}`, param);
+
+/**
+ * Checks what the schema cannot: ids unique, parents that exist and are containers, no cycles, areas
+ * and boundaries that reference questions of this canvas, pages within page_count, rectangles inside
+ * the page. Throws a 400 naming the first fault.
+ */
+export function validateCanvas(canvas: Canvas, pageCount: number | null): void {
+  const seen = new Set<string>();
+  for (const [index, id] of [
+    ...canvas.questions.map((q) => q.id),
+    ...canvas.response_areas.map((a) => a.id),
+    ...canvas.boundaries.map((b) => b.id),
+  ].entries()) {
+    if (seen.has(id.toLowerCase())) throw new AppError("invalid", `id ${id} is used twice in the canvas (item ${index})`, "id");
+    seen.add(id.toLowerCase());
+  }
+
+  const byId = new Map(canvas.questions.map((question) => [question.id.toLowerCase(), question]));
+  canvas.questions.forEach((question, index) => {
+    if (!question.parent_id) return;
+    const parent = byId.get(question.parent_id.toLowerCase());
+    if (!parent) throw invalid(`questions[${index}].parent_id`, `parent ${question.parent_id} is not a question of this template`);
+    if (!parent.is_container) throw invalid(`questions[${index}].parent_id`, `parent ${parent.label} is not a container (is_container is false)`);
+  });
+  canvas.questions.forEach((question, index) => {
+    const path = new Set<string>([question.id.toLowerCase()]);
+    for (let parentId = question.parent_id; parentId; parentId = byId.get(parentId.toLowerCase())?.parent_id ?? null) {
+      if (path.has(parentId.toLowerCase())) throw invalid(`questions[${index}].parent_id`, `question ${question.label} is its own ancestor (a cycle)`);
+      path.add(parentId.toLowerCase());
+    }
+  });
+
+  const checkPage = (param: string, page: number) => {
+    if (pageCount !== null && page > pageCount) throw invalid(param, `page ${page} is beyond the paper's ${pageCount} pages`);
+  };
+  canvas.response_areas.forEach((area, index) => {
+    const param = `response_areas[${index}]`;
+    if (!byId.has(area.question_id.toLowerCase())) throw invalid(`${param}.question_id`, `question ${area.question_id} is not a question of this template`);
+    checkPage(`${param}.page`, area.page);
+    if (area.width <= 0 || area.height <= 0) throw invalid(param, "width and height must be more than 0");
+    if (area.x + area.width > 1 || area.y + area.height > 1) throw invalid(param, "the rectangle must lie inside the page (x + width ≤ 1, y + height ≤ 1)");
+  });
+  canvas.boundaries.forEach((boundary, index) => {
+    const param = `boundaries[${index}]`;
+    if (!byId.has(boundary.question_id.toLowerCase())) throw invalid(`${param}.question_id`, `question ${boundary.question_id} is not a question of this template`);
+    checkPage(`${param}.page`, boundary.page);
+    if (boundary.top >= boundary.bottom) throw invalid(param, "top must be above bottom (top < bottom)");
+  });
+}
+
+/**
+ * Tree order: each root by `order`, followed depth-first by its parts (also by `order`). Parents come
+ * before their parts, so it is also a safe insertion order.
+ */
+export function inTreeOrder<Question extends { id: string; parent_id: string | null; order: number; label: string }>(
+  questions: Question[],
+): Question[] {
+  const byOrder = (a: Question, b: Question) => a.order - b.order || a.label.localeCompare(b.label, undefined, { numeric: true });
+  const ids = new Set(questions.map((q) => q.id.toLowerCase()));
+  const children = new Map<string, Question[]>();
+  const roots: Question[] = [];
+  for (const question of questions) {
+    const parent = question.parent_id?.toLowerCase();
+    if (parent && ids.has(parent)) children.set(parent, [...(children.get(parent) ?? []), question]);
+    else roots.push(question);
+  }
+  const ordered: Question[] = [];
+  const visit = (question: Question) => {
+    ordered.push(question);
+    for (const child of (children.get(question.id.toLowerCase()) ?? []).sort(byOrder)) visit(child);
+  };
+  roots.sort(byOrder).forEach(visit);
+  return ordered;
+}

@@ -1,0 +1,216 @@
+import crypto from "node:crypto";
+import { and, eq, or, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Tx } from "../db/client";
+import { asUser } from "../db/rls";
+import { examBatches, examSubmissions, files } from "../db/schema";
+import { env } from "../env";
+import { AppError, notFound } from "../errors";
+import { logger } from "../logger";
+import { type ObjectStorage, objectStorage } from "../storage/object-storage";
+import { submissionOutput } from "./batches";
+import { MultipartReader, multipartBoundary } from "./multipart";
+
+export const acceptedScanTypes = ["application/pdf", "application/x-pdf"];
+const PDF_SIGNATURE = Buffer.from("%PDF-");
+/** Room for the multipart framing and the small form fields around the file. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+const MAX_FIELD_BYTES = 1024;
+
+export const scanFields = z.object({
+  student_id: z.uuid("student_id must be a student's user id").optional(),
+  matching_method: z.enum(["manual", "ordered"], { error: "matching_method must be manual or ordered" }).default("manual"),
+});
+export const scanUploadOutput = submissionOutput;
+
+export interface ScanUpload {
+  contentType: string | null;
+  contentLength: number | null;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+export interface ScanOptions {
+  storage?: ObjectStorage;
+  maxBytes?: number;
+  bucket?: string;
+}
+
+/**
+ * POST /api/exam/batches/{id}/scans, the contract's rules in order:
+ * 1. batch visible (404) and owned by the caller (403); an archived batch refuses scans (409);
+ * 2. the file's declared content type is application/pdf or application/x-pdf (415);
+ * 3. no larger than MAX_SCAN_BYTES, enforced while reading (413, the sender's stream is cancelled);
+ * 4. the first bytes are the PDF signature `%PDF-` (415);
+ * 5. streamed to storage at exam-submissions/<batch_id>/<uuid>.pdf in SCAN_BUCKET (502 on failure);
+ * 6. matched: manual picks student_id's submission; ordered the first pending one in roster order,
+ *    under FOR UPDATE SKIP LOCKED so concurrent uploads never take the same slot;
+ * 7. the match gets the scan (status matched), or a new unmatched submission is created.
+ * A stored file whose database write then fails is deleted again.
+ */
+export async function uploadScan(db: Db, callerId: string, batchId: string, upload: ScanUpload, options: ScanOptions = {}) {
+  const storage = options.storage ?? (await objectStorage());
+  const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
+  const bucket = options.bucket ?? env().SCAN_BUCKET;
+
+  await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
+
+  const boundary = multipartBoundary(upload.contentType);
+  if (!boundary || !upload.body) throw new AppError("unsupported_media", "Send the scan as multipart/form-data with a file field");
+  if (upload.contentLength !== null && upload.contentLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    await upload.body.cancel("too large").catch(() => {});
+    throw tooLarge(maxBytes);
+  }
+
+  const reader = new MultipartReader(upload.body, boundary, maxBytes + MULTIPART_OVERHEAD_BYTES);
+  const fields: Record<string, string> = {};
+  let stored: { key: string; byteSize: number; sha256: string; originalName: string | null } | null = null;
+  try {
+    for await (const part of reader.parts()) {
+      if (part.name === "file" && part.filename !== null) {
+        if (stored) throw new AppError("invalid", "file: send one file per upload", "file");
+        stored = await storeScan(reader, part, { storage, bucket, batchId, maxBytes });
+      } else if (part.name === "student_id" || part.name === "matching_method") {
+        fields[part.name] = await readField(part.body);
+      }
+    }
+    if (!stored) throw new AppError("invalid", "file: the scan file is required", "file");
+    const { student_id: studentId, matching_method: method } = scanFields.parse(fields);
+    return await asUser(db, callerId, (tx) => recordScan(tx, callerId, batchId, { ...stored!, bucket, studentId, method }));
+  } catch (error) {
+    await reader.cancel();
+    if (stored) {
+      const key = stored.key;
+      await storage.delete(bucket, key).catch((cleanup) => logger.error(`could not delete orphaned scan ${bucket}/${key}`, cleanup));
+    }
+    throw error;
+  }
+}
+
+const tooLarge = (maxBytes: number) => new AppError("too_large", `The scan is larger than the maximum of ${maxBytes} bytes`);
+
+async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
+  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
+  if (!batch) throw notFound("Batch");
+  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can upload scans");
+  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: it accepts no more scans");
+  return batch;
+}
+
+async function readField(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > MAX_FIELD_BYTES) throw new AppError("invalid", "A form field is too long");
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+/** Rules 2–5: type, size while streaming, signature on the first bytes, then the bytes into storage. */
+async function storeScan(
+  reader: MultipartReader,
+  part: { contentType: string | null; filename: string | null; body: AsyncIterable<Uint8Array> },
+  { storage, bucket, batchId, maxBytes }: { storage: ObjectStorage; bucket: string; batchId: string; maxBytes: number },
+) {
+  const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!acceptedScanTypes.includes(declared)) {
+    throw new AppError("unsupported_media", `The scan must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
+  }
+  const chunks = part.body[Symbol.asyncIterator]();
+  const hash = crypto.createHash("sha256");
+  let size = 0;
+  const take = (chunk: Uint8Array) => {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    hash.update(chunk);
+    return chunk;
+  };
+  // The signature is checked before anything is stored.
+  const head: Uint8Array[] = [];
+  let headSize = 0;
+  while (headSize < PDF_SIGNATURE.length) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(take(next.value));
+    headSize += next.value.byteLength;
+  }
+  if (!Buffer.concat(head).subarray(0, PDF_SIGNATURE.length).equals(PDF_SIGNATURE)) {
+    throw new AppError("unsupported_media", "The scan is not a PDF: it does not begin with %PDF-");
+  }
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield take(next.value);
+  }
+  const key = `exam-submissions/${batchId}/${crypto.randomUUID()}.pdf`;
+  try {
+    await storage.put(bucket, key, bytes(), { contentType: "application/pdf" });
+  } catch (error) {
+    if (error instanceof AppError) {
+      if (error.code === "too_large") await reader.cancel("too large");
+      throw error;
+    }
+    logger.error("scan storage failed", error);
+    throw new AppError("upstream", "The scan could not be stored; try again");
+  }
+  return { key, byteSize: size, sha256: hash.digest("hex"), originalName: part.filename };
+}
+
+/** Rules 6–7, in one transaction as the caller. */
+async function recordScan(
+  tx: Tx,
+  callerId: string,
+  batchId: string,
+  scan: { key: string; bucket: string; byteSize: number; sha256: string; originalName: string | null; studentId?: string; method: "manual" | "ordered" },
+) {
+  const batch = await findOwnOpenBatch(tx, callerId, batchId);
+  const [file] = await tx
+    .insert(files)
+    .values({
+      institute_id: batch.institute_id,
+      owner_id: callerId,
+      bucket: scan.bucket,
+      storage_key: scan.key,
+      content_type: "application/pdf",
+      byte_size: scan.byteSize,
+      sha256: scan.sha256,
+      original_name: scan.originalName?.slice(0, 255) ?? null,
+    })
+    .returning({ id: files.id });
+  const scanFields = { scan_url: scan.key, scan_file_id: file!.id, qr_code: null, matching_method: scan.method, page_count: null, updated_at: new Date() };
+
+  const [slot] =
+    scan.method === "manual"
+      ? scan.studentId
+        ? await tx
+            .select()
+            .from(examSubmissions)
+            .where(and(eq(examSubmissions.batch_id, batchId), eq(examSubmissions.student_id, scan.studentId)))
+            .for("update")
+        : []
+      : await tx
+          .select()
+          .from(examSubmissions)
+          .where(
+            and(
+              eq(examSubmissions.batch_id, batchId),
+              or(eq(examSubmissions.status, "absent"), and(eq(examSubmissions.status, "unmatched"), sql`${examSubmissions.scan_url} is null`)),
+            ),
+          )
+          .orderBy(sql`${examSubmissions.student_name} asc nulls last`, examSubmissions.created_at, examSubmissions.id)
+          .limit(1)
+          .for("update", { skipLocked: true });
+
+  if (slot) {
+    // A submission already being marked keeps its status (its marks stay valid); others become matched.
+    const status = slot.status === "marking" || slot.status === "complete" ? slot.status : "matched";
+    const [matched] = await tx.update(examSubmissions).set({ ...scanFields, status }).where(eq(examSubmissions.id, slot.id)).returning();
+    return { submission: matched!, created: false };
+  }
+  const [created] = await tx
+    .insert(examSubmissions)
+    .values({ batch_id: batchId, student_id: null, student_name: null, status: "unmatched", ...scanFields })
+    .returning();
+  if (!created) throw new AppError("internal", "The submission could not be created");
+  return { submission: created, created: true };
+}

@@ -1,0 +1,416 @@
+import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Tx } from "../db/client";
+import { asService, asUser } from "../db/rls";
+import {
+  examBatches,
+  examMarkEntries,
+  examPapers,
+  examQuestionBoundaries,
+  examQuestions,
+  examResponseAreas,
+  examTemplates,
+  files,
+  instituteMemberships,
+} from "../db/schema";
+import { AppError, notFound } from "../errors";
+import { logger } from "../logger";
+import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { scheduleTemplateGraphProjection } from "../graph/projection";
+
+export const templateStatusValues = ["draft", "ready", "archived"] as const;
+const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
+
+// ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
+
+export const createTemplateInput = z.object({
+  title: z.string().trim().min(1, "title is required").max(300),
+  subject: z.string().trim().max(200).nullish(),
+  exam_id: z.string().trim().min(1).max(200).nullish(),
+  exam_code: z.string().trim().min(1).max(200).nullish(),
+  source_file_id: z.uuid("source_file_id must be a file id").nullish(),
+  page_count: z.number().int().min(1, "page_count must be 1 or more").max(2000).nullish(),
+  institute_id: z.uuid("institute_id must be an institute id").nullish(),
+});
+
+export const listTemplatesInput = z.object({
+  status: z.enum(templateStatusValues).optional(),
+  subject: z.string().trim().min(1).optional(),
+  exam_code: z.string().trim().min(1).optional(),
+  include_archived: z.boolean().default(false),
+});
+
+export const templateIdInput = z.object({ template_id: z.uuid("template id must be a UUID") });
+
+/**
+ * The full-replace save: template-level fields (all optional) plus the canvas. The three canvas arrays
+ * come together or not at all: without them only the template-level fields change.
+ */
+export const saveTemplateBody = z
+  .object({
+    title: z.string().trim().min(1, "title must not be blank").max(300).optional(),
+    subject: z.string().trim().max(200).nullable().optional(),
+    page_count: z.number().int().min(1, "page_count must be 1 or more").max(2000).nullable().optional(),
+    status: z.enum(templateStatusValues).optional(),
+    questions: z.array(questionPayload).max(2000).optional(),
+    response_areas: z.array(responseAreaPayload).max(10000).optional(),
+    boundaries: z.array(boundaryPayload).max(10000).optional(),
+  })
+  .refine(
+    (body) => [body.questions, body.response_areas, body.boundaries].every((a) => a === undefined) ||
+      [body.questions, body.response_areas, body.boundaries].every((a) => a !== undefined),
+    { message: "questions, response_areas and boundaries are sent together (a full replace) or not at all", path: ["questions"] },
+  );
+export const saveTemplateInput = templateIdInput.extend({ body: saveTemplateBody });
+
+/** PATCH /api/exam/questions/{id}: the mark scheme of one question; every field optional. */
+export const editMarkSchemeBody = z.object({
+  max_marks: z.number().min(0, "max_marks must be 0 or more").max(999999.99).multipleOf(0.01).nullable().optional(),
+  mark_scheme: z.looseObject({ type: z.string().min(1) }).nullable().optional(),
+  answer_type: z.string().max(100).nullable().optional(),
+  spec_ref: z.string().max(200).nullable().optional(),
+});
+export const editMarkSchemeInput = z.object({ question_id: z.uuid("question id must be a UUID"), body: editMarkSchemeBody });
+
+export const templateOutput = z.object({
+  id: z.uuid(),
+  institute_id: z.uuid(),
+  owner_id: z.uuid(),
+  title: z.string(),
+  subject: z.string().nullable(),
+  exam_id: z.string().nullable(),
+  exam_code: z.string().nullable(),
+  source_file_id: z.uuid().nullable(),
+  page_count: z.number().int().nullable(),
+  status: z.enum(templateStatusValues),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+
+export const questionOutput = z.object({
+  id: z.uuid(),
+  template_id: z.uuid(),
+  parent_id: z.uuid().nullable(),
+  label: z.string(),
+  order: z.number().int(),
+  max_marks: z.number().nullable(),
+  answer_type: z.string().nullable(),
+  mark_scheme: z.looseObject({ type: z.string() }).nullable(),
+  spec_ref: z.string().nullable(),
+  is_container: z.boolean(),
+});
+export const responseAreaOutput = responseAreaPayload.extend({ template_id: z.uuid(), response_form: z.string().nullable() });
+export const boundaryOutput = boundaryPayload.extend({ template_id: z.uuid() });
+
+export const templateWithCanvasOutput = templateOutput.extend({
+  questions: z.array(questionOutput),
+  response_areas: z.array(responseAreaOutput),
+  boundaries: z.array(boundaryOutput),
+});
+export const templateListOutput = z.object({ templates: z.array(templateOutput) });
+
+type TemplateRow = typeof examTemplates.$inferSelect;
+type QuestionRow = typeof examQuestions.$inferSelect;
+
+export function questionFromRow(row: QuestionRow): z.output<typeof questionOutput> {
+  return { ...row, max_marks: row.max_marks === null ? null : Number(row.max_marks) };
+}
+
+// ── Service-level read the contract names ──────────────────────────────────────────────────────
+
+/**
+ * exam_code of a catalogue paper, read with the service's rights: the contract's named exception.
+ * Its own short transaction, taken before the caller's (PGlite has a single connection, so a
+ * transaction cannot be opened inside another).
+ */
+async function catalogueExamCode(db: Db, examId: string): Promise<string | null> {
+  return asService(db, async (tx) => {
+    const [paper] = await tx.select({ exam_code: examPapers.exam_code }).from(examPapers).where(eq(examPapers.id, examId));
+    return paper?.exam_code ?? null;
+  });
+}
+
+// ── Rules ──────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The institute rule: a given institute must be one of the caller's (403); omitted, the sole
+ * membership is used; several memberships make it required (400); none is 403. Only staff of an
+ * institute (not its students) may create its templates (403).
+ */
+async function resolveInstitute(tx: Tx, callerId: string, requested: string | null | undefined): Promise<string> {
+  let memberships: { institute_id: string; role: string }[];
+  try {
+    memberships = await tx
+      .select({ institute_id: instituteMemberships.institute_id, role: instituteMemberships.role })
+      .from(instituteMemberships)
+      .where(eq(instituteMemberships.user_id, callerId));
+  } catch (error) {
+    // The contract's 502: the membership lookup itself failed (not "no membership", which is 403).
+    logger.error("institute membership lookup failed", error);
+    throw new AppError("upstream", "Institute membership could not be resolved");
+  }
+  const instituteIds = [...new Set(memberships.map((m) => m.institute_id))];
+  let chosen: string;
+  if (requested) {
+    if (!instituteIds.includes(requested.toLowerCase())) throw new AppError("forbidden", "You are not a member of that institute", "institute_id");
+    chosen = requested.toLowerCase();
+  } else if (instituteIds.length === 0) {
+    throw new AppError("forbidden", "You have no institute membership");
+  } else if (instituteIds.length > 1) {
+    throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
+  } else {
+    chosen = instituteIds[0]!;
+  }
+  if (!memberships.some((m) => m.institute_id === chosen && staffRoles.has(m.role))) {
+    throw new AppError("forbidden", "Only staff of the institute can create exam templates", "institute_id");
+  }
+  return chosen;
+}
+
+/**
+ * Creates a template owned by the caller. Takes the database rather than a transaction because the
+ * catalogue read (service rights) comes first, then everything else runs as the caller in one
+ * transaction.
+ */
+export async function createTemplate(db: Db, callerId: string, input: z.input<typeof createTemplateInput>): Promise<TemplateRow> {
+  const values = createTemplateInput.parse(input);
+  let examCode = values.exam_code ?? null;
+  if (values.exam_id && !examCode) {
+    examCode = await catalogueExamCode(db, values.exam_id);
+    if (examCode === null) throw new AppError("invalid", `exam_id: no catalogue paper ${values.exam_id}`, "exam_id");
+  }
+  return asUser(db, callerId, (tx) => insertTemplate(tx, callerId, { ...values, exam_code: examCode }));
+}
+
+async function insertTemplate(tx: Tx, callerId: string, values: z.output<typeof createTemplateInput>): Promise<TemplateRow> {
+  const instituteId = await resolveInstitute(tx, callerId, values.institute_id);
+  if (values.source_file_id) {
+    // RLS: a file of another institute is invisible, so it reads as unknown.
+    const [file] = await tx.select({ id: files.id }).from(files).where(eq(files.id, values.source_file_id));
+    if (!file) throw new AppError("invalid", `source_file_id: no file ${values.source_file_id}`, "source_file_id");
+  }
+  const [template] = await tx
+    .insert(examTemplates)
+    .values({
+      institute_id: instituteId,
+      owner_id: callerId,
+      title: values.title,
+      subject: values.subject ?? null,
+      exam_id: values.exam_id ?? null,
+      exam_code: values.exam_code ?? null,
+      source_file_id: values.source_file_id ?? null,
+      page_count: values.page_count ?? null,
+    })
+    .returning();
+  return template!;
+}
+
+export async function listTemplates(tx: Tx, input: z.input<typeof listTemplatesInput>): Promise<TemplateRow[]> {
+  const filters = listTemplatesInput.parse(input);
+  const conditions = [
+    filters.status ? eq(examTemplates.status, filters.status) : undefined,
+    // Asking for archived ones by status shows them even without include_archived.
+    !filters.include_archived && filters.status !== "archived" ? ne(examTemplates.status, "archived") : undefined,
+    filters.subject ? sql`lower(${examTemplates.subject}) = lower(${filters.subject})` : undefined,
+    filters.exam_code ? eq(examTemplates.exam_code, filters.exam_code) : undefined,
+  ];
+  return tx
+    .select()
+    .from(examTemplates)
+    .where(and(...conditions))
+    .orderBy(desc(examTemplates.updated_at), desc(examTemplates.id));
+}
+
+/** A visible template, 404 otherwise. */
+async function findTemplate(tx: Tx, templateId: string): Promise<TemplateRow> {
+  const [template] = await tx.select().from(examTemplates).where(eq(examTemplates.id, templateId));
+  if (!template) throw notFound("Template");
+  return template;
+}
+
+/**
+ * A visible template the caller owns (403 for a colleague who can see it), locked for the change.
+ * The lock comes after the owner check: under row-level security FOR UPDATE sees only rows the caller
+ * may update, which would turn a colleague's 403 into a 404.
+ */
+async function findOwnTemplateForUpdate(tx: Tx, callerId: string, templateId: string): Promise<TemplateRow> {
+  const template = await findTemplate(tx, templateId);
+  if (template.owner_id !== callerId) throw new AppError("forbidden", "Only the template's owner can change it");
+  const [locked] = await tx.select().from(examTemplates).where(eq(examTemplates.id, templateId)).for("update");
+  if (!locked) throw notFound("Template");
+  return locked;
+}
+
+/** One template with its whole canvas: questions flat with parent_id, parents before parts, in order. */
+export async function getTemplate(tx: Tx, templateId: string): Promise<z.output<typeof templateWithCanvasOutput>> {
+  const template = await findTemplate(tx, templateId);
+  const questions = await tx
+    .select()
+    .from(examQuestions)
+    .where(eq(examQuestions.template_id, templateId))
+    .orderBy(asc(examQuestions.order), asc(examQuestions.label));
+  const areas = await tx
+    .select()
+    .from(examResponseAreas)
+    .where(eq(examResponseAreas.template_id, templateId))
+    .orderBy(asc(examResponseAreas.page), asc(examResponseAreas.y));
+  const boundaries = await tx
+    .select()
+    .from(examQuestionBoundaries)
+    .where(eq(examQuestionBoundaries.template_id, templateId))
+    .orderBy(asc(examQuestionBoundaries.page), asc(examQuestionBoundaries.top));
+  return {
+    ...template,
+    questions: inTreeOrder(questions.map(questionFromRow)).map((q) => ({ ...q, template_id: templateId })),
+    response_areas: areas,
+    boundaries,
+  };
+}
+
+/** Whether any batch of the template has a mark entry: a canvas replace would then delete recorded marks. */
+async function templateHasMarks(tx: Tx, templateId: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ one: sql<number>`1` })
+    .from(examMarkEntries)
+    .innerJoin(examBatches, eq(examBatches.id, examMarkEntries.batch_id))
+    .where(eq(examBatches.template_id, templateId))
+    .limit(1);
+  return Boolean(row);
+}
+
+/**
+ * Full-replace save, as the caller in one transaction: the template row and its questions are locked
+ * first, so a mark being written concurrently either commits before the 409 check (and is seen) or
+ * waits for the replace; the old canvas is deleted and the new one inserted, and any failure rolls all
+ * of it back.
+ */
+export async function saveTemplate(db: Db, callerId: string, input: z.input<typeof saveTemplateInput>) {
+  const values = saveTemplateInput.parse(input);
+  const saved = await asUser(db, callerId, (tx) => replaceTemplate(tx, callerId, values));
+  // After the commit, so the projection reads the saved canvas; it must never fail the save.
+  void scheduleTemplateGraphProjection(db, saved.id);
+  return saved;
+}
+
+async function replaceTemplate(tx: Tx, callerId: string, { template_id: templateId, body }: z.output<typeof saveTemplateInput>) {
+  const template = await findOwnTemplateForUpdate(tx, callerId, templateId);
+  const pageCount = body.page_count === undefined ? template.page_count : body.page_count;
+
+  if (body.questions && body.response_areas && body.boundaries) {
+    const canvas: Canvas = { questions: body.questions, response_areas: body.response_areas, boundaries: body.boundaries };
+    validateCanvas(canvas, pageCount);
+    // Lock the existing questions: a concurrent mark insert (its foreign-key check takes KEY SHARE)
+    // finishes before this point or waits until the replace commits.
+    await tx.select({ id: examQuestions.id }).from(examQuestions).where(eq(examQuestions.template_id, templateId)).for("update");
+    if (await templateHasMarks(tx, templateId)) {
+      throw new AppError("conflict", "Marks are already recorded for this template: replacing its canvas would delete them");
+    }
+    await replaceCanvas(tx, templateId, canvas);
+  } else if (body.page_count !== undefined && body.page_count !== null) {
+    await checkPagesFit(tx, templateId, body.page_count);
+  }
+
+  const [saved] = await tx
+    .update(examTemplates)
+    .set({
+      ...(body.title !== undefined && { title: body.title }),
+      ...(body.subject !== undefined && { subject: body.subject }),
+      ...(body.page_count !== undefined && { page_count: body.page_count }),
+      ...(body.status !== undefined && { status: body.status }),
+      updated_at: new Date(),
+    })
+    .where(eq(examTemplates.id, templateId))
+    .returning();
+  return getTemplateAfterSave(tx, saved!);
+}
+
+async function getTemplateAfterSave(tx: Tx, saved: TemplateRow) {
+  const full = await getTemplate(tx, saved.id);
+  return { ...full, ...saved };
+}
+
+/** Lowering page_count without a canvas: existing areas and boundaries must still fit. */
+async function checkPagesFit(tx: Tx, templateId: string, pageCount: number): Promise<void> {
+  const [row] = await tx
+    .select({ last: sql<number | null>`max(${examResponseAreas.page})` })
+    .from(examResponseAreas)
+    .where(eq(examResponseAreas.template_id, templateId));
+  const [boundary] = await tx
+    .select({ last: sql<number | null>`max(${examQuestionBoundaries.page})` })
+    .from(examQuestionBoundaries)
+    .where(eq(examQuestionBoundaries.template_id, templateId));
+  const last = Math.max(Number(row?.last ?? 0), Number(boundary?.last ?? 0));
+  if (last > pageCount) throw new AppError("invalid", `page_count: the canvas uses page ${last}, beyond ${pageCount}`, "page_count");
+}
+
+async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promise<void> {
+  await tx.delete(examQuestionBoundaries).where(eq(examQuestionBoundaries.template_id, templateId));
+  await tx.delete(examResponseAreas).where(eq(examResponseAreas.template_id, templateId));
+  await tx.delete(examQuestions).where(eq(examQuestions.template_id, templateId));
+  try {
+    if (canvas.questions.length > 0) {
+      await tx.insert(examQuestions).values(
+        inTreeOrder(canvas.questions).map((q) => ({
+          ...q,
+          template_id: templateId,
+          max_marks: q.max_marks === null ? null : q.max_marks.toFixed(2),
+        })),
+      );
+    }
+    if (canvas.response_areas.length > 0) {
+      await tx.insert(examResponseAreas).values(canvas.response_areas.map((area) => ({ ...area, template_id: templateId })));
+    }
+    if (canvas.boundaries.length > 0) {
+      await tx.insert(examQuestionBoundaries).values(canvas.boundaries.map((b) => ({ ...b, template_id: templateId })));
+    }
+  } catch (error) {
+    if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
+      // Client UUIDs are global keys: one that another template already uses cannot be taken.
+      throw new AppError("invalid", "id: a question, response area or boundary id is already used by another template", "id");
+    }
+    throw error;
+  }
+}
+
+/** Soft delete: the template is archived, never removed (batches and results keep referring to it). */
+export async function archiveTemplate(tx: Tx, callerId: string, templateId: string): Promise<TemplateRow> {
+  const template = await findOwnTemplateForUpdate(tx, callerId, templateId);
+  const [archived] = await tx
+    .update(examTemplates)
+    .set({ status: "archived", updated_at: new Date() })
+    .where(eq(examTemplates.id, templateId))
+    .returning();
+  return archived!;
+}
+
+/**
+ * Granular mark-scheme edit of one question (max_marks, mark_scheme, answer_type, spec_ref). Not
+ * subject to the 409 guard since it deletes nothing, but max_marks may not drop below a mark already
+ * awarded for the question (409), so recorded marks stay within range.
+ */
+export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<typeof editMarkSchemeInput>) {
+  const { question_id: questionId, body } = editMarkSchemeInput.parse(input);
+  const [question] = await tx.select().from(examQuestions).where(eq(examQuestions.id, questionId));
+  if (!question) throw notFound("Question");
+  const template = await findOwnTemplateForUpdate(tx, callerId, question.template_id);
+  if (body.max_marks !== undefined && body.max_marks !== null) {
+    const [highest] = await tx
+      .select({ value: sql<string | null>`max(${examMarkEntries.awarded_marks})` })
+      .from(examMarkEntries)
+      .where(eq(examMarkEntries.question_id, questionId));
+    if (highest?.value !== null && highest?.value !== undefined && Number(highest.value) > body.max_marks) {
+      throw new AppError("conflict", `max_marks: a mark of ${Number(highest.value)} is already awarded for this question`, "max_marks");
+    }
+  }
+  const changes = {
+    ...(body.max_marks !== undefined && { max_marks: body.max_marks === null ? null : body.max_marks.toFixed(2) }),
+    ...(body.mark_scheme !== undefined && { mark_scheme: body.mark_scheme }),
+    ...(body.answer_type !== undefined && { answer_type: body.answer_type }),
+    ...(body.spec_ref !== undefined && { spec_ref: body.spec_ref }),
+  };
+  if (Object.keys(changes).length === 0) return questionFromRow(question);
+  const [updated] = await tx.update(examQuestions).set(changes).where(eq(examQuestions.id, questionId)).returning();
+  await tx.update(examTemplates).set({ updated_at: new Date() }).where(eq(examTemplates.id, template.id));
+  return questionFromRow(updated!);
+}

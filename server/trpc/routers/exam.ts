@@ -1,0 +1,99 @@
+import {
+  archiveBatch,
+  batchIdInput,
+  batchListOutput,
+  batchOutput,
+  createBatch,
+  createBatchInput,
+  createdBatchOutput,
+  getQueue,
+  getResults,
+  listBatches,
+  listBatchesInput,
+  queueOutput,
+  resultsOutput,
+} from "../../exam/batches";
+import { markOutput, upsertMark, upsertMarkInput } from "../../exam/marks";
+import {
+  archiveTemplate,
+  createTemplate,
+  createTemplateInput,
+  editMarkScheme,
+  editMarkSchemeInput,
+  getTemplate,
+  listTemplates,
+  listTemplatesInput,
+  questionOutput,
+  saveTemplate,
+  saveTemplateInput,
+  templateIdInput,
+  templateListOutput,
+  templateOutput,
+  templateWithCanvasOutput,
+} from "../../exam/templates";
+import { router, userProcedure } from "../init";
+
+/**
+ * The exam-marking API for the web app: the same domain functions and schemas as the REST paths under
+ * /api/exam. Scan upload is REST only (multipart): the UI posts the form to
+ * /api/exam/batches/{id}/scans with its session cookie.
+ */
+export const examRouter = router({
+  templates: router({
+    list: userProcedure
+      .input(listTemplatesInput.optional())
+      .output(templateListOutput)
+      .query(async ({ ctx, input }) => ({ templates: await ctx.asUser((tx) => listTemplates(tx, input ?? {})) })),
+    get: userProcedure
+      .input(templateIdInput)
+      .output(templateWithCanvasOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getTemplate(tx, input.template_id))),
+    create: userProcedure
+      .input(createTemplateInput)
+      .output(templateOutput)
+      .mutation(({ ctx, input }) => createTemplate(ctx.db, ctx.user.id, input)),
+    save: userProcedure
+      .input(saveTemplateInput)
+      .output(templateWithCanvasOutput)
+      .mutation(({ ctx, input }) => saveTemplate(ctx.db, ctx.user.id, input)),
+    archive: userProcedure
+      .input(templateIdInput)
+      .output(templateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => archiveTemplate(tx, ctx.user.id, input.template_id))),
+  }),
+  questions: router({
+    editMarkScheme: userProcedure
+      .input(editMarkSchemeInput)
+      .output(questionOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => editMarkScheme(tx, ctx.user.id, input))),
+  }),
+  batches: router({
+    list: userProcedure
+      .input(listBatchesInput.optional())
+      .output(batchListOutput)
+      .query(async ({ ctx, input }) => ({ batches: await ctx.asUser((tx) => listBatches(tx, input ?? {})) })),
+    create: userProcedure
+      .input(createBatchInput)
+      .output(createdBatchOutput)
+      .mutation(({ ctx, input }) => createBatch(ctx.db, ctx.user.id, input)),
+    archive: userProcedure
+      .input(batchIdInput)
+      .output(batchOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => archiveBatch(tx, ctx.user.id, input.batch_id))),
+    queue: userProcedure
+      .input(batchIdInput)
+      .output(queueOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getQueue(tx, input.batch_id))),
+    results: userProcedure
+      .input(batchIdInput)
+      .output(resultsOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, input.batch_id))),
+  }),
+  marks: router({
+    upsert: userProcedure
+      .input(upsertMarkInput)
+      .output(markOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => upsertMark(tx, ctx.user.id, input))),
+  }),
+});
+
