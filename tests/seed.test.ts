@@ -11,6 +11,9 @@ import { DEMO_INSTITUTE_NAME, DEMO_PASSWORD, demoLogins } from "../server/db/dem
 import { asService } from "../server/db/rls";
 import * as schema from "../server/db/schema";
 import { seedDemoSchool } from "../server/db/seed";
+import { demoPaper } from "../server/db/demo-paper";
+import { CURRICULUM_ROOT_KEY, demoSpecifications, departmentKey, timetableKey } from "../server/graph/demo-graph";
+import { createEmbeddedGraphStore } from "../server/graph/embedded";
 import { localObjectPath } from "../server/storage/local";
 import { describeOnEachDatabase } from "./support/database";
 
@@ -32,6 +35,8 @@ const countedTables = {
   questions: schema.examQuestions,
   areas: schema.examResponseAreas,
   boundaries: schema.examQuestionBoundaries,
+  graphNodes: schema.graphNodes,
+  graphEdges: schema.graphEdges,
 };
 
 /** Rectangles drawn with the `re` operator on each page, page-relative with y from the top. */
@@ -196,6 +201,76 @@ describeOnEachDatabase("demo school seed", (database) => {
     const [student] = await read((tx) => tx.select().from(schema.users).where(eq(schema.users.email, "student01@northfield.example")));
     expect(student!.full_name).toBe(demoLogins.at(-1)!.fullName);
     expect(await verifyCredentials(database().db, { email: "teacher@northfield.example", password: "wrong-password" })).toBeNull();
+  });
+
+  it("gives every graph database meaningful nodes: people, school, curriculum, the projected template, a calendar", async () => {
+    const store = createEmbeddedGraphStore(database().db);
+    const names = (children: { properties: Record<string, unknown> }[] | null) => children?.map((child) => child.properties.name);
+    const [institute] = await read((tx) => tx.select().from(schema.institutes));
+
+    // Each user's own node in their personal database; a teacher's classes and timetable hang off it.
+    const people = await read((tx) => tx.select().from(schema.users));
+    for (const person of people) {
+      expect((await store.getNode(person.user_db_name, person.id))?.node_type, person.email).toBe("User");
+    }
+    const teacher = people.find((person) => person.email === "teacher@northfield.example")!;
+    const teacherChildren = await store.listChildren(teacher.user_db_name, teacher.id);
+    expect(teacherChildren?.map((child) => `${child.relationship} ${child.properties.name}`).sort()).toEqual([
+      "HAS_TIMETABLE Sarah Mitchell's timetable",
+      "TEACHES 10A Mathematics",
+    ]);
+    const lessons = await store.listChildren(teacher.user_db_name, timetableKey(teacher.id));
+    expect(lessons!.length).toBeGreaterThan(5);
+    expect(lessons!.every((lesson) => lesson.node_type === "TimetableLesson")).toBe(true);
+
+    // The school: departments, their classes, each class's teacher and 20 students.
+    const departments = await store.listChildren(institute!.graph_db_name, institute!.id, { nodeType: "Department" });
+    expect(names(departments)).toEqual(["Mathematics", "Science"]);
+    const mathsClasses = await store.listChildren(institute!.graph_db_name, departmentKey("Mathematics"));
+    expect(names(mathsClasses)).toEqual(["10A Mathematics", "10B Mathematics"]);
+    const classChildren = await store.listChildren(institute!.graph_db_name, mathsClasses![0]!.id);
+    expect(classChildren!.filter((child) => child.node_type === "Student")).toHaveLength(20);
+    expect(classChildren!.filter((child) => child.node_type === "Teacher").map((child) => child.id)).toEqual([teacher.id]);
+
+    // The curriculum has a named point for every spec_ref of the demo template, which the projection links.
+    const curriculum = institute!.curriculum_db_name;
+    expect(names(await store.listChildren(curriculum, CURRICULUM_ROOT_KEY))).toEqual(["Mathematics", "Physics"]);
+    const questions = await read((tx) => tx.select().from(schema.examQuestions));
+    for (const question of questions) {
+      const point = await store.getNode(curriculum, question.spec_ref!);
+      expect(point?.node_type, question.spec_ref!).toBe("SpecificationPoint");
+      expect(point?.properties.name, question.spec_ref!).toEqual(expect.any(String));
+      const assessed = await store.listChildren(curriculum, question.id, { nodeType: "SpecificationPoint" });
+      expect(assessed?.map((child) => child.id)).toEqual([question.spec_ref]);
+    }
+    const paper = await store.listChildren(curriculum, demoPaper.examCode);
+    expect(paper?.map((child) => `${child.relationship} ${child.properties.name}`)).toEqual([
+      "HAS_QUESTION 1",
+      "HAS_QUESTION 2",
+      "HAS_QUESTION 3",
+      `HAS_SPECIFICATION ${demoSpecifications[0]!.name}`,
+    ]);
+
+    // The global calendar: year → 12 months → weeks → 7 days, every day of the year exactly once.
+    const global = "global";
+    expect(names(await store.listChildren(global, "calendar"))).toEqual(["2025", "2026"]);
+    const months = await store.listChildren(global, "calendar-2026");
+    expect(names(months)).toEqual([
+      "January 2026", "February 2026", "March 2026", "April 2026", "May 2026", "June 2026",
+      "July 2026", "August 2026", "September 2026", "October 2026", "November 2026", "December 2026",
+    ]);
+    const days: string[] = [];
+    for (const month of months!) {
+      for (const week of (await store.listChildren(global, month.id))!) {
+        const weekDays = (await store.listChildren(global, week.id))!;
+        expect(weekDays.map((day) => day.properties.weekday)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+        days.push(...weekDays.map((day) => String(day.properties.date)));
+      }
+    }
+    const daysOf2026 = days.filter((day) => day.startsWith("2026-"));
+    expect(new Set(daysOf2026).size).toBe(365);
+    expect(daysOf2026).toHaveLength(365);
+    expect(days[0]).toBe("2025-12-29"); // ISO week 1 of 2026 starts on the Monday before 1 January
   });
 
   it("changes nothing when it runs again", async () => {

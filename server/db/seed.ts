@@ -3,7 +3,9 @@ import { sql } from "drizzle-orm";
 import { hashPassword } from "../auth/passwords";
 import { createClass } from "../classroom/classes";
 import { enrollStudent } from "../classroom/enrollments";
+import { demoGraphExists, seedDemoGraph } from "../graph/demo-graph";
 import { createInstitute } from "../identity/institutes";
+import { logger } from "../logger";
 import { type Role, createUser, findUserByEmail } from "../identity/users";
 import { putObject } from "../storage/local";
 import type { Db, Tx } from "./client";
@@ -100,7 +102,10 @@ export async function findDemoSchool(tx: Tx): Promise<string | null> {
  */
 export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; created: boolean }> {
   const existing = await asService(db, findDemoSchool);
-  if (existing) return { instituteId: existing, created: false };
+  if (existing) {
+    await seedDemoGraphOnce(db, existing);
+    return { instituteId: existing, created: false };
+  }
 
   // scrypt runs on libuv's thread pool: the 64 hashes run side by side, and alongside the inserts.
   const hashing = Promise.all(people.map(() => hashPassword(DEMO_PASSWORD)));
@@ -108,7 +113,7 @@ export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; cre
   const paper = await generateDemoPaper();
   await putObject(PAPER_BUCKET, PAPER_KEY, paper.bytes);
 
-  return asService(db, async (tx) => {
+  const seeded = await asService(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
     const seededMeanwhile = await findDemoSchool(tx);
     if (seededMeanwhile) return { instituteId: seededMeanwhile, created: false };
@@ -120,6 +125,21 @@ export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; cre
     await createPaperAndTemplate(tx, institute.id, userIds.get(TEMPLATE_OWNER)!, paper);
     return { instituteId: institute.id, created: true };
   });
+  await seedDemoGraphOnce(db, seeded.instituteId);
+  return seeded;
+}
+
+/**
+ * The demo graphs (server/graph/demo-graph.ts), written after the school commits and whenever they
+ * are missing (e.g. after switching to Neo4j). A graph failure is logged, not fatal: everything but
+ * graph browsing works without it, and the next start tries again.
+ */
+async function seedDemoGraphOnce(db: Db, instituteId: string): Promise<void> {
+  try {
+    if (!(await demoGraphExists(db, instituteId))) await seedDemoGraph(db, instituteId);
+  } catch (error) {
+    logger.error("Could not seed the demo graph; the next start tries again", error);
+  }
 }
 
 async function createPeople(tx: Tx, instituteId: string, hashing: Promise<string[]>) {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import { type Database, openDatabase, useDatabase } from "../../server/db/client";
+import { settleGraphProjections } from "../../server/graph/projection";
 import { withDatabase } from "./global-setup";
 import { postgresAdminUrl } from "./postgres";
 
@@ -43,6 +44,8 @@ export function describeOnEachDatabase(title: string, body: (database: () => Dat
         useDatabase(database);
       });
       afterAll(async () => {
+        // Projections scheduled by template saves run in the background: let them finish first.
+        await settleGraphProjections();
         await database?.close();
       });
       body(() => {

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { asUser } from "../db/rls";
+import { AppError } from "../errors";
+import { globalGraphDatabase, graphStore } from "../graph/index";
+import { findCallerGraphDatabases, isOwnGraphDatabase } from "./graph-access";
+
+/**
+ * GET /graph/node/children: the children of one graph node, for lazy tree views. The caller may read
+ * their personal graph database, the graph and curriculum databases of their institutes, and the
+ * shared global database for calendar node types only.
+ */
+
+// Messages read after the field name: "neo4j_db_name: required".
+const requiredText = z.string({ error: "required" }).trim().min(1, "required").max(512, "too long");
+
+export const graphChildrenInput = z.object({
+  neo4j_node_id: requiredText,
+  neo4j_db_name: requiredText,
+  /** Only children of this type (for example "CalendarMonth"). */
+  node_type: z.string().trim().min(1).max(64).optional(),
+  section_id: z.string().trim().min(1).max(64).optional(),
+});
+export type GraphChildrenInput = z.input<typeof graphChildrenInput>;
+
+export const graphChildSchema = z.object({
+  neo4j_node_id: z.string(),
+  node_type: z.string(),
+  labels: z.array(z.string()),
+  relationship: z.string(),
+  has_children: z.boolean(),
+  properties: z.record(z.string(), z.unknown()),
+});
+
+export const graphChildrenOutput = z.object({
+  status: z.literal("success"),
+  children: z.array(graphChildSchema),
+});
+export type GraphChildrenResult = z.infer<typeof graphChildrenOutput>;
+
+const CALENDAR_PREFIX = "Calendar";
+const CALENDAR_SECTION = "calendar";
+
+export async function listGraphChildren(db: Db, userId: string, input: GraphChildrenInput): Promise<GraphChildrenResult> {
+  const { neo4j_node_id: nodeId, neo4j_db_name: database, node_type: nodeType, section_id: sectionId } = graphChildrenInput.parse(input);
+
+  // The same rule as the canvas snapshots: the caller's personal, institute and curriculum databases.
+  const ownDatabases = await asUser(db, userId, (tx) => findCallerGraphDatabases(tx, userId));
+  let calendarOnly = false;
+  if (!isOwnGraphDatabase(ownDatabases, database)) {
+    const calendarRequest = nodeType?.startsWith(CALENDAR_PREFIX) || sectionId === CALENDAR_SECTION;
+    if (database !== globalGraphDatabase() || !calendarRequest) {
+      throw new AppError("forbidden", "This graph database is outside your scope");
+    }
+    calendarOnly = true;
+  }
+
+  const store = graphStore(db);
+  if (calendarOnly) {
+    // The global database answers for calendar nodes only, whatever else it may hold.
+    const parent = await store.getNode(database, nodeId);
+    if (!parent?.node_type.startsWith(CALENDAR_PREFIX)) throw new AppError("not_found", "Graph node not found");
+  }
+  const children = await store.listChildren(database, nodeId, {
+    nodeType,
+    nodeTypePrefix: calendarOnly ? CALENDAR_PREFIX : undefined,
+  });
+  if (!children) throw new AppError("not_found", "Graph node not found");
+  return {
+    status: "success",
+    children: children.map((child) => ({
+      neo4j_node_id: child.id,
+      node_type: child.node_type,
+      labels: child.labels,
+      relationship: child.relationship,
+      has_children: child.has_children,
+      properties: child.properties,
+    })),
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The graph port: a property graph partitioned into named databases, as Neo4j is. Two adapters
+ * implement it: the embedded SQL tables (server/graph/embedded.ts, the default) and Neo4j
+ * (server/graph/neo4j.ts). The same contract tests (tests/graph-port.test.ts) run against both.
+ *
+ * A node is identified within its database by its id (the natural key of the thing it stands for: a
+ * user id, a question id, an exam code). Its first label is its type. Ids are unique per database
+ * across labels; writing an existing id with another label is refused.
+ */
+
+export interface GraphNodeInput {
+  label: string;
+  /** The node's id in its database. */
+  key: string;
+  /** Merged into the stored properties (keys not given are kept; a null removes one), as Cypher's `SET n += $props`. */
+  properties?: Record<string, unknown>;
+}
+
+export interface GraphNodeRef {
+  label: string;
+  key: string;
+}
+
+export interface GraphRelationshipInput {
+  from: GraphNodeRef;
+  type: string;
+  to: GraphNodeRef;
+  properties?: Record<string, unknown>;
+}
+
+export interface GraphNode {
+  id: string;
+  /** The first label: the node's type. */
+  node_type: string;
+  labels: string[];
+  properties: Record<string, unknown>;
+}
+
+export interface GraphChild extends GraphNode {
+  /** Type of the relationship from the parent to this child. */
+  relationship: string;
+  /** Whether this child has children itself (a tree view shows an expander). */
+  has_children: boolean;
+}
+
+export interface ChildrenFilter {
+  /** Only children whose type is exactly this. */
+  nodeType?: string;
+  /** Only children whose type starts with this (the global calendar: "Calendar"). */
+  nodeTypePrefix?: string;
+}
+
+/** What a paper's projection replaces: its questions, parts and regions, and their outgoing links. */
+export interface PaperStructure {
+  paperKey: string;
+  /** Ids of the question, part and region nodes about to be written: removed first wherever they hang. */
+  nodeKeys: string[];
+}
+
+/** Writes of one unit of work: all of them happen, or none. */
+export interface GraphWriter {
+  upsertNodes(nodes: GraphNodeInput[]): Promise<void>;
+  /** Both ends must exist (written before, or earlier in this unit); a missing end fails the unit. */
+  upsertRelationships(relationships: GraphRelationshipInput[]): Promise<void>;
+  /** Detach-deletes the paper's question/part/region subgraph and the paper's structural links. */
+  removePaperStructure(structure: PaperStructure): Promise<void>;
+}
+
+export interface GraphStore {
+  readonly kind: "embedded" | "neo4j";
+  /** Runs `work` as one unit of work in `database`: all its writes happen, or none. */
+  write<T>(database: string, work: (writer: GraphWriter) => Promise<T>): Promise<T>;
+  getNode(database: string, id: string): Promise<GraphNode | null>;
+  /**
+   * The nodes the given node links to, ordered by their numeric `order` property (absent last), then
+   * by id (code-point order). Null when the node does not exist.
+   */
+  listChildren(database: string, id: string, filter?: ChildrenFilter): Promise<GraphChild[] | null>;
+  close(): Promise<void>;
+}
+
+// Labels and relationship types are spliced into Cypher (they cannot be parameters), so both adapters
+// accept only these shapes.
+const labelShape = /^[A-Z][A-Za-z0-9_]{0,63}$/;
+const relationshipTypeShape = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+export function assertLabel(label: string): string {
+  if (!labelShape.test(label)) throw new Error(`Invalid graph label ${JSON.stringify(label)}`);
+  return label;
+}
+
+export function assertRelationshipType(type: string): string {
+  if (!relationshipTypeShape.test(type)) throw new Error(`Invalid graph relationship type ${JSON.stringify(type)}`);
+  return type;
+}
+
+export function assertNodeKey(key: string): string {
+  if (typeof key !== "string" || key.length === 0 || key.length > 512) throw new Error(`Invalid graph node key ${JSON.stringify(key)}`);
+  return key;
+}
+
+/** Structural relationship types of a paper's projection. */
+export const paperLinks = {
+  hasQuestion: "HAS_QUESTION",
+  hasPart: "HAS_PART",
+  hasRegion: "HAS_REGION",
+  hasSpecification: "HAS_SPECIFICATION",
+  assesses: "ASSESSES",
+} as const;
+
+export const paperLabels = {
+  paper: "Paper",
+  question: "Question",
+  part: "Part",
+  region: "Region",
+  specification: "Specification",
+  specificationPoint: "SpecificationPoint",
+} as const;

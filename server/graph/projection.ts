@@ -1,0 +1,235 @@
+import { asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Tx } from "../db/client";
+import { asService, asUser } from "../db/rls";
+import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
+import { AppError, notFound } from "../errors";
+import { logger } from "../logger";
+import { graphStore } from "./index";
+import { type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
+
+/**
+ * Projection of one exam template into its school's curriculum graph database, where the
+ * specification points it assesses live: a paper node keyed by exam_code, question and part nodes
+ * keyed by question id, region nodes keyed by response-area id, the structural links, paper →
+ * specification when the catalogue paper names one, and question/part → specification point from
+ * spec_ref. A re-sync replaces the paper's questions, parts and regions.
+ */
+
+export const graphSyncInput = z.object({ templateId: z.string() });
+
+export const graphSyncOutput = z.object({
+  exam_code: z.string(),
+  questions: z.number().int(),
+  parts: z.number().int(),
+  regions: z.number().int(),
+  assesses: z.number().int(),
+  spec_linked: z.boolean(),
+});
+export type GraphSyncResult = z.infer<typeof graphSyncOutput>;
+
+const uuidShape = z.uuid();
+
+/** The paper key of a template without a catalogue code. */
+export const syntheticExamCode = (templateId: string) => `template-${templateId}`;
+
+/**
+ * POST /api/exam/templates/{id}/graph-sync: the owner runs the projection now and gets its counts.
+ * 404 when the template is missing or not visible to the caller, 403 when visible but not theirs.
+ */
+export async function syncTemplateGraph(db: Db, userId: string, templateId: string): Promise<GraphSyncResult> {
+  if (!uuidShape.safeParse(templateId).success) throw notFound("Template");
+  const template = await asUser(db, userId, async (tx) => {
+    const [row] = await tx
+      .select({ owner_id: examTemplates.owner_id })
+      .from(examTemplates)
+      .where(eq(examTemplates.id, templateId));
+    return row;
+  });
+  if (!template) throw notFound("Template");
+  if (template.owner_id !== userId) throw new AppError("forbidden", "Only the template's owner can sync it to the graph");
+  return projectTemplate(db, templateId);
+}
+
+/**
+ * Projects the template as it is now. Reading the template and writing the graph run with service
+ * rights: "writing graph projections" is a service-level exception named by the contract, and the
+ * callers (the owner's graph-sync, the owner's save) have checked access already.
+ */
+export async function projectTemplate(db: Db, templateId: string): Promise<GraphSyncResult> {
+  const source = await asService(db, (tx) => readTemplateForProjection(tx, templateId));
+  if (!source) throw notFound("Template");
+  const projection = buildProjection(source);
+  await graphStore(db).write(source.graphDatabase, async (writer) => {
+    await writer.removePaperStructure({ paperKey: projection.examCode, nodeKeys: projection.structureKeys });
+    await writer.upsertNodes(projection.nodes);
+    await writer.upsertRelationships(projection.relationships);
+  });
+  return projection.result;
+}
+
+type ProjectionSource = NonNullable<Awaited<ReturnType<typeof readTemplateForProjection>>>;
+
+async function readTemplateForProjection(tx: Tx, templateId: string) {
+  const [template] = await tx
+    .select({
+      id: examTemplates.id,
+      title: examTemplates.title,
+      subject: examTemplates.subject,
+      exam_code: examTemplates.exam_code,
+      page_count: examTemplates.page_count,
+      specification: examPapers.specification,
+      graphDatabase: institutes.curriculum_db_name,
+    })
+    .from(examTemplates)
+    .innerJoin(institutes, eq(institutes.id, examTemplates.institute_id))
+    .leftJoin(examPapers, eq(examPapers.id, examTemplates.exam_id))
+    .where(eq(examTemplates.id, templateId));
+  if (!template) return null;
+  const questions = await tx
+    .select({
+      id: examQuestions.id,
+      parent_id: examQuestions.parent_id,
+      label: examQuestions.label,
+      order: examQuestions.order,
+      max_marks: examQuestions.max_marks,
+      answer_type: examQuestions.answer_type,
+      spec_ref: examQuestions.spec_ref,
+      is_container: examQuestions.is_container,
+    })
+    .from(examQuestions)
+    .where(eq(examQuestions.template_id, templateId))
+    .orderBy(asc(examQuestions.order), asc(examQuestions.id));
+  const areas = await tx
+    .select({
+      id: examResponseAreas.id,
+      question_id: examResponseAreas.question_id,
+      page: examResponseAreas.page,
+      kind: examResponseAreas.kind,
+      response_form: examResponseAreas.response_form,
+    })
+    .from(examResponseAreas)
+    .where(eq(examResponseAreas.template_id, templateId))
+    .orderBy(asc(examResponseAreas.page), asc(examResponseAreas.id));
+  return { ...template, questions, areas };
+}
+
+function buildProjection(source: ProjectionSource) {
+  const examCode = source.exam_code?.trim() || syntheticExamCode(source.id);
+  const paper = { label: paperLabels.paper, key: examCode };
+  const nodes: GraphNodeInput[] = [
+    {
+      ...paper,
+      properties: {
+        exam_code: examCode,
+        name: source.title,
+        subject: source.subject,
+        template_id: source.id,
+        page_count: source.page_count,
+        synthetic_code: !source.exam_code?.trim(),
+      },
+    },
+  ];
+  const relationships: GraphRelationshipInput[] = [];
+
+  const questionLabel = (question: { parent_id: string | null }) => (question.parent_id ? paperLabels.part : paperLabels.question);
+  const byId = new Map(source.questions.map((question) => [question.id, question]));
+  let assesses = 0;
+  const specificationPoints = new Set<string>();
+  for (const question of source.questions) {
+    const node = { label: questionLabel(question), key: question.id };
+    nodes.push({
+      ...node,
+      properties: {
+        name: question.label,
+        label: question.label,
+        order: question.order,
+        max_marks: question.max_marks === null ? null : Number(question.max_marks),
+        answer_type: question.answer_type,
+        is_container: question.is_container,
+        spec_ref: question.spec_ref,
+      },
+    });
+    const parent = question.parent_id ? byId.get(question.parent_id) : undefined;
+    relationships.push(
+      parent
+        ? { from: { label: questionLabel(parent), key: parent.id }, type: paperLinks.hasPart, to: node }
+        : { from: paper, type: paperLinks.hasQuestion, to: node },
+    );
+    const specRef = question.spec_ref?.trim();
+    if (specRef) {
+      specificationPoints.add(specRef);
+      relationships.push({ from: node, type: paperLinks.assesses, to: { label: paperLabels.specificationPoint, key: specRef } });
+      assesses += 1;
+    }
+  }
+  // A point not (yet) in the curriculum is created bare, by its code, so that no link is lost; a
+  // curriculum import merges into it later. Properties given here are only the code: existing
+  // points keep theirs.
+  for (const code of specificationPoints) nodes.push({ label: paperLabels.specificationPoint, key: code, properties: { code } });
+
+  const specification = source.specification?.trim();
+  if (specification) {
+    nodes.push({ label: paperLabels.specification, key: specification, properties: { code: specification } });
+    relationships.push({ from: paper, type: paperLinks.hasSpecification, to: { label: paperLabels.specification, key: specification } });
+  }
+
+  for (const area of source.areas) {
+    const node = { label: paperLabels.region, key: area.id };
+    nodes.push({
+      ...node,
+      properties: { name: `Page ${area.page} ${area.kind}`, page: area.page, order: area.page, kind: area.kind, response_form: area.response_form },
+    });
+    const owner = byId.get(area.question_id)!;
+    relationships.push({ from: { label: questionLabel(owner), key: owner.id }, type: paperLinks.hasRegion, to: node });
+  }
+
+  return {
+    examCode,
+    nodes,
+    relationships,
+    structureKeys: [...source.questions.map((question) => question.id), ...source.areas.map((area) => area.id)],
+    result: {
+      exam_code: examCode,
+      questions: source.questions.filter((question) => !question.parent_id).length,
+      parts: source.questions.filter((question) => question.parent_id).length,
+      regions: source.areas.length,
+      assesses,
+      spec_linked: Boolean(specification),
+    } satisfies GraphSyncResult,
+  };
+}
+
+// Background projection after a save -------------------------------------------------------------
+
+/**
+ * The latest scheduled projection per template: a later save's projection runs after the earlier one.
+ * On globalThis: the Next.js bundles load their own copies of this module, and shutdown awaits them all.
+ */
+const slot = globalThis as typeof globalThis & { __markbookPendingProjections?: Map<string, Promise<void>> };
+const pending = (slot.__markbookPendingProjections ??= new Map<string, Promise<void>>());
+
+/**
+ * Schedules the projection of a saved template in the background. It never throws and never rejects:
+ * a failure is logged, and the save that scheduled it stands. The returned promise settles when this
+ * projection is done (tests await it; a save does not).
+ */
+export function scheduleTemplateGraphProjection(db: Db, templateId: string): Promise<void> {
+  const previous = pending.get(templateId) ?? Promise.resolve();
+  const run = previous
+    .then(() => projectTemplate(db, templateId))
+    .then(
+      (result) => logger.debug(`Projected template ${templateId} into the graph`, result),
+      (error: unknown) => logger.error(`Graph projection of template ${templateId} failed; the template itself is saved`, error),
+    )
+    .finally(() => {
+      if (pending.get(templateId) === run) pending.delete(templateId);
+    });
+  pending.set(templateId, run);
+  return run;
+}
+
+/** Resolves when every projection scheduled so far has settled. */
+export async function settleGraphProjections(): Promise<void> {
+  while (pending.size > 0) await Promise.all(pending.values());
+}

@@ -1,0 +1,243 @@
+import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeAll, expect, it, vi } from "vitest";
+import { POST } from "../app/api/exam/templates/[templateId]/graph-sync/route";
+import type { Tx } from "../server/db/client";
+import { asService, asUser } from "../server/db/rls";
+import { examPapers, examQuestions, examResponseAreas, examTemplates } from "../server/db/schema";
+import { graphStore } from "../server/graph/index";
+import { scheduleTemplateGraphProjection, settleGraphProjections, syntheticExamCode } from "../server/graph/projection";
+import { logger } from "../server/logger";
+import { createCaller } from "../server/trpc/root";
+import { describeOnEachDatabase } from "./support/database";
+import { type School, createSchool } from "./support/fixtures";
+
+const uuid = () => crypto.randomUUID();
+
+interface Canvas {
+  questions: { id: string; parent_id: string | null; label: string; order: number; spec_ref?: string | null; is_container?: boolean }[];
+  areas: { id: string; question_id: string; page: number; kind?: "response" | "context" }[];
+}
+
+describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph-sync", (database) => {
+  let school: School;
+  let otherSchool: School;
+  const db = () => database().db;
+  const store = () => graphStore(db());
+  const graphDb = () => school.institute.curriculum_db_name;
+
+  beforeAll(async () => {
+    school = await createSchool(db(), "Projection");
+    otherSchool = await createSchool(db(), "Elsewhere");
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A template owned by the school's teacher, written as the teacher (row-level security applies). */
+  async function createTemplate(canvas: Canvas, fields: Partial<typeof examTemplates.$inferInsert> = {}) {
+    return asUser(db(), school.teacher.id, async (tx) => {
+      const [template] = await tx
+        .insert(examTemplates)
+        .values({ institute_id: school.institute.id, owner_id: school.teacher.id, title: "Projection paper", page_count: 4, ...fields })
+        .returning();
+      await replaceCanvas(tx, template!.id, canvas);
+      return template!.id;
+    });
+  }
+
+  /** Replaces the template's canvas, as a save would. */
+  const writeCanvas = (templateId: string, canvas: Canvas) =>
+    asUser(db(), school.teacher.id, (tx) => replaceCanvas(tx, templateId, canvas));
+
+  async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas) {
+    await tx.delete(examQuestions).where(eq(examQuestions.template_id, templateId));
+    // Parents before parts.
+    const ordered = [...canvas.questions].sort((a, b) => Number(Boolean(a.parent_id)) - Number(Boolean(b.parent_id)));
+    if (ordered.length > 0) await tx.insert(examQuestions).values(ordered.map((question) => ({ ...question, template_id: templateId })));
+    if (canvas.areas.length > 0) {
+      await tx.insert(examResponseAreas).values(
+        canvas.areas.map((area) => ({ ...area, template_id: templateId, x: 0.1, y: 0.1, width: 0.5, height: 0.2 })),
+      );
+    }
+  }
+
+  const sync = (templateId: string, token: string | null) =>
+    POST(
+      new Request(`http://localhost/api/exam/templates/${templateId}/graph-sync`, {
+        method: "POST",
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      }),
+      { params: Promise.resolve({ templateId }) },
+    );
+
+  const childIds = async (id: string, nodeType?: string) =>
+    (await store().listChildren(graphDb(), id, nodeType ? { nodeType } : {}))?.map((child) => `${child.relationship} ${child.id}`);
+
+  // Question 1 (container, assesses S/1) with parts 1a (S/2) and 1b; question 2 a leaf with two areas.
+  const ids = { q1: uuid(), q1a: uuid(), q1b: uuid(), q2: uuid(), q3: uuid(), a1a: uuid(), a1b: uuid(), a2: uuid(), a2context: uuid(), a3: uuid() };
+  const firstCanvas: Canvas = {
+    questions: [
+      { id: ids.q1, parent_id: null, label: "1", order: 1, spec_ref: "SPEC-X/1", is_container: true },
+      { id: ids.q1a, parent_id: ids.q1, label: "1a", order: 2, spec_ref: "SPEC-X/2" },
+      { id: ids.q1b, parent_id: ids.q1, label: "1b", order: 3 },
+      { id: ids.q2, parent_id: null, label: "2", order: 4 },
+    ],
+    areas: [
+      { id: ids.a1a, question_id: ids.q1a, page: 1 },
+      { id: ids.a1b, question_id: ids.q1b, page: 1 },
+      { id: ids.a2, question_id: ids.q2, page: 2 },
+      { id: ids.a2context, question_id: ids.q2, page: 2, kind: "context" },
+    ],
+  };
+  let templateId: string;
+
+  it("projects the template for its owner and answers the counts", async () => {
+    templateId = await createTemplate(firstCanvas);
+    const response = await sync(templateId, school.teacher.token);
+    expect(response.status).toBe(200);
+    const examCode = syntheticExamCode(templateId);
+    expect(await response.json()).toEqual({ exam_code: examCode, questions: 2, parts: 2, regions: 4, assesses: 2, spec_linked: false });
+
+    expect(await childIds(examCode)).toEqual([`HAS_QUESTION ${ids.q1}`, `HAS_QUESTION ${ids.q2}`]);
+    expect(await childIds(ids.q1, "Part")).toEqual([`HAS_PART ${ids.q1a}`, `HAS_PART ${ids.q1b}`]);
+    expect(await childIds(ids.q1, "SpecificationPoint")).toEqual(["ASSESSES SPEC-X/1"]);
+    expect((await childIds(ids.q1a))!.sort()).toEqual([`ASSESSES SPEC-X/2`, `HAS_REGION ${ids.a1a}`].sort());
+    expect((await childIds(ids.q2))!.sort()).toEqual([`HAS_REGION ${ids.a2}`, `HAS_REGION ${ids.a2context}`].sort());
+    const part = await store().getNode(graphDb(), ids.q1a);
+    expect(part).toMatchObject({ node_type: "Part", properties: { label: "1a", order: 2, spec_ref: "SPEC-X/2" } });
+    expect((await store().getNode(graphDb(), ids.a2context))?.properties).toMatchObject({ kind: "context", page: 2 });
+  });
+
+  it("replaces the paper's questions, parts and regions on a re-sync and leaves nothing stale", async () => {
+    // 1b and its area are deleted, 1a moves under a new question 3 (a new area), question 2 loses its context area.
+    await writeCanvas(templateId, {
+      questions: [
+        { id: ids.q1, parent_id: null, label: "1", order: 1, is_container: false },
+        { id: ids.q2, parent_id: null, label: "2", order: 2, spec_ref: "SPEC-X/3" },
+        { id: ids.q3, parent_id: null, label: "3", order: 3, is_container: true },
+        { id: ids.q1a, parent_id: ids.q3, label: "3a", order: 4 },
+      ],
+      areas: [
+        { id: ids.a2, question_id: ids.q2, page: 2 },
+        { id: ids.a3, question_id: ids.q1a, page: 3 },
+      ],
+    });
+    const response = await sync(templateId, school.teacher.token);
+    expect(await response.json()).toMatchObject({ questions: 3, parts: 1, regions: 2, assesses: 1, spec_linked: false });
+
+    const examCode = syntheticExamCode(templateId);
+    expect(await childIds(examCode)).toEqual([`HAS_QUESTION ${ids.q1}`, `HAS_QUESTION ${ids.q2}`, `HAS_QUESTION ${ids.q3}`]);
+    expect(await childIds(ids.q1)).toEqual([]); // no parts, no regions, no ASSESSES any more
+    // Regions are ordered by page; the specification point has no order, so it comes last.
+    expect(await childIds(ids.q2)).toEqual([`HAS_REGION ${ids.a2}`, "ASSESSES SPEC-X/3"]);
+    expect(await childIds(ids.q3)).toEqual([`HAS_PART ${ids.q1a}`]);
+    expect(await childIds(ids.q1a)).toEqual([`HAS_REGION ${ids.a3}`]);
+    expect((await store().getNode(graphDb(), ids.q1a))?.properties.label).toBe("3a");
+    for (const gone of [ids.q1b, ids.a1a, ids.a1b, ids.a2context]) expect(await store().getNode(graphDb(), gone), gone).toBeNull();
+    // Specification points are not the paper's: they stay for other papers.
+    expect(await store().getNode(graphDb(), "SPEC-X/2")).not.toBeNull();
+  });
+
+  it("gives the same graph when the owner syncs several times at once", async () => {
+    const responses = await Promise.all(Array.from({ length: 6 }, () => sync(templateId, school.teacher.token)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const examCode = syntheticExamCode(templateId);
+    expect(await childIds(examCode)).toEqual([`HAS_QUESTION ${ids.q1}`, `HAS_QUESTION ${ids.q2}`, `HAS_QUESTION ${ids.q3}`]);
+    expect(await childIds(ids.q3)).toEqual([`HAS_PART ${ids.q1a}`]);
+    expect(await childIds(ids.q1a)).toEqual([`HAS_REGION ${ids.a3}`]);
+  });
+
+  it("keys the paper by the catalogue exam_code and links it to the paper's specification", async () => {
+    const paperId = `PAPER-${uuid()}`;
+    const examCode = `CODE-${uuid()}`;
+    await asService(db(), (tx) =>
+      tx.insert(examPapers).values({ id: paperId, exam_code: examCode, title: "Catalogue paper", specification: "SPEC-X" }),
+    );
+    const catalogueTemplate = await createTemplate(
+      { questions: [{ id: uuid(), parent_id: null, label: "1", order: 1, spec_ref: "SPEC-X/1" }], areas: [] },
+      { exam_id: paperId, exam_code: examCode },
+    );
+    const result = await createCaller({ db: db(), user: { id: school.teacher.id } }).graph.syncTemplate({ templateId: catalogueTemplate });
+    expect(result).toEqual({ exam_code: examCode, questions: 1, parts: 0, regions: 0, assesses: 1, spec_linked: true });
+    expect((await childIds(examCode, "Specification"))).toEqual(["HAS_SPECIFICATION SPEC-X"]);
+
+    // A new exam_code moves the questions to the new paper: the old paper keeps none.
+    const newCode = `CODE-${uuid()}`;
+    await asUser(db(), school.teacher.id, (tx) =>
+      tx.update(examTemplates).set({ exam_code: newCode }).where(eq(examTemplates.id, catalogueTemplate)),
+    );
+    await sync(catalogueTemplate, school.teacher.token);
+    expect(await childIds(examCode, "Question")).toEqual([]);
+    expect(await childIds(newCode, "Question")).toHaveLength(1);
+  });
+
+  it("answers 403 to a colleague or admin who can see the template but does not own it", async () => {
+    for (const caller of [school.otherTeacher, school.admin, school.head]) {
+      const response = await sync(templateId, caller.token);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({ detail: expect.stringMatching(/owner/) });
+    }
+    await expect(
+      createCaller({ db: db(), user: { id: school.otherTeacher.id } }).graph.syncTemplate({ templateId }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("answers 404 for a missing template, a malformed id, or a template the caller cannot see", async () => {
+    for (const [id, caller] of [
+      [uuid(), school.teacher],
+      ["not-a-uuid", school.teacher],
+      [templateId, otherSchool.teacher],
+      [templateId, school.student],
+    ] as const) {
+      const response = await sync(id, caller.token);
+      expect(response.status, `${id} as ${caller.email}`).toBe(404);
+      expect(await response.json()).toEqual({ detail: "Template not found" });
+    }
+    await expect(
+      createCaller({ db: db(), user: { id: otherSchool.teacher.id } }).graph.syncTemplate({ templateId }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("answers 401 without a token", async () => {
+    const response = await sync(templateId, null);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ detail: expect.any(String) });
+  });
+
+  it("runs a scheduled projection in the background", async () => {
+    const scheduledTemplate = await createTemplate({
+      questions: [{ id: uuid(), parent_id: null, label: "1", order: 1 }],
+      areas: [],
+    });
+    const scheduled = scheduleTemplateGraphProjection(db(), scheduledTemplate);
+    await settleGraphProjections();
+    await expect(scheduled).resolves.toBeUndefined();
+    expect(await childIds(syntheticExamCode(scheduledTemplate), "Question")).toHaveLength(1);
+  });
+
+  it("never throws from the scheduler: a failed projection is logged and the previous projection stays whole", async () => {
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
+    // A missing template.
+    await expect(scheduleTemplateGraphProjection(db(), uuid())).resolves.toBeUndefined();
+    expect(logged).toHaveBeenCalledTimes(1);
+
+    // A projection that fails half-way: a node of another type already holds a new question's id.
+    const blockedId = uuid();
+    await store().write(graphDb(), (writer) => writer.upsertNodes([{ label: "Subject", key: blockedId }]));
+    const before = await childIds(syntheticExamCode(templateId));
+    await writeCanvas(templateId, { questions: [{ id: blockedId, parent_id: null, label: "9", order: 1 }], areas: [] });
+    await expect(scheduleTemplateGraphProjection(db(), templateId)).resolves.toBeUndefined();
+    expect(logged).toHaveBeenCalledTimes(2);
+    expect(String(logged.mock.calls[1]![0])).toMatch(new RegExp(`template ${templateId}`));
+    // All or nothing: the earlier projection is untouched.
+    expect(await childIds(syntheticExamCode(templateId))).toEqual(before);
+    expect((await store().getNode(graphDb(), blockedId))?.node_type).toBe("Subject");
+
+    // And the synchronous graph-sync reports that failure as a 500, without details.
+    const response = await sync(templateId, school.teacher.token);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ detail: "Internal server error" });
+  });
+});
