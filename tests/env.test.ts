@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseEnv } from "../server/env";
 
 const SECRET = "a-secret-of-at-least-thirty-two-characters!";
+const SYNC_SECRET = "another-secret-of-at-least-thirty-two-chars";
 
 function configError(source: Record<string, string>): ConfigError {
   try {
@@ -44,11 +45,12 @@ describe("parseEnv", () => {
     expect(parseEnv({ DATABASE_URL: "postgres://u:p@db:5432/markbook" }).databaseKind).toBe("postgres");
   });
 
-  it("refuses production with an external database and no AUTH_SECRET, naming AUTH_SECRET", () => {
+  it("refuses production with an external database and no AUTH_SECRET or SYNC_TOKEN_SECRET, naming them", () => {
     const production = { NODE_ENV: "production", DATABASE_URL: "postgres://u:p@db:5432/markbook" };
-    expect(configError(production).message).toMatch(/AUTH_SECRET/);
-    expect(configError({ ...production, AUTH_SECRET: "short" }).message).toMatch(/AUTH_SECRET/);
-    const config = parseEnv({ ...production, AUTH_SECRET: SECRET });
+    expect(configError(production).message).toMatch(/AUTH_SECRET and SYNC_TOKEN_SECRET are required/);
+    expect(configError({ ...production, AUTH_SECRET: "short", SYNC_TOKEN_SECRET: SYNC_SECRET }).message).toMatch(/AUTH_SECRET/);
+    expect(configError({ ...production, AUTH_SECRET: SECRET }).message).toMatch(/SYNC_TOKEN_SECRET is required/);
+    const config = parseEnv({ ...production, AUTH_SECRET: SECRET, SYNC_TOKEN_SECRET: SYNC_SECRET });
     expect(config.isProductionDeployment).toBe(true);
     // A production installation never gets the published demo accounts unless asked for.
     expect(config.seedDemo).toBe(false);
@@ -61,7 +63,7 @@ describe("parseEnv", () => {
   it("reads SEED_DEMO as a boolean and names it when it is not one", () => {
     for (const value of ["true", "1", "yes", "on"]) expect(parseEnv({ SEED_DEMO: value }).seedDemo).toBe(true);
     for (const value of ["false", "0", "no", "off"]) expect(parseEnv({ SEED_DEMO: value }).seedDemo).toBe(false);
-    const production = { NODE_ENV: "production", DATABASE_URL: "postgres://u:p@db/m", AUTH_SECRET: SECRET };
+    const production = { NODE_ENV: "production", DATABASE_URL: "postgres://u:p@db/m", AUTH_SECRET: SECRET, SYNC_TOKEN_SECRET: SYNC_SECRET };
     expect(parseEnv({ ...production, SEED_DEMO: "true" }).seedDemo).toBe(true);
     expect(configError({ SEED_DEMO: "maybe" }).message).toMatch(/SEED_DEMO="maybe"/);
   });

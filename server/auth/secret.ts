@@ -7,7 +7,7 @@ import { env } from "../env";
  * A server-side secret: the configured value, or (embedded mode) one generated on first use and kept
  * in DATA_DIR/secrets so that tokens survive restarts. A production deployment must configure it.
  */
-export function serverSecret(name: "AUTH_SECRET"): string {
+export function serverSecret(name: "AUTH_SECRET" | "SYNC_TOKEN_SECRET"): string {
   const config = env();
   const configured = config[name];
   if (configured) return configured;

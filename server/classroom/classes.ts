@@ -1,8 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
-import { classes, institutes, instituteMemberships } from "../db/schema";
+import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { callerRolesIn, callerSchoolIdQuery, findCallerSchool, isSchoolAdmin } from "./caller-school";
+import { violatedUniqueConstraint } from "./database-violations";
 
 export const createClassInput = z.object({
   instituteId: z.uuid("institute must be an institute id"),
@@ -41,4 +43,121 @@ export async function createClass(tx: Tx, input: z.input<typeof createClassInput
     .values({ institute_id: instituteId, name, subject: subject ?? null, teacher_id: teacherId ?? null })
     .returning();
   return created!;
+}
+
+// Class lists and administration for the caller (REST and tRPC) ----------------------------------
+
+export const classOutput = z.object({
+  id: z.uuid(),
+  institute_id: z.uuid(),
+  name: z.string(),
+  subject: z.string().nullable(),
+  teacher_id: z.uuid().nullable(),
+  /** The main teacher's full name, when the class has one. */
+  teacher_name: z.string().nullable(),
+  created_at: z.date(),
+});
+export const classListOutput = z.object({ classes: z.array(classOutput) });
+export const schoolClassListOutput = classListOutput.extend({ total: z.number().int() });
+
+const classColumns = {
+  id: classes.id,
+  institute_id: classes.institute_id,
+  name: classes.name,
+  subject: classes.subject,
+  teacher_id: classes.teacher_id,
+  teacher_name: users.full_name,
+  created_at: classes.created_at,
+};
+
+function selectClasses(tx: Tx) {
+  return tx.select(classColumns).from(classes).leftJoin(users, eq(users.id, classes.teacher_id));
+}
+
+/** Every class of the caller's school, by name, with their number; empty (total 0) without a school. */
+export async function listSchoolClasses(tx: Tx, userId: string) {
+  const rows = await selectClasses(tx)
+    .where(inArray(classes.institute_id, callerSchoolIdQuery(tx, userId)))
+    .orderBy(asc(classes.name), asc(classes.id));
+  return { classes: rows, total: rows.length };
+}
+
+/**
+ * Classes of the caller's school that the caller teaches: as the class's main teacher, or in an entry
+ * of an active timetable. Empty without a school.
+ */
+export async function listTaughtClasses(tx: Tx, userId: string) {
+  const taughtInActiveTimetable = tx
+    .select({ class_id: timetableEntries.class_id })
+    .from(timetableEntries)
+    .innerJoin(timetables, eq(timetables.id, timetableEntries.timetable_id))
+    .where(and(eq(timetableEntries.teacher_id, userId), eq(timetables.active, true), isNotNull(timetableEntries.class_id)));
+  const rows = await selectClasses(tx)
+    .where(
+      and(
+        inArray(classes.institute_id, callerSchoolIdQuery(tx, userId)),
+        or(eq(classes.teacher_id, userId), inArray(classes.id, taughtInActiveTimetable)),
+      ),
+    )
+    .orderBy(asc(classes.name), asc(classes.id));
+  return { classes: rows };
+}
+
+/** Classes of the caller's school in which the caller is actively enrolled. Empty without a school. */
+export async function listEnrolledClasses(tx: Tx, userId: string) {
+  const rows = await selectClasses(tx)
+    .innerJoin(enrollments, and(eq(enrollments.class_id, classes.id), eq(enrollments.student_id, userId), eq(enrollments.active, true)))
+    .where(inArray(classes.institute_id, callerSchoolIdQuery(tx, userId)))
+    .orderBy(asc(classes.name), asc(classes.id));
+  return { classes: rows };
+}
+
+const forbiddenToAdminister = () => new AppError("forbidden", "Only a school admin of the class's school can change its classes");
+
+export const createSchoolClassInput = createClassInput.extend({
+  /** Defaults to the caller's school. */
+  instituteId: createClassInput.shape.instituteId.optional(),
+});
+
+/** Creates a class in the caller's school (or a named institute); school admins only. */
+export async function createSchoolClass(tx: Tx, userId: string, input: z.input<typeof createSchoolClassInput>) {
+  const values = createSchoolClassInput.parse(input);
+  const instituteId = values.instituteId ?? (await findCallerSchool(tx, userId))?.instituteId;
+  if (!instituteId) throw new AppError("forbidden", "You have no school to create classes in");
+  const roles = await callerRolesIn(tx, userId, instituteId);
+  if (roles.length === 0) throw notFound("Institute"); // not one of the caller's: outside their scope
+  if (!isSchoolAdmin(roles)) throw forbiddenToAdminister();
+  try {
+    // A savepoint, so that a concurrent twin's unique violation can still be answered as 409.
+    return await tx.transaction((savepoint) => createClass(savepoint, { ...values, instituteId }));
+  } catch (error) {
+    if (violatedUniqueConstraint(error) !== null) throw new AppError("conflict", `The school already has a class named "${values.name}"`, "name");
+    throw error;
+  }
+}
+
+/** A class the caller can see (else 404) and administer (else 403). */
+export async function loadAdministeredClass(tx: Tx, userId: string, classId: string) {
+  const [found] = await tx.select({ id: classes.id, institute_id: classes.institute_id }).from(classes).where(eq(classes.id, classId));
+  if (!found) throw notFound("Class");
+  if (!isSchoolAdmin(await callerRolesIn(tx, userId, found.institute_id))) throw forbiddenToAdminister();
+  return found;
+}
+
+export const renameClassInput = z.object({
+  classId: z.uuid("class must be a class id"),
+  name: createClassInput.shape.name,
+});
+
+export async function renameClass(tx: Tx, userId: string, input: z.input<typeof renameClassInput>) {
+  const { classId, name } = renameClassInput.parse(input);
+  await loadAdministeredClass(tx, userId, classId);
+  try {
+    await tx.transaction((savepoint) => savepoint.update(classes).set({ name }).where(eq(classes.id, classId)));
+  } catch (error) {
+    if (violatedUniqueConstraint(error) !== null) throw new AppError("conflict", `The school already has a class named "${name}"`, "name");
+    throw error;
+  }
+  const [renamed] = await selectClasses(tx).where(eq(classes.id, classId));
+  return renamed!;
 }

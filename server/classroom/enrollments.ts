@@ -1,8 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
-import { classes, enrollments, instituteMemberships } from "../db/schema";
+import { classes, enrollments, instituteMemberships, userType, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { loadAdministeredClass } from "./classes";
 
 export const enrollStudentInput = z.object({
   classId: z.uuid("class must be a class id"),
@@ -44,4 +45,83 @@ export async function enrollStudent(tx: Tx, input: z.input<typeof enrollStudentI
     .from(enrollments)
     .where(and(eq(enrollments.class_id, classId), eq(enrollments.student_id, studentId)));
   return unchanged!;
+}
+
+// Enrollment administration for the caller (REST and tRPC) -----------------------------------------
+
+/** Body of POST /database/timetable/classes/{class_id}/students. */
+export const addStudentToClassBody = z.object({ student_id: z.uuid("student_id must be a user id") });
+
+export const enrollmentOutput = z.object({
+  class_id: z.uuid(),
+  student_id: z.uuid(),
+  active: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+
+/**
+ * A school admin adds a student of the class's school to the class: 404 when the class is outside the
+ * caller's scope, 403 when the caller is not a school admin of it, 400 when the user is not a student of
+ * that school. Idempotent; an inactive enrollment becomes active again.
+ */
+export async function addStudentToClass(tx: Tx, userId: string, input: z.input<typeof enrollStudentInput>) {
+  const { classId, studentId } = enrollStudentInput.parse(input);
+  await loadAdministeredClass(tx, userId, classId);
+  return enrollStudent(tx, { classId, studentId });
+}
+
+/** Removes a student from a class, softly: the enrollment stays, inactive (404 when there is none). */
+export async function removeEnrollment(tx: Tx, userId: string, input: z.input<typeof enrollStudentInput>) {
+  const { classId, studentId } = enrollStudentInput.parse(input);
+  await loadAdministeredClass(tx, userId, classId);
+  const [removed] = await tx
+    .update(enrollments)
+    .set({ active: false, updated_at: new Date() })
+    .where(and(eq(enrollments.class_id, classId), eq(enrollments.student_id, studentId)))
+    .returning();
+  if (!removed) throw notFound("Enrollment");
+  return removed;
+}
+
+export const listClassStudentsInput = z.object({
+  classId: z.uuid("class must be a class id"),
+  /** Also list students whose enrollment was ended. */
+  includeInactive: z.boolean().default(false),
+});
+
+export const classStudentOutput = z.object({
+  id: z.uuid(),
+  full_name: z.string(),
+  display_name: z.string(),
+  email: z.string(),
+  user_type: z.enum(userType.enumValues),
+  active: z.boolean(),
+  enrolled_at: z.date(),
+});
+export const classStudentsOutput = z.object({ students: z.array(classStudentOutput) });
+
+/**
+ * The students of a class, by full name. Row-level security decides: staff of the school see the whole
+ * class, a student only their own enrollment; a class outside the caller's school is 404.
+ */
+export async function listClassStudents(tx: Tx, input: z.input<typeof listClassStudentsInput>) {
+  const { classId, includeInactive } = listClassStudentsInput.parse(input);
+  const [found] = await tx.select({ id: classes.id }).from(classes).where(eq(classes.id, classId));
+  if (!found) throw notFound("Class");
+  const students = await tx
+    .select({
+      id: users.id,
+      full_name: users.full_name,
+      display_name: users.display_name,
+      email: users.email,
+      user_type: users.user_type,
+      active: enrollments.active,
+      enrolled_at: enrollments.created_at,
+    })
+    .from(enrollments)
+    .innerJoin(users, eq(users.id, enrollments.student_id))
+    .where(and(eq(enrollments.class_id, classId), includeInactive ? undefined : eq(enrollments.active, true)))
+    .orderBy(asc(users.full_name), asc(users.id));
+  return { students };
 }

@@ -1,10 +1,20 @@
 import { createCallerFactory, router } from "./init";
+import { examRouter } from "./routers/exam";
+import { graphRouter } from "./routers/graph";
 import { meRouter } from "./routers/me";
 import { tokensRouter } from "./routers/tokens";
+import { timetablesRouter } from "./routers/timetables";
+import { classesRouter } from "./routers/classes";
+import { snapshotsRouter } from "./routers/snapshots";
 
 export const appRouter = router({
   me: meRouter,
+  exam: examRouter,
+  graph: graphRouter,
   tokens: tokensRouter,
+  timetables: timetablesRouter,
+  classes: classesRouter,
+  snapshots: snapshotsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,12 @@
+import { classListOutput, listEnrolledClasses } from "@/server/classroom/classes";
+import { validatedReply } from "@/server/classroom/validated-reply";
+import { asUser } from "@/server/db/rls";
+import { restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+/** GET /database/timetable/classes/enrolled: the classes the caller is actively enrolled in. */
+export const GET = restRoute(async ({ db, user }) => {
+  const reply = await asUser(db, user.id, (tx) => listEnrolledClasses(tx, user.id));
+  return validatedReply(classListOutput, reply, "GET /database/timetable/classes/enrolled");
+});

@@ -1,0 +1,28 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { instituteMemberships, userType, users } from "../db/schema";
+import { callerSchoolIdQuery } from "./caller-school";
+
+export const schoolStudentOutput = z.object({
+  id: z.uuid(),
+  full_name: z.string(),
+  display_name: z.string(),
+  email: z.string(),
+  user_type: z.enum(userType.enumValues),
+});
+export const schoolStudentsOutput = z.object({ students: z.array(schoolStudentOutput) });
+
+/**
+ * GET /database/timetable/classes/school/students: the students of the caller's school by full name;
+ * empty without a school. Row-level security applies: staff see every student, a student only themself.
+ */
+export async function listSchoolStudents(tx: Tx, userId: string) {
+  const students = await tx
+    .select({ id: users.id, full_name: users.full_name, display_name: users.display_name, email: users.email, user_type: users.user_type })
+    .from(instituteMemberships)
+    .innerJoin(users, eq(users.id, instituteMemberships.user_id))
+    .where(and(inArray(instituteMemberships.institute_id, callerSchoolIdQuery(tx, userId)), eq(instituteMemberships.role, "student")))
+    .orderBy(asc(users.full_name), asc(users.id));
+  return { students };
+}

@@ -1,0 +1,138 @@
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { env } from "../env";
+import { AppError } from "../errors";
+import { getObject, putObject } from "../storage/local";
+import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
+import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "./graph-access";
+
+/**
+ * Canvas snapshots: `GET /get_canvas_node_file` and `PUT /put_canvas_node_file`, both addressed by
+ * `path=<bucket>/<node_type>/<node_id>` and `db_name`. The object lives at
+ * `<node_type>/<node_id>/canvas_file.json` in the snapshots bucket of the storage port.
+ */
+
+export const personalNodeTypes = ["User", "Teacher", "Developer", "SuperAdmin", "UserTeacherTimetable"] as const;
+export const calendarNodeTypes = ["CalendarYear", "CalendarMonth", "CalendarWeek", "CalendarDay", "CalendarTimeChunk"] as const;
+
+/** Longest path part accepted: far above any node type or id, far below file-system limits. */
+export const MAX_SNAPSHOT_PATH_PART = 128;
+const nodePartShape = /^[A-Za-z0-9_-]+$/;
+
+export const snapshotLocationInput = z.object({
+  path: z.string("path is required").min(1, "path is required").max(1024, "path is too long"),
+  db_name: z.string("db_name is required").min(1, "db_name is required").max(255, "db_name is too long"),
+});
+export type SnapshotLocationInput = z.input<typeof snapshotLocationInput>;
+
+export interface SnapshotAddress {
+  bucket: string;
+  nodeType: string;
+  nodeId: string;
+  /** The object key inside the bucket. */
+  key: string;
+}
+
+/**
+ * Contract rule 1, in its order: three non-empty parts (400), the one snapshots bucket (403), no `.`/`..`
+ * part and no `..` inside a part (400), node_type and node_id of letters, digits, `_` and `-` only (400).
+ * The character rule also refuses NUL, backslashes, percent signs and Unicode look-alikes of `.` and `/`.
+ */
+export function parseSnapshotPath(path: string): SnapshotAddress {
+  const parts = path.split("/");
+  if (parts.length !== 3 || parts.some((part) => part.length === 0)) {
+    throw new AppError("invalid", "path must have the form <bucket>/<node_type>/<node_id>", "path");
+  }
+  const [bucket, nodeType, nodeId] = parts as [string, string, string];
+  if (bucket !== env().SNAPSHOT_BUCKET) throw new AppError("forbidden", "Snapshots can only be read from the snapshots bucket", "path");
+  if (parts.some((part) => part === "." || part === ".." || part.includes(".."))) {
+    throw new AppError("invalid", "path parts must not be '.' or '..' or contain '..'", "path");
+  }
+  for (const [name, part] of [["node_type", nodeType], ["node_id", nodeId]] as const) {
+    if (part.length > MAX_SNAPSHOT_PATH_PART) throw new AppError("invalid", `${name} is too long (at most ${MAX_SNAPSHOT_PATH_PART} characters)`, "path");
+    if (!nodePartShape.test(part)) throw new AppError("invalid", `${name} may contain only letters, digits, '_' and '-'`, "path");
+  }
+  return { bucket, nodeType, nodeId, key: `${nodeType}/${nodeId}/canvas_file.json` };
+}
+
+export type SnapshotAccess = "read" | "write";
+
+const isPersonal = (nodeType: string) => (personalNodeTypes as readonly string[]).includes(nodeType);
+const isCalendar = (nodeType: string) => (calendarNodeTypes as readonly string[]).includes(nodeType);
+
+/**
+ * Contract rules 1 and 3–5 for the caller (rule 6, the token, is checked by the route before this runs):
+ * where the snapshot lives, or 400/403. Read as the caller: their graph databases come from their own
+ * user row and the institutes RLS shows them.
+ */
+export async function resolveSnapshotAccess(tx: Tx, userId: string, input: SnapshotLocationInput, access: SnapshotAccess) {
+  const { path, db_name } = snapshotLocationInput.parse(input);
+  const address = parseSnapshotPath(path);
+  const databases = await findCallerGraphDatabases(tx, userId);
+  const { nodeType, nodeId } = address;
+  if (isPersonal(nodeType)) {
+    if (nodeId.toLowerCase() !== userId.toLowerCase() && db_name !== databases.personal) {
+      throw new AppError("forbidden", `A ${nodeType} canvas belongs to its user: not yours`);
+    }
+  } else if (isCalendar(nodeType)) {
+    if (access === "write") throw new AppError("forbidden", "Calendar canvases are read-only");
+    if (db_name !== globalGraphDatabase() && !isOwnGraphDatabase(databases, db_name)) {
+      throw new AppError("forbidden", "This graph database is outside your scope");
+    }
+  } else if (!isOwnGraphDatabase(databases, db_name)) {
+    throw new AppError("forbidden", "This graph database is outside your scope");
+  }
+  return address;
+}
+
+export interface LoadedSnapshot {
+  snapshot: CanvasSnapshot;
+  /** `stored` when the object was read; `default` when it was missing, malformed or invalid. */
+  source: "stored" | "default";
+}
+
+/** Reads a snapshot; a missing, malformed or structurally invalid one reads as the empty canvas. */
+export async function loadSnapshot(address: SnapshotAddress): Promise<LoadedSnapshot> {
+  let bytes: Buffer;
+  try {
+    bytes = await getObject(address.bucket, address.key);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { snapshot: emptyCanvasSnapshot(), source: "default" };
+    throw new AppError("upstream", "The snapshot store could not be read");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return { snapshot: emptyCanvasSnapshot(), source: "default" };
+  }
+  if (snapshotStructureProblem(parsed) !== null) return { snapshot: emptyCanvasSnapshot(), source: "default" };
+  return { snapshot: parsed as CanvasSnapshot, source: "stored" };
+}
+
+/**
+ * Validates and stores a snapshot: 413 above MAX_SNAPSHOT_BYTES, 400 (with the reason) when it is not
+ * JSON or not a valid snapshot. The object is replaced atomically (the storage port writes a temporary
+ * file and renames it), so a reader sees the old version or the new one, never half a file.
+ */
+export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array) {
+  const max = env().MAX_SNAPSHOT_BYTES;
+  if (bytes.byteLength > max) throw new AppError("too_large", `The snapshot is larger than the maximum of ${max} bytes`);
+  if (bytes.byteLength === 0) throw new AppError("invalid", "The body must be the snapshot JSON");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new AppError("invalid", "The body is not valid JSON");
+  }
+  const problem = snapshotStructureProblem(parsed);
+  if (problem) throw new AppError("invalid", `Invalid snapshot: ${problem}`);
+  try {
+    await putObject(address.bucket, address.key, bytes);
+  } catch {
+    throw new AppError("upstream", "The snapshot could not be stored");
+  }
+  return { status: "success" as const, path: `${address.bucket}/${address.nodeType}/${address.nodeId}`, bytes: bytes.byteLength };
+}
+
+export const storeSnapshotOutput = z.object({ status: z.literal("success"), path: z.string(), bytes: z.number().int() });
