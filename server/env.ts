@@ -26,7 +26,74 @@ const envSchema = z.object({
   /** Lifetime of tokens minted by `markbook token` when --ttl-seconds is not given. */
   AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   SEED_DEMO: booleanFromString.optional(),
+  /** Storage bucket of canvas snapshots (the only bucket /get_canvas_node_file paths may name). */
+  SNAPSHOT_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, "must be a bucket name").default("cc.public.snapshots"),
+  /** Largest canvas snapshot a write accepts, in bytes (413 above it). */
+  MAX_SNAPSHOT_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Signs tokens of the real-time sync service; separate from AUTH_SECRET, never sent to clients. */
+  SYNC_TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SYNC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86400).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Largest scan upload accepted, in bytes (50 MB); larger uploads are refused with 413 while streaming. */
+  MAX_SCAN_BYTES: z.coerce.number().int().min(1024).default(52428800),
+  /** Storage bucket of exam scans (objects exam-submissions/<batch_id>/<uuid>.pdf). */
+  SCAN_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
+  // Graph port: Neo4j when NEO4J_URI is set, else the embedded graph tables.
+  NEO4J_URI: z
+    .string()
+    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, "must be a bolt:// or neo4j:// URL")
+    .optional(),
+  NEO4J_USER: z.string().min(1).default("neo4j"),
+  NEO4J_PASSWORD: z.string().optional(),
+  /** Graph database shared by every school: the global calendar. */
+  GRAPH_GLOBAL_DB: z
+    .string()
+    .regex(/^[a-z][a-z0-9.-]{2,62}$/, "must be a graph database name: 3-63 lowercase letters, digits, dots or dashes")
+    .default("global"),
+  // Speech service (/v1): see server/speech/config.ts for how these combine.
+  /** Folder of local transformers.js model folders. Default: ../shared/models if it exists, else DATA_DIR/models. */
+  MODELS_DIR: z.string().min(1).optional(),
+  SPEECH_MODEL_TINY: z.string().min(1).default("onnx-community/whisper-tiny"),
+  SPEECH_MODEL_BASE: z.string().min(1).default("onnx-community/whisper-base"),
+  SPEECH_MODEL_SMALL: z.string().min(1).default("onnx-community/whisper-small"),
+  SPEECH_MODEL_MEDIUM: z.string().min(1).default("onnx-community/whisper-medium-ONNX"),
+  SPEECH_MODEL_LARGE: z.string().min(1).default("onnx-community/whisper-large-v3-turbo"),
+  /** The model used when a request names none, and the one `whisper-1` stands for. */
+  SPEECH_DEFAULT_MODEL: z.enum(["tiny", "base", "small", "medium", "large"]).default("base"),
+  /** Download models from the Hugging Face hub when they are not in MODELS_DIR. */
+  ALLOW_REMOTE_MODELS: booleanFromString.default(true),
+  /** Weights variant: q8 (quantized, default), fp32, fp16, int8, uint8, q4. */
+  SPEECH_DTYPE: z.enum(["q8", "fp32", "fp16", "int8", "uint8", "q4"]).default("q8"),
+  /** A model not used for this long is unloaded from memory. */
+  MODEL_TTL_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Inference worker threads; each runs one job at a time. */
+  SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /** onnxruntime intra-op threads per worker; 0 means the number of cores divided by SPEECH_WORKERS. */
+  SPEECH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
+  /** onnxruntime's CPU memory arena: 2–3× faster decoding for ~150 MB more memory. */
+  SPEECH_MEMORY_ARENA: booleanFromString.default(true),
+  /** Jobs that may wait for a worker; beyond that a request gets 429. */
+  SPEECH_QUEUE_MAX: z.coerce.number().int().min(0).default(8),
+  /** Decoded audio (float32, 64 kB per second) that running and waiting jobs may hold; beyond it, 429. */
+  SPEECH_QUEUE_MAX_AUDIO_MB: z.coerce.number().min(1).default(512),
+  /** Largest accepted upload, bytes (OpenAI's limit, 25 MiB, by default). */
+  MAX_AUDIO_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  /** Longest accepted audio, seconds (2 h is 460 MB of decoded float32). */
+  MAX_AUDIO_SECONDS: z.coerce.number().min(1).default(2 * 3600),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  /** Upper bound of decoded tokens per 30 s window. */
+  SPEECH_MAX_NEW_TOKENS: z.coerce.number().int().min(1).max(440).default(224),
+  /** Temperatures tried after temperature 0 failed (OpenAI's fallback); "off" turns the fallback off. */
+  SPEECH_FALLBACK_TEMPERATURES: z.string().default("0.2,0.4,0.6,0.8,1.0"),
+  SPEECH_LOGPROB_THRESHOLD: z.coerce.number().default(-1),
+  SPEECH_COMPRESSION_RATIO_THRESHOLD: z.coerce.number().default(2.4),
+  SPEECH_NO_SPEECH_THRESHOLD: z.coerce.number().default(0.6),
+  /** Per API key: requests per minute, and seconds of audio per minute (0 = unlimited). */
+  SPEECH_RATE_LIMIT_RPM: z.coerce.number().int().min(0).default(60),
+  SPEECH_RATE_LIMIT_AUDIO_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Real-time WebSocket limits. */
+  SPEECH_WS_MAX_SESSIONS: z.coerce.number().int().min(1).default(8),
+  SPEECH_WS_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).default(3600),
 });
 
 export type Env = z.infer<typeof envSchema> & {
@@ -59,10 +126,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   const values = parsed.data;
   const isProductionDeployment = values.NODE_ENV === "production" && values.DATABASE_URL !== undefined;
-  if (isProductionDeployment && !values.AUTH_SECRET) {
+  // Generated secrets live in DATA_DIR, which a production deployment may not keep: they must be given.
+  const missingSecrets = (["AUTH_SECRET", "SYNC_TOKEN_SECRET"] as const).filter((name) => !values[name]);
+  if (isProductionDeployment && missingSecrets.length > 0) {
     throw new ConfigError(
-      "Invalid configuration:\n  AUTH_SECRET is required when NODE_ENV=production and DATABASE_URL is set " +
-        "(a random string of at least 32 characters, e.g. `openssl rand -base64 48`).",
+      `Invalid configuration:\n  ${missingSecrets.join(" and ")} ${missingSecrets.length > 1 ? "are" : "is"} required when ` +
+        "NODE_ENV=production and DATABASE_URL is set (each a random string of at least 32 characters, e.g. " +
+        "`openssl rand -base64 48`; two different values).",
     );
   }
   return {
