@@ -9,8 +9,13 @@ import path from "node:path";
 import { DataDirLockedError } from "./server/db/data-dir-lock";
 import { DEMO_PASSWORD } from "./server/db/demo-school";
 import { ConfigError, env } from "./server/env";
+import { closeGraphStore } from "./server/graph/index";
+import { settleGraphProjections } from "./server/graph/projection";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
 import { logger } from "./server/logger";
+import { handleSpeechRequest, isSpeechPath } from "./server/speech/http";
+import { closeRealtimeSessions, registerRealtimeRoute } from "./server/speech/realtime";
+import { closeSpeechService, getSpeechService } from "./server/speech/service";
 import { type StartedMarkbook, startMarkbook } from "./server/startup";
 
 const dev = process.argv.includes("--dev");
@@ -41,11 +46,20 @@ async function start(): Promise<Running> {
     await app.prepare();
 
     server.on("request", (request, response) => {
+      // The speech API is plain Node code, outside Next's bundle (onnxruntime and workers stay native).
+      if (isSpeechPath(request.url)) {
+        handleSpeechRequest(request, response).catch((error: unknown) => {
+          logger.error(`request ${request.method} ${request.url} failed`, error);
+          if (!response.headersSent) response.writeHead(500).end();
+        });
+        return;
+      }
       handle(request, response).catch((error: unknown) => {
         logger.error(`request ${request.method} ${request.url} failed`, error);
         if (!response.headersSent) response.writeHead(500).end("Internal server error");
       });
     });
+    registerRealtimeRoute(getSpeechService());
     server.on("upgrade", (request, socket, head) => {
       const route = findUpgradeRoute(request.url);
       if (route) {
@@ -99,6 +113,7 @@ const atMost = (ms: number, promise: Promise<unknown>) =>
 
 async function stop(running: Running) {
   const { server, markbook } = running;
+  closeRealtimeSessions(); // each flushes its last final and closes its socket
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
@@ -106,6 +121,9 @@ async function stop(running: Running) {
   await atMost(SHUTDOWN_GRACE_MS + 1_000, closed);
   clearTimeout(grace);
   await atMost(3_000, running.closeNext().catch((error: unknown) => logger.warn("Next.js did not close cleanly", error)));
+  await atMost(3_000, closeSpeechService().catch((error: unknown) => logger.warn("The speech engine did not stop cleanly", error)));
+  // Background graph projections finish first, then the Neo4j driver (when one was opened) closes.
+  await atMost(3_000, settleGraphProjections().then(closeGraphStore));
   // Last: PGlite must be closed cleanly, or its data folder can be left damaged.
   await markbook.close();
 }

@@ -1,8 +1,9 @@
 import crypto from "node:crypto";
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { apiKeys } from "../db/schema";
+import { notFound } from "../errors";
 
 /**
  * Keys of the speech service (`/v1`): "mk_" + 32 random bytes (base64url). Only a SHA-256 of the key
@@ -34,11 +35,14 @@ export async function createApiKey(tx: Tx, input: z.input<typeof createApiKeyInp
 /** The live (not revoked) key that `key` is, or null. Runs as the service: the caller is not a user. */
 export async function verifyApiKey(tx: Tx, key: string) {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
+  const presentedHash = hashApiKey(key);
   const [row] = await tx
-    .select({ id: apiKeys.id, name: apiKeys.name, last_used_at: apiKeys.last_used_at })
+    .select({ id: apiKeys.id, name: apiKeys.name, key_hash: apiKeys.key_hash, last_used_at: apiKeys.last_used_at })
     .from(apiKeys)
-    .where(and(eq(apiKeys.key_hash, hashApiKey(key)), isNull(apiKeys.revoked_at)));
-  if (!row) return null;
+    .where(and(eq(apiKeys.key_hash, presentedHash), isNull(apiKeys.revoked_at)));
+  // The lookup is by hash; the final comparison is constant-time all the same, so that no code path
+  // compares secret-derived bytes with an early exit.
+  if (!row || !crypto.timingSafeEqual(Buffer.from(row.key_hash, "hex"), Buffer.from(presentedHash, "hex"))) return null;
   const now = new Date();
   if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     await tx
@@ -52,4 +56,33 @@ export async function verifyApiKey(tx: Tx, key: string) {
       );
   }
   return { id: row.id, name: row.name };
+}
+
+export const revokeApiKeyInput = z.object({ id: z.uuid() });
+
+/** Revokes a key (idempotent); a key that does not exist is 404. */
+export async function revokeApiKey(tx: Tx, input: z.input<typeof revokeApiKeyInput>) {
+  const { id } = revokeApiKeyInput.parse(input);
+  const [row] = await tx
+    .update(apiKeys)
+    .set({ revoked_at: sql`coalesce(${apiKeys.revoked_at}, now())` })
+    .where(eq(apiKeys.id, id))
+    .returning({ id: apiKeys.id, revoked_at: apiKeys.revoked_at });
+  if (!row) throw notFound("API key");
+  return row;
+}
+
+/** Every key, newest first: name, shown prefix and dates; never the key or its hash. */
+export async function listApiKeys(tx: Tx) {
+  return tx
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      prefix: apiKeys.prefix,
+      created_at: apiKeys.created_at,
+      last_used_at: apiKeys.last_used_at,
+      revoked_at: apiKeys.revoked_at,
+    })
+    .from(apiKeys)
+    .orderBy(desc(apiKeys.created_at));
 }

@@ -1,0 +1,299 @@
+/**
+ * bench:speech — the speech engine on this machine, with the random-weight tiny model (q8) and a
+ * fixed 96 decoded tokens per 30 s window, so that every run does the same work:
+ *   - real-time factor (RTF) of one request, and of 4 concurrent ones, through the HTTP API;
+ *   - the encoder's and the per-token cost, from the engine's own timings;
+ *   - /v1/health latency while two transcriptions run (the event loop must stay free);
+ *   - peak RSS of the process (the worker threads included) with tiny loaded;
+ *   - WebSocket latency from the end of an utterance to its final segment;
+ *   - the same 30 s through a plain transformers.js `pipeline('automatic-speech-recognition')`, and
+ *     the ratio.
+ * API keys are not checked here (no database): the figures are the engine's. Results go to
+ * docs/benchmarks.md between <!-- bench:speech --> markers.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { promisify } from "node:util";
+import WebSocket from "ws";
+import { parseEnv } from "../server/env";
+import { speechConfigFromEnv } from "../server/speech/config";
+import { createSpeechHandler } from "../server/speech/http";
+import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../server/speech/realtime";
+import { createSpeechService } from "../server/speech/service";
+
+const MODEL_FOLDER = process.env.BENCH_SPEECH_MODEL ?? "whisper-tiny-random";
+const TOKENS_PER_WINDOW = 96;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WINDOW_SECONDS = 30;
+
+const config = speechConfigFromEnv(
+  parseEnv({
+    ...process.env,
+    SPEECH_MODEL_TINY: MODEL_FOLDER,
+    SPEECH_DEFAULT_MODEL: "tiny",
+    ALLOW_REMOTE_MODELS: process.env.ALLOW_REMOTE_MODELS ?? "false",
+    SPEECH_MAX_NEW_TOKENS: String(TOKENS_PER_WINDOW),
+    SPEECH_FALLBACK_TEMPERATURES: "off",
+    SPEECH_QUEUE_MAX: "16",
+    SPEECH_RATE_LIMIT_RPM: "0",
+    SPEECH_RATE_LIMIT_AUDIO_SECONDS: "0",
+    LOG_LEVEL: "warn",
+  }),
+);
+
+const fixtures = path.join(import.meta.dirname, "..", "tests", "fixtures", "audio");
+
+/** `seconds` of the speech fixture, repeated, as 16 kHz mono s16 PCM. */
+function speechPcm(seconds: number): Buffer {
+  const wav = fs.readFileSync(path.join(fixtures, "speech.wav"));
+  const at = wav.indexOf("data", 12, "latin1");
+  const pcm = wav.subarray(at + 8, at + 8 + wav.readUInt32LE(at + 4));
+  const out = Buffer.alloc(Math.round(seconds * 16000) * 2);
+  for (let offset = 0; offset < out.length; offset += pcm.length) pcm.copy(out, offset, 0, Math.min(pcm.length, out.length - offset));
+  return out;
+}
+
+function wav(pcm: Buffer): Buffer {
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0, "latin1");
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write("WAVEfmt ", 8, "latin1");
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(16000, 24);
+  header.writeUInt32LE(32000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36, "latin1");
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
+}
+
+/** The machine is shared: latencies are reported as the best of the rounds (as bench:db does). */
+const best = (values: number[]) => Math.min(...values);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
+
+async function main() {
+  if (!fs.existsSync(path.join(config.modelsDir, MODEL_FOLDER, "config.json"))) {
+    console.error(`No ${MODEL_FOLDER} in ${config.modelsDir}: set MODELS_DIR.`);
+    process.exit(1);
+  }
+  const service = createSpeechService(config, { authenticate: async () => "bench", engine: { minNewTokens: TOKENS_PER_WINDOW } });
+  const handler = createSpeechHandler(service);
+  const server = http.createServer((request, response) => void handler(request, response));
+  server.keepAliveTimeout = 120_000; // the client reuses connections across the phases
+  const realtime = createRealtimeUpgradeHandler(service);
+  server.on("upgrade", (request, socket, head) => realtime(request, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const window = wav(speechPcm(WINDOW_SECONDS));
+  const transcribe = async (audio: Buffer) => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(audio)]), "bench.wav");
+    form.append("model", "tiny");
+    form.append("language", "en");
+    const started = performance.now();
+    const response = await fetch(`${base}/v1/audio/transcriptions`, { method: "POST", headers: { authorization: "Bearer bench" }, body: form });
+    if (!response.ok) throw new Error(`transcription failed: ${response.status} ${await response.text()}`);
+    await response.json();
+    return performance.now() - started;
+  };
+
+  // Warm-up: loads the model (measured) and runs once.
+  const loadStarted = performance.now();
+  await transcribe(window);
+  const firstRequest = performance.now() - loadStarted;
+
+  // One request at a time; the engine's own split of the cost, from a direct pool call.
+  const single: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) single.push(await transcribe(window));
+  const samples = new Float32Array(WINDOW_SECONDS * 16000);
+  const pcm = speechPcm(WINDOW_SECONDS);
+  const split = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2) / 32768;
+    const result = await service.pool.transcribe({
+      model: "tiny",
+      source: MODEL_FOLDER,
+      samples: samples.slice(),
+      task: "transcribe",
+      language: "en",
+      temperature: 0,
+      wordTimestamps: false,
+    });
+    split.push(result.timings);
+  }
+  const encoder = best(split.map((t) => t.encoder));
+  const features = best(split.map((t) => t.features));
+  const firstStep = best(split.map((t) => t.firstStep));
+  const decode = best(split.map((t) => t.decode));
+  const tokens = split[0]!.tokens;
+  // The decode's first step also computes the cross-attention keys/values: count it apart.
+  const perToken = decode / tokens;
+
+  // Four at once.
+  const concurrentStarted = performance.now();
+  const concurrentLatencies = await Promise.all([0, 1, 2, 3].map(() => transcribe(window)));
+  const concurrentWall = performance.now() - concurrentStarted;
+
+  // Health while two transcriptions run.
+  const healthLatencies: number[] = [];
+  let running = true;
+  const busy = Promise.all([transcribe(wav(speechPcm(60))), transcribe(wav(speechPcm(60)))]).finally(() => (running = false));
+  while (running) {
+    const started = performance.now();
+    const response = await fetch(`${base}/v1/health`);
+    await response.json();
+    healthLatencies.push(performance.now() - started);
+    await sleep(10);
+  }
+  await busy;
+
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+
+  // WebSocket, on a service of its own without the fixed token count (the model stops by itself, as in
+  // use): stream 4 s of speech then 2 s of silence at real-time pace; time from the last voiced frame to
+  // the final segment.
+  const realtimeService = createSpeechService(config, { authenticate: async () => "bench" });
+  const realtimeServer = http.createServer();
+  const realtimeHandler = createRealtimeUpgradeHandler(realtimeService);
+  realtimeServer.on("upgrade", (request, socket, head) => realtimeHandler(request, socket, head));
+  await new Promise<void>((resolve) => realtimeServer.listen(0, "127.0.0.1", resolve));
+  const realtimeBase = `ws://127.0.0.1:${(realtimeServer.address() as AddressInfo).port}`;
+  const wsLatencies: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const ws = new WebSocket(`${realtimeBase}${REALTIME_PATH}?model=tiny&language=en`, { headers: { authorization: "Bearer bench" } });
+    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    let speechEndedAt = 0;
+    const finalAt = new Promise<number>((resolve) =>
+      ws.on("message", (data) => {
+        if ((JSON.parse(String(data)) as { type: string }).type === "final") resolve(performance.now());
+      }),
+    );
+    const audio = Buffer.concat([speechPcm(4), Buffer.alloc(2 * 32000)]);
+    const started = performance.now();
+    for (let offset = 0, index = 0; offset < audio.length; offset += 3200, index++) {
+      ws.send(audio.subarray(offset, offset + 3200));
+      if (offset + 3200 >= 4 * 32000 && !speechEndedAt) speechEndedAt = performance.now();
+      await sleep(Math.max(0, started + (index + 1) * 100 - performance.now()));
+    }
+    const latency = (await finalAt) - speechEndedAt;
+    if (round > 0) wsLatencies.push(latency); // round 0 loads the model
+    ws.send(JSON.stringify({ type: "end" }));
+    await new Promise((resolve) => ws.once("close", resolve));
+  }
+  realtimeServer.close();
+  await realtimeService.close();
+
+  // The same window through a plain transformers.js pipeline, in a separate process (two onnxruntime
+  // instances in one process disturb each other), between two blocks of Markbook requests so that both
+  // see about the same machine load.
+  const before: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) before.push(await transcribe(window));
+  const plain = await runPlainPipeline(samples, ROUNDS);
+  const after: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) after.push(await transcribe(window));
+  const ours = [...before, ...after];
+  server.closeAllConnections();
+  server.close();
+  await service.close();
+
+  const rtfSingle = best(single) / 1000 / WINDOW_SECONDS;
+  const rtfConcurrent = concurrentWall / 1000 / (4 * WINDOW_SECONDS);
+  const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
+  const rows = [
+    ["one request, 30 s window, 96 tokens: latency (best; median)", `${ms(best(single))} (${ms(median(single))})`, ""],
+    ["**RTF, one request**", `**${rtfSingle.toFixed(3)}**`, "≤ 0.08"],
+    ["4 concurrent requests: wall time for 4 × 30 s", ms(concurrentWall), ""],
+    ["RTF, 4 concurrent (wall ÷ audio)", rtfConcurrent.toFixed(3), ""],
+    ["4 concurrent: slowest request", ms(Math.max(...concurrentLatencies)), ""],
+    ["features (log-mel) per window", ms(features), ""],
+    ["encoder per window", ms(encoder), ""],
+    ["language + no-speech step (1 decoder step)", ms(firstStep), ""],
+    [`decoding, ${tokens} tokens (incl. the first step that computes cross K/V)`, ms(decode), ""],
+    ["per decoded token", ms(perToken), ""],
+    ["first request (model load + one window)", ms(firstRequest), ""],
+    [`/v1/health during 2 transcriptions: p50 / p99 (${healthLatencies.length} calls)`, `${ms(percentile(healthLatencies, 50))} / ${ms(percentile(healthLatencies, 99))}`, "p99 ≤ 25 ms"],
+    ["peak RSS of the process (workers included), tiny loaded, before the pipeline comparison", `${peakRssMb.toFixed(0)} MB`, "≤ 600 MB"],
+    ["WebSocket: end of utterance → final segment (best; median; includes the 500 ms endpoint silence)", `${ms(best(wsLatencies))} (${ms(median(wsLatencies))})`, "≤ 1.5 s"],
+    ["plain `pipeline()` on the same window (best; own process)", ms(best(plain)), ""],
+    ["Markbook, one request over HTTP (best of the blocks before and after)", ms(best(ours)), ""],
+    ["Markbook ÷ plain pipeline", `${(best(ours) / best(plain)).toFixed(2)}×`, ""],
+  ];
+  const body = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}; model ${MODEL_FOLDER} (q8), ` +
+      `${config.workers} worker × ${config.intraOpThreads} onnxruntime threads, ${TOKENS_PER_WINDOW} tokens per window, ${ROUNDS} rounds (best, and median where shown); ` +
+      `load average at the end ${os.loadavg()[0]!.toFixed(1)}.`,
+    "",
+    "| measure | value | target |",
+    "| --- | --- | --- |",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+  console.log(body);
+  writeSection("bench:speech", body);
+  process.exit(0);
+}
+
+/** Times a plain `pipeline('automatic-speech-recognition')` on the samples, in a child process. */
+async function runPlainPipeline(samples: Float32Array, rounds: number): Promise<number[]> {
+  const input = path.join(os.tmpdir(), `markbook-bench-${process.pid}.f32`);
+  fs.writeFileSync(input, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+  const code = `
+    import { execFile } from "node:child_process";
+import fs from "node:fs";
+    import { env, pipeline } from "@huggingface/transformers";
+    env.localModelPath = ${JSON.stringify(config.modelsDir)};
+    env.allowRemoteModels = false;
+    const bytes = fs.readFileSync(${JSON.stringify(input)});
+    const audio = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    const asr = await pipeline("automatic-speech-recognition", ${JSON.stringify(MODEL_FOLDER)}, {
+      dtype: "q8", session_options: { intraOpNumThreads: ${config.intraOpThreads} } });
+    const times = [];
+    for (let round = 0; round <= ${rounds}; round++) {
+      const started = performance.now();
+      await asr(audio.slice(), { language: "en", task: "transcribe", max_new_tokens: ${TOKENS_PER_WINDOW}, min_new_tokens: ${TOKENS_PER_WINDOW} });
+      if (round > 0) times.push(performance.now() - started);
+    }
+    process.stdout.write(JSON.stringify(times));`;
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", code], { cwd: process.cwd(), encoding: "utf8" });
+    return JSON.parse(stdout.trim().split("\n").at(-1)!) as number[];
+  } finally {
+    fs.rmSync(input, { force: true });
+  }
+}
+
+/** Replaces the text between `<!-- name -->` and `<!-- /name -->` in docs/benchmarks.md. */
+function writeSection(name: string, body: string) {
+  const file = "docs/benchmarks.md";
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
+  const start = `<!-- ${name} -->`;
+  const end = `<!-- /${name} -->`;
+  const block = `${start}\n${body}\n${end}`;
+  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
+  if (pattern.test(text)) {
+    fs.writeFileSync(file, text.replace(pattern, block));
+  } else {
+    const intro = [
+      "## bench:speech — the speech engine (Whisper on transformers.js, worker threads)",
+      "",
+      "`npm run bench:speech` (needs `whisper-tiny-random` in `MODELS_DIR` or `../shared/models`). The random-weight",
+      "tiny model costs what whisper-tiny costs; every window decodes exactly 96 tokens so runs compare.",
+      "",
+    ].join("\n");
+    fs.writeFileSync(file, `${text.trimEnd()}\n\n${intro}\n${block}\n`);
+  }
+  console.log(`Wrote ${file} (${name}).`);
+}
+
+await main();

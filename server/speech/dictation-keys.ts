@@ -1,0 +1,57 @@
+/**
+ * Short-lived speech keys for the signed-in UI's dictation: the browser must hold a key to open
+ * `/v1/websocket` (`?api_key=`), and a real API key must never reach it. A dictation key is
+ * "mkd_" + an HS256 JWT (AUTH_SECRET) for one user, audience markbook-speech, valid minutes, not stored:
+ * nothing to revoke, it simply expires. The tRPC procedure that hands one to a signed-in user calls
+ * `issueDictationKey` with the session's user id.
+ */
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { z } from "zod";
+import { serverSecret } from "../auth/secret";
+
+export const DICTATION_KEY_PREFIX = "mkd_";
+const AUDIENCE = "markbook-speech";
+const ISSUER = "markbook";
+export const DICTATION_KEY_DEFAULT_TTL_SECONDS = 600;
+const MAX_TTL_SECONDS = 3600;
+
+const secretKey = () => new TextEncoder().encode(serverSecret("AUTH_SECRET"));
+
+export const issueDictationKeyInput = z.object({
+  userId: z.uuid(),
+  ttlSeconds: z.number().int().min(30).max(MAX_TTL_SECONDS).default(DICTATION_KEY_DEFAULT_TTL_SECONDS),
+});
+
+export const dictationKeyOutput = z.object({ key: z.string(), expires_at: z.date() });
+
+export async function issueDictationKey(input: z.input<typeof issueDictationKeyInput>, now = new Date()) {
+  const { userId, ttlSeconds } = issueDictationKeyInput.parse(input);
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const jwt = await new SignJWT({ scope: "speech" })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(userId)
+    .setAudience(AUDIENCE)
+    .setIssuer(ISSUER)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + ttlSeconds)
+    .sign(secretKey());
+  return dictationKeyOutput.parse({ key: DICTATION_KEY_PREFIX + jwt, expires_at: new Date((issuedAt + ttlSeconds) * 1000) });
+}
+
+/** The user a live dictation key was issued to, or null (expired, tampered, another audience…). */
+export async function verifyDictationKey(key: string, now = new Date()): Promise<{ userId: string } | null> {
+  if (!key.startsWith(DICTATION_KEY_PREFIX) || key.length > 2000) return null;
+  try {
+    const { payload } = await jwtVerify(key.slice(DICTATION_KEY_PREFIX.length), secretKey(), {
+      algorithms: ["HS256"],
+      audience: AUDIENCE,
+      issuer: ISSUER,
+      requiredClaims: ["exp", "sub"],
+      currentDate: now,
+    });
+    return payload.scope === "speech" && typeof payload.sub === "string" ? { userId: payload.sub } : null;
+  } catch (error) {
+    if (error instanceof joseErrors.JOSEError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The inference pool: worker threads, each running one job at a time, behind a bounded queue.
+ * A full queue answers 429 at once (never an unbounded pile of audio in memory); a client that goes
+ * away cancels its job, queued or running.
+ */
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import type { SpeechModelId } from "./config";
+import type { EngineSettings, FromWorker, ToWorker, TranscribeRequest, TranscribeResult } from "./engine-protocol";
+
+const WORKER_ENTRY = new URL("./engine-worker.mjs", import.meta.url);
+
+interface Job {
+  id: number;
+  message: ToWorker;
+  transfer: ArrayBuffer[];
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+}
+
+export class CancelledJobError extends Error {
+  constructor() {
+    super("The request was cancelled.");
+    this.name = "CancelledJobError";
+  }
+}
+
+export class EnginePool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Why the engine cannot run, when a worker failed to start (shown by /v1/health). */
+  private fatal: string | null = null;
+  private readonly wordTimestampSupport = new Map<string, Promise<boolean>>();
+  /** Finished jobs by outcome (benchmarks, tests, and the log at shutdown). */
+  readonly stats = { completed: 0, cancelled: 0, failed: 0, modelLoads: 0, modelUnloads: 0, decodes: 0 };
+  /** Models loaded in the workers now (one entry per worker and model). */
+  readonly loadedModels: string[] = [];
+
+  constructor(
+    private readonly settings: EngineSettings,
+    private readonly size: number,
+    private readonly queueMax: number,
+    /** Decoded audio that running and waiting jobs may hold together (the pool's memory bound). */
+    private readonly maxAudioBytes = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Bytes of decoded audio held by running and waiting jobs. */
+  private audioBytes = 0;
+
+  get health(): { ok: true } | { ok: false; reason: string } {
+    return this.fatal ? { ok: false, reason: this.fatal } : { ok: true };
+  }
+
+  /** Jobs running plus waiting. */
+  get load() {
+    return { running: this.slots.filter((slot) => slot.job).length, queued: this.queue.length };
+  }
+
+  transcribe(request: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult> {
+    const bytes = request.samples.byteLength;
+    // One job is always admitted when the pool holds no audio, so that a long file is never refused forever.
+    if (this.audioBytes > 0 && this.audioBytes + bytes > this.maxAudioBytes) {
+      return Promise.reject(
+        Object.assign(new AppError("rate_limited", "The speech engine is busy: too much audio is waiting. Retry shortly.", undefined, "rate_limit_exceeded"), {
+          retryAfterSeconds: 1,
+        }),
+      );
+    }
+    this.audioBytes += bytes;
+    const job = this.enqueue<TranscribeResult>((id) => ({ type: "transcribe", id, request }), [request.samples.buffer as ArrayBuffer], signal);
+    const release = () => {
+      this.audioBytes -= bytes;
+    };
+    job.then(release, release);
+    return job;
+  }
+
+  /** Whether the model can give word timestamps (loads it; the answer is kept). */
+  supportsWordTimestamps(model: SpeechModelId, source: string, signal?: AbortSignal): Promise<boolean> {
+    let answer = this.wordTimestampSupport.get(source);
+    if (!answer) {
+      answer = this.enqueue<boolean>((id) => ({ type: "probe", id, model, source }), [], signal);
+      this.wordTimestampSupport.set(source, answer);
+      answer.catch(() => this.wordTimestampSupport.delete(source));
+    }
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new AppError("unavailable", "The speech service is shutting down."));
+    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+  }
+
+  private enqueue<T>(makeMessage: (id: number) => ToWorker, transfer: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
+    if (this.closed) return Promise.reject(new AppError("unavailable", "The speech service is shutting down."));
+    if (signal?.aborted) return Promise.reject(new CancelledJobError());
+    this.ensureWorkers();
+    const idle = this.slots.find((slot) => !slot.job);
+    if (!idle && this.queue.length >= this.queueMax) {
+      return Promise.reject(
+        Object.assign(new AppError("rate_limited", "The speech engine is busy: too many requests are waiting. Retry shortly.", undefined, "rate_limit_exceeded"), {
+          retryAfterSeconds: 1,
+        }),
+      );
+    }
+    return new Promise<T>((resolve, reject) => {
+      const id = this.nextId++;
+      const job: Job = { id, message: makeMessage(id), transfer, resolve: resolve as (value: unknown) => void, reject, signal };
+      if (signal) {
+        job.onAbort = () => this.cancel(job);
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      if (idle) this.start(idle, job);
+      else this.queue.push(job);
+    });
+  }
+
+  private cancel(job: Job) {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.reject(new CancelledJobError());
+      return;
+    }
+    const slot = this.slots.find((candidate) => candidate.job === job);
+    slot?.worker.postMessage({ type: "cancel", id: job.id } satisfies ToWorker);
+  }
+
+  private start(slot: Slot, job: Job) {
+    slot.job = job;
+    slot.worker.postMessage(job.message, job.transfer);
+  }
+
+  private finish(slot: Slot, settle: (job: Job) => void) {
+    const job = slot.job;
+    slot.job = null;
+    if (job) {
+      if (job.signal && job.onAbort) job.signal.removeEventListener("abort", job.onAbort);
+      settle(job);
+    }
+    const next = this.queue.shift();
+    if (next) this.start(slot, next);
+  }
+
+  private ensureWorkers() {
+    while (this.slots.length < this.size) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_ENTRY, { workerData: { settings: this.settings }, name: "markbook-speech" });
+    const slot: Slot = { worker, job: null };
+    worker.unref();
+    worker.on("message", (message: FromWorker) => {
+      switch (message.type) {
+        case "ready":
+          this.fatal = null;
+          return;
+        case "log":
+          logger[message.level](message.message);
+          return;
+        case "model":
+          if (message.state === "loaded") {
+            this.stats.modelLoads++;
+            this.loadedModels.push(message.source);
+          } else {
+            this.stats.modelUnloads++;
+            const index = this.loadedModels.indexOf(message.source);
+            if (index >= 0) this.loadedModels.splice(index, 1);
+          }
+          return;
+        case "result":
+          this.stats.completed++;
+          this.stats.decodes += message.result.decodes;
+          this.finish(slot, (job) => job.resolve(message.result));
+          return;
+        case "probed":
+          this.finish(slot, (job) => job.resolve(message.wordTimestamps));
+          return;
+        case "error": {
+          const { code, message: text, param } = message.error;
+          if (code === "cancelled") this.stats.cancelled++;
+          else this.stats.failed++;
+          this.finish(slot, (job) =>
+            job.reject(
+              code === "cancelled"
+                ? new CancelledJobError()
+                : new AppError(code === "invalid" ? "invalid" : "internal", text, param),
+            ),
+          );
+          return;
+        }
+      }
+    });
+    worker.on("error", (error) => {
+      logger.error("speech worker crashed", error);
+      this.fatal = `speech worker crashed: ${error.message}`;
+    });
+    worker.on("exit", (code) => {
+      const index = this.slots.indexOf(slot);
+      if (index >= 0) this.slots.splice(index, 1);
+      const job = slot.job;
+      slot.job = null;
+      if (job) job.reject(new AppError("internal", "The speech engine stopped while working on this request."));
+      if (!this.closed && code !== 0) {
+        this.fatal ??= `speech worker exited with code ${code}`;
+        // Keep serving: a fresh worker takes the waiting jobs.
+        if (this.queue.length > 0) {
+          this.ensureWorkers();
+          for (const free of this.slots.filter((candidate) => !candidate.job)) {
+            const next = this.queue.shift();
+            if (next) this.start(free, next);
+          }
+        }
+      }
+    });
+    return slot;
+  }
+}

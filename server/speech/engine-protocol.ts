@@ -1,0 +1,59 @@
+/** Messages between the engine pool (main thread) and its worker threads. */
+import type { SpeechModelId } from "./config";
+import type { Segment, Word } from "./formats";
+
+export interface EngineSettings {
+  modelsDir: string;
+  allowRemoteModels: boolean;
+  dtype: string;
+  intraOpThreads: number;
+  modelTtlSeconds: number;
+  maxNewTokens: number;
+  fallbackTemperatures: number[];
+  logprobThreshold: number;
+  compressionRatioThreshold: number;
+  noSpeechThreshold: number;
+  /** onnxruntime's CPU memory arena (faster allocation, higher peak memory); off by default. */
+  memoryArena?: boolean;
+  /** Benchmarks only: decode at least this many tokens per window (fixed cost per window). */
+  minNewTokens?: number;
+}
+
+export interface TranscribeRequest {
+  model: SpeechModelId;
+  /** Folder under modelsDir or hub id. */
+  source: string;
+  samples: Float32Array;
+  task: "transcribe" | "translate";
+  /** ISO code; absent: detected from the first window. */
+  language?: string;
+  prompt?: string;
+  temperature: number;
+  wordTimestamps: boolean;
+  /** Decode with timestamp tokens (segments); realtime partials turn it off. */
+  timestamps?: boolean;
+}
+
+export interface TranscribeResult {
+  languageCode: string;
+  text: string;
+  segments: Segment[];
+  words: Word[];
+  /** How many decodes ran (1 per window without fallback), for tests and benchmarks. */
+  decodes: number;
+  /** Milliseconds spent, summed over windows: features, encoder, the language/no-speech step, decoding; and tokens decoded. */
+  timings: { features: number; encoder: number; firstStep: number; decode: number; tokens: number };
+}
+
+export type ToWorker =
+  | { type: "transcribe"; id: number; request: TranscribeRequest }
+  | { type: "cancel"; id: number }
+  | { type: "probe"; id: number; model: SpeechModelId; source: string };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "result"; id: number; result: TranscribeResult }
+  | { type: "probed"; id: number; wordTimestamps: boolean }
+  | { type: "error"; id: number; error: { code: string; message: string; param?: string; openaiCode?: string } }
+  | { type: "log"; level: "info" | "warn" | "error"; message: string }
+  | { type: "model"; source: string; state: "loaded" | "unloaded" };

@@ -1,0 +1,132 @@
+/** One inference thread: loads Whisper models on demand (single-flight), runs jobs one at a time. */
+import fs from "node:fs";
+import path from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
+import { env as transformersEnv } from "@huggingface/transformers";
+import type { EngineSettings, FromWorker, ToWorker } from "./engine-protocol";
+import { CancelledError, type LoadedWhisper, disposeWhisper, loadWhisper, transcribeWithWhisper } from "./whisper-engine";
+
+const port = parentPort!;
+const settings = (workerData as { settings: EngineSettings }).settings;
+const send = (message: FromWorker) => port.postMessage(message);
+const log = (level: "info" | "warn" | "error", message: string) => send({ type: "log", level, message });
+
+transformersEnv.localModelPath = settings.modelsDir;
+transformersEnv.allowLocalModels = true;
+transformersEnv.allowRemoteModels = settings.allowRemoteModels;
+
+interface ModelSlot {
+  loading: Promise<LoadedWhisper>;
+  lastUsed: number;
+  active: number;
+}
+const models = new Map<string, ModelSlot>();
+const cancelled = new Set<number>();
+
+/** Logs download progress (a quarter at a time); a model read from MODELS_DIR logs nothing. */
+function progressLogger(source: string) {
+  const reported = new Map<string, number>();
+  const local = fs.existsSync(path.join(settings.modelsDir, source));
+  return (event: { status: string; file?: string; progress?: number }) => {
+    if (local) return;
+    if (event.status === "initiate" && event.file) log("info", `speech model ${source}: fetching ${event.file}`);
+    if (event.status === "progress" && event.file && typeof event.progress === "number") {
+      const step = Math.floor(event.progress / 25) * 25;
+      if (step > (reported.get(event.file) ?? -1)) {
+        reported.set(event.file, step);
+        log("info", `speech model ${source}: ${event.file} ${step}%`);
+      }
+    }
+  };
+}
+
+/** Two jobs for the same model share one load (single-flight); a failed load is forgotten. */
+function acquireModel(source: string): ModelSlot {
+  let slot = models.get(source);
+  if (!slot) {
+    const startedAt = Date.now();
+    const loading = loadWhisper(source, settings, progressLogger(source)).then(
+      (loaded) => {
+        log("info", `speech model ${source} loaded in ${Date.now() - startedAt} ms`);
+        send({ type: "model", source, state: "loaded" });
+        return loaded;
+      },
+      (error: unknown) => {
+        models.delete(source);
+        throw error;
+      },
+    );
+    slot = { loading, lastUsed: Date.now(), active: 0 };
+    models.set(source, slot);
+  }
+  slot.active++;
+  return slot;
+}
+
+function release(slot: ModelSlot) {
+  slot.active--;
+  slot.lastUsed = Date.now();
+}
+
+// Idle unload: a model nobody used for MODEL_TTL_SECONDS gives its memory back.
+const ttlMs = settings.modelTtlSeconds * 1000;
+setInterval(
+  () => {
+    for (const [source, slot] of models) {
+      if (slot.active === 0 && Date.now() - slot.lastUsed >= ttlMs) {
+        models.delete(source);
+        void slot.loading.then(disposeWhisper).then(
+          () => {
+            log("info", `speech model ${source} unloaded after ${settings.modelTtlSeconds} s idle`);
+            send({ type: "model", source, state: "unloaded" });
+          },
+          () => {},
+        );
+      }
+    }
+  },
+  Math.min(ttlMs, 30_000),
+).unref();
+
+function describeError(error: unknown, source: string) {
+  if (error instanceof CancelledError) return { code: "cancelled", message: "cancelled" };
+  const withCode = error as { code?: unknown; param?: string; message?: string };
+  if (withCode.code === "invalid") return { code: "invalid", message: String(withCode.message), param: withCode.param };
+  const message = error instanceof Error ? error.message : String(error);
+  if (/file was not found locally|Could not locate file|Unauthorized access to file|fetch failed/i.test(message)) {
+    log("warn", `speech model ${source} is not available in ${settings.modelsDir}: ${message}`);
+    return {
+      code: "internal",
+      message:
+        `The speech model ${source} is not available: it is not in MODELS_DIR` +
+        (settings.allowRemoteModels ? " and could not be downloaded." : " and downloads are off (ALLOW_REMOTE_MODELS=false)."),
+    };
+  }
+  log("error", `speech engine failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
+  return { code: "internal", message: "The speech engine failed on this request." };
+}
+
+port.on("message", async (message: ToWorker) => {
+  if (message.type === "cancel") {
+    cancelled.add(message.id);
+    return;
+  }
+  const source = message.type === "transcribe" ? message.request.source : message.source;
+  const slot = acquireModel(source);
+  try {
+    const loaded = await slot.loading;
+    if (message.type === "probe") {
+      send({ type: "probed", id: message.id, wordTimestamps: loaded.supportsWordTimestamps });
+      return;
+    }
+    const result = await transcribeWithWhisper(loaded, message.request, settings, () => cancelled.has(message.id));
+    send({ type: "result", id: message.id, result });
+  } catch (error) {
+    send({ type: "error", id: message.id, error: describeError(error, source) });
+  } finally {
+    release(slot);
+    cancelled.delete(message.id);
+  }
+});
+
+send({ type: "ready" });

@@ -1,0 +1,252 @@
+/**
+ * The OpenAI-compatible speech REST API (`/v1/…`), as a plain Node request handler: server.ts calls it
+ * before Next for every path under /v1/, and tests mount it on their own http server.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import { AppError, openaiErrorBody } from "../errors";
+import { logger } from "../logger";
+import { SAMPLE_RATE, decodeAudioFile, invalidFileFormat, isSilent, readFileHead, sniffAudioFormat } from "./audio";
+import { CancelledJobError } from "./engine-pool";
+import { RESPONSE_FORMATS, type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
+import { isWhisperLanguage, languageName } from "./languages";
+import { listModels, resolveRequestedModel, retrieveModel } from "./models";
+import { MULTIPART_OVERHEAD_BYTES, fileTooLarge, multipartBoundary, parseMultipartUpload } from "./multipart";
+import { retryAfterOf } from "./rate-limits";
+import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
+
+/** After an early error answer, at most this much of the unread body is swallowed before hanging up. */
+const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export type SpeechRequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+export const isSpeechPath = (url: string | undefined) => (url ?? "").startsWith("/v1/") || url === "/v1";
+
+/** The handler server.ts mounts: the process's speech service, from the environment. */
+export const handleSpeechRequest: SpeechRequestHandler = (request, response) => createSpeechHandler(getSpeechService())(request, response);
+
+export function createSpeechHandler(service: SpeechService): SpeechRequestHandler {
+  return async (request, response) => {
+    const extraHeaders: Record<string, string> = {};
+    try {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      const path = url.pathname.replace(/\/+$/, "");
+      const method = request.method ?? "GET";
+
+      if (path === "/v1/health" && (method === "GET" || method === "HEAD")) return sendJson(response, 200, await health(service));
+      if (path === "/v1/websocket") {
+        throw new AppError("invalid", "This endpoint speaks WebSocket: send an Upgrade: websocket request.");
+      }
+
+      const keyId = await authenticate(service, request);
+      if (path === "/v1/models" && method === "GET") return sendJson(response, 200, listModels(service.config));
+      const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(path);
+      if (modelMatch && method === "GET") return sendJson(response, 200, retrieveModel(service.config, safeDecode(modelMatch[1]!)));
+
+      if ((path === "/v1/audio/transcriptions" || path === "/v1/audio/translations") && method === "POST") {
+        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
+        service.rateLimiter.takeRequest(keyId);
+        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
+        const task = path.endsWith("translations") ? "translate" : "transcribe";
+        const rendered = await transcribeUpload(service, request, response, task, keyId);
+        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
+        if (rendered === null) return; // the client went away
+        response.writeHead(200, { "content-type": rendered.contentType, ...extraHeaders });
+        response.end(rendered.body);
+        return;
+      }
+      throw new AppError("not_found", `Invalid URL (${method} ${url.pathname})`, undefined, "unknown_url");
+    } catch (error) {
+      if (error instanceof CancelledJobError) return; // nobody is listening any more
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter) extraHeaders["retry-after"] = String(retryAfter);
+      sendError(request, response, error, extraHeaders);
+    }
+  };
+}
+
+const safeDecode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // a malformed escape is just an unknown model (404), not a 500
+  }
+};
+
+async function authenticate(service: SpeechService, request: IncomingMessage): Promise<string> {
+  const header = request.headers.authorization ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const keyId = match ? await service.authenticate(match[1]!) : null;
+  if (!keyId) {
+    throw new AppError(
+      "unauthenticated",
+      match ? "Incorrect API key provided." : "You didn't provide an API key: send it in the Authorization header as 'Bearer <API key>'.",
+      undefined,
+      "invalid_api_key",
+    );
+  }
+  return keyId;
+}
+
+async function health(service: SpeechService) {
+  const ffmpeg = await service.ffmpegHealth();
+  const engine = service.pool.health;
+  const reasons = [ffmpeg.ok ? null : ffmpeg.reason, engine.ok ? null : engine.reason].filter(Boolean);
+  return {
+    status: reasons.length === 0 ? "healthy" : "unhealthy",
+    service: SPEECH_SERVICE_NAME,
+    version: SPEECH_SERVICE_VERSION,
+    timestamp: new Date().toISOString(),
+    uptime: Math.round((Date.now() - service.startedAt) / 1000),
+    ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
+  };
+}
+
+const granularitySchema = z.enum(["word", "segment"]);
+
+const transcriptionFields = z.object({
+  model: z.string().optional(),
+  language: z
+    .string()
+    .regex(/^[a-z]{2}$/, "must be an ISO-639-1 code: two lowercase letters")
+    .refine(isWhisperLanguage, "is not a language Whisper knows")
+    .optional(),
+  prompt: z.string().max(4000, "must have at most 4000 characters").optional(),
+  response_format: z.enum(RESPONSE_FORMATS).default("json"),
+  temperature: z
+    .string()
+    .trim()
+    .regex(/^[0-9.eE+-]+$/, "must be a number from 0 to 1")
+    .transform(Number)
+    .pipe(z.number().min(0, "must be at least 0").max(1, "must be at most 1"))
+    .default(0),
+  timestamp_granularities: z.array(granularitySchema).default([]),
+});
+
+function readFields(fields: Map<string, string[]>, task: "transcribe" | "translate") {
+  if (task === "translate" && fields.has("language")) {
+    throw new AppError("invalid", "Translations are always into English and take no 'language' field.", "language");
+  }
+  const single = (name: string) => {
+    const value = fields.get(name)?.[0];
+    return value === "" ? undefined : value;
+  };
+  const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])]
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter(Boolean);
+  const parsed = transcriptionFields.safeParse({
+    model: single("model"),
+    language: single("language"),
+    prompt: single("prompt"),
+    response_format: single("response_format"),
+    temperature: single("temperature"),
+    timestamp_granularities: granularities,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const param = String(issue.path[0] ?? "");
+    throw new AppError("invalid", `${param}: ${issue.message}`, param);
+  }
+  const values = parsed.data;
+  if (values.timestamp_granularities.length > 0 && values.response_format !== "verbose_json") {
+    throw new AppError("invalid", "timestamp_granularities needs response_format=verbose_json.", "timestamp_granularities");
+  }
+  return { ...values, timestamp_granularities: [...new Set(values.timestamp_granularities)] as TimestampGranularity[] };
+}
+
+async function transcribeUpload(
+  service: SpeechService,
+  request: IncomingMessage,
+  response: ServerResponse,
+  task: "transcribe" | "translate",
+  keyId: string,
+) {
+  const { config } = service;
+  const boundary = multipartBoundary(request.headers["content-type"]);
+  if (!boundary) throw new AppError("invalid", "The body must be multipart/form-data with the audio in the 'file' field.", "file");
+  const declaredLength = Number(request.headers["content-length"] ?? NaN);
+  if (declaredLength > config.maxAudioBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooLarge(config.maxAudioBytes);
+
+  // The client going away cancels everything that follows, including a queued or running inference.
+  const abort = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) abort.abort();
+  });
+
+  const upload = await parseMultipartUpload(request, { boundary, maxFileBytes: config.maxAudioBytes });
+  try {
+    const fields = readFields(upload.fields, task);
+    const model = resolveRequestedModel(config, fields.model);
+    const file = upload.file;
+    if (!file) throw new AppError("invalid", "The audio file is missing: send it in the 'file' field.", "file");
+    if (file.size === 0) throw invalidFileFormat("The file is empty.");
+    if (!sniffAudioFormat(await readFileHead(file.path))) throw invalidFileFormat("The file is not audio in a supported container.");
+
+    const wantWords = fields.timestamp_granularities.includes("word");
+    if (wantWords && !(await service.pool.supportsWordTimestamps(model, config.modelSources[model], abort.signal))) {
+      throw new AppError("invalid", `The model '${model}' cannot give word timestamps.`, "timestamp_granularities");
+    }
+
+    const samples = await decodeAudioFile(config.ffmpegPath, file.path, { maxSeconds: config.maxAudioSeconds, signal: abort.signal });
+    await upload.cleanup();
+    const duration = samples.length / SAMPLE_RATE;
+    service.rateLimiter.takeAudio(keyId, duration);
+
+    let transcript: Transcript;
+    const languageOut = (code: string) => (task === "translate" ? "english" : languageName(code));
+    if (samples.length === 0 || isSilent(samples)) {
+      transcript = { task, language: languageOut(fields.language ?? "en"), duration, text: "", segments: [], words: [] };
+    } else {
+      const result = await service.pool.transcribe(
+        {
+          model,
+          source: config.modelSources[model],
+          samples,
+          task,
+          language: fields.language,
+          prompt: fields.prompt,
+          temperature: fields.temperature,
+          wordTimestamps: wantWords,
+        },
+        abort.signal,
+      );
+      transcript = { task, language: languageOut(result.languageCode), duration, text: result.text, segments: result.segments, words: result.words };
+    }
+    if (abort.signal.aborted) return null;
+    return renderTranscript(transcript, fields.response_format, fields.timestamp_granularities);
+  } catch (error) {
+    if (abort.signal.aborted) throw new CancelledJobError();
+    throw error;
+  } finally {
+    await upload.cleanup();
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * Answers with the contract's error body. When the request body was not read (an early 401, 413…), the
+ * connection is closed after the answer; what the client still sends meanwhile is discarded, up to a cap.
+ */
+function sendError(request: IncomingMessage, response: ServerResponse, error: unknown, headers: Record<string, string>) {
+  const { status, body } = openaiErrorBody(error);
+  if (status >= 500) logger.warn(`speech ${request.method} ${request.url} answered ${status}: ${body.error.message}`);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const bodyUnread = !request.readableEnded;
+  sendJson(response, status, body, bodyUnread ? { ...headers, connection: "close" } : headers);
+  if (bodyUnread) {
+    let drained = 0;
+    request.on("data", (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_LIMIT_BYTES) request.destroy();
+    });
+    request.resume();
+  }
+}

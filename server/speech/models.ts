@@ -1,0 +1,43 @@
+import { AppError } from "../errors";
+import { SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
+
+/** OpenAI's model name; clients written for OpenAI send it, and it stands for the configured default. */
+export const OPENAI_DEFAULT_MODEL_ALIAS = "whisper-1";
+/** Whisper's first public release (2022-09-21): a stable `created` for every listed model. */
+const WHISPER_RELEASED_AT = 1663718400;
+
+export interface ModelObject {
+  id: SpeechModelId;
+  object: "model";
+  created: number;
+  owned_by: string;
+  permission: object[];
+  root: string;
+  parent: null;
+}
+
+export const isSpeechModelId = (value: string): value is SpeechModelId =>
+  (SPEECH_MODEL_IDS as readonly string[]).includes(value);
+
+export function modelObject(config: SpeechConfig, id: SpeechModelId): ModelObject {
+  return { id, object: "model", created: WHISPER_RELEASED_AT, owned_by: "markbook", permission: [], root: config.modelSources[id], parent: null };
+}
+
+export function listModels(config: SpeechConfig) {
+  return { object: "list" as const, data: SPEECH_MODEL_IDS.map((id) => modelObject(config, id)) };
+}
+
+/** GET /v1/models/{model}: 404 model_not_found for anything that is not one of the five ids. */
+export function retrieveModel(config: SpeechConfig, id: string): ModelObject {
+  if (!isSpeechModelId(id)) {
+    throw new AppError("not_found", `The model '${id}' does not exist. Models: ${SPEECH_MODEL_IDS.join(", ")}.`, "model", "model_not_found");
+  }
+  return modelObject(config, id);
+}
+
+/** The model a request names (absent: the default; `whisper-1`: the default), else 400 naming `model`. */
+export function resolveRequestedModel(config: SpeechConfig, requested: string | undefined): SpeechModelId {
+  if (requested === undefined || requested === "" || requested === OPENAI_DEFAULT_MODEL_ALIAS) return config.defaultModel;
+  if (isSpeechModelId(requested)) return requested;
+  throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got '${requested}'`, "model");
+}

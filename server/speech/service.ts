@@ -1,0 +1,96 @@
+/** The speech service of one process: configuration, engine pool, limits; created lazily from env. */
+import { createRequire } from "node:module";
+import { env } from "../env";
+import { getDatabase } from "../db/client";
+import { asService } from "../db/rls";
+import { verifyApiKey } from "../identity/api-keys";
+import { probeFfmpeg } from "./audio";
+import { DICTATION_KEY_PREFIX, verifyDictationKey } from "./dictation-keys";
+import { type SpeechConfig, speechConfigFromEnv } from "./config";
+import { EnginePool } from "./engine-pool";
+import type { EngineSettings } from "./engine-protocol";
+import { SpeechRateLimiter } from "./rate-limits";
+
+const FFMPEG_PROBE_TTL_MS = 60_000;
+export const SPEECH_SERVICE_NAME = "markbook-speech";
+/** Markbook's own version (package.json), as the health response's `version`. */
+export const SPEECH_SERVICE_VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+
+export interface SpeechService {
+  config: SpeechConfig;
+  pool: EnginePool;
+  rateLimiter: SpeechRateLimiter;
+  startedAt: number;
+  /** The API key's id, or null when the key is unknown or revoked. */
+  authenticate(key: string): Promise<string | null>;
+  ffmpegHealth(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  close(): Promise<void>;
+}
+
+export function engineSettings(config: SpeechConfig): EngineSettings {
+  return {
+    modelsDir: config.modelsDir,
+    allowRemoteModels: config.allowRemoteModels,
+    dtype: config.dtype,
+    intraOpThreads: config.intraOpThreads,
+    memoryArena: config.memoryArena,
+    modelTtlSeconds: config.modelTtlSeconds,
+    maxNewTokens: config.maxNewTokens,
+    fallbackTemperatures: config.fallbackTemperatures,
+    logprobThreshold: config.logprobThreshold,
+    compressionRatioThreshold: config.compressionRatioThreshold,
+    noSpeechThreshold: config.noSpeechThreshold,
+  };
+}
+
+/**
+ * A dictation key (short-lived, signed, for the signed-in UI) or an API key. API keys are checked with
+ * the service's rights: the caller is a key, not a signed-in user. The result names the rate-limit
+ * bucket: the API key's id, or the user of a dictation key.
+ */
+async function authenticateWithDatabase(key: string): Promise<string | null> {
+  if (key.startsWith(DICTATION_KEY_PREFIX)) {
+    const dictation = await verifyDictationKey(key);
+    return dictation ? `user:${dictation.userId}` : null;
+  }
+  const database = await getDatabase();
+  const row = await asService(database.db, (tx) => verifyApiKey(tx, key));
+  return row?.id ?? null;
+}
+
+export function createSpeechService(
+  config: SpeechConfig,
+  options: { authenticate?: SpeechService["authenticate"]; engine?: Partial<EngineSettings> } = {},
+): SpeechService {
+  let ffmpegProbe: { at: number; result: Promise<{ ok: true } | { ok: false; reason: string }> } | null = null;
+  const pool = new EnginePool({ ...engineSettings(config), ...options.engine }, config.workers, config.queueMax, config.queueMaxAudioBytes);
+  return {
+    config,
+    pool,
+    rateLimiter: new SpeechRateLimiter(config.rateLimitRequestsPerMinute, config.rateLimitAudioSecondsPerMinute),
+    startedAt: Date.now(),
+    authenticate: options.authenticate ?? authenticateWithDatabase,
+    ffmpegHealth() {
+      if (!ffmpegProbe || Date.now() - ffmpegProbe.at > FFMPEG_PROBE_TTL_MS) {
+        ffmpegProbe = { at: Date.now(), result: probeFfmpeg(config.ffmpegPath) };
+      }
+      return ffmpegProbe.result;
+    },
+    close: () => pool.close(),
+  };
+}
+
+const slot = globalThis as typeof globalThis & { __markbookSpeech?: SpeechService };
+
+/** The process's speech service (configuration from the environment), created on first use. */
+export function getSpeechService(): SpeechService {
+  slot.__markbookSpeech ??= createSpeechService(speechConfigFromEnv(env()));
+  return slot.__markbookSpeech;
+}
+
+/** Stops the engine workers, if they were ever started (server shutdown). */
+export async function closeSpeechService(): Promise<void> {
+  const service = slot.__markbookSpeech;
+  slot.__markbookSpeech = undefined;
+  await service?.close();
+}
