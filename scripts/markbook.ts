@@ -13,7 +13,7 @@ import { DataDirLockedError } from "../server/db/data-dir-lock";
 import { asService } from "../server/db/rls";
 import { ConfigError, env } from "../server/env";
 import { AppError } from "../server/errors";
-import { createApiKey } from "../server/identity/api-keys";
+import { createApiKey, listApiKeys, revokeApiKey } from "../server/identity/api-keys";
 import { createInstitute } from "../server/identity/institutes";
 import { type Role, createUser, findUserByEmail, roles } from "../server/identity/users";
 import { logger } from "../server/logger";
@@ -28,6 +28,7 @@ const optionSpec = {
   "ttl-seconds": { type: "string" },
   class: { type: "string" },
   "teacher-email": { type: "string" },
+  id: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -97,6 +98,22 @@ const commands: Record<string, Command> = {
     required: ["name"],
     run: inTransaction(async (tx, o) => (await createApiKey(tx, { name: o.name! })).key),
   },
+  "api-key list": {
+    usage: "api-key list",
+    summary: "list the speech API keys, one per line: id, shown prefix, state, name",
+    required: [],
+    run: inTransaction(async (tx) =>
+      (await listApiKeys(tx))
+        .map((key) => [key.id, key.prefix, key.revoked_at ? "revoked" : "active", key.name].join("\t"))
+        .join("\n"),
+    ),
+  },
+  "api-key revoke": {
+    usage: "api-key revoke --id ID",
+    summary: "revoke a speech API key (it stops working at once); prints its id",
+    required: ["id"],
+    run: inTransaction(async (tx, o) => (await revokeApiKey(tx, { id: o.id! })).id),
+  },
   "class create": {
     usage: "class create --institute ID --name NAME [--teacher-email EMAIL]",
     summary: "create a class, optionally with its teacher; prints the class id",
@@ -142,6 +159,7 @@ const flagOfField: Record<string, string> = {
   teacherId: "--teacher-email",
   teacher: "--teacher-email",
   studentId: "--email",
+  id: "--id",
   student: "--email",
 };
 

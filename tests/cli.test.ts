@@ -96,6 +96,19 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(JSON.stringify(stored)).not.toContain(key);
     });
 
+    it("lists API keys and revokes one by id", async () => {
+      const key = await result(["api-key", "create", "--name", "Old laptop"], target.env);
+      const listing = (await markbook(["api-key", "list"], target.env)).stdout;
+      const line = listing.split("\n").find((row) => row.endsWith("\tOld laptop"));
+      expect(line).toBeDefined();
+      const [id, prefix, state] = line!.split("\t");
+      expect(key.startsWith(prefix!)).toBe(true);
+      expect(state).toBe("active");
+      expect(await result(["api-key", "revoke", "--id", id!], target.env)).toBe(id);
+      const revoked = await target.inspect(({ db }) => db.select().from(apiKeys).where(eq(apiKeys.id, id!)));
+      expect(revoked[0]!.revoked_at).toBeInstanceOf(Date);
+    });
+
     it("refuses an unknown role on stderr, exits 1 and creates nobody", async () => {
       const email = `wizard.${tag}@example.org`;
       const run = await markbook(

@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Tx } from "../db/client";
+import { type Tx, rowsOf } from "../db/client";
 import { apiKeys } from "../db/schema";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 
 /**
  * Keys of the speech service (`/v1`): "mk_" + 32 random bytes (base64url). Only a SHA-256 of the key
@@ -85,4 +85,13 @@ export async function listApiKeys(tx: Tx) {
     })
     .from(apiKeys)
     .orderBy(desc(apiKeys.created_at));
+}
+
+/**
+ * Speech API keys serve the whole installation, so only a school admin manages them (the database's
+ * policy says the same; this check turns "no rows" into a clear 403 for everyone else).
+ */
+export async function requireSpeechKeyAdmin(tx: Tx): Promise<void> {
+  const [row] = rowsOf<{ admin: boolean }>(await tx.execute(sql`select exists (select app.my_admin_institute_ids()) as admin`));
+  if (!row?.admin) throw new AppError("forbidden", "Only a school admin manages speech API keys");
 }

@@ -6,6 +6,7 @@ import { tokensRouter } from "./routers/tokens";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
+import { speechRouter } from "./routers/speech";
 
 export const appRouter = router({
   me: meRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   timetables: timetablesRouter,
   classes: classesRouter,
   snapshots: snapshotsRouter,
+  speech: speechRouter,
 });
 
 export type AppRouter = typeof appRouter;
