@@ -228,6 +228,8 @@ export const examSubmissions = pgTable(
       .on(table.batch_id, table.student_id)
       .where(sql`${table.student_id} is not null`),
     index("exam_submissions_batch_idx").on(table.batch_id, table.created_at),
+    // A student's own submissions: the student branch of the submission and mark read policies.
+    index("exam_submissions_student_idx").on(table.student_id).where(sql`${table.student_id} is not null`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "exam_submissions_student_idx" ON "exam_submissions" USING btree ("student_id") WHERE "exam_submissions"."student_id" is not null;
