@@ -13,6 +13,8 @@ const routes: Record<string, () => Promise<Record<string, unknown>>> = {
   "/api/exam/batches/{batchId}/csv": () => import("../app/api/exam/batches/[batchId]/csv/route"),
   "/api/exam/batches/{batchId}/scans": () => import("../app/api/exam/batches/[batchId]/scans/route"),
   "/api/exam/marks/{markId}": () => import("../app/api/exam/marks/[markId]/route"),
+  "/api/exam/files": () => import("../app/api/exam/files/route"),
+  "/api/exam/files/{fileId}": () => import("../app/api/exam/files/[fileId]/route"),
 };
 const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

@@ -7,6 +7,7 @@ import {
   queueOutput,
   resultsOutput,
 } from "./batches";
+import { fileOutput } from "./files";
 import { markOutput, markUpsertBody } from "./marks";
 import { scanUploadOutput } from "./scans";
 import {
@@ -193,6 +194,44 @@ export const examOpenApi: OpenApiFragment = {
             415: "Not a PDF by declared type or by signature",
             502: "Scan storage failed",
           }),
+        },
+      },
+    },
+    "/api/exam/files": {
+      post: {
+        tags,
+        operationId: "uploadTemplateFile",
+        summary: "Upload the PDF of a paper, for a template's source_file_id (streamed; pages counted)",
+        parameters: [
+          { name: "institute_id", in: "query", required: false, schema: { type: "string", format: "uuid" }, description: "Required for a member of several institutes" },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "multipart/form-data": {
+              schema: {
+                type: "object",
+                required: ["file"],
+                properties: { file: { type: "string", contentMediaType: "application/pdf", description: "The paper, a PDF beginning with %PDF-" } },
+              },
+            },
+          },
+        },
+        responses: {
+          201: jsonResponse("The stored file, with its page count", jsonSchemaOf(fileOutput)),
+          ...errorResponses({ ...badInput, ...auth, 403: "A student, or an institute the caller is not staff of", 413: "Larger than the maximum size", 415: "Not a readable PDF" }),
+        },
+      },
+    },
+    "/api/exam/files/{fileId}": {
+      parameters: [pathParam("fileId", "File id")],
+      get: {
+        tags,
+        operationId: "downloadTemplateFile",
+        summary: "The PDF of a file the caller may see",
+        responses: {
+          200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } } } },
+          ...errorResponses({ ...auth, ...notVisible }),
         },
       },
     },

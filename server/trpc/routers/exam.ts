@@ -13,6 +13,7 @@ import {
   queueOutput,
   resultsOutput,
 } from "../../exam/batches";
+import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
 import { markOutput, upsertMark, upsertMarkInput } from "../../exam/marks";
 import {
   archiveTemplate,
@@ -39,6 +40,11 @@ import { router, userProcedure } from "../init";
  * /api/exam/batches/{id}/scans with its session cookie.
  */
 export const examRouter = router({
+  catalogue: router({
+    list: userProcedure
+      .output(catalogueListOutput)
+      .query(async ({ ctx }) => ({ papers: await ctx.asUser((tx) => listCataloguePapers(tx)) })),
+  }),
   templates: router({
     list: userProcedure
       .input(listTemplatesInput.optional())

@@ -1,0 +1,85 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { Button } from "@/components/ui/Button";
+import { SelectField, TextField } from "@/components/ui/Field";
+import { Status } from "@/components/ui/Status";
+import { useTRPC } from "@/lib/trpc/client";
+import { type EditorDocument, type TemplateStatus, totalMarks } from "./editor-state";
+import { SaveStatus, type SaveState } from "./SaveStatus";
+import { TemplateStatusBadge } from "./template-status";
+import { errorMessage } from "./trpc-error";
+
+const statusOptions = [
+  { value: "draft", label: "Draft: still being prepared" },
+  { value: "ready", label: "Ready: batches can use it" },
+  { value: "archived", label: "Archived: hidden from the list" },
+];
+
+interface EditorHeaderProps {
+  templateId: string;
+  doc: EditorDocument;
+  examCode: string | null;
+  readOnly: boolean;
+  dirty: boolean;
+  saveState: SaveState;
+  onChange: (patch: Partial<Pick<EditorDocument, "title" | "subject" | "status">>) => void;
+  onSave: () => void;
+}
+
+/** Title, details, status, the save state and button, and Sync to graph. */
+export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveState, onChange, onSave }: EditorHeaderProps) {
+  const trpc = useTRPC();
+  const sync = useMutation(trpc.graph.syncTemplate.mutationOptions());
+  const leaves = doc.questions.filter((q) => !q.is_container).length;
+
+  return (
+    <header className="editor__header">
+      <div className="editor__title-row">
+        <div>
+          <Link href="/templates" className="back-link">
+            ← Templates
+          </Link>
+          <h1 className="editor__title">
+            {doc.title || "Untitled template"} <TemplateStatusBadge status={doc.status} />
+          </h1>
+          <p className="editor__summary muted">
+            {doc.page_count ?? "?"} page{doc.page_count === 1 ? "" : "s"} · {leaves} markable question{leaves === 1 ? "" : "s"} · {totalMarks(doc.questions)} marks ·{" "}
+            {doc.areas.length} area{doc.areas.length === 1 ? "" : "s"}
+            {examCode ? ` · ${examCode}` : ""}
+          </p>
+        </div>
+        <div className="editor__actions">
+          <SaveStatus state={saveState} />
+          <Button onClick={onSave} disabled={readOnly || (!dirty && saveState.kind !== "error")} loading={saveState.kind === "saving"} loadingLabel="Saving…" aria-keyshortcuts="Control+S">
+            Save
+          </Button>
+          <Button
+            variant="secondary"
+            disabled={readOnly || dirty}
+            title={dirty ? "Save first: the graph is built from the saved template" : undefined}
+            loading={sync.isPending}
+            loadingLabel="Syncing…"
+            onClick={() => sync.mutate({ templateId })}
+          >
+            Sync to graph
+          </Button>
+        </div>
+      </div>
+      <div className="editor__details">
+        <TextField label="Title" value={doc.title} maxLength={300} disabled={readOnly} onChange={(e) => onChange({ title: e.currentTarget.value })} />
+        <TextField label="Subject" value={doc.subject ?? ""} maxLength={200} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ subject: e.currentTarget.value || null })} />
+        <SelectField label="Status" value={doc.status} options={statusOptions} disabled={readOnly} onChange={(e) => onChange({ status: e.currentTarget.value as TemplateStatus })} />
+      </div>
+      {sync.isSuccess ? (
+        <Status tone="success" title="Synced to the exam graph">
+          Paper {sync.data.exam_code}: {sync.data.questions} question{sync.data.questions === 1 ? "" : "s"}, {sync.data.parts} part{sync.data.parts === 1 ? "" : "s"},{" "}
+          {sync.data.regions} region{sync.data.regions === 1 ? "" : "s"}, {sync.data.assesses} specification link{sync.data.assesses === 1 ? "" : "s"}
+          {sync.data.spec_linked ? "; linked to its specification." : "; no specification linked."}
+        </Status>
+      ) : null}
+      {sync.isError ? <Status tone="error" title="The graph was not updated">{errorMessage(sync.error)}</Status> : null}
+    </header>
+  );
+}

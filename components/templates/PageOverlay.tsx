@@ -1,0 +1,165 @@
+"use client";
+
+import { useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
+import { type EditorArea, type Rect, MIN_SIZE, clampRect } from "./editor-state";
+
+type Handle = "n" | "s" | "e" | "w" | "ne" | "nw" | "se" | "sw";
+const handles: Handle[] = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
+
+interface Drag {
+  mode: "draw" | "move" | "resize";
+  areaId: string | null;
+  handle: Handle | null;
+  start: { x: number; y: number };
+  origin: Rect;
+  rect: Rect;
+  moved: boolean;
+}
+
+interface PageOverlayProps {
+  page: number;
+  areas: EditorArea[];
+  labels: Map<string, string>;
+  selectedAreaId: string | null;
+  selectedQuestionId: string | null;
+  onSelectArea: (id: string | null) => void;
+  onCreateArea: (page: number, rect: Rect) => void;
+  onChangeArea: (id: string, rect: Rect) => void;
+  onDeleteArea: (id: string) => void;
+}
+
+const rectFromPoints = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({
+  x: Math.min(a.x, b.x),
+  y: Math.min(a.y, b.y),
+  width: Math.abs(a.x - b.x),
+  height: Math.abs(a.y - b.y),
+});
+
+function resized(origin: Rect, handle: Handle, dx: number, dy: number): Rect {
+  let left = origin.x;
+  let right = origin.x + origin.width;
+  let top = origin.y;
+  let bottom = origin.y + origin.height;
+  if (handle.includes("w")) left += dx;
+  if (handle.includes("e")) right += dx;
+  if (handle.includes("n")) top += dy;
+  if (handle.includes("s")) bottom += dy;
+  return rectFromPoints({ x: Math.max(0, left), y: Math.max(0, top) }, { x: Math.min(1, right), y: Math.min(1, bottom) });
+}
+
+const percent = (rect: Rect) => ({
+  left: `${rect.x * 100}%`,
+  top: `${rect.y * 100}%`,
+  width: `${rect.width * 100}%`,
+  height: `${rect.height * 100}%`,
+});
+
+/**
+ * The drawing surface over one page: drag on empty paper to draw an area; drag an area to move it,
+ * its handles to resize it; Delete removes the selected one and arrow keys nudge it (Shift: further).
+ */
+export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea }: PageOverlayProps) {
+  const surface = useRef<HTMLDivElement>(null);
+  const [drag, setDrag] = useState<Drag | null>(null);
+
+  const point = (event: PointerEvent) => {
+    const box = surface.current!.getBoundingClientRect();
+    return { x: Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)), y: Math.min(1, Math.max(0, (event.clientY - box.top) / box.height)) };
+  };
+
+  function begin(event: PointerEvent, mode: Drag["mode"], area: EditorArea | null, handle: Handle | null = null) {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    event.stopPropagation();
+    surface.current!.setPointerCapture(event.pointerId);
+    const start = point(event);
+    const origin = area ? { x: area.x, y: area.y, width: area.width, height: area.height } : { ...start, width: 0, height: 0 };
+    if (area) onSelectArea(area.id);
+    setDrag({ mode, areaId: area?.id ?? null, handle, start, origin, rect: origin, moved: false });
+  }
+
+  function move(event: PointerEvent) {
+    if (!drag) return;
+    const here = point(event);
+    const dx = here.x - drag.start.x;
+    const dy = here.y - drag.start.y;
+    let rect: Rect;
+    if (drag.mode === "draw") rect = rectFromPoints(drag.start, here);
+    else if (drag.mode === "move") rect = clampRect({ ...drag.origin, x: drag.origin.x + dx, y: drag.origin.y + dy });
+    else rect = resized(drag.origin, drag.handle!, dx, dy);
+    setDrag({ ...drag, rect, moved: drag.moved || Math.abs(dx) > 0.002 || Math.abs(dy) > 0.002 });
+  }
+
+  function end() {
+    if (!drag) return;
+    setDrag(null);
+    if (drag.mode === "draw") {
+      if (drag.rect.width >= MIN_SIZE && drag.rect.height >= MIN_SIZE) onCreateArea(page, clampRect(drag.rect));
+      else onSelectArea(null);
+    } else if (drag.moved && drag.areaId) {
+      onChangeArea(drag.areaId, clampRect(drag.rect));
+    }
+  }
+
+  function onAreaKey(event: KeyboardEvent, area: EditorArea) {
+    const step = event.shiftKey ? 0.02 : 0.005;
+    const nudges: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (event.key === "Delete" || event.key === "Backspace") {
+      event.preventDefault();
+      onDeleteArea(area.id);
+    } else if (event.key === "Escape") {
+      onSelectArea(null);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onSelectArea(area.id);
+    } else if (nudges[event.key] && !event.altKey) {
+      event.preventDefault();
+      const [dx, dy] = nudges[event.key]!;
+      onChangeArea(area.id, clampRect({ x: area.x + dx, y: area.y + dy, width: area.width, height: area.height }));
+    }
+  }
+
+  return (
+    <div
+      ref={surface}
+      className={`page-overlay${drag?.mode === "draw" ? " page-overlay--drawing" : ""}`}
+      data-page={page}
+      onPointerDown={(event) => begin(event, "draw", null)}
+      onPointerMove={move}
+      onPointerUp={end}
+      onPointerCancel={() => setDrag(null)}
+    >
+      {areas.map((area) => {
+        const selected = area.id === selectedAreaId;
+        const linked = !selected && area.question_id === selectedQuestionId;
+        const rect = drag?.areaId === area.id && drag.mode !== "draw" ? drag.rect : area;
+        const label = labels.get(area.question_id) ?? "?";
+        return (
+          <div
+            key={area.id}
+            role="button"
+            tabIndex={0}
+            aria-pressed={selected}
+            aria-label={`${area.kind === "context" ? "Context" : "Response"} area of question ${label}, page ${page}`}
+            className={`area area--${area.kind}${selected ? " area--selected" : ""}${linked ? " area--linked" : ""}`}
+            style={percent(rect)}
+            data-area-id={area.id}
+            onPointerDown={(event) => begin(event, "move", area)}
+            onKeyDown={(event) => onAreaKey(event, area)}
+            onFocus={() => selectedAreaId !== area.id && onSelectArea(area.id)}
+          >
+            <span className="area__label" aria-hidden="true">
+              {label}
+            </span>
+            {selected
+              ? handles.map((handle) => (
+                  <span key={handle} aria-hidden="true" className={`area__handle area__handle--${handle}`} data-handle={handle} onPointerDown={(event) => begin(event, "resize", area, handle)} />
+                ))
+              : null}
+          </div>
+        );
+      })}
+      {drag?.mode === "draw" && drag.rect.width > 0 ? <div className="area area--draft" style={percent(drag.rect)} aria-hidden="true" /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { Button } from "@/components/ui/Button";
+import { Spinner } from "@/components/ui/Spinner";
+import { BlankPages } from "./BlankPages";
+
+// pdf.js cannot run on the server (Node 20): the viewer loads in the browser only.
+const PdfPages = dynamic(() => import("./PdfPages"), {
+  ssr: false,
+  loading: () => (
+    <p className="loading-line" role="status">
+      <Spinner /> Loading the PDF viewer…
+    </p>
+  ),
+});
+
+/** Page width at 100% when the column is wider (a comfortable reading size). */
+const MAX_FIT_WIDTH = 900;
+const zoomSteps = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
+
+/** The width that fits the scroll area, tracked as the window resizes. */
+function useFitWidth() {
+  const element = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(720);
+  useEffect(() => {
+    const target = element.current;
+    if (!target) return;
+    const measure = () => {
+      const style = getComputedStyle(target);
+      const inner = target.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      setWidth(Math.max(280, Math.min(MAX_FIT_WIDTH, Math.floor(inner))));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, []);
+  return { element, width };
+}
+
+interface PaperViewProps {
+  fileId: string | null;
+  pageCount: number | null;
+  zoom: number;
+  onZoom: (zoom: number) => void;
+  onPageCount: (count: number) => void;
+  renderOverlay: (page: number) => ReactNode;
+  hint: ReactNode;
+}
+
+/** The paper's pages with a zoom bar; the overlay on each page is where areas are drawn. */
+export function PaperView({ fileId, pageCount, zoom, onZoom, onPageCount, renderOverlay, hint }: PaperViewProps) {
+  const index = zoomSteps.indexOf(zoom);
+  const fit = useFitWidth();
+  // 100% fits the column; a page resized only when the width really changes keeps pdf.js from re-rendering.
+  const width = Math.round(fit.width * zoom);
+  return (
+    <div className="paper">
+      <div className="paper__toolbar">
+        <div className="cluster" role="group" aria-label="Zoom">
+          <Button variant="secondary" size="small" aria-label="Zoom out" disabled={index <= 0} onClick={() => onZoom(zoomSteps[index - 1]!)}>
+            −
+          </Button>
+          <output className="paper__zoom" aria-live="polite" aria-label="Zoom level">
+            {Math.round(zoom * 100)}%
+          </output>
+          <Button variant="secondary" size="small" aria-label="Zoom in" disabled={index >= zoomSteps.length - 1} onClick={() => onZoom(zoomSteps[index + 1]!)}>
+            +
+          </Button>
+          <Button variant="secondary" size="small" disabled={zoom === 1} onClick={() => onZoom(1)}>
+            Fit width
+          </Button>
+        </div>
+        <p className="paper__hint">{hint}</p>
+      </div>
+      <div className="paper__scroll" ref={fit.element}>
+        {fileId ? (
+          <PdfPages url={`/api/exam/files/${fileId}`} width={width} renderOverlay={renderOverlay} onPageCount={onPageCount} />
+        ) : (
+          <BlankPages count={pageCount ?? 1} width={width} renderOverlay={renderOverlay} />
+        )}
+      </div>
+    </div>
+  );
+}

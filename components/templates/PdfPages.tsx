@@ -1,0 +1,48 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+import { Document, Page, pdfjs } from "react-pdf";
+import { Spinner } from "@/components/ui/Spinner";
+import { Status } from "@/components/ui/Status";
+
+// The worker is bundled and served by the app (no CDN).
+pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
+
+export interface PdfPagesProps {
+  url: string;
+  width: number;
+  renderOverlay: (page: number) => ReactNode;
+  onPageCount: (count: number) => void;
+}
+
+/** The PDF's pages one under another at `width` pixels, each with its overlay. Client-only (pdf.js). */
+export default function PdfPages({ url, width, renderOverlay, onPageCount }: PdfPagesProps) {
+  const [pageCount, setPageCount] = useState(0);
+  return (
+    <Document
+      file={url}
+      className="paper__document"
+      onLoadSuccess={({ numPages }) => {
+        setPageCount(numPages);
+        onPageCount(numPages);
+      }}
+      loading={
+        <p className="loading-line" role="status">
+          <Spinner /> Loading the paper…
+        </p>
+      }
+      error={
+        <Status tone="error" title="The paper could not be displayed">
+          The PDF did not load. Reload the page; if it keeps failing, the file may be damaged: create the template again from another copy.
+        </Status>
+      }
+    >
+      {Array.from({ length: pageCount }, (_, index) => (
+        <section key={index} className="paper__page" aria-label={`Page ${index + 1} of ${pageCount}`} style={{ width }}>
+          <Page pageNumber={index + 1} width={width} renderTextLayer={false} renderAnnotationLayer={false} loading={<div className="paper__placeholder" style={{ height: width * 1.414 }} />} />
+          {renderOverlay(index + 1)}
+        </section>
+      ))}
+    </Document>
+  );
+}

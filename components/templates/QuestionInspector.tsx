@@ -1,0 +1,99 @@
+"use client";
+
+import { useId } from "react";
+import { Button } from "@/components/ui/Button";
+import { SelectField, TextField } from "@/components/ui/Field";
+import { type EditorQuestion, childrenOf, markSchemeText, totalMarks, withMarkSchemeText } from "./editor-state";
+
+const answerTypes = [
+  { value: "", label: "Not set" },
+  { value: "numeric", label: "Numeric" },
+  { value: "short_text", label: "Short text" },
+  { value: "extended", label: "Extended writing" },
+  { value: "multiple_choice", label: "Multiple choice" },
+  { value: "working", label: "Working / calculation" },
+  { value: "diagram", label: "Diagram or graph" },
+];
+
+interface QuestionInspectorProps {
+  question: EditorQuestion;
+  questions: EditorQuestion[];
+  readOnly: boolean;
+  onChange: (patch: Partial<EditorQuestion>) => void;
+  onDelete: () => void;
+}
+
+/** The selected question's fields. */
+export function QuestionInspector({ question, questions, readOnly, onChange, onDelete }: QuestionInspectorProps) {
+  const schemeId = useId();
+  const parts = childrenOf(questions, question.id);
+  const options = answerTypes.some((t) => t.value === (question.answer_type ?? ""))
+    ? answerTypes
+    : [...answerTypes, { value: question.answer_type!, label: question.answer_type! }];
+  return (
+    <section className="inspector" aria-labelledby="question-inspector-heading">
+      <h2 id="question-inspector-heading">Question {question.label}</h2>
+      <div className="form-row">
+        <TextField label="Label" value={question.label} maxLength={100} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ label: e.currentTarget.value })} />
+        {question.is_container ? (
+          <p className="inspector__total">
+            Total of parts: <strong>{totalMarks(parts)}</strong>
+          </p>
+        ) : (
+          <TextField
+            label="Max marks"
+            type="number"
+            min={0}
+            step={0.5}
+            inputMode="decimal"
+            fieldClassName="field--narrow"
+            disabled={readOnly}
+            value={question.max_marks ?? ""}
+            onChange={(e) => onChange({ max_marks: e.currentTarget.value === "" ? null : Math.max(0, Math.round(e.currentTarget.valueAsNumber * 100) / 100) })}
+          />
+        )}
+      </div>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={question.is_container}
+          disabled={readOnly || parts.length > 0}
+          onChange={(e) => onChange({ is_container: e.currentTarget.checked, ...(e.currentTarget.checked && { max_marks: null }) })}
+        />
+        Has parts (a container; marks are given to its parts)
+      </label>
+      {question.is_container ? null : (
+        <SelectField label="Answer type" value={question.answer_type ?? ""} options={options} disabled={readOnly} onChange={(e) => onChange({ answer_type: e.currentTarget.value || null })} />
+      )}
+      <TextField
+        label="Specification reference"
+        hint="The specification point it assesses, e.g. 8300.N1; links it in the exam graph."
+        value={question.spec_ref ?? ""}
+        maxLength={200}
+        mono
+        disabled={readOnly}
+        onChange={(e) => onChange({ spec_ref: e.currentTarget.value.trim() ? e.currentTarget.value : null })}
+      />
+      <div className="field">
+        <label className="field__label" htmlFor={schemeId}>
+          Mark scheme
+        </label>
+        <textarea
+          id={schemeId}
+          className="input textarea"
+          rows={4}
+          disabled={readOnly}
+          placeholder="e.g. M1 for a correct method; A1 for 42"
+          value={markSchemeText(question.mark_scheme)}
+          onChange={(e) => onChange({ mark_scheme: withMarkSchemeText(question.mark_scheme, e.currentTarget.value) })}
+        />
+      </div>
+      <div className="inspector__footer">
+        <Button variant="danger-quiet" size="small" disabled={readOnly} onClick={onDelete}>
+          Delete question {question.label}
+          {parts.length ? " and its parts" : ""}
+        </Button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,322 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Spinner } from "@/components/ui/Spinner";
+import { Status } from "@/components/ui/Status";
+import { useTRPC } from "@/lib/trpc/client";
+import { AreaInspector } from "./AreaInspector";
+import { EditorHeader } from "./EditorHeader";
+import {
+  type EditorArea,
+  type EditorDocument,
+  type EditorQuestion,
+  type Rect,
+  addArea,
+  addPart,
+  addQuestion,
+  deleteArea,
+  deleteQuestion,
+  markSchemeChanges,
+  moveQuestion,
+  moveQuestionTo,
+  newQuestion,
+  saveBody,
+  updateArea,
+  updateQuestion,
+} from "./editor-state";
+import { type ServerTemplate, documentFromServer } from "./from-server";
+import { PageOverlay } from "./PageOverlay";
+import { PaperView } from "./PaperView";
+import { QuestionInspector } from "./QuestionInspector";
+import { QuestionTree } from "./QuestionTree";
+import type { SaveState } from "./SaveStatus";
+import { errorCode, errorMessage } from "./trpc-error";
+
+/** Loads the template, then hands it to the workspace. */
+export function TemplateEditor({ templateId, userId }: { templateId: string; userId: string }) {
+  const trpc = useTRPC();
+  const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId }), staleTime: Infinity, refetchOnWindowFocus: false });
+  if (template.isPending) {
+    return (
+      <p className="loading-line" role="status">
+        <Spinner /> Loading the template…
+      </p>
+    );
+  }
+  if (template.isError) {
+    const missing = ["NOT_FOUND", "BAD_REQUEST"].includes(errorCode(template.error) ?? "");
+    return (
+      <div className="page">
+        <h1>{missing ? "Template not found" : "The template could not be loaded"}</h1>
+        <Status tone="error" title={missing ? "This template does not exist, or it belongs to another school." : errorMessage(template.error)}>
+          <Link href="/templates">Back to the templates</Link>
+        </Status>
+      </div>
+    );
+  }
+  return <Workspace templateId={templateId} initial={template.data} readOnly={template.data.owner_id !== userId} />;
+}
+
+type ConflictState = { changes: ReturnType<typeof markSchemeChanges> } | null;
+
+function Workspace({ templateId, initial, readOnly }: { templateId: string; initial: ServerTemplate & { source_file_id: string | null; exam_code: string | null }; readOnly: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [saved, setSaved] = useState<EditorDocument>(() => documentFromServer(initial));
+  const [doc, setDoc] = useState<EditorDocument>(saved);
+  const [selectedQuestionId, setSelectedQuestionId] = useState<string | null>(initial.questions[0]?.id ?? null);
+  const [selectedAreaId, setSelectedAreaId] = useState<string | null>(null);
+  const [zoom, setZoom] = useState(1);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<ConflictState>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const sent = useRef<EditorDocument | null>(null);
+
+  const dirty = useMemo(() => JSON.stringify(doc) !== JSON.stringify(saved), [doc, saved]);
+  const labels = useMemo(() => new Map(doc.questions.map((q) => [q.id, q.label])), [doc.questions]);
+  const areaCounts = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const area of doc.areas) counts.set(area.question_id, (counts.get(area.question_id) ?? 0) + 1);
+    return counts;
+  }, [doc.areas]);
+  const selectedQuestion = doc.questions.find((q) => q.id === selectedQuestionId) ?? null;
+  const selectedArea = doc.areas.find((a) => a.id === selectedAreaId) ?? null;
+
+  const save = useMutation(trpc.exam.templates.save.mutationOptions());
+  const editScheme = useMutation(trpc.exam.questions.editMarkScheme.mutationOptions());
+
+  const accept = useCallback(
+    (result: ServerTemplate) => {
+      const fresh = documentFromServer(result);
+      setSaved(fresh);
+      // Nothing edited while saving: take the server's normalised copy.
+      setDoc((current) => (current === sent.current ? fresh : current));
+      setSaveError(null);
+      setConflict(null);
+      void queryClient.invalidateQueries({ queryKey: trpc.exam.templates.list.queryKey() });
+    },
+    [queryClient, trpc],
+  );
+
+  const saveNow = useCallback(async () => {
+    if (readOnly || save.isPending) return;
+    sent.current = doc;
+    setSaveError(null);
+    try {
+      accept(await save.mutateAsync({ template_id: templateId, body: saveBody(doc) }));
+    } catch (error) {
+      if (errorCode(error) === "CONFLICT") {
+        setConflict({ changes: markSchemeChanges(saved, doc) });
+        setSaveError("Marks are already recorded for this template.");
+      } else {
+        setSaveError(errorMessage(error));
+      }
+    }
+  }, [accept, doc, readOnly, save, saved, templateId]);
+
+  /** The 409 way out: template details and mark-scheme edits, which delete nothing. */
+  async function saveWhatIsStillPossible() {
+    if (!conflict) return;
+    try {
+      for (const change of conflict.changes) await editScheme.mutateAsync(change);
+      const result = await save.mutateAsync({ template_id: templateId, body: { title: doc.title, subject: doc.subject, status: doc.status } });
+      const fresh = documentFromServer(result);
+      setSaved(fresh);
+      setDoc(fresh);
+      setSaveError(null);
+      setConflict(null);
+      setAnnouncement("Mark schemes and template details saved; structural changes were discarded.");
+    } catch (error) {
+      setSaveError(errorMessage(error));
+    }
+  }
+
+  // Ctrl/⌘+S saves; Delete removes the selected area unless typing in a field.
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
+        event.preventDefault();
+        void saveNow();
+        return;
+      }
+      const target = event.target as HTMLElement | null;
+      const typing = target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+      if (!typing && !readOnly && selectedAreaId && (event.key === "Delete" || event.key === "Backspace") && !target?.closest(".area")) {
+        event.preventDefault();
+        removeArea(selectedAreaId);
+      }
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  // Leaving with unsaved changes asks first.
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [dirty]);
+
+  function selectQuestion(id: string) {
+    setSelectedQuestionId(id);
+    if (selectedArea && selectedArea.question_id !== id) setSelectedAreaId(null);
+  }
+
+  function selectArea(id: string | null) {
+    setSelectedAreaId(id);
+    const area = doc.areas.find((a) => a.id === id);
+    if (area) setSelectedQuestionId(area.question_id);
+  }
+
+  function createArea(page: number, rect: Rect) {
+    if (readOnly) return;
+    let next = doc;
+    let question: EditorQuestion | null = selectedQuestion;
+    if (!question) {
+      question = newQuestion(doc.questions);
+      next = addQuestion(next, question);
+    }
+    const area: EditorArea = { id: crypto.randomUUID(), question_id: question.id, page, kind: "response", response_form: null, ...rect };
+    setDoc(addArea(next, area));
+    setSelectedQuestionId(question.id);
+    setSelectedAreaId(area.id);
+    setAnnouncement(`Area added to question ${question.label} on page ${page}.`);
+  }
+
+  function removeArea(id: string) {
+    setDoc((current) => deleteArea(current, id));
+    setSelectedAreaId(null);
+    setAnnouncement("Area deleted.");
+  }
+
+  function onPageCount(count: number) {
+    if (doc.page_count === count) return;
+    // A template created without a page count learns it from its PDF; it is stored on the next save.
+    setDoc((current) => ({ ...current, page_count: count }));
+    if (saved.page_count === null) setSaved((current) => ({ ...current, page_count: count }));
+  }
+
+  const saveState: SaveState = save.isPending || editScheme.isPending
+    ? { kind: "saving" }
+    : saveError
+      ? { kind: "error", message: saveError }
+      : dirty
+        ? { kind: "dirty" }
+        : { kind: "saved" };
+
+  const hint = readOnly
+    ? "You are viewing a colleague’s template: only its owner can change it."
+    : selectedQuestion
+      ? `Drag on a page to draw an area for question ${selectedQuestion.label}.`
+      : "Drag on a page to draw an answer area; a question is created for it.";
+
+  return (
+    <div className="editor">
+      <EditorHeader
+        templateId={templateId}
+        doc={doc}
+        examCode={initial.exam_code}
+        readOnly={readOnly}
+        dirty={dirty}
+        saveState={saveState}
+        onChange={(patch) => setDoc((current) => ({ ...current, ...patch }))}
+        onSave={saveNow}
+      />
+      {saveError ? (
+        <Status tone="error" title={conflict ? "The questions and areas were not saved: marks are already recorded" : "The template was not saved"}>
+          {conflict ? (
+            <>
+              <p>
+                Teachers have already recorded marks against this template. Replacing its questions and areas would delete those marks, so
+                that is refused. You can still change maximum marks, answer types, mark schemes and specification references, and the
+                title, subject and status.
+              </p>
+              <p className="cluster">
+                <button type="button" className="button button--primary button--small" onClick={saveWhatIsStillPossible}>
+                  {conflict.changes.length === 0
+                    ? "Save only the title, subject and status; discard the rest"
+                    : `Save ${conflict.changes.length} mark-scheme change${conflict.changes.length === 1 ? "" : "s"} and the details; discard the rest`}
+                </button>
+              </p>
+            </>
+          ) : (
+            <p>{saveError} Your changes are still here: try saving again.</p>
+          )}
+        </Status>
+      ) : null}
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+      <div className="editor__workspace">
+        <PaperView
+          fileId={initial.source_file_id}
+          pageCount={doc.page_count}
+          zoom={zoom}
+          onZoom={setZoom}
+          onPageCount={onPageCount}
+          hint={hint}
+          renderOverlay={(page) => (
+            <PageOverlay
+              page={page}
+              areas={doc.areas.filter((a) => a.page === page)}
+              labels={labels}
+              selectedAreaId={selectedAreaId}
+              selectedQuestionId={selectedQuestionId}
+              onSelectArea={selectArea}
+              onCreateArea={createArea}
+              onChangeArea={(id, rect) => !readOnly && setDoc((current) => updateArea(current, id, rect))}
+              onDeleteArea={(id) => !readOnly && removeArea(id)}
+            />
+          )}
+        />
+        <aside className="editor__side" aria-label="Questions and areas">
+          <QuestionTree
+            questions={doc.questions}
+            areaCounts={areaCounts}
+            selectedId={selectedQuestionId}
+            readOnly={readOnly}
+            onSelect={selectQuestion}
+            onAdd={() => {
+              const question = newQuestion(doc.questions);
+              setDoc(addQuestion(doc, question));
+              selectQuestion(question.id);
+            }}
+            onAddPart={(parentId) => {
+              const { doc: next, part } = addPart(doc, parentId);
+              setDoc(next);
+              selectQuestion(part.id);
+            }}
+            onMove={(id, direction) => setDoc((current) => moveQuestion(current, id, direction))}
+            onDrop={(id, targetId) => setDoc((current) => moveQuestionTo(current, id, targetId))}
+          />
+          {selectedArea ? (
+            <AreaInspector
+              area={selectedArea}
+              questions={doc.questions}
+              readOnly={readOnly}
+              onChange={(patch) => setDoc((current) => updateArea(current, selectedArea.id, patch))}
+              onDelete={() => removeArea(selectedArea.id)}
+            />
+          ) : null}
+          {selectedQuestion ? (
+            <QuestionInspector
+              question={selectedQuestion}
+              questions={doc.questions}
+              readOnly={readOnly}
+              onChange={(patch) => setDoc((current) => updateQuestion(current, selectedQuestion.id, patch))}
+              onDelete={() => {
+                setDoc((current) => deleteQuestion(current, selectedQuestion.id));
+                setSelectedQuestionId(null);
+                setSelectedAreaId(null);
+                setAnnouncement(`Question ${selectedQuestion.label} deleted.`);
+              }}
+            />
+          ) : null}
+        </aside>
+      </div>
+    </div>
+  );
+}

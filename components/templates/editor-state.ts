@@ -1,0 +1,251 @@
+/**
+ * The template editor's document and its pure operations. Questions are kept flat in tree order
+ * (a parent, then its parts); `order` is assigned from that order when saving. Rectangles are
+ * page-relative (0–1, origin top-left), as the API stores them.
+ */
+
+export type TemplateStatus = "draft" | "ready" | "archived";
+export type AreaKind = "response" | "context";
+export type MarkScheme = { type: string; [key: string]: unknown };
+
+export interface EditorQuestion {
+  id: string;
+  parent_id: string | null;
+  label: string;
+  max_marks: number | null;
+  answer_type: string | null;
+  mark_scheme: MarkScheme | null;
+  spec_ref: string | null;
+  is_container: boolean;
+}
+
+export interface EditorArea {
+  id: string;
+  question_id: string;
+  page: number;
+  kind: AreaKind;
+  response_form: string | null;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface EditorBoundary {
+  id: string;
+  question_id: string;
+  page: number;
+  top: number;
+  bottom: number;
+}
+
+export interface EditorDocument {
+  title: string;
+  subject: string | null;
+  status: TemplateStatus;
+  page_count: number | null;
+  questions: EditorQuestion[];
+  areas: EditorArea[];
+  boundaries: EditorBoundary[];
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export const MIN_SIZE = 0.01;
+
+const clamp01 = (value: number) => Math.min(1, Math.max(0, value));
+
+/** A rectangle kept inside the page with at least the minimum size. */
+export function clampRect(rect: Rect): Rect {
+  const width = Math.min(1, Math.max(MIN_SIZE, rect.width));
+  const height = Math.min(1, Math.max(MIN_SIZE, rect.height));
+  const x = Math.min(1 - width, clamp01(rect.x));
+  const y = Math.min(1 - height, clamp01(rect.y));
+  // Four decimals: a tenth of a millimetre on A4 is plenty, and payloads stay short.
+  const round = (v: number) => Math.round(v * 10000) / 10000;
+  return { x: round(x), y: round(y), width: round(Math.min(width, 1 - round(x))), height: round(Math.min(height, 1 - round(y))) };
+}
+
+export const childrenOf = (questions: EditorQuestion[], parentId: string | null) => questions.filter((q) => q.parent_id === parentId);
+
+/** Depth-first tree order from a parent → children map (siblings keep their relative order). */
+function flatten(questions: EditorQuestion[]): EditorQuestion[] {
+  const ids = new Set(questions.map((q) => q.id));
+  const result: EditorQuestion[] = [];
+  const visit = (parentId: string | null) => {
+    for (const q of questions.filter((q) => (parentId === null ? q.parent_id === null || !ids.has(q.parent_id) : q.parent_id === parentId))) {
+      result.push(q);
+      visit(q.id);
+    }
+  };
+  visit(null);
+  return result;
+}
+
+export function depthOf(questions: EditorQuestion[], question: EditorQuestion): number {
+  let depth = 0;
+  for (let parent = question.parent_id; parent; parent = questions.find((q) => q.id === parent)?.parent_id ?? null) depth++;
+  return depth;
+}
+
+function nextRootLabel(questions: EditorQuestion[]): string {
+  const numbers = childrenOf(questions, null).map((q) => Number.parseInt(q.label, 10)).filter(Number.isFinite);
+  return String((numbers.length ? Math.max(...numbers) : 0) + 1);
+}
+
+function nextPartLabel(questions: EditorQuestion[], parent: EditorQuestion): string {
+  const count = childrenOf(questions, parent.id).length;
+  const depth = depthOf(questions, parent);
+  // 1 → 1a, 1b; 1a → 1a(i), 1a(ii)
+  if (depth === 0) return `${parent.label}${String.fromCharCode(97 + (count % 26))}`;
+  const roman = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"][count] ?? String(count + 1);
+  return `${parent.label}(${roman})`;
+}
+
+export function newQuestion(questions: EditorQuestion[]): EditorQuestion {
+  return {
+    id: crypto.randomUUID(),
+    parent_id: null,
+    label: nextRootLabel(questions),
+    max_marks: 1,
+    answer_type: null,
+    mark_scheme: null,
+    spec_ref: null,
+    is_container: false,
+  };
+}
+
+export function addQuestion(doc: EditorDocument, question: EditorQuestion): EditorDocument {
+  return { ...doc, questions: [...doc.questions, question] };
+}
+
+/** A part under `parentId`, which becomes a container; inserted after the parent's last descendant. */
+export function addPart(doc: EditorDocument, parentId: string): { doc: EditorDocument; part: EditorQuestion } {
+  const parent = doc.questions.find((q) => q.id === parentId);
+  if (!parent) throw new Error("no such question");
+  const part: EditorQuestion = { ...newQuestion(doc.questions), parent_id: parentId, label: nextPartLabel(doc.questions, parent) };
+  const questions = doc.questions.map((q) => (q.id === parentId ? { ...q, is_container: true, max_marks: null } : q));
+  return { doc: { ...doc, questions: flatten([...questions, part]) }, part };
+}
+
+export function updateQuestion(doc: EditorDocument, id: string, patch: Partial<EditorQuestion>): EditorDocument {
+  return { ...doc, questions: doc.questions.map((q) => (q.id === id ? { ...q, ...patch } : q)) };
+}
+
+export function descendantIds(questions: EditorQuestion[], id: string): Set<string> {
+  const ids = new Set([id]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const q of questions) if (q.parent_id && ids.has(q.parent_id) && !ids.has(q.id)) ids.add(q.id), (grew = true);
+  }
+  return ids;
+}
+
+/** Removes a question with its parts, and their areas and boundaries. */
+export function deleteQuestion(doc: EditorDocument, id: string): EditorDocument {
+  const gone = descendantIds(doc.questions, id);
+  return {
+    ...doc,
+    questions: doc.questions.filter((q) => !gone.has(q.id)),
+    areas: doc.areas.filter((a) => !gone.has(a.question_id)),
+    boundaries: doc.boundaries.filter((b) => !gone.has(b.question_id)),
+  };
+}
+
+/** Swaps a question (with its parts) with its previous (-1) or next (+1) sibling. */
+export function moveQuestion(doc: EditorDocument, id: string, direction: -1 | 1): EditorDocument {
+  const question = doc.questions.find((q) => q.id === id);
+  if (!question) return doc;
+  const siblings = childrenOf(doc.questions, question.parent_id);
+  const index = siblings.findIndex((q) => q.id === id);
+  const target = index + direction;
+  if (target < 0 || target >= siblings.length) return doc;
+  const reordered = [...siblings];
+  [reordered[index], reordered[target]] = [reordered[target]!, reordered[index]!];
+  const others = doc.questions.filter((q) => q.parent_id !== question.parent_id);
+  return { ...doc, questions: flatten([...reordered, ...others]) };
+}
+
+export function canMove(questions: EditorQuestion[], id: string, direction: -1 | 1): boolean {
+  const question = questions.find((q) => q.id === id);
+  if (!question) return false;
+  const siblings = childrenOf(questions, question.parent_id);
+  const target = siblings.findIndex((q) => q.id === id) + direction;
+  return target >= 0 && target < siblings.length;
+}
+
+export function addArea(doc: EditorDocument, area: EditorArea): EditorDocument {
+  return { ...doc, areas: [...doc.areas, area] };
+}
+
+export function updateArea(doc: EditorDocument, id: string, patch: Partial<EditorArea>): EditorDocument {
+  return { ...doc, areas: doc.areas.map((a) => (a.id === id ? { ...a, ...patch } : a)) };
+}
+
+export function deleteArea(doc: EditorDocument, id: string): EditorDocument {
+  return { ...doc, areas: doc.areas.filter((a) => a.id !== id) };
+}
+
+export function markSchemeText(scheme: MarkScheme | null): string {
+  if (!scheme) return "";
+  if (typeof scheme.text === "string") return scheme.text;
+  const { type: _type, ...rest } = scheme;
+  return Object.keys(rest).length ? JSON.stringify(rest) : "";
+}
+
+/** Keeps a structured scheme's other fields; plain text lives in `text`. */
+export function withMarkSchemeText(scheme: MarkScheme | null, text: string): MarkScheme | null {
+  if (!text.trim() && (!scheme || Object.keys(scheme).every((k) => k === "type" || k === "text"))) return null;
+  return { ...(scheme ?? { type: "text" }), text };
+}
+
+export function totalMarks(questions: EditorQuestion[]): number {
+  return questions.filter((q) => !q.is_container).reduce((sum, q) => sum + (q.max_marks ?? 0), 0);
+}
+
+/** The body of exam.templates.save: template fields plus the full canvas. */
+export function saveBody(doc: EditorDocument) {
+  return {
+    title: doc.title,
+    subject: doc.subject,
+    status: doc.status,
+    ...(doc.page_count !== null && { page_count: doc.page_count }),
+    questions: doc.questions.map((q, order) => ({ ...q, order })),
+    response_areas: doc.areas,
+    boundaries: doc.boundaries,
+  };
+}
+
+/** Questions whose mark-scheme fields differ from the saved copy (what a 409 still lets through). */
+export function markSchemeChanges(saved: EditorDocument, current: EditorDocument) {
+  const before = new Map(saved.questions.map((q) => [q.id, q]));
+  return current.questions.flatMap((q) => {
+    const old = before.get(q.id);
+    if (!old) return [];
+    const body: { max_marks?: number | null; answer_type?: string | null; mark_scheme?: MarkScheme | null; spec_ref?: string | null } = {};
+    if (old.max_marks !== q.max_marks) body.max_marks = q.max_marks;
+    if (old.answer_type !== q.answer_type) body.answer_type = q.answer_type;
+    if (JSON.stringify(old.mark_scheme) !== JSON.stringify(q.mark_scheme)) body.mark_scheme = q.mark_scheme;
+    if (old.spec_ref !== q.spec_ref) body.spec_ref = q.spec_ref;
+    return Object.keys(body).length ? [{ question_id: q.id, body }] : [];
+  });
+}
+
+/** Drag-and-drop reorder: puts a question (with its parts) where its sibling `targetId` is. */
+export function moveQuestionTo(doc: EditorDocument, id: string, targetId: string): EditorDocument {
+  const question = doc.questions.find((q) => q.id === id);
+  const target = doc.questions.find((q) => q.id === targetId);
+  if (!question || !target || id === targetId || question.parent_id !== target.parent_id) return doc;
+  const siblings = childrenOf(doc.questions, question.parent_id);
+  const from = siblings.findIndex((q) => q.id === id);
+  const to = siblings.findIndex((q) => q.id === targetId);
+  const reordered = siblings.filter((q) => q.id !== id);
+  reordered.splice(to, 0, siblings[from]!);
+  const others = doc.questions.filter((q) => q.parent_id !== question.parent_id);
+  return { ...doc, questions: flatten([...reordered, ...others]) };
+}

@@ -1,0 +1,11 @@
+import { Badge } from "@/components/ui/Badge";
+
+export type TemplateStatus = "draft" | "ready" | "archived";
+
+export const statusLabels: Record<TemplateStatus, string> = { draft: "Draft", ready: "Ready", archived: "Archived" };
+
+/** Ready templates can be marked against; drafts are still being drawn; archived ones are put away. */
+export function TemplateStatusBadge({ status }: { status: TemplateStatus }) {
+  const tone = status === "ready" ? "success" : "neutral";
+  return <span className={`template-status template-status--${status}`}><Badge tone={tone}>{statusLabels[status]}</Badge></span>;
+}

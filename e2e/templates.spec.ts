@@ -1,0 +1,222 @@
+import fs from "node:fs";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { signIn } from "./helpers";
+
+/** A two-page question paper, generated here so the test owns its bytes. */
+async function twoPagePaper(): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  const bold = await document.embedFont(StandardFonts.HelveticaBold);
+  const questions = [
+    ["1 (a) Work out 3/4 + 1/8.", "1 (b) Simplify 6x + 2y - 4x + y."],
+    ["2 Solve 5x - 7 = 3x + 9.", "Show your working."],
+  ];
+  questions.forEach((lines, index) => {
+    const page = document.addPage([595, 842]);
+    page.drawText(`E2E Mock Paper, page ${index + 1}`, { x: 56, y: 780, size: 16, font: bold });
+    lines.forEach((line, row) => {
+      const top = 700 - row * 330;
+      page.drawText(line, { x: 56, y: top, size: 12, font });
+      page.drawRectangle({ x: 56, y: top - 250, width: 483, height: 220, borderColor: rgb(0.6, 0.6, 0.6), borderWidth: 1 });
+    });
+  });
+  return Buffer.from(await document.save());
+}
+
+async function shot(page: Page, testInfo: TestInfo, name: string) {
+  fs.mkdirSync("test-results/screenshots", { recursive: true });
+  const path = `test-results/screenshots/${name}.png`;
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+/** Drags a rectangle on a page overlay between two page-relative points. */
+async function drawArea(page: Page, pageNumber: number, from: [number, number], to: [number, number]) {
+  const overlay = page.locator(`.page-overlay[data-page="${pageNumber}"]`);
+  await overlay.scrollIntoViewIfNeeded();
+  const box = (await overlay.boundingBox())!;
+  await page.mouse.move(box.x + box.width * from[0], box.y + box.height * from[1]);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * to[0], box.y + box.height * to[1], { steps: 6 });
+  await page.mouse.up();
+}
+
+const questionButton = (page: Page, label: string) => page.locator(".question-row__select").filter({ has: page.locator(".question-row__label", { hasText: new RegExp(`^${label}$`) }) });
+
+test("a teacher uploads a paper, draws areas and questions, saves, marks it ready, and it all persists", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  const title = `E2E mock paper ${Date.now().toString(36)}`;
+  await signIn(page);
+  await expect(page.getByRole("table", { name: "Exam templates" })).toBeVisible();
+  await shot(page, testInfo, "templates-list");
+
+  // Create from an uploaded PDF.
+  await page.getByRole("button", { name: "New template" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "New template" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel("Exam paper (PDF)").setInputFiles({ name: "e2e-mock-paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() });
+  await expect(dialog.getByLabel("Title")).toHaveValue("e2e-mock-paper");
+  await dialog.getByLabel("Title").fill(title);
+  await dialog.getByLabel("Subject").fill("Mathematics");
+  await shot(page, testInfo, "templates-new-dialog");
+  await dialog.getByRole("button", { name: "Create and open" }).click();
+
+  await expect(page).toHaveURL(/\/templates\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(title);
+  await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
+  await expect(page.getByText("2 pages ·")).toBeVisible();
+
+  // Question 1 with parts 1a and 1b.
+  await page.getByRole("button", { name: "Add question" }).click();
+  await expect(page.getByRole("heading", { name: "Question 1" })).toBeVisible();
+  await page.getByRole("button", { name: "Add a part to question 1", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Question 1a" })).toBeVisible();
+  await page.getByLabel("Max marks").fill("3");
+  await page.getByLabel("Answer type").selectOption("numeric");
+  await page.getByLabel("Mark scheme").fill("M1 common denominator; A1 7/8");
+  await page.getByRole("button", { name: "Add a part to question 1", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Question 1b" })).toBeVisible();
+  await page.getByLabel("Max marks").fill("2");
+  await page.getByLabel("Specification reference").fill("8300.A4");
+
+  // An area for each part: 1b is selected, so its area goes first on page 1's lower half.
+  await drawArea(page, 1, [0.12, 0.55], [0.88, 0.85]);
+  await expect(page.getByRole("heading", { name: "Selected area · page 1" })).toBeVisible();
+  await questionButton(page, "1a").click();
+  await drawArea(page, 1, [0.12, 0.17], [0.88, 0.45]);
+  await expect(page.locator(".area")).toHaveCount(2);
+  // Resize by a handle, then move by dragging the area itself.
+  const selectedArea = page.locator(".area.area--selected");
+  const drawn = (await selectedArea.boundingBox())!;
+  const handle = (await selectedArea.locator('[data-handle="se"]').boundingBox())!;
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2 - 30, { steps: 4 });
+  await page.mouse.up();
+  const resized = (await selectedArea.boundingBox())!;
+  expect(resized.height).toBeLessThan(drawn.height - 20);
+  await page.mouse.move(resized.x + resized.width / 2, resized.y + resized.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(resized.x + resized.width / 2, resized.y + resized.height / 2 + 20, { steps: 4 });
+  await page.mouse.up();
+  expect((await selectedArea.boundingBox())!.y).toBeGreaterThan(resized.y + 10);
+  await expect(questionButton(page, "1a")).toContainText("1 area");
+  await expect(questionButton(page, "1b")).toContainText("1 area");
+  // Selecting a question highlights its area.
+  await questionButton(page, "1b").click();
+  await expect(page.locator(".area.area--linked")).toHaveCount(1);
+
+  // Keyboard: Alt+↓ moves 1a below 1b and Alt+↑ brings it back; Delete removes a selected area.
+  await questionButton(page, "1a").focus();
+  await page.keyboard.press("Alt+ArrowDown");
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1b", "1a"]);
+  await page.keyboard.press("Alt+ArrowUp");
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1a", "1b"]);
+  // …and by drag and drop among siblings.
+  const questionRow = (label: string) => page.locator(".question-row").filter({ has: questionButton(page, label) });
+  await questionRow("1b").dragTo(questionRow("1a"));
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1b", "1a"]);
+  await questionRow("1a").dragTo(questionRow("1b"));
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1a", "1b"]);
+  await drawArea(page, 2, [0.2, 0.2], [0.5, 0.3]);
+  await expect(page.locator(".area")).toHaveCount(3);
+  await page.keyboard.press("Delete");
+  await expect(page.locator(".area")).toHaveCount(2);
+  await questionButton(page, "1b").click();
+
+  await expect(page.getByText("Unsaved changes")).toBeVisible();
+  await page.getByLabel("Status").selectOption("ready");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+
+  // Sync to graph shows the counts.
+  await page.getByRole("button", { name: "Sync to graph" }).click();
+  await expect(page.getByText("Synced to the exam graph")).toBeVisible();
+  await expect(page.getByText(/1 question, 2 parts, 2 regions/)).toBeVisible();
+
+  // Everything is still there after a reload.
+  await page.reload();
+  await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
+  await expect(page.locator(".area")).toHaveCount(2);
+  await expect(page.locator(".question-row")).toHaveCount(3);
+  await expect(page.getByLabel("Status")).toHaveValue("ready");
+  await expect(questionButton(page, "1a")).toContainText("3 marks · 1 area");
+  await expect(questionButton(page, "1b")).toContainText("2 marks · 1 area");
+  await questionButton(page, "1a").click();
+  await expect(page.getByLabel("Mark scheme")).toHaveValue("M1 common denominator; A1 7/8");
+  await expect(page.getByLabel("Answer type")).toHaveValue("numeric");
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  // The part's area, selected: handles, the area inspector, the question highlighted.
+  await page.locator(".area.area--linked").click();
+  await expect(page.getByRole("heading", { name: "Selected area · page 1" })).toBeVisible();
+  await page.locator(".paper__scroll").evaluate((element) => element.scrollTo(0, 0));
+  await shot(page, testInfo, "template-editor");
+
+  // The list shows it as ready.
+  await page.getByRole("link", { name: "← Templates" }).click();
+  const row = page.getByRole("row").filter({ hasText: title });
+  await expect(row).toContainText("Ready");
+  await expect(row).toContainText("Mathematics");
+  await shot(page, testInfo, "templates-list-after");
+});
+
+test("a template can start from a catalogue paper", async ({ page }) => {
+  await signIn(page);
+  await page.getByRole("button", { name: "New template" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "New template" });
+  await dialog.getByLabel("Catalogue paper").check();
+  await dialog.getByLabel("Paper from the catalogue").selectOption({ index: 1 });
+  await expect(dialog.getByLabel("Title")).not.toHaveValue("");
+  await dialog.getByRole("button", { name: "Create and open" }).click();
+  await expect(page).toHaveURL(/\/templates\/[0-9a-f-]{36}$/);
+  await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(4);
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  await expect(page.locator(".question-tree__empty")).toBeVisible();
+});
+
+/** Calls a tRPC mutation as the signed-in browser (superjson wire format, one call per batch). */
+async function mutate<T>(page: Page, path: string, input: unknown): Promise<T> {
+  const response = await page.request.post(`/api/trpc/${path}?batch=1`, { data: { 0: { json: input } } });
+  expect(response.ok(), `${path}: ${await response.text()}`).toBe(true);
+  return (await response.json())[0].result.data.json as T;
+}
+
+test("once marks exist, saving explains the conflict and still saves mark-scheme edits", async ({ page }, testInfo) => {
+  await signIn(page);
+  // A template with one question, a batch, a scan and a mark, made through the API.
+  const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+  expect(upload.status()).toBe(201);
+  const file = await upload.json();
+  const title = `Marked paper ${Date.now().toString(36)}`;
+  const template = await mutate<{ id: string }>(page, "exam.templates.create", { title, source_file_id: file.id, page_count: file.page_count });
+  const questionId = crypto.randomUUID();
+  await mutate(page, "exam.templates.save", {
+    template_id: template.id,
+    body: {
+      status: "ready",
+      questions: [{ id: questionId, parent_id: null, label: "1", order: 0, max_marks: 5, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false }],
+      response_areas: [{ id: crypto.randomUUID(), question_id: questionId, page: 1, kind: "response", response_form: null, x: 0.1, y: 0.2, width: 0.8, height: 0.3 }],
+      boundaries: [],
+    },
+  });
+  const batch = await mutate<{ id: string }>(page, "exam.batches.create", { template_id: template.id, title: "Conflict batch" });
+  const scan = await page.request.post(`/api/exam/batches/${batch.id}/scans`, { multipart: { file: { name: "scan.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+  expect(scan.status()).toBe(201);
+  const submission = await scan.json();
+  await mutate(page, "exam.marks.upsert", { mark_id: crypto.randomUUID(), body: { submission_id: submission.id, question_id: questionId, awarded_marks: 3 } });
+
+  await page.goto(`/templates/${template.id}`);
+  await expect(page.locator(".area")).toHaveCount(1);
+  await page.getByLabel("Max marks").fill("6");
+  await page.getByRole("button", { name: "Add question" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("The questions and areas were not saved: marks are already recorded")).toBeVisible();
+  await expect(page.getByText("Not saved", { exact: true })).toBeVisible();
+  await shot(page, testInfo, "template-editor-conflict");
+  await page.getByRole("button", { name: /Save 1 mark-scheme change and the details/ }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  await expect(page.locator(".question-row")).toHaveCount(1);
+  await page.reload();
+  await expect(questionButton(page, "1")).toContainText("6 marks · 1 area");
+});

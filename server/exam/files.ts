@@ -1,0 +1,206 @@
+import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
+import { PDFDocument } from "pdf-lib";
+import { z } from "zod";
+import type { Db, Tx } from "../db/client";
+import { asUser } from "../db/rls";
+import { files, instituteMemberships } from "../db/schema";
+import { env } from "../env";
+import { AppError, notFound } from "../errors";
+import { logger } from "../logger";
+import { type ObjectStorage, ObjectNotFoundError, objectStorage } from "../storage/object-storage";
+import { MultipartReader, multipartBoundary } from "./multipart";
+import { acceptedScanTypes } from "./scans";
+
+/**
+ * Template paper files: POST /api/exam/files stores an uploaded PDF (checked as scans are: declared
+ * type, size while streaming, %PDF- signature) and counts its pages; GET /api/exam/files/{id} streams
+ * a file the caller may read under row-level security (their school's files and catalogue files).
+ * The contract names no upload path for a template's PDF; this one follows the scan upload's style.
+ */
+
+const PDF_SIGNATURE = Buffer.from("%PDF-");
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
+
+export const fileIdInput = z.object({ file_id: z.uuid("file id must be a UUID") });
+export const uploadFileQuery = z.object({ institute_id: z.uuid("institute_id must be an institute id").optional() });
+
+export const fileOutput = z.object({
+  id: z.uuid(),
+  institute_id: z.uuid().nullable(),
+  owner_id: z.uuid().nullable(),
+  content_type: z.string(),
+  byte_size: z.number().int(),
+  sha256: z.string(),
+  original_name: z.string().nullable(),
+  page_count: z.number().int().nullable(),
+  created_at: z.date(),
+});
+
+export interface FileUpload {
+  contentType: string | null;
+  contentLength: number | null;
+  body: ReadableStream<Uint8Array> | null;
+  instituteId?: string;
+}
+
+export interface FileOptions {
+  storage?: ObjectStorage;
+  maxBytes?: number;
+  bucket?: string;
+}
+
+type FileRow = typeof files.$inferSelect;
+const publicFile = (row: FileRow) => fileOutput.parse(row);
+
+const tooLarge = (maxBytes: number) => new AppError("too_large", `The PDF is larger than the maximum of ${maxBytes} bytes`);
+
+/**
+ * Stores a template paper. The institute follows the template rule: the given one must be a staff
+ * membership of the caller (403), or the caller's sole staff institute; several make it required (400).
+ * The whole PDF is held in memory once stored, to count its pages (bounded by MAX_SCAN_BYTES).
+ */
+export async function uploadTemplateFile(db: Db, callerId: string, upload: FileUpload, options: FileOptions = {}) {
+  const storage = options.storage ?? (await objectStorage());
+  const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
+  const bucket = options.bucket ?? env().SCAN_BUCKET;
+  const { institute_id: requested } = uploadFileQuery.parse({ institute_id: upload.instituteId });
+  const instituteId = await asUser(db, callerId, (tx) => resolveStaffInstitute(tx, callerId, requested));
+
+  const boundary = multipartBoundary(upload.contentType);
+  if (!boundary || !upload.body) throw new AppError("unsupported_media", "Send the PDF as multipart/form-data with a file field");
+  if (upload.contentLength !== null && upload.contentLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    await upload.body.cancel("too large").catch(() => {});
+    throw tooLarge(maxBytes);
+  }
+
+  const reader = new MultipartReader(upload.body, boundary, maxBytes + MULTIPART_OVERHEAD_BYTES);
+  let stored: { key: string; bytes: Buffer; originalName: string | null } | null = null;
+  try {
+    for await (const part of reader.parts()) {
+      if (part.name !== "file" || part.filename === null) continue;
+      if (stored) throw new AppError("invalid", "file: send one file per upload", "file");
+      stored = await storePdf(reader, part, { storage, bucket, instituteId, maxBytes });
+    }
+    if (!stored) throw new AppError("invalid", "file: the PDF file is required", "file");
+    const pageCount = await countPages(stored.bytes);
+    const { key, bytes, originalName } = stored;
+    const row = await asUser(db, callerId, async (tx) => {
+      const [file] = await tx
+        .insert(files)
+        .values({
+          institute_id: instituteId,
+          owner_id: callerId,
+          bucket,
+          storage_key: key,
+          content_type: "application/pdf",
+          byte_size: bytes.byteLength,
+          sha256: crypto.createHash("sha256").update(bytes).digest("hex"),
+          original_name: originalName?.slice(0, 255) ?? null,
+          page_count: pageCount,
+        })
+        .returning();
+      return file!;
+    });
+    return publicFile(row);
+  } catch (error) {
+    await reader.cancel();
+    if (stored) {
+      const key = stored.key;
+      await storage.delete(bucket, key).catch((cleanup) => logger.error(`could not delete orphaned file ${bucket}/${key}`, cleanup));
+    }
+    throw error;
+  }
+}
+
+async function resolveStaffInstitute(tx: Tx, callerId: string, requested: string | undefined): Promise<string> {
+  const memberships = await tx
+    .select({ institute_id: instituteMemberships.institute_id, role: instituteMemberships.role })
+    .from(instituteMemberships)
+    .where(eq(instituteMemberships.user_id, callerId));
+  const staffOf = [...new Set(memberships.filter((m) => staffRoles.has(m.role)).map((m) => m.institute_id))];
+  if (requested) {
+    if (!staffOf.includes(requested.toLowerCase())) throw new AppError("forbidden", "You are not a member of staff of that institute", "institute_id");
+    return requested.toLowerCase();
+  }
+  if (staffOf.length === 0) throw new AppError("forbidden", "Only staff of a school can upload exam papers");
+  if (staffOf.length > 1) throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
+  return staffOf[0]!;
+}
+
+/** Declared type, size while streaming, signature before anything is stored; then into storage. */
+async function storePdf(
+  reader: MultipartReader,
+  part: { contentType: string | null; filename: string | null; body: AsyncIterable<Uint8Array> },
+  { storage, bucket, instituteId, maxBytes }: { storage: ObjectStorage; bucket: string; instituteId: string; maxBytes: number },
+) {
+  const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!acceptedScanTypes.includes(declared)) {
+    throw new AppError("unsupported_media", `The paper must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
+  }
+  const chunks = part.body[Symbol.asyncIterator]();
+  const kept: Buffer[] = [];
+  let size = 0;
+  const take = (chunk: Uint8Array) => {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    kept.push(Buffer.from(chunk));
+    return chunk;
+  };
+  const head: Uint8Array[] = [];
+  while (size < PDF_SIGNATURE.length) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(take(next.value));
+  }
+  if (!Buffer.concat(head).subarray(0, PDF_SIGNATURE.length).equals(PDF_SIGNATURE)) {
+    throw new AppError("unsupported_media", "The file is not a PDF: it does not begin with %PDF-");
+  }
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield take(next.value);
+  }
+  const key = `exam-templates/${instituteId}/${crypto.randomUUID()}.pdf`;
+  try {
+    await storage.put(bucket, key, bytes(), { contentType: "application/pdf" });
+  } catch (error) {
+    if (error instanceof AppError) {
+      if (error.code === "too_large") await reader.cancel("too large");
+      throw error;
+    }
+    logger.error("template file storage failed", error);
+    throw new AppError("upstream", "The PDF could not be stored; try again");
+  }
+  return { key, bytes: Buffer.concat(kept), originalName: part.filename };
+}
+
+/** Pages of the PDF; a file that starts like a PDF but cannot be parsed is refused (415). */
+async function countPages(bytes: Buffer): Promise<number> {
+  try {
+    const document = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
+    const count = document.getPageCount();
+    if (count < 1) throw new Error("no pages");
+    return count;
+  } catch {
+    throw new AppError("unsupported_media", "The file could not be read as a PDF (damaged, or no pages)");
+  }
+}
+
+/** A file the caller may read (RLS: their school's or the catalogue's) with its bytes as a stream. */
+export async function openFile(db: Db, callerId: string, fileId: string, options: { storage?: ObjectStorage } = {}) {
+  const { file_id: id } = fileIdInput.parse({ file_id: fileId });
+  const row = await asUser(db, callerId, async (tx) => {
+    const [file] = await tx.select().from(files).where(eq(files.id, id));
+    if (!file) throw notFound("File");
+    return file;
+  });
+  const storage = options.storage ?? (await objectStorage());
+  try {
+    return { file: publicFile(row), body: await storage.get(row.bucket, row.storage_key) };
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) throw notFound("File");
+    logger.error("file read failed", error);
+    throw new AppError("upstream", "The file could not be read from storage; try again");
+  }
+}
