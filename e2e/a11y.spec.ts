@@ -45,3 +45,18 @@ test("signed-in pages have no axe violations (WCAG 2.1 A/AA, best practices)", a
   await page.goto("/templates");
   await expectNoViolations(page, "/templates at tablet width");
 });
+
+test("the template editor, with a question and an area selected, has no axe violations", async ({ page }) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "Mathematics Paper 1 (Non-calculator), June 2026 mock" }).click();
+  await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();
+  await expect(page.locator(".area").first()).toBeVisible();
+  await expectNoViolations(page, "the template editor");
+  await page.locator(".area").first().click();
+  await expect(page.getByRole("heading", { name: /Selected area/ })).toBeVisible();
+  await expectNoViolations(page, "the template editor with an area selected");
+  await page.goto("/templates");
+  await page.getByRole("button", { name: "New template" }).click();
+  await expect(page.getByRole("dialog", { name: "New template" })).toBeVisible();
+  await expectNoViolations(page, "the New template dialog");
+});
