@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
+import { writeBenchmarkSection } from "./benchmarks-doc";
 
 // The configuration is read on first use: give this run its own data folder and secret first.
 const temporaryDataDir = process.env.DATA_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), "markbook-bench-"));
@@ -165,6 +166,8 @@ async function drive(send: () => Promise<Response>, check: (body: unknown) => vo
   };
 }
 
+const sectionIntro = "## bench:classroom — classroom endpoints under 32 concurrent clients\n\n`npm run bench:classroom` (PostgreSQL from `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`).";
+
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -226,7 +229,7 @@ async function main() {
       "| --- | --- | --- | --- | --- | --- | --- |",
       ...rows,
     ].join("\n");
-    writeSection("bench:classroom", report);
+    writeBenchmarkSection("bench:classroom", report, sectionIntro);
   } finally {
     await database.close();
     await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
@@ -234,18 +237,6 @@ async function main() {
   }
 }
 
-/** Replaces the text between `<!-- name -->` and `<!-- /name -->` in docs/benchmarks.md. */
-function writeSection(name: string, body: string) {
-  const file = "docs/benchmarks.md";
-  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = `<!-- ${name} -->`;
-  const end = `<!-- /${name} -->`;
-  const block = `${start}\n${body}\n${end}`;
-  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
-  const heading = "## bench:classroom — classroom endpoints under 32 concurrent clients\n\n`npm run bench:classroom` (PostgreSQL from `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`).\n\n";
-  fs.writeFileSync(file, pattern.test(text) ? text.replace(pattern, block) : `${text.trimEnd()}\n\n${heading}${block}\n`);
-  console.log(`Wrote ${file} (${name}).`);
-}
 
 try {
   await main();

@@ -19,6 +19,7 @@ import { asService, asUser } from "../server/db/rls";
 import { examQuestions, examTemplates } from "../server/db/schema";
 import { createInstitute } from "../server/identity/institutes";
 import { createUser } from "../server/identity/users";
+import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 const WARMUP = 200;
@@ -175,19 +176,8 @@ async function main() {
     "| --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
-  writeSection("bench:db", report);
+  writeBenchmarkSection("bench:db", report);
 }
 
-/** Replaces the text between `<!-- name -->` and `<!-- /name -->` in docs/benchmarks.md. */
-function writeSection(name: string, body: string) {
-  const file = "docs/benchmarks.md";
-  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = `<!-- ${name} -->`;
-  const end = `<!-- /${name} -->`;
-  const block = `${start}\n${body}\n${end}`;
-  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
-  fs.writeFileSync(file, pattern.test(text) ? text.replace(pattern, block) : `${text.trimEnd()}\n\n${block}\n`);
-  console.log(`Wrote ${file} (${name}).`);
-}
 
 await main();

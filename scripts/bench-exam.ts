@@ -27,6 +27,7 @@ import { uploadScan } from "../server/exam/scans";
 import { createInstitute } from "../server/identity/institutes";
 import { createUser } from "../server/identity/users";
 import { createLocalStorage } from "../server/storage/local";
+import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const QUESTIONS = 60;
 const RESULT_RUNS = Number(process.env.BENCH_RESULT_RUNS ?? 30);
@@ -161,6 +162,15 @@ async function benchUpload(db: Db, setup: Awaited<ReturnType<typeof seed>>) {
   return { mbPerSecond: SCAN_BYTES / 1024 / 1024 / seconds, rssGrowthMb: (peak - baseline) / 1024 / 1024 };
 }
 
+const sectionIntro = [
+  "## bench:exam — exam marking on PostgreSQL",
+  "",
+  "`npm run bench:exam` (needs `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`, an admin connection; the script",
+  "creates and drops its own database). Targets: results + CSV of 1000 × 60 in a constant number of",
+  "statements with a median under 150 ms; ≥ 1500 mark upserts/s with p99 ≤ 50 ms from 32 clients; a 50 MB",
+  "upload with a peak RSS growth ≤ 32 MB.",
+].join("\n");
+
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error("Set BENCH_DATABASE_URL or TEST_DATABASE_URL (an admin URL of PostgreSQL)");
@@ -186,7 +196,7 @@ async function main() {
     const upload = await benchUpload(single.db, setup);
     console.log(`upload: ${upload.mbPerSecond.toFixed(1)} MB/s, peak RSS growth ${upload.rssGrowthMb.toFixed(1)} MB`);
 
-    writeSection(
+    writeBenchmarkSection(
       "bench:exam",
       [
         `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, PostgreSQL over loopback (postgres.js), while other work shared the machine.`,
@@ -200,6 +210,7 @@ async function main() {
         `| 50 MB scan upload (streamed to local storage) | ${upload.mbPerSecond.toFixed(1)} MB/s | |`,
         `| peak RSS growth during the upload | ${upload.rssGrowthMb.toFixed(1)} MB | ≤ 32 MB |`,
       ].join("\n"),
+      sectionIntro,
     );
   } finally {
     await single.end();
@@ -211,28 +222,5 @@ async function main() {
   }
 }
 
-/** Replaces the text between `<!-- name -->` and `<!-- /name -->` in docs/benchmarks.md. */
-function writeSection(name: string, body: string) {
-  const file = "docs/benchmarks.md";
-  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = `<!-- ${name} -->`;
-  const end = `<!-- /${name} -->`;
-  const block = `${start}\n${body}\n${end}`;
-  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
-  if (pattern.test(text)) {
-    fs.writeFileSync(file, text.replace(pattern, block));
-  } else {
-    const intro = [
-      "## bench:exam — exam marking on PostgreSQL",
-      "",
-      "`npm run bench:exam` (needs `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`, an admin connection; the script",
-      "creates and drops its own database). Targets: results + CSV of 1000 × 60 in a constant number of",
-      "statements with a median under 150 ms; ≥ 1500 mark upserts/s with p99 ≤ 50 ms from 32 clients; a 50 MB",
-      "upload with a peak RSS growth ≤ 32 MB.",
-      "",
-    ].join("\n");
-    fs.writeFileSync(file, `${text.trimEnd()}\n\n${intro}\n${block}\n`);
-  }
-}
 
 await main();

@@ -25,6 +25,7 @@ import { speechConfigFromEnv } from "../server/speech/config";
 import { createSpeechHandler } from "../server/speech/http";
 import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../server/speech/realtime";
 import { createSpeechService } from "../server/speech/service";
+import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const MODEL_FOLDER = process.env.BENCH_SPEECH_MODEL ?? "whisper-tiny-random";
 const TOKENS_PER_WINDOW = 96;
@@ -81,6 +82,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
 const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
+
+const sectionIntro = [
+  "## bench:speech — the speech engine (Whisper on transformers.js, worker threads)",
+  "",
+  "`npm run bench:speech` (needs `whisper-tiny-random` in `MODELS_DIR` or `../shared/models`). The random-weight",
+  "tiny model costs what whisper-tiny costs; every window decodes exactly 96 tokens so runs compare.",
+].join("\n");
 
 async function main() {
   if (!fs.existsSync(path.join(config.modelsDir, MODEL_FOLDER, "config.json"))) {
@@ -240,7 +248,7 @@ async function main() {
     ...rows.map((row) => `| ${row.join(" | ")} |`),
   ].join("\n");
   console.log(body);
-  writeSection("bench:speech", body);
+  writeBenchmarkSection("bench:speech", body, sectionIntro);
   process.exit(0);
 }
 
@@ -271,29 +279,6 @@ import fs from "node:fs";
   } finally {
     fs.rmSync(input, { force: true });
   }
-}
-
-/** Replaces the text between `<!-- name -->` and `<!-- /name -->` in docs/benchmarks.md. */
-function writeSection(name: string, body: string) {
-  const file = "docs/benchmarks.md";
-  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = `<!-- ${name} -->`;
-  const end = `<!-- /${name} -->`;
-  const block = `${start}\n${body}\n${end}`;
-  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
-  if (pattern.test(text)) {
-    fs.writeFileSync(file, text.replace(pattern, block));
-  } else {
-    const intro = [
-      "## bench:speech — the speech engine (Whisper on transformers.js, worker threads)",
-      "",
-      "`npm run bench:speech` (needs `whisper-tiny-random` in `MODELS_DIR` or `../shared/models`). The random-weight",
-      "tiny model costs what whisper-tiny costs; every window decodes exactly 96 tokens so runs compare.",
-      "",
-    ].join("\n");
-    fs.writeFileSync(file, `${text.trimEnd()}\n\n${intro}\n${block}\n`);
-  }
-  console.log(`Wrote ${file} (${name}).`);
 }
 
 await main();
