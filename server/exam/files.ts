@@ -10,7 +10,7 @@ import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { type ObjectStorage, ObjectNotFoundError, objectStorage } from "../storage/object-storage";
 import { MultipartReader, multipartBoundary } from "./multipart";
-import { acceptedScanTypes } from "./scans";
+import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
 
 /**
  * Template paper files: POST /api/exam/files stores an uploaded PDF (checked as scans are: declared
@@ -19,7 +19,6 @@ import { acceptedScanTypes } from "./scans";
  * The contract names no upload path for a template's PDF; this one follows the scan upload's style.
  */
 
-const PDF_SIGNATURE = Buffer.from("%PDF-");
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
 
@@ -54,7 +53,7 @@ export interface FileOptions {
 type FileRow = typeof files.$inferSelect;
 const publicFile = (row: FileRow) => fileOutput.parse(row);
 
-const tooLarge = (maxBytes: number) => new AppError("too_large", `The PDF is larger than the maximum of ${maxBytes} bytes`);
+const tooLarge = (maxBytes: number) => pdfTooLarge("PDF", maxBytes);
 
 /**
  * Stores a template paper. The institute follows the template rule: the given one must be a staff
@@ -76,7 +75,7 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
   }
 
   const reader = new MultipartReader(upload.body, boundary, maxBytes + MULTIPART_OVERHEAD_BYTES);
-  let stored: { key: string; bytes: Buffer; originalName: string | null } | null = null;
+  let stored: { key: string; bytes: Buffer; sha256: string; originalName: string | null } | null = null;
   try {
     for await (const part of reader.parts()) {
       if (part.name !== "file" || part.filename === null) continue;
@@ -85,7 +84,7 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
     }
     if (!stored) throw new AppError("invalid", "file: the PDF file is required", "file");
     const pageCount = await countPages(stored.bytes);
-    const { key, bytes, originalName } = stored;
+    const { key, bytes, sha256, originalName } = stored;
     const row = await asUser(db, callerId, async (tx) => {
       const [file] = await tx
         .insert(files)
@@ -96,7 +95,7 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
           storage_key: key,
           content_type: "application/pdf",
           byte_size: bytes.byteLength,
-          sha256: crypto.createHash("sha256").update(bytes).digest("hex"),
+          sha256,
           original_name: originalName?.slice(0, 255) ?? null,
           page_count: pageCount,
         })
@@ -129,50 +128,15 @@ async function resolveStaffInstitute(tx: Tx, callerId: string, requested: string
   return staffOf[0]!;
 }
 
-/** Declared type, size while streaming, signature before anything is stored; then into storage. */
+/** The paper into storage (the scan rules: type, size, signature), kept in memory to count its pages. */
 async function storePdf(
   reader: MultipartReader,
-  part: { contentType: string | null; filename: string | null; body: AsyncIterable<Uint8Array> },
+  part: UploadedPart,
   { storage, bucket, instituteId, maxBytes }: { storage: ObjectStorage; bucket: string; instituteId: string; maxBytes: number },
 ) {
-  const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!acceptedScanTypes.includes(declared)) {
-    throw new AppError("unsupported_media", `The paper must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
-  }
-  const chunks = part.body[Symbol.asyncIterator]();
-  const kept: Buffer[] = [];
-  let size = 0;
-  const take = (chunk: Uint8Array) => {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    kept.push(Buffer.from(chunk));
-    return chunk;
-  };
-  const head: Uint8Array[] = [];
-  while (size < PDF_SIGNATURE.length) {
-    const next = await chunks.next();
-    if (next.done) break;
-    head.push(take(next.value));
-  }
-  if (!Buffer.concat(head).subarray(0, PDF_SIGNATURE.length).equals(PDF_SIGNATURE)) {
-    throw new AppError("unsupported_media", "The file is not a PDF: it does not begin with %PDF-");
-  }
-  async function* bytes(): AsyncGenerator<Uint8Array> {
-    yield* head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield take(next.value);
-  }
   const key = `exam-templates/${instituteId}/${crypto.randomUUID()}.pdf`;
-  try {
-    await storage.put(bucket, key, bytes(), { contentType: "application/pdf" });
-  } catch (error) {
-    if (error instanceof AppError) {
-      if (error.code === "too_large") await reader.cancel("too large");
-      throw error;
-    }
-    logger.error("template file storage failed", error);
-    throw new AppError("upstream", "The PDF could not be stored; try again");
-  }
-  return { key, bytes: Buffer.concat(kept), originalName: part.filename };
+  const { bytes, sha256 } = await streamPdfToStorage(reader, part, { storage, bucket, key, maxBytes, what: "PDF", keepBytes: true });
+  return { key, bytes: bytes!, sha256, originalName: part.filename };
 }
 
 /** Pages of the PDF; a file that starts like a PDF but cannot be parsed is refused (415). */

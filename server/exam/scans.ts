@@ -10,9 +10,8 @@ import { logger } from "../logger";
 import { type ObjectStorage, objectStorage } from "../storage/object-storage";
 import { submissionOutput } from "./batches";
 import { MultipartReader, multipartBoundary } from "./multipart";
+import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
 
-export const acceptedScanTypes = ["application/pdf", "application/x-pdf"];
-const PDF_SIGNATURE = Buffer.from("%PDF-");
 /** Room for the multipart framing and the small form fields around the file. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 const MAX_FIELD_BYTES = 1024;
@@ -86,7 +85,7 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
   }
 }
 
-const tooLarge = (maxBytes: number) => new AppError("too_large", `The scan is larger than the maximum of ${maxBytes} bytes`);
+const tooLarge = (maxBytes: number) => pdfTooLarge("scan", maxBytes);
 
 async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
   const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
@@ -110,50 +109,12 @@ async function readField(body: AsyncIterable<Uint8Array>): Promise<string> {
 /** Rules 2–5: type, size while streaming, signature on the first bytes, then the bytes into storage. */
 async function storeScan(
   reader: MultipartReader,
-  part: { contentType: string | null; filename: string | null; body: AsyncIterable<Uint8Array> },
+  part: UploadedPart,
   { storage, bucket, batchId, maxBytes }: { storage: ObjectStorage; bucket: string; batchId: string; maxBytes: number },
 ) {
-  const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!acceptedScanTypes.includes(declared)) {
-    throw new AppError("unsupported_media", `The scan must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
-  }
-  const chunks = part.body[Symbol.asyncIterator]();
-  const hash = crypto.createHash("sha256");
-  let size = 0;
-  const take = (chunk: Uint8Array) => {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    hash.update(chunk);
-    return chunk;
-  };
-  // The signature is checked before anything is stored.
-  const head: Uint8Array[] = [];
-  let headSize = 0;
-  while (headSize < PDF_SIGNATURE.length) {
-    const next = await chunks.next();
-    if (next.done) break;
-    head.push(take(next.value));
-    headSize += next.value.byteLength;
-  }
-  if (!Buffer.concat(head).subarray(0, PDF_SIGNATURE.length).equals(PDF_SIGNATURE)) {
-    throw new AppError("unsupported_media", "The scan is not a PDF: it does not begin with %PDF-");
-  }
-  async function* bytes(): AsyncGenerator<Uint8Array> {
-    yield* head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield take(next.value);
-  }
   const key = `exam-submissions/${batchId}/${crypto.randomUUID()}.pdf`;
-  try {
-    await storage.put(bucket, key, bytes(), { contentType: "application/pdf" });
-  } catch (error) {
-    if (error instanceof AppError) {
-      if (error.code === "too_large") await reader.cancel("too large");
-      throw error;
-    }
-    logger.error("scan storage failed", error);
-    throw new AppError("upstream", "The scan could not be stored; try again");
-  }
-  return { key, byteSize: size, sha256: hash.digest("hex"), originalName: part.filename };
+  const { byteSize, sha256 } = await streamPdfToStorage(reader, part, { storage, bucket, key, maxBytes, what: "scan" });
+  return { key, byteSize, sha256, originalName: part.filename };
 }
 
 /** Rules 6–7, in one transaction as the caller. */
