@@ -2,12 +2,13 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { BatchIcon, CalendarIcon, SettingsIcon, TemplateIcon } from "@/components/ui/icons";
+import { BatchIcon, CalendarIcon, SettingsIcon, TemplateIcon, UsersIcon } from "@/components/ui/icons";
 
 const items = [
   { href: "/templates", label: "Templates", Icon: TemplateIcon },
   { href: "/batches", label: "Batches", Icon: BatchIcon },
   { href: "/timetables", label: "Timetables", Icon: CalendarIcon },
+  { href: "/classes", label: "Classes", Icon: UsersIcon },
   { href: "/settings", label: "Settings", Icon: SettingsIcon },
 ] as const;
 

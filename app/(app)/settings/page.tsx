@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+import { ApiKeys } from "@/components/settings/ApiKeys";
 import { PersonalAccessTokens } from "@/components/settings/PersonalAccessTokens";
 import { ProfileCard } from "@/components/settings/ProfileCard";
 import { requestOrigin } from "@/components/request-origin";
 import { PageHeader } from "@/components/shell/PageHeader";
+import { schoolRoles } from "@/components/timetables/school-roles";
 import { requireSignedInProfile } from "../signed-in";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -14,6 +16,8 @@ export default async function SettingsPage() {
       <PageHeader title="Settings">Your profile, and tokens that let other tools act as you.</PageHeader>
       <ProfileCard profile={profile} />
       <PersonalAccessTokens origin={await requestOrigin()} />
+      {/* The speech service's keys are the school's, so only its admins see them (the server refuses others). */}
+      {schoolRoles(profile).isSchoolAdmin ? <ApiKeys origin={await requestOrigin()} /> : null}
     </div>
   );
 }

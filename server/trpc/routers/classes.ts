@@ -19,6 +19,7 @@ import {
   listClassStudentsInput,
   removeEnrollment,
 } from "../../classroom/enrollments";
+import { listSchoolStaff, schoolStaffOutput } from "../../classroom/school-staff";
 import { listSchoolStudents, schoolStudentsOutput } from "../../classroom/school-students";
 import { router, userProcedure } from "../init";
 
@@ -39,6 +40,11 @@ export const classesRouter = router({
   schoolStudents: userProcedure
     .output(schoolStudentsOutput)
     .query(({ ctx }) => ctx.asUser((tx) => listSchoolStudents(tx, ctx.user.id))),
+
+  /** The school's teaching staff: the teacher choices of the timetable and class forms. */
+  schoolStaff: userProcedure
+    .output(schoolStaffOutput)
+    .query(({ ctx }) => ctx.asUser((tx) => listSchoolStaff(tx, ctx.user.id))),
 
   students: userProcedure
     .input(listClassStudentsInput)

@@ -1,0 +1,106 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { apiErrorMessage } from "@/components/timetables/api-error";
+import { Button } from "@/components/ui/Button";
+import { SelectField, TextField } from "@/components/ui/Field";
+import { Status } from "@/components/ui/Status";
+import { useTRPC } from "@/lib/trpc/client";
+
+const MAX_OPTIONS = 200;
+
+interface StudentPickerProps {
+  classId: string;
+  /** Students already in the class: not offered again. */
+  enrolledIds: ReadonlySet<string>;
+  onAdded: (name: string) => unknown;
+}
+
+/**
+ * A searchable choice of the school's students: typing narrows the list (name or email), the select
+ * keeps it a native, keyboard- and screen-reader-friendly control.
+ */
+export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerProps) {
+  const trpc = useTRPC();
+  const schoolStudents = useQuery(trpc.classes.schoolStudents.queryOptions());
+  const [search, setSearch] = useState("");
+  const [chosen, setChosen] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const add = useMutation(trpc.classes.addStudent.mutationOptions());
+
+  const needle = search.trim().toLowerCase();
+  const candidates = (schoolStudents.data?.students ?? []).filter((student) => !enrolledIds.has(student.id));
+  const matches = candidates.filter(
+    (student) => !needle || student.full_name.toLowerCase().includes(needle) || student.email.toLowerCase().includes(needle),
+  );
+  const shown = matches.slice(0, MAX_OPTIONS);
+  // The choice follows the search: one that no longer matches gives way to the first match.
+  const selected = shown.some((student) => student.id === chosen) ? chosen : (shown[0]?.id ?? "");
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const student = candidates.find((candidate) => candidate.id === selected);
+    if (!student) {
+      setError(needle ? "No student matches this search." : "Choose a student.");
+      return;
+    }
+    setError(null);
+    add.mutate(
+      { classId, studentId: student.id },
+      {
+        onSuccess: () => {
+          setSearch("");
+          setChosen("");
+          return onAdded(student.full_name);
+        },
+      },
+    );
+  }
+
+  if (schoolStudents.isError) {
+    return (
+      <Status tone="error" title="The school's students could not be loaded" action={<Button variant="secondary" size="small" onClick={() => schoolStudents.refetch()}>Try again</Button>}>
+        {apiErrorMessage(schoolStudents.error)}
+      </Status>
+    );
+  }
+
+  return (
+    <form className="student-picker" onSubmit={submit} noValidate aria-label="Add a student to the class">
+      <div className="form-row">
+        <TextField
+          label="Search students"
+          type="search"
+          hint={
+            schoolStudents.isPending
+              ? "Loading the school's students…"
+              : `${matches.length} of ${candidates.length} students not in this class${matches.length > MAX_OPTIONS ? ` (first ${MAX_OPTIONS} shown)` : ""}.`
+          }
+          placeholder="Name or email"
+          autoComplete="off"
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value)}
+        />
+        <SelectField
+          label="Student"
+          value={selected}
+          onChange={(event) => setChosen(event.currentTarget.value)}
+          disabled={shown.length === 0}
+          error={error}
+          options={
+            shown.length
+              ? shown.map((student) => ({ value: student.id, label: `${student.full_name} (${student.email})` }))
+              : [{ value: "", label: schoolStudents.isPending ? "Loading…" : "No matching student" }]
+          }
+        />
+        <div className="form-row__action">
+          <Button type="submit" loading={add.isPending} loadingLabel="Adding…" disabled={shown.length === 0}>
+            Add to class
+          </Button>
+        </div>
+      </div>
+      {add.isError ? <Status tone="error" title="The student was not added">{apiErrorMessage(add.error)}</Status> : null}
+    </form>
+  );
+}
