@@ -60,3 +60,26 @@ test("the template editor, with a question and an area selected, has no axe viol
   await expect(page.getByRole("dialog", { name: "New template" })).toBeVisible();
   await expectNoViolations(page, "the New template dialog");
 });
+
+test("the admin screens (timetables, a week grid with its lesson dialog, classes, speech API keys) have no axe violations", async ({ page }) => {
+  test.setTimeout(60_000);
+  await signIn(page, "admin@northfield.example");
+  await page.goto("/timetables");
+  await expect(page.getByRole("table", { name: /Timetables/ })).toBeVisible();
+  await expectNoViolations(page, "/timetables as a school admin");
+  await page.getByRole("link", { name: "Whole school, 2025–26" }).click();
+  await expect(page.getByRole("button", { name: /^Edit / }).first()).toBeVisible();
+  await expectNoViolations(page, "a timetable's week grid");
+  await page.getByRole("button", { name: "Add a lesson on Tuesday, period 5" }).click();
+  await expect(page.getByRole("dialog", { name: "Add a lesson" })).toBeVisible();
+  await expectNoViolations(page, "the lesson dialog");
+  await page.goto("/classes");
+  await expect(page.getByRole("link", { name: "10A Mathematics" })).toBeVisible();
+  await expectNoViolations(page, "/classes");
+  await page.getByRole("link", { name: "10A Mathematics" }).click();
+  await expect(page.getByRole("table", { name: "Students of 10A Mathematics" })).toBeVisible();
+  await expectNoViolations(page, "a class page");
+  await page.goto("/settings");
+  await expect(page.getByRole("region", { name: "Speech API keys" })).toBeVisible();
+  await expectNoViolations(page, "/settings as a school admin");
+});
