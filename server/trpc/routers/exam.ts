@@ -13,8 +13,10 @@ import {
   queueOutput,
   resultsOutput,
 } from "../../exam/batches";
+import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overview";
 import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
 import { markOutput, upsertMark, upsertMarkInput } from "../../exam/marks";
+import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
   createTemplate,
@@ -78,6 +80,11 @@ export const examRouter = router({
       .input(listBatchesInput.optional())
       .output(batchListOutput)
       .query(async ({ ctx, input }) => ({ batches: await ctx.asUser((tx) => listBatches(tx, input ?? {})) })),
+    /** The batches screen: each batch with its template title, class name and progress counts. */
+    overview: userProcedure
+      .input(listBatchesInput.optional())
+      .output(batchOverviewOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listBatchOverview(tx, input ?? {}))),
     create: userProcedure
       .input(createBatchInput)
       .output(createdBatchOutput)
@@ -96,6 +103,11 @@ export const examRouter = router({
       .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, input.batch_id))),
   }),
   marks: router({
+    /** The marking screen: one submission with its recorded mark entries. */
+    forSubmission: userProcedure
+      .input(submissionMarksInput)
+      .output(submissionMarksOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listSubmissionMarks(tx, input))),
     upsert: userProcedure
       .input(upsertMarkInput)
       .output(markOutput)

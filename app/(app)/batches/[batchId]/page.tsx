@@ -1,0 +1,15 @@
+import type { Metadata } from "next";
+import { BatchView } from "@/components/batches/BatchView";
+import { requireSignedInProfile } from "../../signed-in";
+
+export const metadata: Metadata = { title: "Batch" };
+
+export default async function BatchPage({ params }: { params: Promise<{ batchId: string }> }) {
+  const { batchId } = await params;
+  await requireSignedInProfile(`/batches/${batchId}`);
+  return (
+    <div className="page page--wide">
+      <BatchView batchId={batchId} />
+    </div>
+  );
+}

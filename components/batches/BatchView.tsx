@@ -1,0 +1,169 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Badge } from "@/components/ui/Badge";
+import { Button, buttonClassName } from "@/components/ui/Button";
+import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
+import { Spinner } from "@/components/ui/Spinner";
+import { Status } from "@/components/ui/Status";
+import { Table } from "@/components/ui/Table";
+import { useTRPC } from "@/lib/trpc/client";
+import { BatchProgressBar } from "./ProgressBar";
+import { ScanIntake } from "./ScanIntake";
+import { errorMessage } from "@/lib/trpc/errors";
+
+/** How often the queue refreshes, so progress made by colleagues shows up. */
+const QUEUE_REFRESH_MS = 4000;
+
+const statusLabels = {
+  absent: { label: "Absent", tone: "neutral" },
+  unmatched: { label: "Unmatched", tone: "danger" },
+  matched: { label: "Scanned", tone: "neutral" },
+  marking: { label: "Marking", tone: "neutral" },
+  complete: { label: "Complete", tone: "success" },
+} as const;
+
+/** The batch page: progress, scan intake, the queue, archive and the CSV download. */
+export function BatchView({ batchId }: { batchId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: QUEUE_REFRESH_MS });
+  const templateId = queue.data?.batch.template_id;
+  const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
+  const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
+  const [confirming, setConfirming] = useState(false);
+
+  const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+
+  if (queue.isPending) {
+    return (
+      <p className="loading-line" role="status">
+        <Spinner /> Loading the batch…
+      </p>
+    );
+  }
+  if (queue.isError) {
+    return (
+      <Status tone="error" title="The batch could not be loaded" action={<Button variant="secondary" size="small" onClick={() => queue.refetch()}>Try again</Button>}>
+        {errorMessage(queue.error)} <Link href="/batches">Back to batches</Link>
+      </Status>
+    );
+  }
+
+  const { batch, submissions, progress } = queue.data;
+  const leafCount = template.data?.questions.filter((q) => !q.is_container).length;
+  const archived = batch.status === "archived";
+  const scanned = submissions.filter((s) => s.scan_url);
+  const firstToMark = scanned.find((s) => s.status !== "complete") ?? scanned[0];
+  const students = submissions
+    .filter((s): s is typeof s & { student_id: string } => Boolean(s.student_id))
+    .map((s) => ({ id: s.student_id, name: s.student_name ?? "Unnamed student", hasScan: Boolean(s.scan_url) }));
+
+  return (
+    <div className="batch">
+      <header className="page__header batch__header">
+        <Link href="/batches" className="back-link">
+          ← Batches
+        </Link>
+        <div className="batch__title-row">
+          <h1>{batch.title}</h1>
+          <Badge tone={archived ? "neutral" : "success"}>{archived ? "Archived" : "Open"}</Badge>
+        </div>
+        {template.data && template.data.title !== batch.title ? <p className="page__lede">{template.data.title}</p> : null}
+        <div className="batch__actions">
+          {firstToMark ? (
+            <Link className={buttonClassName({})} href={`/batches/${batchId}/mark?submission=${firstToMark.id}`}>
+              {progress.complete > 0 ? "Continue marking" : "Start marking"}
+            </Link>
+          ) : null}
+          <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv`} download>
+            Download results (CSV)
+          </a>
+          {!archived ? (
+            <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
+              Archive batch
+            </Button>
+          ) : null}
+        </div>
+      </header>
+
+      <section className="card" aria-labelledby="batch-progress-heading">
+        <header className="card__header">
+          <h2 id="batch-progress-heading">Progress</h2>
+        </header>
+        <BatchProgressBar progress={progress} />
+      </section>
+
+      <ScanIntake batchId={batchId} students={students} disabled={archived} onUploaded={refreshQueue} />
+
+      <section className="batch__queue" aria-labelledby="queue-heading">
+        <h2 id="queue-heading" className="section-heading">
+          Queue: {submissions.length} submission{submissions.length === 1 ? "" : "s"}
+        </h2>
+        {submissions.length === 0 ? (
+          <p className="muted">No submissions yet. Upload scans above: each becomes a submission to mark.</p>
+        ) : (
+          <Table caption="Submissions in this batch">
+            <thead>
+              <tr>
+                <th scope="col">Student</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="numeric">Marks entered</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {submissions.map((submission) => {
+                const status = statusLabels[submission.status];
+                return (
+                  <tr key={submission.id} data-testid="queue-row">
+                    <th scope="row">{submission.student_name ?? <span className="table__muted">Unmatched scan</span>}</th>
+                    <td>
+                      <Badge tone={status.tone}>{status.label}</Badge>
+                    </td>
+                    <td className="numeric">
+                      {submission.mark_entry_count}
+                      {leafCount !== undefined ? <span className="table__muted"> / {leafCount}</span> : null}
+                    </td>
+                    <td className="table__actions">
+                      {submission.scan_url ? (
+                        <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${submission.student_name ?? "unmatched scan"}`}>
+                          Mark
+                        </Link>
+                      ) : (
+                        <span className="table__muted">No scan</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+        )}
+      </section>
+
+      <ConfirmDialog
+        open={confirming}
+        title="Archive this batch?"
+        confirmLabel="Archive"
+        busyLabel="Archiving…"
+        busy={archive.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={async () => {
+          const archivedNow = await archive.mutateAsync({ batch_id: batchId }).catch(() => null);
+          if (!archivedNow) return; // the dialog stays open and shows why
+          setConfirming(false);
+          await refreshQueue();
+          await queryClient.invalidateQueries({ queryKey: trpc.exam.batches.overview.queryKey() });
+        }}
+      >
+        <p>An archived batch takes no more scans or marks. Its results and CSV stay available.</p>
+        {archive.isError ? <p role="alert">{errorMessage(archive.error)}</p> : null}
+      </ConfirmDialog>
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { BatchIcon } from "@/components/ui/icons";
+import { Spinner } from "@/components/ui/Spinner";
+import { Status } from "@/components/ui/Status";
+import { Table } from "@/components/ui/Table";
+import { useTRPC } from "@/lib/trpc/client";
+import { NewBatchDialog } from "./NewBatchDialog";
+import { BatchProgressBar } from "./ProgressBar";
+import { errorMessage } from "@/lib/trpc/errors";
+
+const createdFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
+
+/** The caller's batches, newest first, with progress; the archived toggle and "New batch". */
+export function BatchesList() {
+  const trpc = useTRPC();
+  const [includeArchived, setIncludeArchived] = useState(false);
+  const [creating, setCreating] = useState(false);
+  const list = useQuery({ ...trpc.exam.batches.overview.queryOptions({ include_archived: includeArchived }), refetchInterval: 10_000 });
+  const batches = list.data?.batches ?? [];
+
+  const newButton = (
+    <Button onClick={() => setCreating(true)}>
+      <BatchIcon size={18} />
+      New batch
+    </Button>
+  );
+
+  return (
+    <>
+      <div className="toolbar">
+        <div className="toolbar__filters">
+          <label className="checkbox">
+            <input type="checkbox" checked={includeArchived} onChange={(e) => setIncludeArchived(e.currentTarget.checked)} />
+            Show archived
+          </label>
+        </div>
+        {newButton}
+      </div>
+      {list.isPending ? (
+        <p className="loading-line" role="status">
+          <Spinner /> Loading batches…
+        </p>
+      ) : list.isError ? (
+        <Status tone="error" title="The batches could not be loaded" action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}>
+          {errorMessage(list.error)}
+        </Status>
+      ) : batches.length === 0 ? (
+        <EmptyState icon={<BatchIcon size={28} />} title={includeArchived ? "No batches, archived or open" : "No marking batches yet"}>
+          <p>A marking batch is one class&apos;s scripts for one exam template.</p>
+          <ol className="empty-state__steps">
+            <li>Choose <strong>New batch</strong>, pick a ready template and your class.</li>
+            <li>Upload the scanned scripts; they are matched to students.</li>
+            <li>Mark by keyboard, then download the results.</li>
+          </ol>
+          {newButton}
+        </EmptyState>
+      ) : (
+        <Table caption="Marking batches">
+          <thead>
+            <tr>
+              <th scope="col">Batch</th>
+              <th scope="col">Class</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {batches.map((batch) => (
+              <tr key={batch.id}>
+                <th scope="row">
+                  <Link href={`/batches/${batch.id}`} className="table__primary-link">
+                    {batch.title}
+                  </Link>
+                  {batch.template_title && batch.template_title !== batch.title ? (
+                    <span className="table__muted table__sub">{batch.template_title}</span>
+                  ) : null}
+                </th>
+                <td>{batch.class_name ?? <span className="table__muted">No class</span>}</td>
+                <td className="batch-list__progress">
+                  <BatchProgressBar progress={batch.progress} />
+                </td>
+                <td>
+                  <Badge tone={batch.status === "open" ? "success" : "neutral"}>{batch.status === "open" ? "Open" : "Archived"}</Badge>
+                </td>
+                <td>
+                  <time dateTime={batch.created_at.toISOString()}>{createdFormat.format(batch.created_at)}</time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      <NewBatchDialog open={creating} onClose={() => setCreating(false)} />
+    </>
+  );
+}

@@ -1,0 +1,128 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/Button";
+import { SelectField, TextField } from "@/components/ui/Field";
+import { Status } from "@/components/ui/Status";
+import { useTRPC } from "@/lib/trpc/client";
+import { errorMessage } from "@/lib/trpc/errors";
+
+/**
+ * "New batch": a ready template and a class; says how many students will get a submission before it
+ * is created, then opens the batch.
+ */
+export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const templates = useQuery({ ...trpc.exam.templates.list.queryOptions({ status: "ready" }), enabled: open });
+  const teaching = useQuery({ ...trpc.classes.teaching.queryOptions(), enabled: open });
+  const [templateId, setTemplateId] = useState("");
+  const [classId, setClassId] = useState("");
+  const [title, setTitle] = useState("");
+  const students = useQuery({ ...trpc.classes.students.queryOptions({ classId }), enabled: open && Boolean(classId) });
+  const create = useMutation(trpc.exam.batches.create.mutationOptions());
+
+  const readyTemplates = templates.data?.templates ?? [];
+  const classes = teaching.data?.classes ?? [];
+  useEffect(() => {
+    if (!templateId && readyTemplates[0]) setTemplateId(readyTemplates[0].id);
+  }, [templateId, readyTemplates]);
+  useEffect(() => {
+    if (!classId && classes[0]) setClassId(classes[0].id);
+  }, [classId, classes]);
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) element.showModal();
+    if (!open && element.open) element.close();
+  }, [open]);
+
+  function close() {
+    create.reset();
+    setTitle("");
+    onClose();
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!templateId) return;
+    const batch = await create.mutateAsync({ template_id: templateId, class_id: classId || null, title: title.trim() || null }).catch(() => null);
+    if (!batch) return;
+    await queryClient.invalidateQueries({ queryKey: trpc.exam.batches.overview.queryKey() });
+    router.push(`/batches/${batch.id}`);
+  }
+
+  const studentCount = students.data?.students.length;
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog dialog--wide"
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!create.isPending) close();
+      }}
+    >
+      <form onSubmit={submit}>
+        <div className="dialog__body form-stack">
+          <h2 id={titleId}>New marking batch</h2>
+          {templates.isSuccess && readyTemplates.length === 0 ? (
+            <Status tone="warning" title="No ready template">
+              A batch marks one template. Open Templates, finish a paper and mark it ready, then come back.
+            </Status>
+          ) : null}
+          <SelectField
+            label="Template"
+            value={templateId}
+            onChange={(e) => setTemplateId(e.currentTarget.value)}
+            options={
+              templates.isPending
+                ? [{ value: "", label: "Loading templates…" }]
+                : readyTemplates.map((t) => ({ value: t.id, label: t.title }))
+            }
+            hint="Only ready templates can be marked."
+            required
+          />
+          <SelectField
+            label="Class"
+            value={classId}
+            onChange={(e) => setClassId(e.currentTarget.value)}
+            options={[
+              ...classes.map((c) => ({ value: c.id, label: c.subject && !c.name.includes(c.subject) ? `${c.name} (${c.subject})` : c.name })),
+              { value: "", label: "No class (scans only, matched by hand)" },
+            ]}
+            hint={
+              classId
+                ? students.isPending
+                  ? "Counting students…"
+                  : studentCount !== undefined
+                    ? `${studentCount} student${studentCount === 1 ? "" : "s"} will get a submission, so nobody is missed in the results.`
+                    : undefined
+                : "Without a class every scan arrives unmatched."
+            }
+          />
+          <TextField label="Title (optional)" value={title} onChange={(e) => setTitle(e.currentTarget.value)} placeholder="Defaults to the template's title" maxLength={300} />
+          {create.isError ? (
+            <Status tone="error" title="The batch was not created">
+              {errorMessage(create.error)}
+            </Status>
+          ) : null}
+        </div>
+        <div className="dialog__actions">
+          <Button variant="secondary" onClick={close} disabled={create.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={create.isPending} loadingLabel="Creating…" disabled={!templateId}>
+            Create batch
+          </Button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,174 @@
+"use client";
+
+import { useId, useRef, useState, type DragEvent } from "react";
+import { Button } from "@/components/ui/Button";
+import { SelectField } from "@/components/ui/Field";
+import { formatBytes, type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
+
+type Outcome =
+  | { state: "waiting" }
+  | { state: "uploading"; fraction: number }
+  | { state: "done"; submission: UploadedScan }
+  | { state: "refused"; reason: string };
+
+interface Item {
+  key: string;
+  file: File;
+  matching: ScanMatching;
+  outcome: Outcome;
+}
+
+interface StudentOption {
+  id: string;
+  name: string;
+  hasScan: boolean;
+}
+
+/**
+ * Scan intake: drop (or pick) many PDFs; each uploads in turn, in the order given (so in-order
+ * matching follows the pile of scripts), with its own progress bar and what became of it.
+ */
+export function ScanIntake({ batchId, students, disabled, onUploaded }: { batchId: string; students: StudentOption[]; disabled: boolean; onUploaded: () => void }) {
+  const [mode, setMode] = useState<"ordered" | "manual">("ordered");
+  const [studentId, setStudentId] = useState("");
+  const [items, setItems] = useState<Item[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const running = useRef(false);
+  const queue = useRef<Item[]>([]);
+  const input = useRef<HTMLInputElement>(null);
+  const groupName = useId();
+
+  const update = (key: string, outcome: Outcome) => setItems((all) => all.map((item) => (item.key === key ? { ...item, outcome } : item)));
+
+  async function drain() {
+    if (running.current) return;
+    running.current = true;
+    while (queue.current.length > 0) {
+      const item = queue.current.shift()!;
+      update(item.key, { state: "uploading", fraction: 0 });
+      try {
+        const submission = await uploadScan(batchId, item.file, item.matching, (fraction) => update(item.key, { state: "uploading", fraction }));
+        update(item.key, { state: "done", submission });
+      } catch (error) {
+        update(item.key, { state: "refused", reason: error instanceof Error ? error.message : String(error) });
+      }
+      onUploaded();
+    }
+    running.current = false;
+  }
+
+  function add(files: FileList | File[]) {
+    const list = Array.from(files);
+    if (list.length === 0 || disabled) return;
+    const matching: ScanMatching = mode === "manual" && studentId ? { method: "manual", studentId } : { method: "ordered" };
+    const added = list.map((file) => ({ key: `${Date.now()}-${Math.random().toString(36).slice(2)}`, file, matching, outcome: { state: "waiting" } as Outcome }));
+    setItems((all) => [...all, ...added]);
+    queue.current.push(...added);
+    void drain();
+  }
+
+  const finished = items.filter((i) => i.outcome.state === "done" || i.outcome.state === "refused").length;
+  const overall = items.length === 0 ? 0 : items.reduce((sum, i) => sum + (i.outcome.state === "uploading" ? i.outcome.fraction : i.outcome.state === "waiting" ? 0 : 1), 0) / items.length;
+  const manualBlocked = mode === "manual" && !studentId;
+
+  return (
+    <section className="card scan-intake" aria-labelledby="scan-intake-heading">
+      <header className="card__header">
+        <h2 id="scan-intake-heading">Upload scans</h2>
+        <p className="card__description">One PDF per student&apos;s script. Files upload in the order you add them.</p>
+      </header>
+      <fieldset className="segmented" disabled={disabled}>
+        <legend>Match each scan</legend>
+        <label className="segmented__option">
+          <input type="radio" name={groupName} value="ordered" checked={mode === "ordered"} onChange={() => setMode("ordered")} />
+          In order (next student without a scan)
+        </label>
+        <label className="segmented__option">
+          <input type="radio" name={groupName} value="manual" checked={mode === "manual"} onChange={() => setMode("manual")} />
+          To a chosen student
+        </label>
+      </fieldset>
+      {mode === "manual" ? (
+        <SelectField
+          label="Student"
+          value={studentId}
+          onChange={(e) => setStudentId(e.currentTarget.value)}
+          options={[{ value: "", label: "Choose a student…" }, ...students.map((s) => ({ value: s.id, label: s.hasScan ? `${s.name} (has a scan: replaces it)` : s.name }))]}
+          disabled={disabled}
+        />
+      ) : null}
+      <div
+        className={["dropzone", dragging && "dropzone--active", (disabled || manualBlocked) && "dropzone--disabled"].filter(Boolean).join(" ")}
+        onDragOver={(event: DragEvent) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event: DragEvent) => {
+          event.preventDefault();
+          setDragging(false);
+          if (!manualBlocked) add(event.dataTransfer.files);
+        }}
+      >
+        <p className="dropzone__title">{disabled ? "This batch is archived: it takes no more scans." : manualBlocked ? "Choose the student first." : "Drop PDF scans here"}</p>
+        <input
+          ref={input}
+          type="file"
+          accept="application/pdf,.pdf"
+          multiple
+          className="visually-hidden"
+          id="scan-file-input"
+          aria-label="Choose PDF scans"
+          disabled={disabled || manualBlocked}
+          onChange={(event) => {
+            if (event.currentTarget.files) add(event.currentTarget.files);
+            event.currentTarget.value = "";
+          }}
+        />
+        <Button variant="secondary" onClick={() => input.current?.click()} disabled={disabled || manualBlocked}>
+          Choose files…
+        </Button>
+      </div>
+      {items.length > 0 ? (
+        <>
+          <div className="upload-summary">
+            <span>
+              {finished} of {items.length} file{items.length === 1 ? "" : "s"} done
+            </span>
+            <progress max={1} value={overall} aria-label="All uploads" />
+          </div>
+          <ul className="upload-list" aria-label="Uploaded scans">
+            {items.map((item) => (
+              <li key={item.key} className={`upload-item upload-item--${item.outcome.state}`}>
+                <div className="upload-item__name">
+                  <strong>{item.file.name}</strong> <span className="muted">{formatBytes(item.file.size)}</span>
+                </div>
+                {item.outcome.state === "uploading" || item.outcome.state === "waiting" ? (
+                  <progress max={1} value={item.outcome.state === "uploading" ? item.outcome.fraction : 0} aria-label={`Upload of ${item.file.name}`} />
+                ) : null}
+                <p className="upload-item__result" role={item.outcome.state === "refused" ? "alert" : undefined}>
+                  {describe(item.outcome)}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function describe(outcome: Outcome): string {
+  switch (outcome.state) {
+    case "waiting":
+      return "Waiting…";
+    case "uploading":
+      return `Uploading… ${Math.round(outcome.fraction * 100)}%`;
+    case "refused":
+      return `Refused: ${outcome.reason}`;
+    case "done":
+      return outcome.submission.status === "unmatched" || !outcome.submission.student_name
+        ? "Unmatched: no student without a scan was left; it waits in the queue as an unmatched script."
+        : `Matched to ${outcome.submission.student_name}`;
+  }
+}

@@ -1,0 +1,147 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/Button";
+import { useTRPCClient } from "@/lib/trpc/client";
+
+/** Posts the microphone's samples (16 kHz mono float32, as the context runs at 16 kHz) in ~100 ms frames. */
+const PCM_WORKLET = `
+class PcmFrames extends AudioWorkletProcessor {
+  constructor() { super(); this.buffer = new Float32Array(1600); this.length = 0; }
+  process(inputs) {
+    const channel = inputs[0] && inputs[0][0];
+    if (channel) {
+      for (let i = 0; i < channel.length; i++) {
+        this.buffer[this.length++] = channel[i];
+        if (this.length === this.buffer.length) { this.port.postMessage(this.buffer.slice(0)); this.length = 0; }
+      }
+    }
+    return true;
+  }
+}
+registerProcessor("markbook-pcm", PcmFrames);
+`;
+
+type Phase = "idle" | "starting" | "listening" | "stopping" | "error";
+
+interface Session {
+  socket: WebSocket;
+  context: AudioContext;
+  stream: MediaStream;
+}
+
+/**
+ * Dictated comments: streams the microphone to /v1/websocket with a short-lived dictation key and
+ * reports the text as it firms up. `onText(finals, partial)` gets every final so far and the partial
+ * of the segment still being spoken; the caller decides how to merge it into the comment.
+ */
+export function DictationButton({ onStart, onText, disabled }: { onStart: () => void; onText: (finals: string, partial: string) => void; disabled?: boolean }) {
+  const client = useTRPCClient();
+  const [phase, setPhase] = useState<Phase>("idle");
+  const [error, setError] = useState<string | null>(null);
+  const session = useRef<Session | null>(null);
+  const finals = useRef<string[]>([]);
+  const onTextRef = useRef(onText);
+  onTextRef.current = onText;
+
+  function release() {
+    const current = session.current;
+    session.current = null;
+    if (!current) return;
+    current.stream.getTracks().forEach((track) => track.stop());
+    void current.context.close().catch(() => {});
+    if (current.socket.readyState <= WebSocket.OPEN) current.socket.close();
+  }
+
+  useEffect(() => release, []);
+
+  async function start() {
+    setError(null);
+    setPhase("starting");
+    finals.current = [];
+    onStart();
+    try {
+      const { key } = await client.speech.dictationKey.mutate();
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      const context = new AudioContext({ sampleRate: 16000 });
+      const moduleUrl = URL.createObjectURL(new Blob([PCM_WORKLET], { type: "text/javascript" }));
+      await context.audioWorklet.addModule(moduleUrl);
+      URL.revokeObjectURL(moduleUrl);
+      const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+      const socket = new WebSocket(`${scheme}://${window.location.host}/v1/websocket?api_key=${encodeURIComponent(key)}&encoding=pcm_f32le`);
+      socket.binaryType = "arraybuffer";
+      const node = new AudioWorkletNode(context, "markbook-pcm");
+      node.port.onmessage = ({ data }: MessageEvent<Float32Array>) => {
+        if (socket.readyState === WebSocket.OPEN) socket.send(data.buffer);
+      };
+      context.createMediaStreamSource(stream).connect(node);
+      session.current = { socket, context, stream };
+      socket.onopen = () => setPhase("listening");
+      socket.onmessage = ({ data }) => {
+        if (typeof data !== "string") return;
+        const message = JSON.parse(data) as { type: string; text?: string; segment?: { text: string }; error?: { message: string } };
+        if (message.type === "partial") onTextRef.current(finals.current.join(" "), message.text ?? "");
+        else if (message.type === "final" && message.segment) {
+          const text = message.segment.text.trim();
+          if (text) finals.current.push(text);
+          onTextRef.current(finals.current.join(" "), "");
+        } else if (message.type === "error" && message.error) setError(message.error.message);
+        else if (message.type === "closed") {
+          release();
+          setPhase("idle");
+        }
+      };
+      socket.onerror = () => {
+        setError("The dictation service could not be reached.");
+        setPhase("error");
+        release();
+      };
+      socket.onclose = () => {
+        release();
+        setPhase((p) => (p === "error" ? p : "idle"));
+      };
+    } catch (failure) {
+      release();
+      setPhase("error");
+      setError(
+        failure instanceof DOMException && failure.name === "NotAllowedError"
+          ? "The browser did not allow the microphone. Allow it in the address bar and try again."
+          : failure instanceof Error
+            ? failure.message
+            : "Dictation could not start.",
+      );
+    }
+  }
+
+  function stop() {
+    const current = session.current;
+    if (!current) return;
+    setPhase("stopping");
+    // The server sends the last finals, then `closed`, then closes the socket.
+    current.stream.getTracks().forEach((track) => track.stop());
+    if (current.socket.readyState === WebSocket.OPEN) current.socket.send(JSON.stringify({ type: "end" }));
+    else release();
+  }
+
+  const listening = phase === "listening" || phase === "starting";
+  return (
+    <span className="dictation">
+      <Button
+        variant="secondary"
+        size="small"
+        aria-pressed={listening}
+        disabled={disabled || phase === "stopping"}
+        onClick={() => (listening ? stop() : void start())}
+        loading={phase === "starting" || phase === "stopping"}
+        loadingLabel={phase === "starting" ? "Starting…" : "Finishing…"}
+      >
+        {listening ? "● Stop dictation" : "Dictate comment"}
+      </Button>
+      {error ? (
+        <span className="dictation__error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </span>
+  );
+}

@@ -1,0 +1,193 @@
+import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { signIn } from "./helpers";
+
+const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
+
+/** A scanned script: as many pages as the template, with a little handwriting-like text. */
+async function scriptPdf(pages: number, who: string): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let index = 0; index < pages; index++) {
+    const page = document.addPage([595, 842]);
+    page.drawText(`${who}, page ${index + 1}`, { x: 56, y: 790, size: 14, font });
+    page.drawText("x = 7", { x: 300, y: 500 - index * 40, size: 20, font, color: rgb(0.1, 0.2, 0.6) });
+  }
+  return Buffer.from(await document.save());
+}
+
+/** Accessibility rules that the main screens must pass (as e2e/a11y.spec.ts checks the others). */
+async function expectNoAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+async function shot(page: Page, testInfo: TestInfo, name: string, fullPage = false) {
+  fs.mkdirSync("test-results/screenshots", { recursive: true });
+  const path = `test-results/screenshots/${name}.png`;
+  await page.screenshot({ path, fullPage });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+test("a teacher creates a batch, uploads scans, marks a script by keyboard and downloads the CSV", async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  await signIn(page);
+
+  // The demo template's page count, read as the signed-in teacher through the REST path.
+  const listed = (await (await page.request.get("/api/exam/templates")).json()) as { templates: { title: string; page_count: number; status: string }[] };
+  const template = listed.templates.find((t) => t.title === DEMO_TEMPLATE && t.status === "ready")!;
+  expect(template).toBeTruthy();
+
+  // 1. New batch from the ready template for the teacher's class.
+  await page.getByRole("link", { name: "Batches" }).click();
+  await expect(page).toHaveURL(/\/batches$/);
+  await page.getByRole("button", { name: "New batch" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "New marking batch" });
+  await dialog.getByLabel("Template").selectOption({ label: DEMO_TEMPLATE });
+  await expect(dialog.getByText(/20 students will get a submission/)).toBeVisible();
+  await shot(page, testInfo, "new-batch-dialog");
+  const batchTitle = `Year 10 mock ${Date.now().toString(36)}`;
+  await dialog.getByLabel("Title (optional)").fill(batchTitle);
+  await dialog.getByRole("button", { name: "Create batch" }).click();
+  await expect(page).toHaveURL(/\/batches\/[0-9a-f-]{36}$/);
+  const batchId = page.url().split("/").pop()!;
+  await expect(page.getByRole("heading", { level: 1, name: batchTitle })).toBeVisible();
+  await expect(page.getByText("20 absent")).toBeVisible();
+
+  // 2. Two scans in order, then one for a chosen student.
+  const files = page.getByLabel("Choose PDF scans");
+  await files.setInputFiles([
+    { name: "script-1.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "First script") },
+    { name: "script-2.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "Second script") },
+  ]);
+  const uploads = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem");
+  await expect(uploads.nth(0)).toContainText(/Matched to .+/);
+  await expect(uploads.nth(1)).toContainText(/Matched to .+/);
+  const firstStudent = ((await uploads.nth(0).locator(".upload-item__result").textContent()) ?? "").replace("Matched to ", "").trim();
+
+  await page.getByLabel("To a chosen student").check();
+  const studentSelect = page.getByLabel("Student", { exact: true });
+  const lastStudent = (await studentSelect.locator("option").last().textContent())!.trim();
+  await studentSelect.selectOption({ label: lastStudent });
+  await files.setInputFiles({ name: "late-script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "Late script") });
+  await expect(uploads.nth(2)).toContainText(`Matched to ${lastStudent}`);
+
+  // A file that is not a PDF is refused with the server's reason.
+  await files.setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just some text") });
+  await expect(uploads.nth(3)).toContainText("Refused: The scan is not a PDF");
+
+  await expect(page.getByText("3 in progress")).toBeVisible();
+  await expect(page.getByText("17 absent")).toBeVisible();
+  await shot(page, testInfo, "batch-page", true);
+  await expectNoAxeViolations(page);
+
+  // 3. Mark the first student's script by keyboard only.
+  await page.getByRole("link", { name: `Mark ${firstStudent}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}/mark\\?submission=`));
+  await expect(page.getByRole("heading", { level: 1, name: firstStudent })).toBeVisible();
+  await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();
+  await expect(page.locator("[data-current-area]")).toBeVisible();
+  const markInput = page.getByRole("textbox", { name: /^Mark out of/ });
+  await expect(markInput).toBeFocused();
+
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeHidden();
+
+  const questionButtons = page.getByRole("navigation", { name: "Questions" }).getByRole("button");
+  const questionCount = await questionButtons.count();
+  expect(questionCount).toBeGreaterThan(1);
+  // j and k move between questions, even after a click has taken focus away from the mark.
+  await page.getByRole("heading", { level: 2, name: /^Question/ }).click();
+  await page.keyboard.press("j");
+  await expect(questionButtons.nth(1)).toHaveAttribute("aria-current", "step");
+  await page.keyboard.press("k");
+  await expect(questionButtons.nth(0)).toHaveAttribute("aria-current", "step");
+  await shot(page, testInfo, "marking-screen");
+  await expectNoAxeViolations(page);
+
+  for (let index = 0; index < questionCount; index++) {
+    await expect(questionButtons.nth(index)).toHaveAttribute("aria-current", "step");
+    await expect(markInput).toBeFocused();
+    await page.keyboard.type("1");
+    await page.keyboard.press("Enter");
+  }
+  // After the last question, the next student's script opens.
+  await expect(page.getByRole("heading", { level: 1 })).not.toHaveText(firstStudent);
+  await expect(markInput).toBeFocused();
+  await expect(page.getByRole("status").filter({ hasText: "other mark" })).toHaveCount(0);
+  await shot(page, testInfo, "marking-next-script");
+  const secondStudent = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
+
+  // A mark typed and not yet saved survives a reload, and is then saved.
+  await page.keyboard.type("2");
+  await page.reload();
+  await expect(markInput).toHaveValue("2");
+  await expect(page.getByRole("status").filter({ hasText: /^Saved$/ })).toBeVisible();
+
+  // By question: Enter moves to the same question of the next script.
+  await page.getByLabel("By question").check();
+  await expect(page).toHaveURL(/mode=question/);
+  await page.keyboard.press("]");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(lastStudent);
+  await page.keyboard.press("[");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(secondStudent);
+  await page.keyboard.press("j");
+  await expect(questionButtons.nth(1)).toHaveAttribute("aria-current", "step");
+  await page.keyboard.type("1");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(lastStudent);
+  await expect(questionButtons.nth(1)).toHaveAttribute("aria-current", "step");
+
+  // 4. The queue shows the script complete.
+  await page.goto(`/batches/${batchId}`);
+  const row = page.getByTestId("queue-row").filter({ hasText: firstStudent });
+  await expect(row).toContainText("Complete");
+  await expect(row).toContainText(`${questionCount} / ${questionCount}`);
+  await expect(page.getByText("1 complete")).toBeVisible();
+  await expect(page.getByTestId("queue-row").filter({ hasText: secondStudent })).toContainText(`2 / ${questionCount}`);
+
+  // 5. The CSV: header and that student's row.
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download results (CSV)" }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe(`batch-${batchId}.csv`);
+  const csv = fs.readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
+  const [header, ...rows] = csv.trim().split(/\r?\n/);
+  const columns = header!.split(",");
+  expect(columns.slice(0, 3)).toEqual(["student_name", "student_id", "status"]);
+  expect(columns.at(-1)).toBe("total");
+  expect(columns.length).toBe(questionCount + 4);
+  const studentRow = rows.find((line) => line.startsWith(firstStudent) || line.startsWith(`"${firstStudent}"`))!;
+  expect(studentRow).toBeTruthy();
+  const cells = studentRow.split(",");
+  expect(cells[2]).toBe("complete");
+  expect(cells.slice(3, -1).every((cell) => Number(cell) === 1)).toBe(true);
+  expect(Number(cells.at(-1))).toBe(questionCount);
+  expect(rows.length).toBe(20);
+
+  // 6. The batches list shows the batch with its progress.
+  await page.goto("/batches");
+  const listedRow = page.getByRole("row").filter({ hasText: batchTitle });
+  await expect(listedRow).toContainText("1 complete");
+  await expect(listedRow).toContainText("Open");
+  await expect(listedRow).toContainText(DEMO_TEMPLATE);
+  await shot(page, testInfo, "batches-list");
+  await expectNoAxeViolations(page);
+
+  // 7. Archive (confirmed): the batch takes no more scans and leaves the default list.
+  await page.goto(`/batches/${batchId}`);
+  await page.getByRole("button", { name: "Archive batch" }).click();
+  const confirm = page.getByRole("dialog", { name: "Archive this batch?" });
+  await confirm.getByRole("button", { name: "Archive", exact: true }).click();
+  await expect(confirm).toBeHidden();
+  await expect(page.getByText("This batch is archived: it takes no more scans.")).toBeVisible();
+  await expect(page.getByLabel("Choose PDF scans")).toBeDisabled();
+  await page.goto("/batches");
+  await expect(page.getByRole("row").filter({ hasText: batchTitle })).toHaveCount(0);
+  await page.getByLabel("Show archived").check();
+  await expect(page.getByRole("row").filter({ hasText: batchTitle })).toContainText("Archived");
+});

@@ -1,0 +1,57 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { classes, examBatches, examSubmissions, examTemplates } from "../db/schema";
+import { batchOutput, listBatchesInput } from "./batches";
+
+/** One row of the batches screen: the batch, what it marks, for whom, and how far it has got. */
+export const batchOverviewOutput = z.object({
+  batches: z.array(
+    batchOutput.extend({
+      template_title: z.string().nullable(),
+      class_name: z.string().nullable(),
+      progress: z.object({ total: z.number().int(), absent: z.number().int(), complete: z.number().int(), in_progress: z.number().int() }),
+    }),
+  ),
+});
+
+/**
+ * The caller's visible batches (as listBatches: newest first, archived only on request) with the
+ * template's title, the class's name and the queue's progress counts, in one statement, so the list
+ * does not ask once per batch. Progress counts the same way as the queue (in progress = matched +
+ * marking); unmatched scans count in the total only.
+ */
+export async function listBatchOverview(tx: Tx, input: z.input<typeof listBatchesInput>): Promise<z.output<typeof batchOverviewOutput>> {
+  const filters = listBatchesInput.parse(input);
+  const counted = (condition: ReturnType<typeof sql>) => sql<number>`count(${examSubmissions.id}) filter (where ${condition})::int`;
+  const rows = await tx
+    .select({
+      batch: examBatches,
+      template_title: examTemplates.title,
+      class_name: classes.name,
+      total: sql<number>`count(${examSubmissions.id})::int`,
+      absent: counted(sql`${examSubmissions.status} = 'absent'`),
+      complete: counted(sql`${examSubmissions.status} = 'complete'`),
+      in_progress: counted(sql`${examSubmissions.status} in ('matched', 'marking')`),
+    })
+    .from(examBatches)
+    .leftJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
+    .leftJoin(classes, eq(classes.id, examBatches.class_id))
+    .leftJoin(examSubmissions, eq(examSubmissions.batch_id, examBatches.id))
+    .where(
+      and(
+        filters.include_archived ? undefined : eq(examBatches.status, "open"),
+        filters.template_id ? eq(examBatches.template_id, filters.template_id) : undefined,
+      ),
+    )
+    .groupBy(examBatches.id, examTemplates.title, classes.name)
+    .orderBy(desc(examBatches.created_at), desc(examBatches.id));
+  return {
+    batches: rows.map((row) => ({
+      ...row.batch,
+      template_title: row.template_title,
+      class_name: row.class_name,
+      progress: { total: Number(row.total), absent: Number(row.absent), complete: Number(row.complete), in_progress: Number(row.in_progress) },
+    })),
+  };
+}

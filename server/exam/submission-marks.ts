@@ -1,0 +1,26 @@
+import { asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { examMarkEntries, examSubmissions } from "../db/schema";
+import { notFound } from "../errors";
+import { submissionOutput } from "./batches";
+import { markFromRow, markOutput } from "./marks";
+
+export const submissionMarksInput = z.object({ submission_id: z.uuid("submission id must be a UUID") });
+export const submissionMarksOutput = z.object({ submission: submissionOutput, marks: z.array(markOutput) });
+
+/**
+ * One submission with every mark entry recorded for it (what the marking screen shows and edits).
+ * Read as the caller: a submission outside their scope is 404.
+ */
+export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissionMarksInput>): Promise<z.output<typeof submissionMarksOutput>> {
+  const { submission_id: submissionId } = submissionMarksInput.parse(input);
+  const [submission] = await tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId));
+  if (!submission) throw notFound("Submission");
+  const marks = await tx
+    .select()
+    .from(examMarkEntries)
+    .where(eq(examMarkEntries.submission_id, submissionId))
+    .orderBy(asc(examMarkEntries.created_at), asc(examMarkEntries.id));
+  return { submission, marks: marks.map(markFromRow) };
+}
