@@ -15,6 +15,7 @@ const routes: Record<string, () => Promise<Record<string, unknown>>> = {
   "/api/exam/marks/{markId}": () => import("../app/api/exam/marks/[markId]/route"),
   "/api/exam/files": () => import("../app/api/exam/files/route"),
   "/api/exam/files/{fileId}": () => import("../app/api/exam/files/[fileId]/route"),
+  "/api/exam/submissions/{submissionId}/scan": () => import("../app/api/exam/submissions/[submissionId]/scan/route"),
 };
 const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

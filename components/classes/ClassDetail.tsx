@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { apiErrorMessage } from "@/components/timetables/api-error";
+import { errorMessage } from "@/lib/trpc/errors";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -69,7 +69,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
         <Link href="/classes" className="back-link">← All classes</Link>
         {classes.isError ? (
           <Status tone="error" title="The class could not be loaded" action={<Button variant="secondary" size="small" onClick={() => classes.refetch()}>Try again</Button>}>
-            {apiErrorMessage(classes.error)}
+            {errorMessage(classes.error)}
           </Status>
         ) : (
           <EmptyState icon={<UsersIcon size={28} />} title="Class not found">
@@ -138,7 +138,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
             </p>
           ) : students.isError ? (
             <Status tone="error" title="The students could not be loaded" action={<Button variant="secondary" size="small" onClick={() => students.refetch()}>Try again</Button>}>
-              {apiErrorMessage(students.error)}
+              {errorMessage(students.error)}
             </Status>
           ) : rows.length === 0 ? (
             <p className="muted token-empty">
@@ -202,7 +202,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
               </tbody>
             </Table>
           )}
-          {restore.isError ? <Status tone="error">{apiErrorMessage(restore.error)}</Status> : null}
+          {restore.isError ? <Status tone="error">{errorMessage(restore.error)}</Status> : null}
         </div>
       </Card>
 
@@ -219,7 +219,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
           {removing?.full_name} will no longer be in {schoolClass.name}, and new batches of the class will not include them. Their
           marks and scripts are kept, and you can add them back later.
         </p>
-        {remove.isError ? <Status tone="error">{apiErrorMessage(remove.error)}</Status> : null}
+        {remove.isError ? <Status tone="error">{errorMessage(remove.error)}</Status> : null}
       </ConfirmDialog>
 
       {isSchoolAdmin ? (
@@ -288,7 +288,7 @@ function RenameClassDialog({ open, classId, currentName, onClose, onRenamed }: R
       }}
     >
       <TextField label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} maxLength={200} error={error} autoComplete="off" />
-      {rename.isError ? <Status tone="error" title="Not renamed">{apiErrorMessage(rename.error)}</Status> : null}
+      {rename.isError ? <Status tone="error" title="Not renamed">{errorMessage(rename.error)}</Status> : null}
     </FormDialog>
   );
 }

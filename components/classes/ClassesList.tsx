@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { apiErrorMessage } from "@/components/timetables/api-error";
+import { errorMessage } from "@/lib/trpc/errors";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
@@ -52,7 +52,7 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
           title="The classes could not be loaded"
           action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}
         >
-          {apiErrorMessage(list.error)}
+          {errorMessage(list.error)}
         </Status>
       ) : list.data.classes.length === 0 ? (
         <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
@@ -160,7 +160,7 @@ function NewClassDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
         onChange={(event) => setTeacherId(event.currentTarget.value)}
         options={[{ value: "", label: "No teacher yet" }, ...(staff.data?.staff ?? []).map((person) => ({ value: person.id, label: person.full_name }))]}
       />
-      {create.isError ? <Status tone="error" title="The class was not created">{apiErrorMessage(create.error)}</Status> : null}
+      {create.isError ? <Status tone="error" title="The class was not created">{errorMessage(create.error)}</Status> : null}
     </FormDialog>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { apiErrorMessage } from "@/components/timetables/api-error";
+import { errorMessage } from "@/lib/trpc/errors";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
@@ -61,7 +61,7 @@ export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerPr
   if (schoolStudents.isError) {
     return (
       <Status tone="error" title="The school's students could not be loaded" action={<Button variant="secondary" size="small" onClick={() => schoolStudents.refetch()}>Try again</Button>}>
-        {apiErrorMessage(schoolStudents.error)}
+        {errorMessage(schoolStudents.error)}
       </Status>
     );
   }
@@ -100,7 +100,7 @@ export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerPr
           </Button>
         </div>
       </div>
-      {add.isError ? <Status tone="error" title="The student was not added">{apiErrorMessage(add.error)}</Status> : null}
+      {add.isError ? <Status tone="error" title="The student was not added">{errorMessage(add.error)}</Status> : null}
     </form>
   );
 }

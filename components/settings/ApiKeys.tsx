@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
-import { apiErrorMessage } from "@/components/timetables/api-error";
+import { errorMessage } from "@/lib/trpc/errors";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -101,7 +101,7 @@ export function ApiKeys({ origin }: { origin: string }) {
           </div>
         </form>
 
-        {create.isError ? <Status tone="error">{apiErrorMessage(create.error)}</Status> : null}
+        {create.isError ? <Status tone="error">{errorMessage(create.error)}</Status> : null}
 
         {created ? (
           <section className="token-reveal" aria-labelledby="speech-key-reveal-heading">
@@ -153,7 +153,7 @@ export function ApiKeys({ origin }: { origin: string }) {
         onCancel={() => setRevoking(null)}
       >
         <p>Programs that use “{revoking?.name}” will be refused straight away. This cannot be undone.</p>
-        {revoke.isError ? <Status tone="error">{apiErrorMessage(revoke.error)}</Status> : null}
+        {revoke.isError ? <Status tone="error">{errorMessage(revoke.error)}</Status> : null}
       </ConfirmDialog>
     </Card>
   );
@@ -182,7 +182,7 @@ function KeyList({ state, onRevoke }: KeyListProps) {
           </Button>
         }
       >
-        The keys could not be loaded. {apiErrorMessage(state.error)}
+        The keys could not be loaded. {errorMessage(state.error)}
       </Status>
     );
   }

@@ -9,7 +9,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { type EditorDocument, type TemplateStatus, totalMarks } from "./editor-state";
 import { SaveStatus, type SaveState } from "./SaveStatus";
 import { TemplateStatusBadge } from "./template-status";
-import { errorMessage } from "./trpc-error";
+import { errorMessage } from "@/lib/trpc/errors";
 
 const statusOptions = [
   { value: "draft", label: "Draft: still being prepared" },

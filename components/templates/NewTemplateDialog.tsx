@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
-import { errorMessage } from "./trpc-error";
+import { errorMessage } from "@/lib/trpc/errors";
 import { UploadProgress } from "./UploadProgress";
 import { formatBytes, uploadPdf } from "./upload-pdf";
 

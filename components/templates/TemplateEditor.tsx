@@ -32,7 +32,7 @@ import { PaperView } from "./PaperView";
 import { QuestionInspector } from "./QuestionInspector";
 import { QuestionTree } from "./QuestionTree";
 import type { SaveState } from "./SaveStatus";
-import { errorCode, errorMessage } from "./trpc-error";
+import { errorCode, errorMessage } from "@/lib/trpc/errors";
 
 /** Loads the template, then hands it to the workspace. */
 export function TemplateEditor({ templateId, userId }: { templateId: string; userId: string }) {

@@ -13,7 +13,7 @@ import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
 import { TemplateStatusBadge, type TemplateStatus } from "./template-status";
-import { errorMessage } from "./trpc-error";
+import { errorMessage } from "@/lib/trpc/errors";
 
 const updatedFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 

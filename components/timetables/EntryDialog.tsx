@@ -7,7 +7,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
-import { apiErrorCode, apiErrorMessage } from "./api-error";
+import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { dayName, dayNames } from "./time";
 
 /** The lesson being edited (id) or created (id null), as the form holds it. */
@@ -78,9 +78,9 @@ export function EntryDialog({ timetableId, draft, classes, teachers, onClose, on
   }
 
   function onFailure(error: unknown) {
-    if (apiErrorCode(error) === "CONFLICT") {
+    if (errorCode(error) === "CONFLICT") {
       // The server names the clashing lesson by id too; the class, teacher or room says enough here.
-      const message = apiErrorMessage(error).replace(/entry [0-9a-f-]{36}(, )?/i, "").replace(" ()", "");
+      const message = errorMessage(error).replace(/entry [0-9a-f-]{36}(, )?/i, "").replace(" ()", "");
       setClash(message);
       setErrors(message.startsWith("Room") ? { room: "This room is already booked then." } : { teacher_id: "This teacher is already booked then." });
     }
@@ -136,9 +136,9 @@ export function EntryDialog({ timetableId, draft, classes, teachers, onClose, on
             <Status tone="error" title="This lesson clashes with another one">
               {clash}. Choose another teacher, room or period.
             </Status>
-          ) : saveError && apiErrorCode(saveError) !== "CONFLICT" ? (
+          ) : saveError && errorCode(saveError) !== "CONFLICT" ? (
             <Status tone="error" title="The lesson was not saved">
-              {apiErrorMessage(saveError)}
+              {errorMessage(saveError)}
             </Status>
           ) : null}
 
@@ -188,7 +188,7 @@ export function EntryDialog({ timetableId, draft, classes, teachers, onClose, on
           {confirmingDelete && values.id ? (
             <div className="inline-confirm" role="group" aria-label="Confirm deletion">
               <p>Delete this lesson from the timetable? This cannot be undone.</p>
-              {remove.isError ? <Status tone="error">{apiErrorMessage(remove.error)}</Status> : null}
+              {remove.isError ? <Status tone="error">{errorMessage(remove.error)}</Status> : null}
               <div className="cluster">
                 <Button
                   variant="danger"

@@ -10,7 +10,7 @@ import { CalendarIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
-import { apiErrorCode, apiErrorMessage } from "./api-error";
+import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { EntryDialog, type EntryDraft } from "./EntryDialog";
 import { dayName, shortTime, timetableTypeLabels } from "./time";
 
@@ -74,7 +74,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
     );
   }
   if (timetable.isError) {
-    if (apiErrorCode(timetable.error) === "NOT_FOUND" || apiErrorCode(timetable.error) === "BAD_REQUEST") {
+    if (errorCode(timetable.error) === "NOT_FOUND" || errorCode(timetable.error) === "BAD_REQUEST") {
       return (
         <div className="page">
           <Link href="/timetables" className="back-link">← All timetables</Link>
@@ -92,7 +92,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
           title="The timetable could not be loaded"
           action={<Button variant="secondary" size="small" onClick={() => timetable.refetch()}>Try again</Button>}
         >
-          {apiErrorMessage(timetable.error)}
+          {errorMessage(timetable.error)}
         </Status>
       </div>
     );
@@ -155,7 +155,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
           You can view this timetable. School admins and heads of department change it.
         </Status>
       )}
-      {activate.isError ? <Status tone="error">{apiErrorMessage(activate.error)}</Status> : null}
+      {activate.isError ? <Status tone="error">{errorMessage(activate.error)}</Status> : null}
       {notice ? (
         <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
           {notice}

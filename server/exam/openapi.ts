@@ -235,6 +235,18 @@ export const examOpenApi: OpenApiFragment = {
         },
       },
     },
+    "/api/exam/submissions/{submissionId}/scan": {
+      parameters: [pathParam("submissionId", "Submission id")],
+      get: {
+        tags,
+        operationId: "downloadScan",
+        summary: "The scanned PDF of a submission the caller may see",
+        responses: {
+          200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } } } },
+          ...errorResponses({ ...auth, 404: "Not found, outside the caller's scope, or no scan yet" }),
+        },
+      },
+    },
     "/api/exam/marks/{markId}": {
       parameters: [pathParam("markId", "Id of the mark entry (used when the entry is new)")],
       put: {
