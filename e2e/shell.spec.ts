@@ -47,25 +47,23 @@ test.describe("signed out", () => {
   });
 });
 
-test("a teacher signs in and sees the shell with the Templates empty state", async ({ page }, testInfo) => {
+test("a teacher signs in and sees the shell with the Templates list", async ({ page }, testInfo) => {
   await signIn(page);
   const nav = page.getByRole("navigation", { name: "Main" });
-  for (const area of ["Templates", "Batches", "Timetables", "Settings"]) {
+  for (const area of ["Templates", "Batches", "Timetables", "Classes", "Settings"]) {
     await expect(nav.getByRole("link", { name: area })).toBeVisible();
   }
   await expect(nav.getByRole("link", { name: "Templates" })).toHaveAttribute("aria-current", "page");
   await expect(nav.getByRole("link", { name: "Settings" })).not.toHaveAttribute("aria-current", "page");
   await expect(page.getByRole("heading", { level: 1, name: "Templates" })).toBeVisible();
-  await expect(page.getByRole("main")).toContainText(
-    "Exam templates will appear here: draw question areas over a PDF paper, then create marking batches from them.",
-  );
+  // The seeded demo school has one ready template.
+  await expect(page.getByRole("main").getByRole("link", { name: "Mathematics Paper 1 (Non-calculator), June 2026 mock" })).toBeVisible();
+  await expect(page.getByRole("main").getByRole("button", { name: "New template" })).toBeVisible();
   // The account at the bottom of the navigation: who, which role, which school, and a way out.
   const banner = page.getByRole("banner");
   await expect(banner).toContainText("Teacher");
   await expect(banner).toContainText("Northfield");
   await expect(banner.getByRole("button", { name: "Sign out" })).toBeVisible();
-  // The empty areas offer no buttons that would do nothing.
-  await expect(page.getByRole("main").getByRole("button")).toHaveCount(0);
   await screenshot(page, testInfo, "templates");
 
   await nav.getByRole("link", { name: "Batches" }).click();
@@ -194,7 +192,7 @@ test.describe("tablet width", () => {
     expect(navBox.y + navBox.height).toBeLessThanOrEqual(mainBox.y + 1);
     expect(mainBox.x).toBeLessThan(1);
     expect(mainBox.width).toBeGreaterThan(800);
-    for (const area of ["Templates", "Batches", "Timetables", "Settings"]) {
+    for (const area of ["Templates", "Batches", "Timetables", "Classes", "Settings"]) {
       await expect(nav.getByRole("link", { name: area })).toBeInViewport();
     }
     await expect(page.getByRole("button", { name: "Sign out" })).toBeInViewport();
