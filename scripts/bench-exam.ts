@@ -199,7 +199,7 @@ async function main() {
     writeBenchmarkSection(
       "bench:exam",
       [
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, PostgreSQL over loopback (postgres.js), while other work shared the machine.`,
+        `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, PostgreSQL over loopback (postgres.js); load average at the end ${os.loadavg().map((value) => value.toFixed(1)).join(" / ")}.`,
         "",
         "| measurement | figure | target |",
         "| --- | --- | --- |",
