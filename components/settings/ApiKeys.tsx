@@ -7,12 +7,12 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { CopyField } from "@/components/ui/CopyField";
 import { TextField } from "@/components/ui/Field";
 import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
+import { OneTimeSecret } from "./OneTimeSecret";
 import { formatDate, formatDateTime } from "./token-status";
 
 interface CreatedKey {
@@ -104,20 +104,17 @@ export function ApiKeys({ origin }: { origin: string }) {
         {create.isError ? <Status tone="error">{errorMessage(create.error)}</Status> : null}
 
         {created ? (
-          <section className="token-reveal" aria-labelledby="speech-key-reveal-heading">
-            <Status tone="warning" role="none" title={<span id="speech-key-reveal-heading">Copy your new key now</span>}>
-              <p>
-                This is the only time “{created.name}” is shown. Markbook keeps only a fingerprint of it: if you lose it, revoke it and
-                create another.
-              </p>
-            </Status>
-            <CopyField label={`Speech API key “${created.name}”`} value={created.key} autoFocus />
-            <div>
-              <Button variant="secondary" onClick={() => setCreated(null)}>
-                I have copied it, hide the key
-              </Button>
-            </div>
-          </section>
+          <OneTimeSecret
+            id="speech-key-reveal-heading"
+            title="Copy your new key now"
+            label={`Speech API key “${created.name}”`}
+            value={created.key}
+            hideLabel="I have copied it, hide the key"
+            onHide={() => setCreated(null)}
+          >
+            This is the only time “{created.name}” is shown. Markbook keeps only a fingerprint of it: if you lose it, revoke it and
+            create another.
+          </OneTimeSecret>
         ) : null}
 
         {revokedName ? <Status tone="success">Key “{revokedName}” was revoked. Programs that use it are refused from now on.</Status> : null}

@@ -1,18 +1,18 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { TRPCClientError } from "@trpc/client";
 import { useRef, useState, type FormEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { CopyField } from "@/components/ui/CopyField";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
+import { errorMessage } from "@/lib/trpc/errors";
+import { OneTimeSecret } from "./OneTimeSecret";
 import { formatDate, formatDateTime, tokenStatus } from "./token-status";
 
 const lifetimes = [
@@ -35,18 +35,6 @@ interface TokenRow {
   created_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof TRPCClientError) {
-    // zod input errors carry a readable message per field; others a sentence from the server.
-    const fieldErrors = (error.data as { zodError?: { fieldErrors?: Record<string, string[]> } } | undefined)?.zodError
-      ?.fieldErrors;
-    const first = fieldErrors && Object.values(fieldErrors).flat()[0];
-    if (first) return first;
-    if (error.data?.httpStatus && error.data.httpStatus < 500 && error.message) return error.message;
-  }
-  return "Something went wrong on the server. Try again.";
 }
 
 /** Settings → personal access tokens: create (shown once), list, revoke. */
@@ -132,23 +120,20 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
           </div>
         </form>
 
-        {create.isError ? <Status tone="error">{messageOf(create.error)}</Status> : null}
+        {create.isError ? <Status tone="error">{errorMessage(create.error)}</Status> : null}
 
         {created ? (
-          <section className="token-reveal" aria-labelledby="token-reveal-heading">
-            <Status tone="warning" role="none" title={<span id="token-reveal-heading">Copy your new token now</span>}>
-              <p>
-                This is the only time “{created.name}” is shown. Markbook keeps no copy: if you lose it, revoke it
-                and create another. It expires on {formatDateTime(created.expires_at)}.
-              </p>
-            </Status>
-            <CopyField label={`Token “${created.name}”`} value={created.token} autoFocus />
-            <div>
-              <Button variant="secondary" onClick={() => setCreated(null)}>
-                I have copied it, hide the token
-              </Button>
-            </div>
-          </section>
+          <OneTimeSecret
+            id="token-reveal-heading"
+            title="Copy your new token now"
+            label={`Token “${created.name}”`}
+            value={created.token}
+            hideLabel="I have copied it, hide the token"
+            onHide={() => setCreated(null)}
+          >
+            This is the only time “{created.name}” is shown. Markbook keeps no copy: if you lose it, revoke it and
+            create another. It expires on {formatDateTime(created.expires_at)}.
+          </OneTimeSecret>
         ) : null}
 
         {revokedName ? (
@@ -186,7 +171,7 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
         <p>
           Tools that use “{revoking?.name}” will be refused straight away. This cannot be undone.
         </p>
-        {revoke.isError ? <Status tone="error">{messageOf(revoke.error)}</Status> : null}
+        {revoke.isError ? <Status tone="error">{errorMessage(revoke.error)}</Status> : null}
       </ConfirmDialog>
     </Card>
   );
