@@ -8,12 +8,12 @@ import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
 import { BatchProgressBar } from "./ProgressBar";
-import { errorMessage } from "@/lib/trpc/errors";
 
 const createdFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
 
@@ -48,9 +48,7 @@ export function BatchesList() {
           <Spinner /> Loading batches…
         </p>
       ) : list.isError ? (
-        <Status tone="error" title="The batches could not be loaded" action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}>
-          {errorMessage(list.error)}
-        </Status>
+        <LoadFailed what="The batches" error={list.error} onRetry={() => list.refetch()} />
       ) : batches.length === 0 ? (
         <EmptyState icon={<BatchIcon size={28} />} title={includeArchived ? "No batches, archived or open" : "No marking batches yet"}>
           <p>A marking batch is one class&apos;s scripts for one exam template.</p>

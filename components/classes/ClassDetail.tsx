@@ -13,6 +13,7 @@ import { TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
@@ -68,9 +69,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
       <div className="page">
         <Link href="/classes" className="back-link">← All classes</Link>
         {classes.isError ? (
-          <Status tone="error" title="The class could not be loaded" action={<Button variant="secondary" size="small" onClick={() => classes.refetch()}>Try again</Button>}>
-            {errorMessage(classes.error)}
-          </Status>
+          <LoadFailed what="The class" error={classes.error} onRetry={() => classes.refetch()} />
         ) : (
           <EmptyState icon={<UsersIcon size={28} />} title="Class not found">
             <p>It may belong to another school, or the link is wrong. Choose a class from the list.</p>
@@ -137,9 +136,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
               <Spinner /> Loading students…
             </p>
           ) : students.isError ? (
-            <Status tone="error" title="The students could not be loaded" action={<Button variant="secondary" size="small" onClick={() => students.refetch()}>Try again</Button>}>
-              {errorMessage(students.error)}
-            </Status>
+            <LoadFailed what="The students" error={students.error} onRetry={() => students.refetch()} />
           ) : rows.length === 0 ? (
             <p className="muted token-empty">
               No students in this class yet.{isSchoolAdmin ? " Add them above." : ""}

@@ -10,6 +10,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
@@ -47,13 +48,7 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
           <Spinner /> Loading classes…
         </p>
       ) : list.isError ? (
-        <Status
-          tone="error"
-          title="The classes could not be loaded"
-          action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}
-        >
-          {errorMessage(list.error)}
-        </Status>
+        <LoadFailed what="The classes" error={list.error} onRetry={() => list.refetch()} />
       ) : list.data.classes.length === 0 ? (
         <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
           <p>

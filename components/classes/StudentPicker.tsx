@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { errorMessage } from "@/lib/trpc/errors";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 
@@ -60,9 +61,7 @@ export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerPr
 
   if (schoolStudents.isError) {
     return (
-      <Status tone="error" title="The school's students could not be loaded" action={<Button variant="secondary" size="small" onClick={() => schoolStudents.refetch()}>Try again</Button>}>
-        {errorMessage(schoolStudents.error)}
-      </Status>
+      <LoadFailed what="The school's students" error={schoolStudents.error} onRetry={() => schoolStudents.refetch()} />
     );
   }
 

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -451,9 +452,7 @@ export function MarkingScreen({
           {scan.data && scanUrl ? (
             <ScanViewer url={scanUrl} width={viewerWidth} areas={areas} label={`Scan of ${studentName}`} />
           ) : scan.isError ? (
-            <Status tone="error" title="The scan could not be loaded" action={<Button variant="secondary" size="small" onClick={() => scan.refetch()}>Try again</Button>}>
-              {errorMessage(scan.error)}
-            </Status>
+            <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
           ) : (
             <p className="loading-line" role="status">
               <Spinner /> Loading the scan…

@@ -8,12 +8,12 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
 import { TemplateStatusBadge, type TemplateStatus } from "./template-status";
-import { errorMessage } from "@/lib/trpc/errors";
 
 const updatedFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 
@@ -79,9 +79,7 @@ export function TemplatesList() {
           <Spinner /> Loading templates…
         </p>
       ) : list.isError ? (
-        <Status tone="error" title="The templates could not be loaded" action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}>
-          {errorMessage(list.error)}
-        </Status>
+        <LoadFailed what="The templates" error={list.error} onRetry={() => list.refetch()} />
       ) : shown.length === 0 ? (
         filtered ? (
           <EmptyState icon={<TemplateIcon size={28} />} title="No templates match these filters">

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { CalendarIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
@@ -87,13 +88,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
     return (
       <div className="page">
         <Link href="/timetables" className="back-link">← All timetables</Link>
-        <Status
-          tone="error"
-          title="The timetable could not be loaded"
-          action={<Button variant="secondary" size="small" onClick={() => timetable.refetch()}>Try again</Button>}
-        >
-          {errorMessage(timetable.error)}
-        </Status>
+        <LoadFailed what="The timetable" error={timetable.error} onRetry={() => timetable.refetch()} />
       </div>
     );
   }

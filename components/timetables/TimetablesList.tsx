@@ -12,6 +12,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { CalendarIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
+import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
@@ -129,13 +130,7 @@ export function TimetablesList() {
           <Spinner /> Loading timetables…
         </p>
       ) : list.isError ? (
-        <Status
-          tone="error"
-          title="The timetables could not be loaded"
-          action={<Button variant="secondary" size="small" onClick={() => list.refetch()}>Try again</Button>}
-        >
-          {errorMessage(list.error)}
-        </Status>
+        <LoadFailed what="The timetables" error={list.error} onRetry={() => list.refetch()} />
       ) : list.data.timetables.length === 0 ? (
         filtered ? (
           <EmptyState icon={<CalendarIcon size={28} />} title="No timetables match these filters">
