@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Tx } from "../db/client";
+import { type Tx, rowsOf } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
@@ -60,27 +60,34 @@ export function markFromRow(row: MarkRow): z.output<typeof markOutput> {
 export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof upsertMarkInput>) {
   const { mark_id: markId, body } = upsertMarkInput.parse(input);
   // One statement: the submission (locked, so writes to one submission run one after the other),
-  // its batch, and the question. Under row-level security a submission the caller may not mark
-  // (another school's, or a student's own) is not returned: 404.
+  // its batch, and the question; only the columns the rules read. Under row-level security a
+  // submission the caller may not mark (another school's, or a student's own) is not returned: 404.
   const [found] = await tx
-    .select({ submission: examSubmissions, batch: examBatches, question: examQuestions })
+    .select({
+      submissionId: examSubmissions.id,
+      batchId: examSubmissions.batch_id,
+      status: examSubmissions.status,
+      batchStatus: examBatches.status,
+      templateId: examBatches.template_id,
+      question: { id: examQuestions.id, templateId: examQuestions.template_id, label: examQuestions.label, isContainer: examQuestions.is_container, maxMarks: examQuestions.max_marks },
+    })
     .from(examSubmissions)
     .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
     .leftJoin(examQuestions, eq(examQuestions.id, body.question_id))
     .where(eq(examSubmissions.id, body.submission_id))
     .for("update", { of: examSubmissions });
   if (!found) throw notFound("Submission");
-  const { submission, batch, question } = found;
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: it accepts no more marks");
+  const { question } = found;
+  if (found.batchStatus === "archived") throw new AppError("conflict", "The batch is archived: it accepts no more marks");
   if (!question) throw notFound("Question");
-  if (question.template_id !== batch.template_id) {
+  if (question.templateId !== found.templateId) {
     throw new AppError("invalid", "question_id: the question belongs to another template than this batch's", "question_id");
   }
-  if (question.is_container) {
+  if (question.isContainer) {
     throw new AppError("invalid", `question_id: question ${question.label} is a container; marks go on its parts`, "question_id");
   }
   if (body.awarded_marks !== null) {
-    const max = question.max_marks === null ? null : Number(question.max_marks);
+    const max = question.maxMarks === null ? null : Number(question.maxMarks);
     if (body.awarded_marks < 0 || (max !== null && body.awarded_marks > max)) {
       throw new AppError("invalid", `awarded_marks: must be between 0 and ${max ?? "any"} for question ${question.label}`, "awarded_marks");
     }
@@ -93,15 +100,18 @@ export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof
     ...(body.confirmed !== undefined && { confirmed: body.confirmed }),
   };
   const awarded = body.awarded_marks === null ? null : body.awarded_marks.toFixed(2);
-  let mark: MarkRow | undefined;
+  let saved: (MarkRow & { leaves: number; confirmedElsewhere: number }) | undefined;
   try {
-    [mark] = await tx
+    // The submission's progress comes back with the mark: subqueries in RETURNING read the snapshot
+    // taken after the lock above, i.e. every other committed mark of the submission, but not this
+    // one, whose own state is in the returned row. One round trip instead of two.
+    [saved] = await tx
       .insert(examMarkEntries)
       .values({
         id: markId,
-        submission_id: submission.id,
+        submission_id: found.submissionId,
         question_id: question.id,
-        batch_id: submission.batch_id,
+        batch_id: found.batchId,
         awarded_marks: awarded,
         marked_by: "teacher",
         marked_by_user_id: callerId,
@@ -111,7 +121,11 @@ export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof
         target: [examMarkEntries.submission_id, examMarkEntries.question_id],
         set: { awarded_marks: awarded, marked_by: "teacher", marked_by_user_id: callerId, updated_at: new Date(), ...supplied },
       })
-      .returning();
+      .returning({
+        ...getTableColumns(examMarkEntries),
+        leaves: leafQuestionCount(found.templateId),
+        confirmedElsewhere: confirmedMarkCount(found.submissionId, found.templateId, question.id),
+      });
   } catch (error) {
     if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
       throw new AppError("conflict", "mark id already names the mark of another submission or question");
@@ -122,36 +136,44 @@ export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof
     }
     throw error;
   }
-  if (!mark) throw new AppError("internal", "The mark could not be saved");
+  if (!saved) throw new AppError("internal", "The mark could not be saved");
+  const { leaves, confirmedElsewhere, ...mark } = saved;
 
-  const nextStatus = await statusAfterMark(tx, submission.id, batch.template_id, submission.status);
-  if (nextStatus !== submission.status) {
-    await tx.update(examSubmissions).set({ status: nextStatus, updated_at: new Date() }).where(eq(examSubmissions.id, submission.id));
+  const confirmed = Number(confirmedElsewhere) + (isConfirmedValue(mark) ? 1 : 0);
+  const nextStatus = nextSubmissionStatus(found.status, Number(leaves), confirmed);
+  if (nextStatus !== found.status) {
+    await tx.update(examSubmissions).set({ status: nextStatus, updated_at: new Date() }).where(eq(examSubmissions.id, found.submissionId));
   }
   return markFromRow(mark);
 }
 
-type SubmissionStatus = (typeof examSubmissions.$inferSelect)["status"];
+export type SubmissionStatus = (typeof examSubmissions.$inferSelect)["status"];
 
-async function statusAfterMark(tx: Tx, submissionId: string, templateId: string, current: SubmissionStatus): Promise<SubmissionStatus> {
-  const [counts] = await tx
-    .select({
-      leaves: sql<number>`count(*)::int`,
-      confirmed: sql<number>`count(${examMarkEntries.id})::int`,
-    })
-    .from(examQuestions)
-    .leftJoin(
-      examMarkEntries,
-      and(
-        eq(examMarkEntries.question_id, examQuestions.id),
-        eq(examMarkEntries.submission_id, submissionId),
-        eq(examMarkEntries.confirmed, true),
-        sql`${examMarkEntries.awarded_marks} is not null`,
-      ),
-    )
-    .where(and(eq(examQuestions.template_id, templateId), eq(examQuestions.is_container, false)));
-  const complete = Number(counts?.leaves ?? 0) > 0 && Number(counts?.leaves) === Number(counts?.confirmed);
-  if (complete) return "complete";
+/**
+ * The status rule of marks: complete when every leaf question has a confirmed mark with a value;
+ * otherwise absent, unmatched and complete become marking and the other statuses stay.
+ */
+function nextSubmissionStatus(current: SubmissionStatus, leaves: number, confirmed: number): SubmissionStatus {
+  if (leaves > 0 && confirmed === leaves) return "complete";
   if (current === "absent" || current === "unmatched" || current === "complete") return "marking";
   return current;
+}
+
+const isConfirmedValue = (mark: Pick<MarkRow, "confirmed" | "awarded_marks">) => mark.confirmed && mark.awarded_marks !== null;
+
+const leafQuestionCount = (templateId: string) =>
+  sql<number>`(select count(*)::int from ${examQuestions} where ${examQuestions.template_id} = ${templateId} and not ${examQuestions.is_container})`;
+
+/** Confirmed marks with a value on leaf questions of the template, but the one of `exceptQuestionId`. */
+const confirmedMarkCount = (submissionId: string, templateId: string, exceptQuestionId: string | null) =>
+  sql<number>`(select count(*)::int from ${examMarkEntries} m join ${examQuestions} q on q.id = m.question_id
+    where m.submission_id = ${submissionId} and q.template_id = ${templateId} and not q.is_container
+      and m.confirmed and m.awarded_marks is not null and m.question_id is distinct from ${exceptQuestionId})`;
+
+/** The status of a submission by the rule above, from its marks as they stand in this transaction. */
+export async function statusAfterMark(tx: Tx, submissionId: string, templateId: string, current: SubmissionStatus): Promise<SubmissionStatus> {
+  const [counts] = rowsOf<{ leaves: number; confirmed: number }>(
+    await tx.execute(sql`select ${leafQuestionCount(templateId)} as leaves, ${confirmedMarkCount(submissionId, templateId, null)} as confirmed`),
+  );
+  return nextSubmissionStatus(current, Number(counts?.leaves ?? 0), Number(counts?.confirmed ?? 0));
 }
