@@ -8,8 +8,8 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { SpeechModelId } from "./config";
 import type { EngineSettings, FromWorker, ToWorker, TranscribeRequest, TranscribeResult } from "./engine-protocol";
+import { engineWorkerEntry } from "./worker-entry";
 
-const WORKER_ENTRY = new URL("./engine-worker.mjs", import.meta.url);
 
 interface Job {
   id: number;
@@ -158,7 +158,7 @@ export class EnginePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_ENTRY, { workerData: { settings: this.settings }, name: "markbook-speech" });
+    const worker = new Worker(engineWorkerEntry(), { workerData: { settings: this.settings }, name: "markbook-speech" });
     const slot: Slot = { worker, job: null };
     worker.unref();
     worker.on("message", (message: FromWorker) => {

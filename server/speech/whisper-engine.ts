@@ -66,11 +66,16 @@ export async function loadWhisper(
     session_options: {
       intraOpNumThreads: settings.intraOpThreads,
       interOpNumThreads: 1,
-      // The CPU arena makes each decoder step 2–3× faster (the step re-dequantizes the 80 MB tied
-      // embedding; without the arena that is a fresh allocation every token) at ~150 MB more peak
-      // memory. Memory patterns add peak memory and no speed here (docs/benchmarks.md).
-      enableCpuMemArena: settings.memoryArena ?? true,
+      // The q8 export keeps its weights quantized behind DequantizeLinear nodes, which onnxruntime
+      // leaves in the graph: every encoder pass and every decoder step dequantized the weights again
+      // (the step re-created the 80 MB tied embedding, hence the arena that was needed to keep it
+      // fast). With disable_quant_qdq, constant folding dequantizes them once at load (about 150 MB
+      // of float weights for tiny): the encoder is 3–4× and a step 2× faster, and without the arena
+      // the peak is lower than before. Pre-packing would keep a second, packed copy of every weight
+      // for no measurable speed here (docs/benchmarks.md).
+      enableCpuMemArena: settings.memoryArena ?? false,
       enableMemPattern: false,
+      extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } },
     },
     progress_callback: onProgress as never,
   };
