@@ -10,6 +10,7 @@ import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
+import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
 import { ScanIntake } from "./ScanIntake";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -26,7 +27,7 @@ const statusLabels = {
 } as const;
 
 /** The batch page: progress, scan intake, the queue, archive and the CSV download. */
-export function BatchView({ batchId }: { batchId: string }) {
+export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: QUEUE_REFRESH_MS });
@@ -34,6 +35,10 @@ export function BatchView({ batchId }: { batchId: string }) {
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
   const [confirming, setConfirming] = useState(false);
+  const [assigning, setAssigning] = useState<UnmatchedScan | null>(null);
+  /** Scans assigned from this page, by their former id: the intake list says where each one went. */
+  const [assignedTo, setAssignedTo] = useState<Record<string, string>>({});
+  const [lastAssigned, setLastAssigned] = useState<string | null>(null);
 
   const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
 
@@ -60,6 +65,13 @@ export function BatchView({ batchId }: { batchId: string }) {
   const students = submissions
     .filter((s): s is typeof s & { student_id: string } => Boolean(s.student_id))
     .map((s) => ({ id: s.student_id, name: s.student_name ?? "Unnamed student", hasScan: Boolean(s.scan_url) }));
+  // An unmatched scan: a scan without a student. Only the owner of an open batch may assign it.
+  const unmatched = new Map(submissions.filter((s) => !s.student_id && s.scan_url).map((s) => [s.id, s]));
+  const canAssign = batch.teacher_id === viewerId && !archived;
+  const openAssign = (submissionId: string) => {
+    const scan = unmatched.get(submissionId);
+    if (scan) setAssigning({ id: scan.id, uploadedAt: scan.created_at });
+  };
 
   return (
     <div className="batch">
@@ -78,6 +90,9 @@ export function BatchView({ batchId }: { batchId: string }) {
               {progress.complete > 0 ? "Continue marking" : "Start marking"}
             </Link>
           ) : null}
+          <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
+            Results
+          </Link>
           <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv`} download>
             Download results (CSV)
           </a>
@@ -96,12 +111,31 @@ export function BatchView({ batchId }: { batchId: string }) {
         <BatchProgressBar progress={progress} />
       </section>
 
-      <ScanIntake batchId={batchId} students={students} disabled={archived} onUploaded={refreshQueue} />
+      <ScanIntake
+        batchId={batchId}
+        students={students}
+        disabled={archived}
+        onUploaded={refreshQueue}
+        unmatchedAction={(submissionId) =>
+          assignedTo[submissionId] ? (
+            <span>Assigned to {assignedTo[submissionId]}.</span>
+          ) : unmatched.has(submissionId) && canAssign ? (
+            <button type="button" className="link-button" onClick={() => openAssign(submissionId)}>
+              Assign to student
+            </button>
+          ) : null
+        }
+      />
 
       <section className="batch__queue" aria-labelledby="queue-heading">
         <h2 id="queue-heading" className="section-heading">
           Queue: {submissions.length} submission{submissions.length === 1 ? "" : "s"}
         </h2>
+        {lastAssigned ? (
+          <Status tone="success" title={`Scan assigned to ${lastAssigned}`}>
+            Their row below now has the scan, and any marks it had.
+          </Status>
+        ) : null}
         {submissions.length === 0 ? (
           <p className="muted">No submissions yet. Upload scans above: each becomes a submission to mark.</p>
         ) : (
@@ -121,7 +155,16 @@ export function BatchView({ batchId }: { batchId: string }) {
                 const status = statusLabels[submission.status];
                 return (
                   <tr key={submission.id} data-testid="queue-row">
-                    <th scope="row">{submission.student_name ?? <span className="table__muted">Unmatched scan</span>}</th>
+                    <th scope="row">
+                      {submission.student_name ?? (
+                        <span className="table__muted">
+                          Unmatched scan{" "}
+                          <time dateTime={submission.created_at.toISOString()}>
+                            ({submission.created_at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })})
+                          </time>
+                        </span>
+                      )}
+                    </th>
                     <td>
                       <Badge tone={status.tone}>{status.label}</Badge>
                     </td>
@@ -131,9 +174,21 @@ export function BatchView({ batchId }: { batchId: string }) {
                     </td>
                     <td className="table__actions">
                       {submission.scan_url ? (
-                        <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${submission.student_name ?? "unmatched scan"}`}>
-                          Mark
-                        </Link>
+                        <span className="row-actions">
+                          {unmatched.has(submission.id) && canAssign ? (
+                            <Button
+                              variant="secondary"
+                              size="small"
+                              onClick={() => openAssign(submission.id)}
+                              aria-label={`Assign to student: the scan uploaded at ${submission.created_at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}`}
+                            >
+                              Assign to student
+                            </Button>
+                          ) : null}
+                          <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${submission.student_name ?? "unmatched scan"}`}>
+                            Mark
+                          </Link>
+                        </span>
                       ) : (
                         <span className="table__muted">No scan</span>
                       )}
@@ -145,6 +200,18 @@ export function BatchView({ batchId }: { batchId: string }) {
           </Table>
         )}
       </section>
+
+      <AssignScanDialog
+        scan={assigning}
+        rosterWithoutScan={students.filter((s) => !s.hasScan)}
+        studentsInBatch={new Set(students.map((s) => s.id))}
+        onClose={() => setAssigning(null)}
+        onAssigned={async (studentName) => {
+          if (assigning) setAssignedTo((all) => ({ ...all, [assigning.id]: studentName }));
+          setLastAssigned(studentName);
+          await refreshQueue();
+        }}
+      />
 
       <ConfirmDialog
         open={confirming}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useRef, useState, type DragEvent } from "react";
+import { useId, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
 import { formatBytes, type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
@@ -28,7 +28,20 @@ interface StudentOption {
  * Scan intake: drop (or pick) many PDFs; each uploads in turn, in the order given (so in-order
  * matching follows the pile of scripts), with its own progress bar and what became of it.
  */
-export function ScanIntake({ batchId, students, disabled, onUploaded }: { batchId: string; students: StudentOption[]; disabled: boolean; onUploaded: () => void }) {
+export function ScanIntake({
+  batchId,
+  students,
+  disabled,
+  onUploaded,
+  unmatchedAction,
+}: {
+  batchId: string;
+  students: StudentOption[];
+  disabled: boolean;
+  onUploaded: () => void;
+  /** What can be done about a scan that ended unmatched (assign it), shown after its outcome. */
+  unmatchedAction?: (submissionId: string) => ReactNode;
+}) {
   const [mode, setMode] = useState<"ordered" | "manual">("ordered");
   const [studentId, setStudentId] = useState("");
   const [items, setItems] = useState<Item[]>([]);
@@ -148,6 +161,9 @@ export function ScanIntake({ batchId, students, disabled, onUploaded }: { batchI
                 ) : null}
                 <p className="upload-item__result" role={item.outcome.state === "refused" ? "alert" : undefined}>
                   {describe(item.outcome)}
+                  {item.outcome.state === "done" && isUnmatched(item.outcome.submission) && unmatchedAction ? (
+                    <> {unmatchedAction(item.outcome.submission.id)}</>
+                  ) : null}
                 </p>
               </li>
             ))}
@@ -167,8 +183,10 @@ function describe(outcome: Outcome): string {
     case "refused":
       return `Refused: ${outcome.reason}`;
     case "done":
-      return outcome.submission.status === "unmatched" || !outcome.submission.student_name
+      return isUnmatched(outcome.submission)
         ? "Unmatched: no student without a scan was left; it waits in the queue as an unmatched script."
         : `Matched to ${outcome.submission.student_name}`;
   }
 }
+
+const isUnmatched = (submission: UploadedScan) => submission.status === "unmatched" || !submission.student_name;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assignScanBody, assignScanOutput } from "./assign-scan";
 import {
   batchListOutput,
   batchOutput,
@@ -244,6 +245,26 @@ export const examOpenApi: OpenApiFragment = {
         responses: {
           200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } } } },
           ...errorResponses({ ...auth, 404: "Not found, outside the caller's scope, or no scan yet" }),
+        },
+      },
+    },
+    "/api/exam/submissions/{submissionId}/assign": {
+      parameters: [pathParam("submissionId", "Id of the unmatched submission (a scan without a student)")],
+      post: {
+        tags,
+        operationId: "assignScan",
+        summary:
+          "Give an unmatched scan to a student (batch owner): the scan and its marks move to the student's submission, which becomes matched (or marking/complete with marks), and the unmatched submission is deleted. A student of the school who is not on the roster gets the unmatched submission itself.",
+        requestBody: jsonBody(assignScanBody),
+        responses: {
+          200: jsonResponse("The student's submission, with the scan", jsonSchemaOf(assignScanOutput)),
+          ...errorResponses({
+            400: "Invalid input, or student_id is not a student of the batch's school",
+            ...auth,
+            403: "Not the batch's owner",
+            ...notVisible,
+            409: "The batch is archived; the submission is not an unmatched scan; the student already has a scan; or both hold a mark for the same question",
+          }),
         },
       },
     },

@@ -1,3 +1,4 @@
+import { assignScan, assignScanInput, assignScanOutput } from "../../exam/assign-scan";
 import {
   archiveBatch,
   batchIdInput,
@@ -101,6 +102,13 @@ export const examRouter = router({
       .input(batchIdInput)
       .output(resultsOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, input.batch_id))),
+  }),
+  submissions: router({
+    /** An unmatched scan given to a student afterwards (its marks move with it). */
+    assign: userProcedure
+      .input(assignScanInput)
+      .output(assignScanOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => assignScan(tx, ctx.user.id, input))),
   }),
   marks: router({
     /** The marking screen: one submission with its recorded mark entries. */

@@ -6,10 +6,10 @@ export const metadata: Metadata = { title: "Batch" };
 
 export default async function BatchPage({ params }: { params: Promise<{ batchId: string }> }) {
   const { batchId } = await params;
-  await requireSignedInProfile(`/batches/${batchId}`);
+  const profile = await requireSignedInProfile(`/batches/${batchId}`);
   return (
     <div className="page page--wide">
-      <BatchView batchId={batchId} />
+      <BatchView batchId={batchId} viewerId={profile.id} />
     </div>
   );
 }

@@ -1,0 +1,13 @@
+import { asUser } from "@/server/db/rls";
+import { assignScan, assignScanBody, assignScanOutput } from "@/server/exam/assign-scan";
+import { pathId, readJsonBody } from "@/server/exam/http-input";
+import { restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/exam/submissions/{id}/assign: the batch owner gives an unmatched scan (and its marks) to a student. */
+export const POST = restRoute<{ submissionId: string }>(async ({ db, user, params, request }) => {
+  const submissionId = pathId(params.submissionId, "Submission");
+  const body = assignScanBody.parse(await readJsonBody(request));
+  return assignScanOutput.parse(await asUser(db, user.id, (tx) => assignScan(tx, user.id, { submission_id: submissionId, ...body })));
+});

@@ -1,0 +1,131 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { examBatches, examMarkEntries, examQuestions, examSubmissions, instituteMemberships, users } from "../db/schema";
+import { AppError, notFound } from "../errors";
+import { submissionOutput } from "./batches";
+import { type SubmissionStatus, statusAfterMark } from "./marks";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+
+export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
+export const assignScanInput = assignScanBody.extend({ submission_id: z.uuid("submission_id must be a submission id") });
+export const assignScanOutput = submissionOutput;
+
+type SubmissionRow = typeof examSubmissions.$inferSelect;
+type BatchRow = typeof examBatches.$inferSelect;
+
+/**
+ * Gives an unmatched scan (a submission without a student) to a student, afterwards:
+ * 1. the scan's submission is visible with its batch (404), the caller owns the batch (403, as for
+ *    scan upload), the batch is open (409), and the submission has no student and has a scan (409);
+ * 2. the student's roster slot in the batch must have no scan yet (409, nothing is overwritten), and the
+ *    two may not both hold a mark for the same question (409);
+ * 3. the scan fields (matching_method manual) and every mark move to the slot, the student-less row is
+ *    deleted, and the slot's status is recomputed with the marks rule;
+ * 4. a student of the batch's school without a slot (not on the roster) gets the scan's own row.
+ * One transaction as the caller: a refusal or a failure leaves everything as it was. Both rows are
+ * locked, the scan first, so a second assignment of the same scan finds it gone (404) and a second
+ * scan for the same slot finds the slot scanned (409).
+ */
+export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>): Promise<SubmissionRow> {
+  const { submission_id: submissionId, student_id: studentId } = assignScanInput.parse(input);
+  const [found] = await tx
+    .select({ scan: examSubmissions, batch: examBatches })
+    .from(examSubmissions)
+    .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
+    .where(eq(examSubmissions.id, submissionId))
+    .for("update", { of: examSubmissions });
+  if (!found) throw notFound("Submission");
+  const { scan, batch } = found;
+  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can assign its scans");
+  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its scans can no longer be assigned");
+  if (scan.student_id !== null) throw new AppError("conflict", "This submission already belongs to a student: only an unmatched scan can be assigned");
+  if (scan.scan_url === null) throw new AppError("conflict", "This submission has no scan to assign");
+
+  const [slot] = await tx
+    .select()
+    .from(examSubmissions)
+    .where(and(eq(examSubmissions.batch_id, batch.id), eq(examSubmissions.student_id, studentId)))
+    .for("update");
+  if (!slot) return giveScanRowToStudent(tx, scan, batch, studentId);
+  if (slot.scan_url !== null) {
+    throw new AppError("conflict", `${slot.student_name ?? "This student"} already has a scan: it is not replaced by an assignment`);
+  }
+  await refuseConflictingMarks(tx, scan.id, slot.id);
+
+  await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
+  const deleted = await tx.delete(examSubmissions).where(eq(examSubmissions.id, scan.id)).returning({ id: examSubmissions.id });
+  if (deleted.length !== 1) throw new AppError("internal", "The unmatched scan could not be removed");
+  const status = await statusAfterMark(tx, slot.id, batch.template_id, carriedStatus(slot.status, scan.status));
+  const [assigned] = await tx
+    .update(examSubmissions)
+    .set({
+      scan_url: scan.scan_url,
+      scan_file_id: scan.scan_file_id,
+      qr_code: scan.qr_code,
+      matching_method: "manual",
+      page_count: scan.page_count,
+      status,
+      updated_at: new Date(),
+    })
+    .where(eq(examSubmissions.id, slot.id))
+    .returning();
+  if (!assigned) throw new AppError("internal", "The scan could not be assigned");
+  return assigned;
+}
+
+/**
+ * A student who is not on the batch's roster (joined the class late, sat the paper with another class):
+ * the scan's own row becomes theirs, if they are a student of the batch's school. One message whatever
+ * the reason, as for adding a student to a class, so nothing is learnt about other schools.
+ */
+async function giveScanRowToStudent(tx: Tx, scan: SubmissionRow, batch: BatchRow, studentId: string): Promise<SubmissionRow> {
+  const [student] = await tx
+    .select({ full_name: users.full_name })
+    .from(instituteMemberships)
+    .innerJoin(users, eq(users.id, instituteMemberships.user_id))
+    .where(and(eq(instituteMemberships.institute_id, batch.institute_id), eq(instituteMemberships.user_id, studentId), eq(instituteMemberships.role, "student")))
+    .limit(1);
+  if (!student) throw new AppError("invalid", "student_id: not a student of this batch's school", "student_id");
+  const status = await statusAfterMark(tx, scan.id, batch.template_id, carriedStatus(scan.status));
+  try {
+    const [assigned] = await tx
+      .update(examSubmissions)
+      .set({ student_id: studentId, student_name: student.full_name, matching_method: "manual", status, updated_at: new Date() })
+      .where(eq(examSubmissions.id, scan.id))
+      .returning();
+    if (!assigned) throw new AppError("internal", "The scan could not be assigned");
+    return assigned;
+  } catch (error) {
+    // Another scan was given to the same student at the same moment.
+    if (postgresErrorCode(error) === UNIQUE_VIOLATION) throw new AppError("conflict", `${student.full_name} already has a submission in this batch`);
+    throw error;
+  }
+}
+
+/** The slot and the scan may each hold marks (an absent student can be marked); never two for one question. */
+async function refuseConflictingMarks(tx: Tx, scanId: string, slotId: string) {
+  const clashes = await tx
+    .select({ label: examQuestions.label })
+    .from(examMarkEntries)
+    .innerJoin(examQuestions, eq(examQuestions.id, examMarkEntries.question_id))
+    .where(inArray(examMarkEntries.submission_id, [scanId, slotId]))
+    .groupBy(examQuestions.id, examQuestions.label, examQuestions.order)
+    .having(sql`count(*) > 1`)
+    .orderBy(examQuestions.order, examQuestions.label);
+  if (clashes.length > 0) {
+    const labels = clashes.map((clash) => clash.label).join(", ");
+    throw new AppError("conflict", `The student's submission and this scan both have a mark for question ${labels}: assigning would overwrite one of them`);
+  }
+}
+
+/**
+ * Where the merged submission starts before the marks rule: it now has a scan and a student, so at
+ * least matched; a slot or a scan already being marked (or complete) brings that along, as a scan upload
+ * keeps the status of a slot being marked.
+ */
+function carriedStatus(...statuses: SubmissionStatus[]): SubmissionStatus {
+  if (statuses.includes("complete")) return "complete";
+  if (statuses.includes("marking")) return "marking";
+  return "matched";
+}
