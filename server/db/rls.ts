@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db, Tx } from "./client";
+import { type Db, type TransactionPreamble, type Tx, transactionPreamble } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */
 export const APP_ROLE = "markbook_app";
@@ -13,11 +13,20 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  */
 export async function asUser<T>(db: Db, userId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (!uuidShape.test(userId)) throw new Error("asUser needs a user id (uuid)");
-  return db.transaction(async (tx) => {
-    // One round trip: set_config('role', …, true) is the function form of SET LOCAL ROLE.
-    await tx.execute(sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`);
-    return fn(tx);
-  });
+  // set_config('role', …, true) is the function form of SET LOCAL ROLE. On PostgreSQL the driver sends
+  // it pipelined behind BEGIN (server/db/client.ts); PGlite runs it here.
+  const preamble: TransactionPreamble = {
+    text: "select set_config('app.user_id', $1, true), set_config('role', $2, true)",
+    parameters: [userId, APP_ROLE],
+    sent: false,
+  };
+  return transactionPreamble.run(preamble, () =>
+    db.transaction(async (tx) => {
+      if (!preamble.sent) await tx.execute(sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`);
+      // Transactions begun inside fn (there should be none) must not inherit this preamble.
+      return transactionPreamble.exit(() => fn(tx));
+    }),
+  );
 }
 
 /**
