@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
-import { signIn } from "./helpers";
+import { screenshot, signIn } from "./helpers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 
@@ -24,14 +24,7 @@ async function expectNoAxeViolations(page: Page) {
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
-async function shot(page: Page, testInfo: TestInfo, name: string, fullPage = false) {
-  fs.mkdirSync("test-results/screenshots", { recursive: true });
-  const path = `test-results/screenshots/${name}.png`;
-  await page.screenshot({ path, fullPage });
-  await testInfo.attach(name, { path, contentType: "image/png" });
-}
-
-test("a teacher creates a batch, uploads scans, marks a script by keyboard and downloads the CSV", async ({ page }, testInfo) => {
+test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees the results and downloads the CSV", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   await signIn(page);
 
@@ -47,7 +40,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   const dialog = page.getByRole("dialog", { name: "New marking batch" });
   await dialog.getByLabel("Template").selectOption({ label: DEMO_TEMPLATE });
   await expect(dialog.getByText(/20 students will get a submission/)).toBeVisible();
-  await shot(page, testInfo, "new-batch-dialog");
+  await screenshot(page, testInfo, "new-batch-dialog");
   const batchTitle = `Year 10 mock ${Date.now().toString(36)}`;
   await dialog.getByLabel("Title (optional)").fill(batchTitle);
   await dialog.getByRole("button", { name: "Create batch" }).click();
@@ -55,6 +48,17 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   const batchId = page.url().split("/").pop()!;
   await expect(page.getByRole("heading", { level: 1, name: batchTitle })).toBeVisible();
   await expect(page.getByText("20 absent")).toBeVisible();
+
+  // Results before any scan: an empty state that says what to do; an unknown batch: what went wrong.
+  await page.getByRole("link", { name: "Results", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "No marks yet" })).toBeVisible();
+  await page.getByRole("link", { name: "Upload the scans on the batch page" }).click();
+  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}$`));
+  await page.goto("/batches/00000000-0000-4000-8000-000000000000/results");
+  const failed = page.getByRole("alert").filter({ hasText: "The results could not be loaded" });
+  await expect(failed).toContainText("Batch not found");
+  await expect(failed.getByRole("button", { name: "Try again" })).toBeVisible();
+  await page.goto(`/batches/${batchId}`);
 
   // 2. Two scans in order, then one for a chosen student.
   const files = page.getByLabel("Choose PDF scans");
@@ -80,7 +84,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
 
   await expect(page.getByText("3 in progress")).toBeVisible();
   await expect(page.getByText("17 absent")).toBeVisible();
-  await shot(page, testInfo, "batch-page", true);
+  await screenshot(page, testInfo, "batch-page", true);
   await expectNoAxeViolations(page);
 
   // 3. Mark the first student's script by keyboard only.
@@ -106,7 +110,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   await expect(questionButtons.nth(1)).toHaveAttribute("aria-current", "step");
   await page.keyboard.press("k");
   await expect(questionButtons.nth(0)).toHaveAttribute("aria-current", "step");
-  await shot(page, testInfo, "marking-screen");
+  await screenshot(page, testInfo, "marking-screen");
   await expectNoAxeViolations(page);
 
   for (let index = 0; index < questionCount; index++) {
@@ -119,7 +123,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   await expect(page.getByRole("heading", { level: 1 })).not.toHaveText(firstStudent);
   await expect(markInput).toBeFocused();
   await expect(page.getByRole("status").filter({ hasText: "other mark" })).toHaveCount(0);
-  await shot(page, testInfo, "marking-next-script");
+  await screenshot(page, testInfo, "marking-next-script");
   const secondStudent = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
 
   // A mark typed and not yet saved survives a reload, and is then saved.
@@ -150,7 +154,64 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   await expect(page.getByText("1 complete")).toBeVisible();
   await expect(page.getByTestId("queue-row").filter({ hasText: secondStudent })).toContainText(`2 / ${questionCount}`);
 
-  // 5. The CSV: header and that student's row.
+  // 5. Results, opened from the batch page: totals, absent rows, sorting, the three charts.
+  const published = (await (await page.request.get(`/api/exam/batches/${batchId}/results`)).json()) as { questions: { max_marks: number | null }[] };
+  const maxTotal = published.questions.reduce((sum, q) => sum + (q.max_marks ?? 0), 0);
+  await page.getByRole("link", { name: "Results", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}/results$`));
+  await expect(page.getByRole("heading", { level: 1, name: "Results" })).toBeVisible();
+  const resultRows = page.getByTestId("results-row");
+  await expect(resultRows).toHaveCount(20);
+  const markedRow = resultRows.filter({ hasText: firstStudent });
+  await expect(markedRow.getByTestId("results-total")).toHaveText(String(questionCount));
+  await expect(markedRow.getByTestId("results-percent")).toHaveText(`${Math.round((questionCount / maxTotal) * 100)}%`);
+  // Absent students: a badge and blank cells, never a total of 0.
+  const absentRows = resultRows.filter({ has: page.locator(".badge", { hasText: /^Absent$/ }) });
+  await expect(absentRows).toHaveCount(17);
+  for (const absentRow of await absentRows.all()) {
+    await expect(absentRow.getByTestId("results-total")).toHaveText("");
+    await expect(absentRow).not.toContainText(/\d/);
+  }
+  // A scanned script nobody has marked yet shows "not marked", not 0.
+  await expect(resultRows.filter({ hasText: lastStudent }).getByTestId("results-total")).toHaveText(/not marked/);
+  await expect(resultRows.filter({ hasText: secondStudent })).toContainText(`2 of ${questionCount} marked`);
+  const summary = page.getByRole("region", { name: "Summary" });
+  await expect(summary).toContainText("Marked1 of 20");
+  await expect(summary).toContainText("Absent17");
+  await expect(summary).toContainText("In progress2");
+
+  // Sort by total: highest first on the first click, then lowest first by keyboard; no score stays last.
+  const totalHeader = page.getByRole("columnheader", { name: /^Total/ });
+  await totalHeader.getByRole("button").click();
+  await expect(totalHeader).toHaveAttribute("aria-sort", "descending");
+  await expect(resultRows.nth(0)).toContainText(firstStudent);
+  await expect(resultRows.nth(1)).toContainText(secondStudent);
+  await expect(totalHeader.getByRole("button")).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(totalHeader).toHaveAttribute("aria-sort", "ascending");
+  await expect(resultRows.nth(0)).toContainText(secondStudent);
+  await expect(resultRows.nth(1)).toContainText(firstStudent);
+  await expect(resultRows.nth(2)).toContainText(`${lastStudent}Not started`);
+  await expect(resultRows.last()).toContainText("Absent");
+  await expect(page.getByRole("columnheader", { name: "Student", exact: true })).not.toHaveAttribute("aria-sort", /.+/);
+
+  for (const title of ["Distribution of totals", "Mean percentage per question", "Mean percentage per specification point"]) {
+    const chart = page.getByRole("figure", { name: title });
+    await expect(chart).toBeVisible();
+    await expect(chart.getByRole("img")).toBeVisible();
+  }
+  await expect(page.getByRole("figure", { name: "Distribution of totals" })).toContainText("Not counted: 17 absent students and 2 scripts still being marked.");
+  await expect(page.getByRole("figure", { name: "Mean percentage per question" })).toContainText("Lowest: question");
+  await screenshot(page, testInfo, "results", true);
+  await expectNoAxeViolations(page);
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await expect(page.getByRole("figure", { name: "Mean percentage per question" })).toBeVisible();
+  // Only the table scrolls sideways, never the page.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(768);
+  await screenshot(page, testInfo, "tablet-results", true);
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // 6. The CSV, from the Results page: header and that student's row.
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download results (CSV)" }).click();
   const download = await downloading;
@@ -169,16 +230,16 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard and d
   expect(Number(cells.at(-1))).toBe(questionCount);
   expect(rows.length).toBe(20);
 
-  // 6. The batches list shows the batch with its progress.
+  // 7. The batches list shows the batch with its progress.
   await page.goto("/batches");
   const listedRow = page.getByRole("row").filter({ hasText: batchTitle });
   await expect(listedRow).toContainText("1 complete");
   await expect(listedRow).toContainText("Open");
   await expect(listedRow).toContainText(DEMO_TEMPLATE);
-  await shot(page, testInfo, "batches-list");
+  await screenshot(page, testInfo, "batches-list");
   await expectNoAxeViolations(page);
 
-  // 7. Archive (confirmed): the batch takes no more scans and leaves the default list.
+  // 8. Archive (confirmed): the batch takes no more scans and leaves the default list.
   await page.goto(`/batches/${batchId}`);
   await page.getByRole("button", { name: "Archive batch" }).click();
   const confirm = page.getByRole("dialog", { name: "Archive this batch?" });
