@@ -21,7 +21,13 @@ export interface Database {
 
 export type DatabaseOptions =
   | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob }
-  | { kind: "postgres"; url: string; poolMax?: number };
+  | {
+      kind: "postgres";
+      url: string;
+      poolMax?: number;
+      /** Called with every statement sent (benchmarks count them). */
+      onStatement?: (query: string) => void;
+    };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.kind === "pglite") {
@@ -33,6 +39,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const client = postgres(options.url, {
     max: options.poolMax ?? 10,
     onnotice: () => {}, // "already exists, skipping" notices from idempotent migrations are noise
+    ...(options.onStatement && { debug: (_connection: number, query: string) => options.onStatement!(query) }),
   });
   const db = drizzlePostgres({ client: preparingClient(client), schema }) as unknown as Db;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
