@@ -15,6 +15,29 @@ const baseURL = external ?? `http://localhost:${port}`;
 const dataDir = ".e2e-data";
 const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
 
+/**
+ * The speech service of the test server: the random-weight Whisper model beside the repository (CI
+ * clones the repository next to ../shared), never the hub. Its words are meaningless; dictation tests
+ * compare what the service sent with what the page shows. Loaded on the first dictation, not at start.
+ */
+const speechEnv = {
+  MODELS_DIR: "../shared/models",
+  SPEECH_MODEL_TINY: "whisper-tiny-random",
+  SPEECH_MODEL_BASE: "whisper-tiny-random",
+  SPEECH_DEFAULT_MODEL: "tiny",
+  ALLOW_REMOTE_MODELS: "false",
+  // Short transcripts, no sampled retries: a random model is never confident, so the fallback would fire every time.
+  SPEECH_MAX_NEW_TOKENS: "24",
+  SPEECH_FALLBACK_TEMPERATURES: "off",
+};
+
+/** Chromium as every spec launches it; a spec that needs more flags (fake microphone) extends these. */
+export const chromiumLaunchOptions = {
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  // --headless is added by Playwright itself.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+};
+
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results",
@@ -31,24 +54,14 @@ export default defineConfig({
     viewport: { width: 1280, height: 800 },
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      // --headless is added by Playwright itself.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   projects: [{ name: "chromium", use: { browserName: "chromium" } }],
   webServer: external
     ? undefined
     : {
         command: `${build}rm -rf ${dataDir} && DATA_DIR=${dataDir} PORT=${port} npx tsx server.ts`,
+        env: speechEnv,
         url: `${baseURL}/signin`,
         // A cold `next build` takes 15–45 s on two cores; the first start migrates and seeds.
         timeout: 240_000,

@@ -2,23 +2,33 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
+import type { inferRouterOutputs } from "@trpc/server";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { preload } from "react-dom";
 import { Button } from "@/components/ui/Button";
 import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
+import type { AppRouter } from "@/server/trpc/root";
 import { type Draft, type Drafts, draftKey, loadDrafts, parseMark, storeDrafts } from "./drafts";
 import { DictationButton } from "./DictationButton";
 import { MarkScheme } from "./MarkScheme";
+import { pdfWorkerPort } from "./pdf-worker";
 import type { HighlightArea } from "./ScanViewer";
 import { ShortcutSheet } from "./ShortcutSheet";
 
-// react-pdf suspends while a document opens, so this fallback also shows while the next script opens.
-const ScanViewer = dynamic(() => import("./ScanViewer"), {
+// pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
+// runs (before the page has hydrated), so they download while the scan's bytes do.
+const loadScanViewer = () => import("./ScanViewer");
+if (typeof window !== "undefined") {
+  pdfWorkerPort();
+  void loadScanViewer();
+}
+const ScanViewer = dynamic(loadScanViewer, {
   ssr: false,
   loading: () => (
     <p className="loading-line" role="status">
@@ -26,6 +36,8 @@ const ScanViewer = dynamic(() => import("./ScanViewer"), {
     </p>
   ),
 });
+
+type RouterOutputs = inferRouterOutputs<AppRouter>;
 
 /** Autosave waits this long after the last keystroke. */
 const AUTOSAVE_DELAY_MS = 800;
@@ -39,8 +51,11 @@ type SaveState = { state: "saving" } | { state: "saved" } | { state: "error"; me
 
 const scanQueryKey = (submissionId: string) => ["markbook", "submission-scan", submissionId] as const;
 
+const scanPath = (submissionId: string) => `/api/exam/submissions/${submissionId}/scan`;
+
 async function fetchScan(submissionId: string): Promise<ArrayBuffer> {
-  const response = await fetch(`/api/exam/submissions/${submissionId}/scan`, { credentials: "same-origin" });
+  // Same mode and credentials as the preload in MarkingScreen (cors, same-origin), so it is reused.
+  const response = await fetch(scanPath(submissionId), { credentials: "same-origin" });
   if (!response.ok) {
     const detail = ((await response.json().catch(() => null)) as { detail?: string } | null)?.detail;
     throw new Error(detail ?? `The scan could not be loaded (HTTP ${response.status})`);
@@ -61,17 +76,30 @@ export function MarkingScreen({
   batchId,
   initialSubmissionId,
   initialMode = "student",
+  initialQueue,
+  initialTemplate,
 }: {
   batchId: string;
   initialSubmissionId: string | null;
   initialMode?: MarkingMode;
+  /** Read by the page on the server, so the screen renders at once (the queue then refreshes as usual). */
+  initialQueue?: RouterOutputs["exam"]["batches"]["queue"];
+  initialTemplate?: RouterOutputs["exam"]["templates"]["get"];
 }) {
+  // The scan named in the address starts downloading with the page's scripts (a preload in the HTML),
+  // not after hydration.
+  if (initialSubmissionId && /^[0-9a-f-]{36}$/i.test(initialSubmissionId)) preload(scanPath(initialSubmissionId), { as: "fetch", crossOrigin: "anonymous" });
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: 10_000 });
+  const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: 10_000, initialData: initialQueue });
   const templateId = queue.data?.batch.template_id;
-  const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
+  const template = useQuery({
+    ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }),
+    enabled: Boolean(templateId),
+    staleTime: 5 * 60_000,
+    initialData: initialTemplate?.id === templateId ? initialTemplate : undefined,
+  });
 
   const scripts = useMemo(() => (queue.data?.submissions ?? []).filter((s) => s.scan_url), [queue.data]);
   const questions = useMemo(
@@ -102,7 +130,9 @@ export function MarkingScreen({
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
 
   useEffect(() => updateDrafts(() => loadDrafts(batchId)), [batchId, updateDrafts]);
-  useEffect(() => storeDrafts(batchId, drafts), [batchId, drafts]);
+  // Stores the ref, which the load above has already filled: the state is still empty in the first
+  // render's effects, and storing it would wipe the drafts of the tab before they are sent again.
+  useEffect(() => storeDrafts(batchId, draftsRef.current), [batchId, drafts]);
 
   // Default to the first script that still needs marking.
   useEffect(() => {
@@ -115,28 +145,21 @@ export function MarkingScreen({
   const scriptIndex = scripts.findIndex((s) => s.id === submissionId);
   const script = scriptIndex >= 0 ? scripts[scriptIndex] : undefined;
   const question = questions[Math.min(questionIndex, Math.max(0, questions.length - 1))];
-  const nextScript = scriptIndex >= 0 ? scripts[scriptIndex + 1] : undefined;
+  // Where Enter leads after this script: the next one; by question, after the last script, the first
+  // one again (at the next question).
+  const wrapsAround = mode === "question" && scriptIndex > 0 && scriptIndex === scripts.length - 1;
+  const nextScript = scriptIndex >= 0 ? (scripts[scriptIndex + 1] ?? (wrapsAround ? scripts[0] : undefined)) : undefined;
+  const previousScript = scriptIndex > 0 ? scripts[scriptIndex - 1] : undefined;
 
-  const marksQuery = useQuery({ ...trpc.exam.marks.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId && script) });
-  const scan = useQuery({ queryKey: scanQueryKey(submissionId ?? ""), queryFn: () => fetchScan(submissionId!), enabled: Boolean(submissionId && script), staleTime: Infinity });
-
-  // The scan as an object URL, made once per script and released when the script changes.
-  const [scanUrl, setScanUrl] = useState<string | null>(null);
+  // The submission in the address is fetched at once, without waiting for the queue to list it.
+  const marksQuery = useQuery({ ...trpc.exam.marks.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId) });
+  const scan = useQuery({ queryKey: scanQueryKey(submissionId ?? ""), queryFn: () => fetchScan(submissionId!), enabled: Boolean(submissionId), staleTime: Infinity });
+  // The scripts on either side: their bytes (the viewer opens and paints the next one ahead) and the
+  // next one's marks, so moving on is instant.
+  const nextScan = useQuery({ queryKey: scanQueryKey(nextScript?.id ?? ""), queryFn: () => fetchScan(nextScript!.id), enabled: Boolean(nextScript), staleTime: Infinity });
+  const previousScan = useQuery({ queryKey: scanQueryKey(previousScript?.id ?? ""), queryFn: () => fetchScan(previousScript!.id), enabled: false, staleTime: Infinity });
   useEffect(() => {
-    if (!scan.data) {
-      setScanUrl(null);
-      return;
-    }
-    const url = URL.createObjectURL(new Blob([scan.data], { type: "application/pdf" }));
-    setScanUrl(url);
-    return () => URL.revokeObjectURL(url);
-  }, [scan.data]);
-
-  // Prefetch the next script (its scan and its marks) so moving on is instant.
-  useEffect(() => {
-    if (!nextScript) return;
-    void queryClient.prefetchQuery({ queryKey: scanQueryKey(nextScript.id), queryFn: () => fetchScan(nextScript.id), staleTime: Infinity });
-    void queryClient.prefetchQuery(trpc.exam.marks.forSubmission.queryOptions({ submission_id: nextScript.id }));
+    if (nextScript) void queryClient.prefetchQuery(trpc.exam.marks.forSubmission.queryOptions({ submission_id: nextScript.id }));
   }, [nextScript, queryClient, trpc]);
 
   // Keep the address pointing at the current script, without a navigation.
@@ -217,7 +240,7 @@ export function MarkingScreen({
   useEffect(() => {
     if (resent.current || questions.length === 0) return;
     resent.current = true;
-    Object.keys(loadDrafts(batchId)).forEach((k) => void save(k));
+    Object.keys(draftsRef.current).forEach((k) => void save(k));
   }, [batchId, questions.length, save]);
 
   function edit(change: Partial<Pick<Draft, "mark" | "comment">>) {
@@ -379,6 +402,21 @@ export function MarkingScreen({
     () => (template.data?.response_areas ?? []).filter((area) => area.question_id === question?.id),
     [template.data, question?.id],
   );
+  // The page the next script opens on: its first question's (by student), else this question's or,
+  // wrapping around, the next question's.
+  const nextPage = useMemo(() => {
+    const opensOn = mode === "student" ? questions[0] : wrapsAround ? (questions[questionIndex + 1] ?? question) : question;
+    const own = (template.data?.response_areas ?? []).filter((area) => area.question_id === opensOn?.id);
+    return (own.find((area) => area.kind === "response") ?? own[0])?.page ?? 1;
+  }, [template.data, mode, wrapsAround, question, questionIndex, questions]);
+  const upcoming = useMemo(
+    () => [
+      ...(nextScript ? [{ id: nextScript.id, bytes: nextScan.data, page: nextPage }] : []),
+      // Kept while it is in the cache, so going back is instant too.
+      ...(previousScript && previousScan.data ? [{ id: previousScript.id, bytes: previousScan.data, page: 1 }] : []),
+    ],
+    [nextScript, nextScan.data, nextPage, previousScript, previousScan.data],
+  );
 
   if (queue.isPending || (templateId && template.isPending)) {
     return (
@@ -449,14 +487,10 @@ export function MarkingScreen({
       <div className="marking__body">
         {/* Focusable so keyboard users can scroll the script; the shortcuts keep working from here. */}
         <div className="marking__scan" ref={viewerFrame} aria-label={`Scan of ${studentName}`} role="region" tabIndex={0}>
-          {scan.data && scanUrl ? (
-            <ScanViewer url={scanUrl} width={viewerWidth} areas={areas} label={`Scan of ${studentName}`} />
-          ) : scan.isError ? (
+          {scan.isError ? (
             <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
           ) : (
-            <p className="loading-line" role="status">
-              <Spinner /> Loading the scan…
-            </p>
+            <ScanViewer scan={{ id: script.id, bytes: scan.data }} upcoming={upcoming} width={viewerWidth} areas={areas} label={`Scan of ${studentName}`} />
           )}
         </div>
 

@@ -1,12 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
-import { Document, Page, pdfjs } from "react-pdf";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
-
-// The worker is bundled and served by the app (no CDN).
-pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
+import { type ScanLayout, keepScans, openScan, paintPage, paintedPage, scanLayout } from "./scan-pages";
 
 export interface HighlightArea {
   id: string;
@@ -18,75 +15,158 @@ export interface HighlightArea {
   height: number;
 }
 
+export interface ScanSource {
+  /** The submission id. */
+  id: string;
+  /** The scan's PDF bytes; undefined while they download. */
+  bytes: ArrayBuffer | undefined;
+}
+
 export interface ScanViewerProps {
-  /** An object URL of the scan's bytes (a string, so the document is not reopened on re-render). */
-  url: string;
+  scan: ScanSource;
+  /** Scripts to have ready, most likely first (the next one): opened and painted in the background,
+   * from `page` (where that script will open) on, once the script on screen is painted. */
+  upcoming: (ScanSource & { page: number })[];
   width: number;
   /** The current question's areas: highlighted, and the first is scrolled into view. */
   areas: HighlightArea[];
   label: string;
 }
 
-/** A scanned script, its pages one under another, with the current question's areas highlighted. */
-export default function ScanViewer({ url, width, areas, label }: ScanViewerProps) {
-  const [pageCount, setPageCount] = useState(0);
-  const [rendered, setRendered] = useState(0);
-  const root = useRef<HTMLDivElement>(null);
-  const target = areas.find((area) => area.kind === "response") ?? areas[0];
-  // Another script: forget the previous one's pages (the viewer stays mounted, so pdf.js keeps its worker).
-  const [shownUrl, setShownUrl] = useState(url);
-  if (shownUrl !== url) {
-    setShownUrl(url);
-    setPageCount(0);
-  }
+/** Paint priorities: lower first (see scan-pages.ts). */
+const PRIORITY_SHOWN_PAGE = 0;
+const PRIORITY_REST_OF_SCRIPT = 1;
+const PRIORITY_UPCOMING = 2;
 
+type LayoutState = { state: "loading" } | { state: "failed" } | { state: "ready"; layout: ScanLayout };
+
+/** The scan's layout: at once when the scan was prepared in the background, else once it opens. */
+function useScanLayout({ id, bytes }: ScanSource): LayoutState {
+  const known = scanLayout(id);
+  const [failed, setFailed] = useState<string | null>(null);
+  const [, setOpened] = useState(0);
   useEffect(() => {
-    const element = root.current?.querySelector<HTMLElement>("[data-current-area]");
-    element?.scrollIntoView({ block: "center", behavior: "auto" });
-  }, [target?.id, rendered, width]);
+    if (!bytes || scanLayout(id)) return;
+    let live = true;
+    openScan(id, bytes).then(
+      () => live && setOpened((n) => n + 1),
+      () => live && setFailed(id),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, bytes]);
+  if (known) return { state: "ready", layout: known };
+  return failed === id ? { state: "failed" } : { state: "loading" };
+}
 
+/**
+ * A scanned script, its pages one under another, with the current question's areas highlighted. The
+ * viewer stays mounted from script to script; a script prepared in the background shows in the same
+ * frame as its student's name, and one that is not ready shows blank pages of the right size until
+ * painted (never the previous student's pages).
+ */
+export default function ScanViewer({ scan, upcoming, width, areas, label }: ScanViewerProps) {
+  const root = useRef<HTMLDivElement>(null);
+  const layout = useScanLayout(scan);
+  const target = areas.find((area) => area.kind === "response") ?? areas[0];
+  const shownPage = target?.page ?? 1;
+
+  const keep = [scan.id, ...upcoming.map((next) => next.id)].join(" ");
+  useEffect(() => keepScans(keep.split(" ")), [keep]);
+  useEffect(() => () => keepScans([]), []);
+
+  // Prepare the scripts to come once this one's layout is known (its own pages are painted first anyway).
+  const ready = layout.state === "ready";
+  const upcomingKey = upcoming.map((next) => `${next.id}:${next.page}:${next.bytes ? 1 : 0}`).join(" ");
+  const upcomingRef = useRef(upcoming);
+  upcomingRef.current = upcoming;
+  useEffect(() => {
+    if (!ready) return;
+    upcomingRef.current.forEach((next, index) => {
+      if (!next.bytes) return;
+      const priority = PRIORITY_UPCOMING + 2 * index;
+      openScan(next.id, next.bytes)
+        .then(({ pageCount }) => {
+          const first = Math.min(Math.max(1, next.page), pageCount);
+          void paintPage(next.id, first, width, priority);
+          for (let page = 1; page <= pageCount; page++) if (page !== first) void paintPage(next.id, page, width, priority + 1);
+        })
+        .catch(() => {}); // it will show its own error when it is on screen
+    });
+  }, [ready, upcomingKey, width]);
+
+  // Scroll the current area into view before the frame is painted.
+  useLayoutEffect(() => {
+    root.current?.querySelector<HTMLElement>("[data-current-area]")?.scrollIntoView({ block: "center", behavior: "auto" });
+  }, [scan.id, target?.id, width, ready]);
+
+  if (layout.state === "failed") {
+    return (
+      <Status tone="error" title="The scan could not be displayed">
+        The PDF did not open. Mark from the paper copy, or upload the scan again.
+      </Status>
+    );
+  }
+  if (layout.state === "loading") {
+    return (
+      <p className="loading-line" role="status">
+        <Spinner /> Opening the scan…
+      </p>
+    );
+  }
+  const { pageCount, ratios } = layout.layout;
   return (
     <div ref={root} className="scan-viewer">
-      <Document
-        file={url}
-        onLoadSuccess={({ numPages }) => setPageCount(numPages)}
-        loading={
-          <p className="loading-line" role="status">
-            <Spinner /> Opening the scan…
-          </p>
-        }
-        error={
-          <Status tone="error" title="The scan could not be displayed">
-            The PDF did not open. Mark from the paper copy, or upload the scan again.
-          </Status>
-        }
-      >
-        {Array.from({ length: pageCount }, (_, index) => {
-          const pageNumber = index + 1;
-          return (
-            <section key={pageNumber} className="scan-viewer__page" aria-label={`${label}, page ${pageNumber} of ${pageCount}`} style={{ width }}>
-              <Page
-                pageNumber={pageNumber}
-                width={width}
-                renderTextLayer={false}
-                renderAnnotationLayer={false}
-                onRenderSuccess={() => setRendered((n) => n + 1)}
-                loading={<div className="scan-viewer__placeholder" style={{ height: width * 1.414 }} />}
-              />
-              {areas
-                .filter((area) => area.page === pageNumber)
-                .map((area) => (
-                  <div
-                    key={area.id}
-                    className={`scan-viewer__area scan-viewer__area--${area.kind}`}
-                    data-current-area={area.id === target?.id ? "" : undefined}
-                    style={{ left: `${area.x * 100}%`, top: `${area.y * 100}%`, width: `${area.width * 100}%`, height: `${area.height * 100}%` }}
-                  />
-                ))}
-            </section>
-          );
-        })}
-      </Document>
+      {ratios.map((ratio, index) => {
+        const pageNumber = index + 1;
+        return (
+          <section key={pageNumber} className="scan-viewer__page" aria-label={`${label}, page ${pageNumber} of ${pageCount}`} style={{ width }}>
+            <PageCanvas
+              scanId={scan.id}
+              page={pageNumber}
+              width={width}
+              ratio={ratio}
+              priority={pageNumber === shownPage ? PRIORITY_SHOWN_PAGE : PRIORITY_REST_OF_SCRIPT}
+            />
+            {areas
+              .filter((area) => area.page === pageNumber)
+              .map((area) => (
+                <div
+                  key={area.id}
+                  className={`scan-viewer__area scan-viewer__area--${area.kind}`}
+                  data-current-area={area.id === target?.id ? "" : undefined}
+                  style={{ left: `${area.x * 100}%`, top: `${area.y * 100}%`, width: `${area.width * 100}%`, height: `${area.height * 100}%` }}
+                />
+              ))}
+          </section>
+        );
+      })}
     </div>
   );
+}
+
+/**
+ * One page: a sheet of the page's proportions holding the painted canvas. The canvas is put in place
+ * in a layout effect, so a page painted ahead shows in the same frame as the rest of the script. A page
+ * painted for another width (the window was resized) is shown scaled until the sharp one is ready.
+ */
+function PageCanvas({ scanId, page, width, ratio, priority }: { scanId: string; page: number; width: number; ratio: number; priority: number }) {
+  const sheet = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const element = sheet.current;
+    if (!element) return;
+    const painted = paintedPage(scanId, page);
+    element.replaceChildren(...(painted ? [painted.canvas] : []));
+    if (painted?.width === width) return;
+    let live = true;
+    paintPage(scanId, page, width, priority).then(
+      (canvas) => live && element.replaceChildren(canvas),
+      () => {}, // released (another script is on screen) or unpaintable: the sheet stays blank
+    );
+    return () => {
+      live = false;
+    };
+  }, [scanId, page, width, priority]);
+  return <div ref={sheet} className="scan-viewer__sheet" style={{ aspectRatio: `1 / ${ratio}` }} />;
 }
