@@ -8,12 +8,14 @@ interface AreaInspectorProps {
   area: EditorArea;
   questions: EditorQuestion[];
   readOnly: boolean;
+  /** A touch screen: moving and resizing by finger needs "Draw by touch" on. */
+  touchCapable: boolean;
   onChange: (patch: Partial<EditorArea>) => void;
   onDelete: () => void;
 }
 
 /** The selected area: which question it belongs to, response or context, delete. */
-export function AreaInspector({ area, questions, readOnly, onChange, onDelete }: AreaInspectorProps) {
+export function AreaInspector({ area, questions, readOnly, touchCapable, onChange, onDelete }: AreaInspectorProps) {
   return (
     <section className="inspector inspector--area" aria-labelledby="area-inspector-heading">
       <h2 id="area-inspector-heading">Selected area · page {area.page}</h2>
@@ -33,7 +35,11 @@ export function AreaInspector({ area, questions, readOnly, onChange, onDelete }:
           </label>
         ))}
       </fieldset>
-      <p className="field__hint">Drag to move, drag a handle to resize; arrow keys nudge it (Shift: further); Delete removes it.</p>
+      <p className="field__hint">
+        {touchCapable
+          ? "To move or resize it by touch, turn on Draw by touch, then drag it or a handle. A mouse drags it at any time."
+          : "Drag to move, drag a handle to resize; arrow keys nudge it (Shift: further); Delete removes it."}
+      </p>
       <div className="inspector__footer">
         <Button variant="danger-quiet" size="small" disabled={readOnly} onClick={onDelete}>
           Delete area

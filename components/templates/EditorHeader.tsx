@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
+import { useId, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
@@ -33,6 +34,9 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
   const trpc = useTRPC();
   const sync = useMutation(trpc.graph.syncTemplate.mutationOptions());
   const leaves = doc.questions.filter((q) => !q.is_container).length;
+  // Tablets fold the title, subject and status fields away (the title and status show above); wide screens always show them.
+  const [detailsOpen, setDetailsOpen] = useState(false);
+  const detailsId = useId();
 
   return (
     <header className="editor__header">
@@ -65,9 +69,12 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
           >
             Sync to graph
           </Button>
+          <Button variant="secondary" className="editor__details-toggle" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
+            Edit details
+          </Button>
         </div>
       </div>
-      <div className="editor__details">
+      <div className={`editor__details${detailsOpen ? " editor__details--open" : ""}`} id={detailsId}>
         <TextField label="Title" value={doc.title} maxLength={300} disabled={readOnly} onChange={(e) => onChange({ title: e.currentTarget.value })} />
         <TextField label="Subject" value={doc.subject ?? ""} maxLength={200} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ subject: e.currentTarget.value || null })} />
         <SelectField label="Status" value={doc.status} options={statusOptions} disabled={readOnly} onChange={(e) => onChange({ status: e.currentTarget.value as TemplateStatus })} />

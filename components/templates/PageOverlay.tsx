@@ -26,6 +26,8 @@ interface PageOverlayProps {
   onCreateArea: (page: number, rect: Rect) => void;
   onChangeArea: (id: string, rect: Rect) => void;
   onDeleteArea: (id: string) => void;
+  /** Whether a finger or pen draws, moves and resizes (on) or scrolls the paper (off, the default). A mouse always draws. */
+  touchDraw: boolean;
 }
 
 const rectFromPoints = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({
@@ -57,10 +59,15 @@ const percent = (rect: Rect) => ({
 /**
  * The drawing surface over one page: drag on empty paper to draw an area; drag an area to move it,
  * its handles to resize it; Delete removes the selected one and arrow keys nudge it (Shift: further).
+ * Pointer events, so a mouse, a pen and a finger all work; while `touchDraw` is off a finger or pen
+ * scrolls the paper as it would anywhere else, and a tap selects an area (or clears the selection).
  */
-export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea }: PageOverlayProps) {
+export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw }: PageOverlayProps) {
   const surface = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
+  const lastPointer = useRef<string>("mouse");
+  /** A finger or pen while drawing by touch is off: leave the gesture to the browser (scrolling, zooming). */
+  const scrolls = (pointerType: string) => pointerType !== "mouse" && !touchDraw;
 
   const point = (event: PointerEvent) => {
     const box = surface.current!.getBoundingClientRect();
@@ -68,7 +75,8 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
   };
 
   function begin(event: PointerEvent, mode: Drag["mode"], area: EditorArea | null, handle: Handle | null = null) {
-    if (event.button !== 0) return;
+    lastPointer.current = event.pointerType;
+    if (scrolls(event.pointerType) || event.button !== 0) return;
     event.preventDefault();
     event.stopPropagation();
     surface.current!.setPointerCapture(event.pointerId);
@@ -122,12 +130,14 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
   return (
     <div
       ref={surface}
-      className={`page-overlay${drag?.mode === "draw" ? " page-overlay--drawing" : ""}`}
+      className={`page-overlay${drag?.mode === "draw" ? " page-overlay--drawing" : ""}${touchDraw ? " page-overlay--touch-draw" : ""}`}
       data-page={page}
       onPointerDown={(event) => begin(event, "draw", null)}
       onPointerMove={move}
       onPointerUp={end}
       onPointerCancel={() => setDrag(null)}
+      // A tap (not a scroll: the browser sends no click after one) on empty paper clears the selection.
+      onClick={(event) => scrolls(lastPointer.current) && event.target === surface.current && onSelectArea(null)}
     >
       {areas.map((area) => {
         const selected = area.id === selectedAreaId;
@@ -145,6 +155,10 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
             style={percent(rect)}
             data-area-id={area.id}
             onPointerDown={(event) => begin(event, "move", area)}
+            onClick={(event) => {
+              event.stopPropagation();
+              if (scrolls(lastPointer.current)) onSelectArea(area.id);
+            }}
             onKeyDown={(event) => onAreaKey(event, area)}
             onFocus={() => selectedAreaId !== area.id && onSelectArea(area.id)}
           >

@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
-import { type EditorQuestion, childrenOf, markSchemeText, totalMarks, withMarkSchemeText } from "./editor-state";
+import { type EditorQuestion, childrenOf, markSchemeText, structuredScheme, totalMarks, withMarkSchemeText } from "./editor-state";
 
 const answerTypes = [
   { value: "", label: "Not set" },
@@ -27,6 +27,7 @@ interface QuestionInspectorProps {
 export function QuestionInspector({ question, questions, readOnly, onChange, onDelete }: QuestionInspectorProps) {
   const schemeId = useId();
   const parts = childrenOf(questions, question.id);
+  const structured = structuredScheme(question.mark_scheme);
   const options = answerTypes.some((t) => t.value === (question.answer_type ?? ""))
     ? answerTypes
     : [...answerTypes, { value: question.answer_type!, label: question.answer_type! }];
@@ -74,16 +75,46 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         disabled={readOnly}
         onChange={(e) => onChange({ spec_ref: e.currentTarget.value.trim() ? e.currentTarget.value : null })}
       />
+      {structured ? (
+        // A scheme that came with the paper: read here, as markers see it; notes are added below.
+        <section className="inspector__scheme" aria-label={`Mark scheme of question ${question.label}`}>
+          <h3 className="field__label">Mark scheme</h3>
+          <div className="mark-scheme">
+            {structured.answer ? (
+              <p>
+                <span className="muted">Answer </span>
+                <strong>{structured.answer}</strong>
+              </p>
+            ) : null}
+            {structured.points.length ? (
+              <ul className="mark-scheme__points">
+                {structured.points.map((point, index) => (
+                  <li key={index}>
+                    <span>{point.text}</span>
+                    {point.marks === null ? null : <span className="mark-scheme__marks">{point.marks}</span>}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {structured.other.map(([key, value]) => (
+              <p key={key}>
+                <span className="muted">{key} </span>
+                {value}
+              </p>
+            ))}
+          </div>
+        </section>
+      ) : null}
       <div className="field">
         <label className="field__label" htmlFor={schemeId}>
-          Mark scheme
+          {structured ? "Mark scheme notes" : "Mark scheme"}
         </label>
         <textarea
           id={schemeId}
           className="input textarea"
           rows={4}
           disabled={readOnly}
-          placeholder="e.g. M1 for a correct method; A1 for 42"
+          placeholder={structured ? "Notes for markers, e.g. accept 140.0" : "e.g. M1 for a correct method; A1 for 42"}
           value={markSchemeText(question.mark_scheme)}
           onChange={(e) => onChange({ mark_scheme: withMarkSchemeText(question.mark_scheme, e.currentTarget.value) })}
         />

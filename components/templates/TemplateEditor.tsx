@@ -3,6 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Button } from "@/components/ui/Button";
+import { SelectField } from "@/components/ui/Field";
+import { PencilIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
@@ -32,6 +35,7 @@ import { PaperView } from "./PaperView";
 import { QuestionInspector } from "./QuestionInspector";
 import { QuestionTree } from "./QuestionTree";
 import type { SaveState } from "./SaveStatus";
+import { useTouchCapable } from "./use-touch-capable";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 
 /** Loads the template, then hands it to the workspace. */
@@ -72,6 +76,10 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
   const [saveError, setSaveError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<ConflictState>(null);
   const [announcement, setAnnouncement] = useState("");
+  /** Narrow screens show the paper or the questions, one at a time (CSS ignores this on wider ones). */
+  const [view, setView] = useState<"paper" | "questions">("paper");
+  const touchCapable = useTouchCapable();
+  const [touchDraw, setTouchDraw] = useState(false);
   const sent = useRef<EditorDocument | null>(null);
 
   const dirty = useMemo(() => JSON.stringify(doc) !== JSON.stringify(saved), [doc, saved]);
@@ -165,6 +173,13 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     if (selectedArea && selectedArea.question_id !== id) setSelectedAreaId(null);
   }
 
+  /** "Draw for": the question the next area goes to, or none (a new question is made for it). */
+  function drawFor(id: string | null) {
+    if (id) return selectQuestion(id);
+    setSelectedQuestionId(null);
+    setSelectedAreaId(null);
+  }
+
   function selectArea(id: string | null) {
     setSelectedAreaId(id);
     const area = doc.areas.find((a) => a.id === id);
@@ -209,9 +224,11 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
 
   const hint = readOnly
     ? "You are viewing a colleague’s template: only its owner can change it."
-    : selectedQuestion
-      ? `Drag on a page to draw an area for question ${selectedQuestion.label}.`
-      : "Drag on a page to draw an answer area; a question is created for it.";
+    : touchCapable && !touchDraw
+      ? "Swipe to scroll the paper; to draw with a finger or pen, turn on Draw by touch."
+      : selectedQuestion
+        ? `Drag on a page to draw an area for question ${selectedQuestion.label}.`
+        : "Drag on a page to draw an answer area; a question is created for it.";
 
   return (
     <div className="editor">
@@ -250,7 +267,15 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
       <p className="visually-hidden" role="status">
         {announcement}
       </p>
-      <div className="editor__workspace">
+      <div className="editor__view-switch" role="group" aria-label="Show">
+        <button type="button" className="editor__view-option" aria-pressed={view === "paper"} onClick={() => setView("paper")}>
+          Paper
+        </button>
+        <button type="button" className="editor__view-option" aria-pressed={view === "questions"} onClick={() => setView("questions")}>
+          Questions <span className="editor__view-count">{doc.questions.length}</span>
+        </button>
+      </div>
+      <div className={`editor__workspace editor__workspace--${view}`}>
         <PaperView
           fileId={initial.source_file_id}
           pageCount={doc.page_count}
@@ -258,6 +283,26 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
           onZoom={setZoom}
           onPageCount={onPageCount}
           hint={hint}
+          tools={
+            readOnly ? null : (
+              <>
+                {/* Shown on narrow screens only, where the question tree is in the other view. */}
+                <SelectField
+                  label="Draw for"
+                  fieldClassName="paper__target"
+                  value={selectedQuestionId ?? ""}
+                  options={[{ value: "", label: "A new question" }, ...doc.questions.map((q) => ({ value: q.id, label: `Question ${q.label}` }))]}
+                  onChange={(e) => drawFor(e.currentTarget.value || null)}
+                />
+                {touchCapable ? (
+                  <Button variant="secondary" size="small" className="paper__draw-toggle" aria-pressed={touchDraw} onClick={() => setTouchDraw((on) => !on)}>
+                    <PencilIcon size={18} />
+                    Draw by touch
+                  </Button>
+                ) : null}
+              </>
+            )
+          }
           renderOverlay={(page) => (
             <PageOverlay
               page={page}
@@ -269,6 +314,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
               onCreateArea={createArea}
               onChangeArea={(id, rect) => !readOnly && setDoc((current) => updateArea(current, id, rect))}
               onDeleteArea={(id) => !readOnly && removeArea(id)}
+              touchDraw={touchDraw && !readOnly}
             />
           )}
         />
@@ -297,6 +343,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
               area={selectedArea}
               questions={doc.questions}
               readOnly={readOnly}
+              touchCapable={touchCapable}
               onChange={(patch) => setDoc((current) => updateArea(current, selectedArea.id, patch))}
               onDelete={() => removeArea(selectedArea.id)}
             />

@@ -191,17 +191,37 @@ export function deleteArea(doc: EditorDocument, id: string): EditorDocument {
   return { ...doc, areas: doc.areas.filter((a) => a.id !== id) };
 }
 
+/** The scheme's free text (`text`); a structured scheme's other fields are shown, not edited, as text. */
 export function markSchemeText(scheme: MarkScheme | null): string {
-  if (!scheme) return "";
-  if (typeof scheme.text === "string") return scheme.text;
-  const { type: _type, ...rest } = scheme;
-  return Object.keys(rest).length ? JSON.stringify(rest) : "";
+  return typeof scheme?.text === "string" ? scheme.text : "";
 }
 
-/** Keeps a structured scheme's other fields; plain text lives in `text`. */
+export interface SchemePoint {
+  text: string;
+  marks: number | null;
+}
+
+/** What a structured scheme (one imported with the paper) says beyond its text: answer, mark points, other fields. */
+export function structuredScheme(scheme: MarkScheme | null): { answer: string | null; points: SchemePoint[]; other: [string, string][] } | null {
+  if (!scheme) return null;
+  const { type: _type, text: _text, answer, points, total: _total, ...other } = scheme;
+  const list = Array.isArray(points)
+    ? points.map((point: { text?: unknown; id?: unknown; marks?: unknown }) => ({
+        text: String(point.text ?? point.id ?? ""),
+        marks: typeof point.marks === "number" ? point.marks : null,
+      }))
+    : [];
+  const shownAnswer = typeof answer === "string" || typeof answer === "number" ? String(answer) : null;
+  const rest = Object.entries(other).map(([key, value]): [string, string] => [key, typeof value === "string" ? value : JSON.stringify(value)]);
+  return shownAnswer || list.length || rest.length ? { answer: shownAnswer, points: list, other: rest } : null;
+}
+
+/** Keeps a structured scheme's other fields; plain text lives in `text`, and no text means no `text` field. */
 export function withMarkSchemeText(scheme: MarkScheme | null, text: string): MarkScheme | null {
-  if (!text.trim() && (!scheme || Object.keys(scheme).every((k) => k === "type" || k === "text"))) return null;
-  return { ...(scheme ?? { type: "text" }), text };
+  const { text: _old, ...rest } = scheme ?? { type: "text" };
+  const structured = Object.keys(rest).some((key) => key !== "type");
+  if (!text.trim()) return structured ? rest : null;
+  return { ...rest, text };
 }
 
 export function totalMarks(questions: EditorQuestion[]): number {

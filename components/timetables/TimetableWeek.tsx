@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type CSSProperties } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -158,7 +158,8 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
       ) : null}
 
       <div className="week-grid-wrap">
-        <table className="week-grid">
+        {/* The day count sets the grid's narrowest width (CSS): a wider week scrolls inside its frame. */}
+        <table className="week-grid" style={{ "--week-days": days.length } as CSSProperties}>
           <caption className="visually-hidden">
             {data.name}: lessons by day and period{canManage ? ". Choose a lesson to edit it." : ""}
           </caption>

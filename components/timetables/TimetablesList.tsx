@@ -169,9 +169,15 @@ export function TimetablesList() {
                 </td>
                 <td>{timetable.active ? <Badge tone="success">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</td>
                 <td className="table__muted">
-                  {timetable.starts_on || timetable.ends_on
-                    ? `${timetable.starts_on ? formatIsoDate(timetable.starts_on) : "…"} – ${timetable.ends_on ? formatIsoDate(timetable.ends_on) : "…"}`
-                    : "No dates"}
+                  {/* A narrow column breaks the range between the dates, never inside one. */}
+                  {timetable.starts_on || timetable.ends_on ? (
+                    <>
+                      <span className="date-range__date">{timetable.starts_on ? formatIsoDate(timetable.starts_on) : "…"} –</span>{" "}
+                      <span className="date-range__date">{timetable.ends_on ? formatIsoDate(timetable.ends_on) : "…"}</span>
+                    </>
+                  ) : (
+                    "No dates"
+                  )}
                 </td>
                 <td className="table__actions">
                   <div className="row-actions">
