@@ -28,12 +28,19 @@ export function MarkScheme({ scheme }: { scheme: ({ type: string } & Record<stri
           ))}
         </ul>
       ) : null}
-      {rest.map(([key, value]) => (
-        <p key={key}>
-          <span className="muted">{key} </span>
-          {typeof value === "string" ? value : JSON.stringify(value)}
-        </p>
-      ))}
+      {rest.map(([key, value]) =>
+        // A scheme written in the template editor is its text alone ({type: "text", text}): no field name before it.
+        key === "text" && typeof value === "string" ? (
+          <p key={key} className="mark-scheme__text">
+            {value}
+          </p>
+        ) : (
+          <p key={key}>
+            <span className="muted">{key} </span>
+            {typeof value === "string" ? value : JSON.stringify(value)}
+          </p>
+        ),
+      )}
       {!answer && points.length === 0 && rest.length === 0 ? <p className="muted">Mark scheme type: {scheme.type}</p> : null}
     </div>
   );

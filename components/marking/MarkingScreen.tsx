@@ -20,6 +20,7 @@ import { MarkScheme } from "./MarkScheme";
 import { pdfWorkerPort } from "./pdf-worker";
 import type { HighlightArea } from "./ScanViewer";
 import { ShortcutSheet } from "./ShortcutSheet";
+import { useFillHeight } from "./use-fill-height";
 
 // pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
 // runs (before the page has hydrated), so they download while the scan's bytes do.
@@ -387,6 +388,10 @@ export function MarkingScreen({
     return () => document.removeEventListener("keydown", listener);
   }, []);
 
+  // The scan and the panel fill the window down to its bottom edge, whatever sits above them.
+  const [body, setBody] = useState<HTMLDivElement | null>(null);
+  const bodyHeight = useFillHeight(body);
+
   const [viewerWidth, setViewerWidth] = useState(600);
   const observer = useRef<ResizeObserver | null>(null);
   const viewerFrame = useCallback((element: HTMLDivElement | null) => {
@@ -484,7 +489,7 @@ export function MarkingScreen({
         </div>
       </header>
 
-      <div className="marking__body">
+      <div className="marking__body" ref={setBody} style={bodyHeight ? { height: bodyHeight } : undefined}>
         {/* Focusable so keyboard users can scroll the script; the shortcuts keep working from here. */}
         <div className="marking__scan" ref={viewerFrame} aria-label={`Scan of ${studentName}`} role="region" tabIndex={0}>
           {scan.isError ? (
@@ -515,7 +520,8 @@ export function MarkingScreen({
             })}
           </nav>
 
-          <section className="marking__question" aria-labelledby="question-heading">
+          {/* Focusable so keyboard users can scroll a long mark scheme, which scrolls on its own to keep the mark in sight. */}
+          <section className="marking__question" aria-labelledby="question-heading" tabIndex={0}>
             <div className="marking__question-head">
               <h2 id="question-heading">Question {question.label}</h2>
               <span className="marking__max">
@@ -528,7 +534,7 @@ export function MarkingScreen({
           </section>
 
           <div className="marking__entry">
-            <div className="field">
+            <div className="field marking__mark-field">
               <label className="field__label" htmlFor="mark-input">
                 Mark <span className="muted">out of {question.max_marks ?? "–"}</span>
               </label>
@@ -557,10 +563,26 @@ export function MarkingScreen({
                 </p>
               )}
             </div>
-            <div className="field">
-              <label className="field__label" htmlFor="comment-input">
-                Comment <span className="muted">(optional)</span>
-              </label>
+            <div className="field marking__comment-field">
+              {/* The microphone sits beside the label, so the comment takes one row less (a tablet's height is short). */}
+              <div className="marking__comment-head">
+                <label className="field__label" htmlFor="comment-input">
+                  Comment <span className="muted">(optional)</span>
+                </label>
+                <DictationButton
+                  disabled={archived}
+                  onStart={() => {
+                    dictationBase.current = null;
+                  }}
+                  onText={(finals, partial) => {
+                    // Dictation adds to what was typed before it started: the base is kept per question.
+                    if (!key) return;
+                    const base = dictationBase.current?.key === key ? dictationBase.current.text : commentText;
+                    dictationBase.current = { key, text: base };
+                    edit({ comment: [base.trim(), finals, partial].filter(Boolean).join(" ") });
+                  }}
+                />
+              </div>
               <textarea
                 id="comment-input"
                 ref={commentInput}
@@ -569,19 +591,6 @@ export function MarkingScreen({
                 value={commentText}
                 disabled={archived}
                 onChange={(event) => edit({ comment: event.currentTarget.value })}
-              />
-              <DictationButton
-                disabled={archived}
-                onStart={() => {
-                  dictationBase.current = null;
-                }}
-                onText={(finals, partial) => {
-                  // Dictation adds to what was typed before it started: the base is kept per question.
-                  if (!key) return;
-                  const base = dictationBase.current?.key === key ? dictationBase.current.text : commentText;
-                  dictationBase.current = { key, text: base };
-                  edit({ comment: [base.trim(), finals, partial].filter(Boolean).join(" ") });
-                }}
               />
             </div>
             <div className="marking__confirm-row">

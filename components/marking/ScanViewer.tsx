@@ -98,7 +98,8 @@ export default function ScanViewer({ scan, upcoming, width, areas, label }: Scan
 
   // Scroll the current area into view before the frame is painted.
   useLayoutEffect(() => {
-    root.current?.querySelector<HTMLElement>("[data-current-area]")?.scrollIntoView({ block: "center", behavior: "auto" });
+    const area = root.current?.querySelector<HTMLElement>("[data-current-area]");
+    if (area) centerInScrollFrame(area);
   }, [scan.id, target?.id, width, ready]);
 
   if (layout.state === "failed") {
@@ -144,6 +145,21 @@ export default function ScanViewer({ scan, upcoming, width, areas, label }: Scan
       })}
     </div>
   );
+}
+
+/**
+ * Scrolls the nearest scrolling ancestor (the scan's frame) so the area sits in its middle, or shows the
+ * area's top when it is taller than the frame. Only that frame moves: scrollIntoView would also scroll
+ * the page itself wherever it can (on a tablet, the marking panel and the navigation out of sight).
+ */
+function centerInScrollFrame(area: HTMLElement) {
+  let frame = area.parentElement;
+  while (frame && !(frame.scrollHeight > frame.clientHeight && /auto|scroll/.test(getComputedStyle(frame).overflowY))) frame = frame.parentElement;
+  if (!frame || frame === document.documentElement || frame === document.body) return;
+  const areaBox = area.getBoundingClientRect();
+  const frameBox = frame.getBoundingClientRect();
+  const offset = areaBox.top - frameBox.top - frame.clientTop;
+  frame.scrollTop += areaBox.height > frame.clientHeight ? offset - 8 : offset - (frame.clientHeight - areaBox.height) / 2;
 }
 
 /**
