@@ -1,7 +1,5 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { asUser } from "../db/rls";
-import { personalAccessTokens, users } from "../db/schema";
+import { sql } from "drizzle-orm";
+import { type Db, rowsOf } from "../db/client";
 import { AppError } from "../errors";
 import { bearerToken, verifyUserToken } from "./tokens";
 
@@ -12,25 +10,18 @@ export interface AuthenticatedUser {
 /**
  * Verifies a user token and that its user still exists (and, for a personal access token, that it was
  * not revoked). Every failure is the same 401 family, with a message that says which.
+ *
+ * The check is one statement (app.user_token_state, migration 0005) rather than an RLS transaction:
+ * it runs on every request, and a transaction is four round trips (measured 390 µs of Node CPU and
+ * 240 µs of PostgreSQL CPU per request against about 50 and 35). The function answers only whether the
+ * token's own user and token row are live.
  */
 export async function authenticateToken(db: Db, token: string): Promise<AuthenticatedUser> {
   const claims = await verifyUserToken(token);
-  const known = await asUser(db, claims.userId, async (tx) => {
-    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, claims.userId));
-    if (!user || !claims.tokenId) return Boolean(user);
-    const [live] = await tx
-      .select({ id: personalAccessTokens.id })
-      .from(personalAccessTokens)
-      .where(
-        and(
-          eq(personalAccessTokens.id, claims.tokenId),
-          isNull(personalAccessTokens.revoked_at),
-          gt(personalAccessTokens.expires_at, new Date()),
-        ),
-      );
-    return Boolean(live);
-  });
-  if (!known) throw new AppError("unauthenticated", claims.tokenId ? "Token was revoked" : "Token user no longer exists");
+  const [row] = rowsOf<{ state: "live" | "unknown_user" | "revoked" }>(
+    await db.execute(sql`select app.user_token_state(${claims.userId}::uuid, ${claims.tokenId ?? null}::uuid) as state`),
+  );
+  if (row?.state !== "live") throw new AppError("unauthenticated", row?.state === "revoked" ? "Token was revoked" : "Token user no longer exists");
   return { id: claims.userId };
 }
 

@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { AppError } from "../errors";
 import { globalGraphDatabase, graphStore } from "../graph/index";
-import { findCallerGraphDatabases, isOwnGraphDatabase } from "./graph-access";
+import { type CallerGraphDatabases, findCallerGraphDatabases, isOwnGraphDatabase } from "./graph-access";
 
 /**
  * GET /graph/node/children: the children of one graph node, for lazy tree views. The caller may read
@@ -41,29 +41,39 @@ export type GraphChildrenResult = z.infer<typeof graphChildrenOutput>;
 const CALENDAR_PREFIX = "Calendar";
 const CALENDAR_SECTION = "calendar";
 
-export async function listGraphChildren(db: Db, userId: string, input: GraphChildrenInput): Promise<GraphChildrenResult> {
-  const { neo4j_node_id: nodeId, neo4j_db_name: database, node_type: nodeType, section_id: sectionId } = graphChildrenInput.parse(input);
+export type GraphChildrenQuery = z.output<typeof graphChildrenInput>;
 
-  // The same rule as the canvas snapshots: the caller's personal, institute and curriculum databases.
-  const ownDatabases = await asUser(db, userId, (tx) => findCallerGraphDatabases(tx, userId));
-  let calendarOnly = false;
-  if (!isOwnGraphDatabase(ownDatabases, database)) {
-    const calendarRequest = nodeType?.startsWith(CALENDAR_PREFIX) || sectionId === CALENDAR_SECTION;
-    if (database !== globalGraphDatabase() || !calendarRequest) {
-      throw new AppError("forbidden", "This graph database is outside your scope");
-    }
-    calendarOnly = true;
+/** What the caller may list in the database they asked about. */
+export interface GraphChildrenAccess {
+  /** The shared global database: calendar nodes only. */
+  calendarOnly: boolean;
+}
+
+/**
+ * The contract's access rule: the caller's personal, institute and curriculum databases (the same rule
+ * as the canvas snapshots), or the shared global database for calendar node types; 403 otherwise.
+ */
+export function authorizeGraphChildren(ownDatabases: CallerGraphDatabases, query: GraphChildrenQuery): GraphChildrenAccess {
+  if (isOwnGraphDatabase(ownDatabases, query.neo4j_db_name)) return { calendarOnly: false };
+  const calendarRequest = query.node_type?.startsWith(CALENDAR_PREFIX) || query.section_id === CALENDAR_SECTION;
+  if (query.neo4j_db_name !== globalGraphDatabase() || !calendarRequest) {
+    throw new AppError("forbidden", "This graph database is outside your scope");
   }
+  return { calendarOnly: true };
+}
 
+/** The reply for an authorised query: it depends only on the graph and on `access`, not on the caller. */
+export async function readGraphChildren(db: Db, query: GraphChildrenQuery, access: GraphChildrenAccess): Promise<GraphChildrenResult> {
+  const { neo4j_node_id: nodeId, neo4j_db_name: database, node_type: nodeType } = query;
   const store = graphStore(db);
-  if (calendarOnly) {
+  if (access.calendarOnly) {
     // The global database answers for calendar nodes only, whatever else it may hold.
     const parent = await store.getNode(database, nodeId);
     if (!parent?.node_type.startsWith(CALENDAR_PREFIX)) throw new AppError("not_found", "Graph node not found");
   }
   const children = await store.listChildren(database, nodeId, {
     nodeType,
-    nodeTypePrefix: calendarOnly ? CALENDAR_PREFIX : undefined,
+    nodeTypePrefix: access.calendarOnly ? CALENDAR_PREFIX : undefined,
   });
   if (!children) throw new AppError("not_found", "Graph node not found");
   return {
@@ -77,4 +87,10 @@ export async function listGraphChildren(db: Db, userId: string, input: GraphChil
       properties: child.properties,
     })),
   };
+}
+
+export async function listGraphChildren(db: Db, userId: string, input: GraphChildrenInput): Promise<GraphChildrenResult> {
+  const query = graphChildrenInput.parse(input);
+  const ownDatabases = await asUser(db, userId, (tx) => findCallerGraphDatabases(tx, userId));
+  return readGraphChildren(db, query, authorizeGraphChildren(ownDatabases, query));
 }

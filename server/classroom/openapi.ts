@@ -44,6 +44,25 @@ const errors = (...statuses: number[]) =>
 const json = (schema: JsonSchema, description = "OK") => jsonResponse(description, schema);
 const security = [{ bearerAuth: [] }];
 
+const etagHeader = { ETag: { description: "Strong entity tag of the reply (a hash of its bytes)", schema: { type: "string" } } };
+
+/** The If-None-Match header of the lists served through the reply cache (server/classroom/reply-cache.ts). */
+export const ifNoneMatchParameter = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "ETag of a reply the client holds: 304 without a body while it is still the current reply",
+  schema: { type: "string" },
+};
+
+/** 200 with an ETag, or 304 when If-None-Match names the current reply. */
+export function conditionalJsonResponses(schema: JsonSchema, description = "OK") {
+  return {
+    200: { ...jsonResponse(description, schema), headers: etagHeader },
+    304: { description: "Not modified: If-None-Match names the current reply", headers: etagHeader },
+  };
+}
+
 const snapshotSchema: JsonSchema = {
   type: "object",
   description:
@@ -70,7 +89,8 @@ export const classroomOpenApi: OpenApiFragment = {
         tags: ["classroom"],
         summary: "The caller's bootstrap profile",
         security,
-        responses: { 200: json(jsonSchema(bootstrapProfileOutput, "output")), ...errors(401) },
+        parameters: [ifNoneMatchParameter],
+        responses: { ...conditionalJsonResponses(jsonSchema(bootstrapProfileOutput, "output")), ...errors(401) },
       },
     },
     "/database/timetable/timetables": {
@@ -89,7 +109,8 @@ export const classroomOpenApi: OpenApiFragment = {
         summary: "Every class of the caller's school, with total",
         description: "Empty (total 0) when the caller has no school.",
         security,
-        responses: { 200: json(jsonSchema(schoolClassListOutput, "output")), ...errors(401) },
+        parameters: [ifNoneMatchParameter],
+        responses: { ...conditionalJsonResponses(jsonSchema(schoolClassListOutput, "output")), ...errors(401) },
       },
     },
     "/database/timetable/classes/teaching": {
@@ -113,7 +134,8 @@ export const classroomOpenApi: OpenApiFragment = {
         tags: ["classroom"],
         summary: "Students of the caller's school, ordered by full_name",
         security,
-        responses: { 200: json(jsonSchema(schoolStudentsOutput, "output")), ...errors(401) },
+        parameters: [ifNoneMatchParameter],
+        responses: { ...conditionalJsonResponses(jsonSchema(schoolStudentsOutput, "output")), ...errors(401) },
       },
     },
     "/database/timetable/classes/{class_id}/students": {
@@ -122,8 +144,8 @@ export const classroomOpenApi: OpenApiFragment = {
         tags: ["classroom"],
         summary: "Students of a class, by full_name",
         security,
-        parameters: [{ name: "include_inactive", in: "query", required: false, schema: { type: "boolean", default: false } }],
-        responses: { 200: json(jsonSchema(classStudentsOutput, "output")), ...errors(400, 401, 404) },
+        parameters: [{ name: "include_inactive", in: "query", required: false, schema: { type: "boolean", default: false } }, ifNoneMatchParameter],
+        responses: { ...conditionalJsonResponses(jsonSchema(classStudentsOutput, "output")), ...errors(400, 401, 404) },
       },
       post: {
         tags: ["classroom"],

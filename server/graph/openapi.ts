@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { type OpenApiFragment, jsonSchemaOf } from "../http/openapi-schema";
 import { graphChildrenInput, graphChildrenOutput } from "../classroom/graph-children";
+import { conditionalJsonResponses, ifNoneMatchParameter } from "../classroom/openapi";
 import { graphSyncOutput } from "./projection";
 
 /**
@@ -63,8 +64,8 @@ export const graphOpenApi: OpenApiFragment = {
           required: childrenQuery.required?.includes(name) ?? false,
           description: queryDescriptions[name],
           schema,
-        })),
-        responses: { 200: json(jsonSchema(graphChildrenOutput, "output")), ...errors(400, 401, 403, 404) },
+        })).concat([ifNoneMatchParameter]),
+        responses: { ...conditionalJsonResponses(jsonSchema(graphChildrenOutput, "output")), ...errors(400, 401, 403, 404) },
       },
     },
   },

@@ -1,6 +1,5 @@
 import type { AuthenticatedUser } from "../auth/authenticate";
 import { authenticateBearer } from "../auth/authenticate";
-import { authenticateSessionCookie } from "../auth/session";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
@@ -40,6 +39,9 @@ export function restRoute<Params = Record<string, never>>(
  */
 async function authenticateRestCaller(db: Db, headers: Headers): Promise<AuthenticatedUser> {
   if (headers.has("authorization") || !headers.has("cookie")) return authenticateBearer(db, headers.get("authorization"));
+  // Loaded on first use: bearer-only callers (external tools, the in-process benchmark run by tsx, which
+  // cannot load next-auth's CommonJS default export) never need next-auth.
+  const { authenticateSessionCookie } = await import("../auth/session");
   const user = await authenticateSessionCookie(db, headers);
   if (!user) throw new AppError("unauthenticated", "Sign in first (no valid session cookie or bearer token)");
   return user;

@@ -1,11 +1,6 @@
 import { AppError } from "@/server/errors";
-import {
-  addStudentToClass,
-  addStudentToClassBody,
-  classStudentsOutput,
-  enrollmentOutput,
-  listClassStudents,
-} from "@/server/classroom/enrollments";
+import { addStudentToClass, addStudentToClassBody, enrollmentOutput } from "@/server/classroom/enrollments";
+import { classStudentsReply } from "@/server/classroom/reply-cache";
 import { validatedReply } from "@/server/classroom/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { restRoute } from "@/server/http/rest";
@@ -14,11 +9,10 @@ export const dynamic = "force-dynamic";
 
 type Params = { classId: string };
 
-/** GET /database/timetable/classes/{class_id}/students?include_inactive=: the class's students. */
-export const GET = restRoute<Params>(async ({ db, user, params, url }) => {
+/** GET /database/timetable/classes/{class_id}/students?include_inactive=: the class's students (ETag, 304). */
+export const GET = restRoute<Params>(({ db, user, params, url, request }) => {
   const includeInactive = ["true", "1"].includes(url.searchParams.get("include_inactive") ?? "");
-  const reply = await asUser(db, user.id, (tx) => listClassStudents(tx, { classId: params.classId, includeInactive }));
-  return validatedReply(classStudentsOutput, reply, "GET /database/timetable/classes/{class_id}/students");
+  return classStudentsReply(request, db, user.id, { classId: params.classId, includeInactive });
 });
 
 /** POST /database/timetable/classes/{class_id}/students {student_id}: a school admin adds a student. */
