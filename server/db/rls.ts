@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Db, type TransactionPreamble, type Tx, transactionPreamble } from "./client";
+import { type Db, type TransactionPreamble, type Tx, beginWithPreamble } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */
 export const APP_ROLE = "markbook_app";
@@ -20,11 +20,10 @@ export async function asUser<T>(db: Db, userId: string, fn: (tx: Tx) => Promise<
     parameters: [userId, APP_ROLE],
     sent: false,
   };
-  return transactionPreamble.run(preamble, () =>
+  return beginWithPreamble(preamble, () =>
     db.transaction(async (tx) => {
       if (!preamble.sent) await tx.execute(sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`);
-      // Transactions begun inside fn (there should be none) must not inherit this preamble.
-      return transactionPreamble.exit(() => fn(tx));
+      return fn(tx);
     }),
   );
 }
