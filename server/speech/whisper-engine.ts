@@ -68,12 +68,13 @@ export async function loadWhisper(
       interOpNumThreads: 1,
       // The q8 export keeps its weights quantized behind DequantizeLinear nodes, which onnxruntime
       // leaves in the graph: every encoder pass and every decoder step dequantized the weights again
-      // (the step re-created the 80 MB tied embedding, hence the arena that was needed to keep it
-      // fast). With disable_quant_qdq, constant folding dequantizes them once at load (about 150 MB
-      // of float weights for tiny): the encoder is 3–4× and a step 2× faster, and without the arena
-      // the peak is lower than before. Pre-packing would keep a second, packed copy of every weight
-      // for no measurable speed here (docs/benchmarks.md).
-      enableCpuMemArena: settings.memoryArena ?? false,
+      // (each step re-created the 80 MB tied embedding). With disable_quant_qdq, constant folding
+      // dequantizes them once at load (about 120 MB more resident for tiny): decoding is ~1.5× faster
+      // and the peak lower than before, as the per-step copies are gone. The CPU arena stays: the
+      // encoder's attention temporaries (tens of MB each) are reused rather than mapped afresh, 1.7×
+      // faster for no measurable peak. Pre-packing would keep a second copy of every weight for no
+      // measurable speed here (docs/benchmarks.md).
+      enableCpuMemArena: settings.memoryArena ?? true,
       enableMemPattern: false,
       extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } },
     },
