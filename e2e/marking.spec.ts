@@ -1,22 +1,10 @@
 import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 import { screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
-
-/** A scanned script: as many pages as the template, with a little handwriting-like text. */
-async function scriptPdf(pages: number, who: string): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let index = 0; index < pages; index++) {
-    const page = document.addPage([595, 842]);
-    page.drawText(`${who}, page ${index + 1}`, { x: 56, y: 790, size: 14, font });
-    page.drawText("x = 7", { x: 300, y: 500 - index * 40, size: 20, font, color: rgb(0.1, 0.2, 0.6) });
-  }
-  return Buffer.from(await document.save());
-}
 
 /** Accessibility rules that the main screens must pass (as e2e/a11y.spec.ts checks the others). */
 async function expectNoAxeViolations(page: Page) {

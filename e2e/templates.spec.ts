@@ -1,28 +1,7 @@
 import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 import { signIn } from "./helpers";
-
-/** A two-page question paper, generated here so the test owns its bytes. */
-async function twoPagePaper(): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  const bold = await document.embedFont(StandardFonts.HelveticaBold);
-  const questions = [
-    ["1 (a) Work out 3/4 + 1/8.", "1 (b) Simplify 6x + 2y - 4x + y."],
-    ["2 Solve 5x - 7 = 3x + 9.", "Show your working."],
-  ];
-  questions.forEach((lines, index) => {
-    const page = document.addPage([595, 842]);
-    page.drawText(`E2E Mock Paper, page ${index + 1}`, { x: 56, y: 780, size: 16, font: bold });
-    lines.forEach((line, row) => {
-      const top = 700 - row * 330;
-      page.drawText(line, { x: 56, y: top, size: 12, font });
-      page.drawRectangle({ x: 56, y: top - 250, width: 483, height: 220, borderColor: rgb(0.6, 0.6, 0.6), borderWidth: 1 });
-    });
-  });
-  return Buffer.from(await document.save());
-}
+import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   fs.mkdirSync("test-results/screenshots", { recursive: true });
@@ -30,19 +9,6 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
   await page.screenshot({ path });
   await testInfo.attach(name, { path, contentType: "image/png" });
 }
-
-/** Drags a rectangle on a page overlay between two page-relative points. */
-async function drawArea(page: Page, pageNumber: number, from: [number, number], to: [number, number]) {
-  const overlay = page.locator(`.page-overlay[data-page="${pageNumber}"]`);
-  await overlay.scrollIntoViewIfNeeded();
-  const box = (await overlay.boundingBox())!;
-  await page.mouse.move(box.x + box.width * from[0], box.y + box.height * from[1]);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * to[0], box.y + box.height * to[1], { steps: 6 });
-  await page.mouse.up();
-}
-
-const questionButton = (page: Page, label: string) => page.locator(".question-row__select").filter({ has: page.locator(".question-row__label", { hasText: new RegExp(`^${label}$`) }) });
 
 test("a teacher uploads a paper, draws areas and questions, saves, marks it ready, and it all persists", async ({ page }, testInfo) => {
   test.setTimeout(90_000);

@@ -113,7 +113,10 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     sent.current = doc;
     setSaveError(null);
     try {
-      accept(await save.mutateAsync({ template_id: templateId, body: saveBody(doc) }));
+      const result = await save.mutateAsync({ template_id: templateId, body: saveBody(doc) });
+      // Other screens of this session (marking a batch of it) must not keep the template as it was loaded.
+      queryClient.setQueryData(trpc.exam.templates.get.queryKey({ template_id: templateId }), result);
+      accept(result);
     } catch (error) {
       if (errorCode(error) === "CONFLICT") {
         setConflict({ changes: markSchemeChanges(saved, doc) });
@@ -130,6 +133,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     try {
       for (const change of conflict.changes) await editScheme.mutateAsync(change);
       const result = await save.mutateAsync({ template_id: templateId, body: { title: doc.title, subject: doc.subject, status: doc.status } });
+      queryClient.setQueryData(trpc.exam.templates.get.queryKey({ template_id: templateId }), result);
       const fresh = documentFromServer(result);
       setSaved(fresh);
       setDoc(fresh);

@@ -1,0 +1,50 @@
+import { type Page } from "@playwright/test";
+import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+
+/** A two-page question paper, generated here so the tests own its bytes. */
+export async function twoPagePaper(): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  const bold = await document.embedFont(StandardFonts.HelveticaBold);
+  const questions = [
+    ["1 (a) Work out 3/4 + 1/8.", "1 (b) Simplify 6x + 2y - 4x + y."],
+    ["2 Solve 5x - 7 = 3x + 9.", "Show your working."],
+  ];
+  questions.forEach((lines, index) => {
+    const page = document.addPage([595, 842]);
+    page.drawText(`E2E Mock Paper, page ${index + 1}`, { x: 56, y: 780, size: 16, font: bold });
+    lines.forEach((line, row) => {
+      const top = 700 - row * 330;
+      page.drawText(line, { x: 56, y: top, size: 12, font });
+      page.drawRectangle({ x: 56, y: top - 250, width: 483, height: 220, borderColor: rgb(0.6, 0.6, 0.6), borderWidth: 1 });
+    });
+  });
+  return Buffer.from(await document.save());
+}
+
+/** A scanned script: as many pages as the template, with a little handwriting-like text. */
+export async function scriptPdf(pages: number, who: string): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let index = 0; index < pages; index++) {
+    const page = document.addPage([595, 842]);
+    page.drawText(`${who}, page ${index + 1}`, { x: 56, y: 790, size: 14, font });
+    page.drawText("x = 7", { x: 300, y: 500 - index * 40, size: 20, font, color: rgb(0.1, 0.2, 0.6) });
+  }
+  return Buffer.from(await document.save());
+}
+
+/** Drags a rectangle on a page overlay of the template editor between two page-relative points. */
+export async function drawArea(page: Page, pageNumber: number, from: [number, number], to: [number, number]) {
+  const overlay = page.locator(`.page-overlay[data-page="${pageNumber}"]`);
+  await overlay.scrollIntoViewIfNeeded();
+  const box = (await overlay.boundingBox())!;
+  await page.mouse.move(box.x + box.width * from[0], box.y + box.height * from[1]);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * to[0], box.y + box.height * to[1], { steps: 6 });
+  await page.mouse.up();
+}
+
+/** The question tree's button of the question labelled `label`. */
+export const questionButton = (page: Page, label: string) =>
+  page.locator(".question-row__select").filter({ has: page.locator(".question-row__label", { hasText: new RegExp(`^${label}$`) }) });
