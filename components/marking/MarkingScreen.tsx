@@ -20,7 +20,7 @@ import { MarkScheme } from "./MarkScheme";
 import { pdfWorkerPort } from "./pdf-worker";
 import type { HighlightArea } from "./ScanViewer";
 import { ShortcutSheet } from "./ShortcutSheet";
-import { useFillHeight } from "./use-fill-height";
+import { useFillHeight } from "@/components/ui/use-fill-height";
 
 // pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
 // runs (before the page has hydrated), so they download while the scan's bytes do.
@@ -41,6 +41,8 @@ const ScanViewer = dynamic(loadScanViewer, {
 type RouterOutputs = inferRouterOutputs<AppRouter>;
 
 /** Autosave waits this long after the last keystroke. */
+/** Below this the marking screen stops shrinking and the page scrolls instead (a phone, a split screen). */
+const MIN_BODY_HEIGHT = 448;
 const AUTOSAVE_DELAY_MS = 800;
 /** Retries of a failed save (network or server error) before it shows as an error. */
 const SAVE_RETRIES = 3;
@@ -390,7 +392,7 @@ export function MarkingScreen({
 
   // The scan and the panel fill the window down to its bottom edge, whatever sits above them.
   const [body, setBody] = useState<HTMLDivElement | null>(null);
-  const bodyHeight = useFillHeight(body);
+  const bodyHeight = useFillHeight(body, MIN_BODY_HEIGHT);
 
   const [viewerWidth, setViewerWidth] = useState(600);
   const observer = useRef<ResizeObserver | null>(null);

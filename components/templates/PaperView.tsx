@@ -1,7 +1,8 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useFillHeight } from "@/components/ui/use-fill-height";
 import { Button } from "@/components/ui/Button";
 import { Spinner } from "@/components/ui/Spinner";
 import { BlankPages } from "./BlankPages";
@@ -45,46 +46,6 @@ function useFitWidth() {
 /** The paper's frame is never shorter than this; below it, the page scrolls instead. */
 const MIN_FRAME_HEIGHT = 352;
 
-/**
- * The frame's height that fills the window below its top, down to the bottom edge. Measured, not guessed
- * in CSS: the header above wraps differently on a tablet and a desktop, and grows with a status message.
- */
-function useFillHeight(element: RefObject<HTMLDivElement | null>) {
-  const [height, setHeight] = useState<number | null>(null);
-  useEffect(() => {
-    const target = element.current;
-    if (!target) return;
-    const measure = () => {
-      if (target.clientWidth === 0) return; // hidden
-      const top = target.getBoundingClientRect().top + window.scrollY;
-      // Down to the main area's bottom padding: the window itself then has nothing to scroll.
-      const main = target.closest("main");
-      const below = main ? parseFloat(getComputedStyle(main).paddingBottom) : 16;
-      setHeight(Math.max(MIN_FRAME_HEIGHT, Math.floor(window.innerHeight - top - below)));
-    };
-    measure();
-    // What is above the frame changes the body's size; the frame's own height change measures the same again.
-    // Measured in the next frame, so a change made here is not observed within the same frame (a loop error).
-    let frame = 0;
-    const later = () => {
-      cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(measure);
-    };
-    const observer = new ResizeObserver(later);
-    observer.observe(document.body);
-    // The body keeps at least the window's height, so a header that shrinks is seen on the page's content.
-    const content = target.closest("main")?.firstElementChild;
-    if (content) observer.observe(content);
-    window.addEventListener("resize", later);
-    return () => {
-      cancelAnimationFrame(frame);
-      observer.disconnect();
-      window.removeEventListener("resize", later);
-    };
-  }, [element]);
-  return height;
-}
-
 interface PaperViewProps {
   fileId: string | null;
   pageCount: number | null;
@@ -103,7 +64,7 @@ export function PaperView({ fileId, pageCount, zoom, onZoom, onPageCount, render
   const fit = useFitWidth();
   // 100% fits the column; a page resized only when the width really changes keeps pdf.js from re-rendering.
   const width = Math.round(fit.width * zoom);
-  const height = useFillHeight(fit.element);
+  const height = useFillHeight(fit.element, MIN_FRAME_HEIGHT);
   return (
     <div className="paper">
       <div className="paper__toolbar">
