@@ -1,10 +1,15 @@
 import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, type TransactionPreamble, type Tx, beginWithPreamble } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */
 export const APP_ROLE = "markbook_app";
 
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const dialect = new PgDialect();
+
+/** The caller's identity and role for one transaction; set_config('role', …, true) is SET LOCAL ROLE. */
+const callerSettings = (userId: string) => sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`;
 
 /**
  * Runs `fn` in one transaction as the calling user: row-level security decides what it sees.
@@ -13,16 +18,14 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  */
 export async function asUser<T>(db: Db, userId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (!uuidShape.test(userId)) throw new Error("asUser needs a user id (uuid)");
-  // set_config('role', …, true) is the function form of SET LOCAL ROLE. On PostgreSQL the driver sends
-  // it pipelined behind BEGIN (server/db/client.ts); PGlite runs it here.
-  const preamble: TransactionPreamble = {
-    text: "select set_config('app.user_id', $1, true), set_config('role', $2, true)",
-    parameters: [userId, APP_ROLE],
-    sent: false,
-  };
+  // On PostgreSQL the driver sends the settings pipelined behind BEGIN (server/db/client.ts); PGlite
+  // runs them here.
+  const settings = callerSettings(userId);
+  const query = dialect.sqlToQuery(settings);
+  const preamble: TransactionPreamble = { text: query.sql, parameters: query.params as string[], sent: false };
   return beginWithPreamble(preamble, () =>
     db.transaction(async (tx) => {
-      if (!preamble.sent) await tx.execute(sql`select set_config('app.user_id', ${userId}, true), set_config('role', ${APP_ROLE}, true)`);
+      if (!preamble.sent) await tx.execute(settings);
       return fn(tx);
     }),
   );
