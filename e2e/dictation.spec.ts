@@ -1,8 +1,8 @@
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
-import { PDFDocument, StandardFonts } from "pdf-lib";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
 
 /** A clip of speech (16 kHz mono WAV) that Chromium's fake microphone plays, over and over. */
 const SPEECH_WAV = path.resolve("tests/fixtures/audio/speech.wav");
@@ -21,13 +21,6 @@ test.use({
 
 type Frame = { type: string; text?: string; segment?: { text: string }; error?: { message: string } };
 
-async function scriptPdf(pages: number): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let index = 0; index < pages; index++) document.addPage([595, 842]).drawText(`Dictation script, page ${index + 1}`, { x: 56, y: 790, size: 14, font });
-  return Buffer.from(await document.save());
-}
-
 /** A batch of the teacher's class with one scanned script, made through the REST API. */
 async function batchWithOneScript(page: Page): Promise<{ batchId: string; submission: { id: string; student_name: string } }> {
   const { templates } = (await (await page.request.get("/api/exam/templates")).json()) as { templates: { id: string; status: string; page_count: number }[] };
@@ -37,7 +30,7 @@ async function batchWithOneScript(page: Page): Promise<{ batchId: string; submis
   expect(created.status()).toBe(201);
   const batchId = ((await created.json()) as { id: string }).id;
   const uploaded = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
-    multipart: { file: { name: "script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count) }, matching_method: "ordered" },
+    multipart: { file: { name: "script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "Dictation script") }, matching_method: "ordered" },
   });
   expect(uploaded.ok()).toBe(true);
   return { batchId, submission: (await uploaded.json()) as { id: string; student_name: string } };

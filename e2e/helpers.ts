@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
@@ -23,4 +24,14 @@ export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_
   await fillSignIn(page, email, password);
   await expect(page).toHaveURL(/\/templates$/);
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+}
+
+/**
+ * axe-core rules for WCAG 2.1 A and AA plus its best practices (landmarks, heading order); a violation
+ * lists the rule, its impact and the offending elements.
+ */
+export async function expectNoAxeViolations(page: Page, context = page.url()): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(summary, `accessibility violations on ${context}`).toEqual([]);
 }

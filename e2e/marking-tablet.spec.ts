@@ -1,7 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
-import { screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
 
 /**
  * The marking screen on an iPad, portrait (768 × 1024) and landscape (1024 × 768), with a touch screen
@@ -130,11 +129,6 @@ async function expectCurrentPagePainted(page: Page) {
   const scanBox = (await page.getByRole("region", { name: /^Scan of [^,]+$/ }).boundingBox())!;
   const viewport = page.viewportSize()!;
   expect(scanBox.width * scanBox.height, "the scan's share of the screen").toBeGreaterThan(0.3 * viewport.width * viewport.height);
-}
-
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  expect(results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 for (const size of SIZES) {

@@ -1,16 +1,9 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
 import { scriptPdf } from "./papers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
-
-/** Accessibility rules that the main screens must pass (as e2e/a11y.spec.ts checks the others). */
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
 
 test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees the results and downloads the CSV", async ({ page }, testInfo) => {
   test.setTimeout(120_000);

@@ -1,7 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import { PDFDocument, StandardFonts } from "pdf-lib";
-import { screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
 
 /**
  * Every main screen at tablet sizes: 768 × 1024 (portrait) and, for the template editor, 1024 × 768
@@ -52,12 +51,6 @@ async function smallTouchTargets(page: Page): Promise<string[]> {
     }
     return small;
   });
-}
-
-async function expectNoAxeViolations(page: Page, screen: string) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(summary, `accessibility violations on ${screen}`).toEqual([]);
 }
 
 /** The checks every screen gets, then its screenshot. */
@@ -151,13 +144,6 @@ async function scrollPaperTo(page: Page, overlay: Locator, top: number) {
   const frame = await page.locator(".paper__scroll").boundingBox();
   const box = (await overlay.boundingBox())!;
   await page.locator(".paper__scroll").evaluate((element, by) => element.scrollBy(0, by), box.y + box.height * top - frame!.y - 80);
-}
-
-async function scriptPdf(who: string): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  document.addPage([595, 842]).drawText(`${who}, page 1`, { x: 56, y: 790, size: 14, font });
-  return Buffer.from(await document.save());
 }
 
 const questionRow = (page: Page, label: string) =>
@@ -336,7 +322,7 @@ test("the teacher's lists at 768 px: templates, batches and a batch page", async
   // One scan matched in order, one that matched nobody: the queue shows both kinds of row.
   for (const [who, matching] of [["First script", "ordered"], ["Smudged script", "manual"]] as const) {
     const uploaded = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
-      multipart: { file: { name: `${who}.pdf`, mimeType: "application/pdf", buffer: await scriptPdf(who) }, matching_method: matching },
+      multipart: { file: { name: `${who}.pdf`, mimeType: "application/pdf", buffer: await scriptPdf(1, who) }, matching_method: matching },
     });
     expect(uploaded.ok()).toBe(true);
   }

@@ -1,21 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { PDFDocument, StandardFonts } from "pdf-lib";
-import { screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
-
-async function scriptPdf(who: string): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  document.addPage([595, 842]).drawText(`${who}: name hard to read`, { x: 56, y: 790, size: 14, font });
-  return Buffer.from(await document.save());
-}
-
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
 
 /** A batch of the demo template through the REST paths (the session cookie rides along), for the teacher's class or none. */
 async function createBatch(page: Page, withClass: boolean): Promise<string> {
@@ -37,7 +24,7 @@ test("an unmatched scan is assigned to a student of the batch from the queue", a
   const batchId = await createBatch(page, true);
   // A manual upload without a student matches nobody: an unmatched submission.
   const uploaded = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
-    multipart: { file: { name: "smudged.pdf", mimeType: "application/pdf", buffer: await scriptPdf("Smudged script") } },
+    multipart: { file: { name: "smudged.pdf", mimeType: "application/pdf", buffer: await scriptPdf(1, "Smudged script") } },
   });
   expect(uploaded.status()).toBe(201);
   expect(await uploaded.json()).toMatchObject({ status: "unmatched", student_id: null });
@@ -83,7 +70,7 @@ test("a scan of a batch without a class is assigned from the upload list to a st
   await signIn(page);
   const batchId = await createBatch(page, false);
   await page.goto(`/batches/${batchId}`);
-  await page.getByLabel("Choose PDF scans").setInputFiles({ name: "loose-script.pdf", mimeType: "application/pdf", buffer: await scriptPdf("Loose script") });
+  await page.getByLabel("Choose PDF scans").setInputFiles({ name: "loose-script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(1, "Loose script") });
   const outcome = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem").first();
   await expect(outcome).toContainText("Unmatched");
   await outcome.getByRole("button", { name: "Assign to student" }).click();
