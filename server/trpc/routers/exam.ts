@@ -16,7 +16,8 @@ import {
 } from "../../exam/batches";
 import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overview";
 import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
-import { markOutput, upsertMark, upsertMarkInput } from "../../exam/marks";
+import { saveMark } from "../../exam/mark-writer";
+import { markOutput, upsertMarkInput } from "../../exam/marks";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -119,7 +120,7 @@ export const examRouter = router({
     upsert: userProcedure
       .input(upsertMarkInput)
       .output(markOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => upsertMark(tx, ctx.user.id, input))),
+      .mutation(({ ctx, input }) => saveMark(ctx.db, ctx.user.id, input)),
   }),
 });
 

@@ -1,6 +1,6 @@
-import { asUser } from "@/server/db/rls";
 import { pathId, readJsonBody } from "@/server/exam/http-input";
-import { markOutput, markUpsertBody, upsertMark } from "@/server/exam/marks";
+import { saveMark } from "@/server/exam/mark-writer";
+import { markOutput, markUpsertBody } from "@/server/exam/marks";
 import { restRoute } from "@/server/http/rest";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const PUT = restRoute<{ markId: string }>(async ({ db, user, params, request }) => {
   const markId = pathId(params.markId, "Mark");
   const body = markUpsertBody.parse(await readJsonBody(request));
-  return markOutput.parse(await asUser(db, user.id, (tx) => upsertMark(tx, user.id, { mark_id: markId, body })));
+  return markOutput.parse(await saveMark(db, user.id, { mark_id: markId, body }));
 });
