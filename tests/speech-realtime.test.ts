@@ -21,7 +21,9 @@ function speechPcm(): Buffer {
 
 /** Opens a session; resolves with the refusal (status and body) when the handshake is refused. */
 function connect(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{ ws: WebSocket; messages: Message[]; closed: Promise<number> } | { status: number; body: { error: Record<string, unknown> } }>(
+  return new Promise<
+    { ws: WebSocket; messages: Message[]; closed: Promise<number> } | { status: number; retryAfter?: string; body: { error: Record<string, unknown> } }
+  >(
     (resolve, reject) => {
       const ws = new WebSocket(url, { headers });
       const messages: Message[] = [];
@@ -31,7 +33,9 @@ function connect(url: string, headers: Record<string, string> = {}) {
       ws.on("unexpected-response", (_request, response) => {
         let body = "";
         response.on("data", (chunk: Buffer) => (body += chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] as string | undefined, body: JSON.parse(body) }),
+        );
       });
       ws.on("error", (error) => reject(error));
     },
@@ -179,5 +183,57 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
     expect(final).toBeDefined();
     expect(final!.segment.end - final!.segment.start).toBeGreaterThan(3);
     expect(session.messages.at(-1)).toMatchObject({ type: "closed", reason: "end" });
+  });
+});
+
+describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {
+  let database: Database;
+  let server: RunningSpeechServer;
+  let key: string;
+  let otherKey: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase("pglite");
+    useDatabase(database);
+    [key, otherKey] = await asService(database.db, async (tx) => [
+      (await createApiKey(tx, { name: "limited" })).key,
+      (await createApiKey(tx, { name: "neighbour" })).key,
+    ]);
+    server = await startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_RPM: "2", SPEECH_RATE_LIMIT_AUDIO_SECONDS: "2" }));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+  });
+
+  it("counts a session's audio against its key's seconds per minute: past them, an error, the finals so far, closed", async () => {
+    const session = await connect(`${server.websocketURL}?api_key=${key}&language=en`);
+    if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
+    session.ws.send(speechPcm().subarray(0, 32_000 * 3)); // 3 s, one more than the key may send this minute
+    expect(await session.closed).toBe(1000);
+    const error = session.messages.find((message) => message.type === "error") as { error: { code: string; message: string } } | undefined;
+    expect(error?.error).toMatchObject({ code: "rate_limit_exceeded", message: expect.stringContaining("2 seconds of audio per minute") });
+    expect(session.messages.at(-1)).toMatchObject({ type: "closed", reason: "rate_limited", audio_seconds: expect.closeTo(2, 1) });
+    expect(session.messages.some((message) => message.type === "final")).toBe(true);
+
+    // The same key's next session is refused its first frame; another key is not limited by it.
+    const again = await connect(`${server.websocketURL}?api_key=${key}&language=en`);
+    if (!("ws" in again)) throw new Error(`refused: ${JSON.stringify(again)}`);
+    again.ws.send(speechPcm().subarray(0, 3200));
+    expect(await again.closed).toBe(1000);
+    expect(again.messages.at(-1)).toMatchObject({ type: "closed", reason: "rate_limited", audio_seconds: 0 });
+    const neighbour = await connect(`${server.websocketURL}?api_key=${otherKey}&language=en`);
+    if (!("ws" in neighbour)) throw new Error(`refused: ${JSON.stringify(neighbour)}`);
+    neighbour.ws.send(speechPcm().subarray(0, 32_000));
+    neighbour.ws.send(JSON.stringify({ type: "end" }));
+    expect(await neighbour.closed).toBe(1000);
+    expect(neighbour.messages.at(-1)).toMatchObject({ type: "closed", reason: "end" });
+  });
+
+  it("counts each session as a request of its key: past the requests per minute, 429 with Retry-After at the handshake", async () => {
+    // The key opened two sessions in the test above (its limit is 2 per minute).
+    const refused = await connect(`${server.websocketURL}?api_key=${key}`);
+    expect(refused).toMatchObject({ status: 429, body: { error: { type: "rate_limit_error", code: "rate_limit_exceeded" } } });
+    expect(Number((refused as { retryAfter?: string }).retryAfter)).toBeGreaterThan(0);
   });
 });

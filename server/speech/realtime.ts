@@ -18,6 +18,7 @@ import type { TranscribeResult } from "./engine-protocol";
 import type { Word } from "./formats";
 import { isWhisperLanguage, languageName } from "./languages";
 import { resolveRequestedModel } from "./models";
+import { retryAfterOf } from "./rate-limits";
 import type { SpeechService } from "./service";
 
 export const REALTIME_PATH = "/v1/websocket";
@@ -109,8 +110,11 @@ export function createRealtimeUpgradeHandler(service: SpeechService) {
         if (sessions.size >= service.config.wsMaxSessions) {
           throw new AppError("rate_limited", `Too many real-time sessions (at most ${service.config.wsMaxSessions}). Retry later.`, undefined, "rate_limit_exceeded");
         }
+        // A session is one request of the key; its audio counts, frame by frame, against the key's
+        // audio seconds per minute as the HTTP endpoints' does.
+        service.rateLimiter.takeRequest(keyId);
         server.handleUpgrade(request, socket, head, (ws) => {
-          const session = new RealtimeSession(service, ws, options);
+          const session = new RealtimeSession(service, ws, options, keyId);
           sessions.add(session);
           liveSessions.add(session);
           ws.once("close", () => {
@@ -119,7 +123,7 @@ export function createRealtimeUpgradeHandler(service: SpeechService) {
           });
         });
       } catch (error) {
-        refuse(socket, error, (error as AppError).code === "rate_limited" ? { "Retry-After": "5" } : {});
+        refuse(socket, error, (error as AppError).code === "rate_limited" ? { "Retry-After": String(retryAfterOf(error) ?? 5) } : {});
       }
     })();
   };
@@ -200,6 +204,7 @@ class RealtimeSession {
     private readonly service: SpeechService,
     private readonly ws: WebSocket,
     private readonly options: SessionOptions,
+    private readonly keyId: string,
   ) {
     this.language = options.language;
     const source = service.config.modelSources[options.model];
@@ -281,6 +286,13 @@ class RealtimeSession {
   }
 
   private onFrame(frame: Float32Array) {
+    try {
+      this.service.rateLimiter.takeAudio(this.keyId, frame.length / SAMPLE_RATE);
+    } catch (error) {
+      this.sendError(error);
+      this.finish("rate_limited");
+      return;
+    }
     this.totalSamples += frame.length;
     if (this.totalSamples > this.service.config.wsMaxSessionSeconds * SAMPLE_RATE) {
       this.sendError(new AppError("invalid", `The session reached its maximum length of ${this.service.config.wsMaxSessionSeconds} s of audio.`, "audio"));
