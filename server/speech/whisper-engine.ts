@@ -3,17 +3,24 @@
  * the prompt, OpenAI's temperature fallback, segment statistics, word timestamps, long audio window by
  * window. Runs inside an engine worker thread (never on the server's event loop).
  */
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { MessageChannel } from "node:worker_threads";
 import zlib from "node:zlib";
 import {
+  AutoConfig,
   AutoProcessor,
   LogitsProcessor,
   SuppressTokensAtBeginLogitsProcessor,
   Tensor,
   WhisperForConditionalGeneration,
   WhisperTimeStampLogitsProcessor,
+  env as transformersEnv,
 } from "@huggingface/transformers";
 import { SAMPLE_RATE } from "./audio";
 import type { EngineSettings, TranscribeRequest, TranscribeResult } from "./engine-protocol";
+import { fuseEncoderAttention, shareTiedEmbeddingProjection } from "./onnx-graph";
 import type { Segment, Word } from "./formats";
 
 const WINDOW_SECONDS = 30;
@@ -56,34 +63,125 @@ export interface LoadedWhisper {
   supportsWordTimestamps: boolean;
 }
 
+/** transformers.js' file names per dtype (`encoder_model_quantized.onnx` for q8). */
+const DTYPE_SUFFIX: Record<string, string> = { fp32: "", fp16: "_fp16", q8: "_quantized", int8: "_int8", uint8: "_uint8", q4: "_q4" };
+
+/**
+ * onnxruntime options per session. transformers.js gives one set to every session; Markbook creates the
+ * two sessions itself (loadSessions), so that each gets its own.
+ * - disable_quant_qdq: the q8 decoder keeps the tied embedding quantized behind DequantizeLinear, which
+ *   onnxruntime would leave in the graph and run at every step (re-creating the 76 MB logits matrix);
+ *   with it, constant folding dequantizes it once at load (decoding ~1.5× faster). The encoder's weights
+ *   are dynamically quantized (MatMulInteger): the flag changes nothing there.
+ * - No CPU arena by default: an arena keeps the largest temporaries a session ever needed for good, the
+ *   encoder's (~60 MB for tiny) then sat beside the decoder's. Without it the encoder, whose shapes never
+ *   change (one 30 s window), gets its temporaries planned into one block per pass (memory pattern),
+ *   given back after the pass; decoding measured no slower. This relies on large blocks going back to
+ *   the system when freed: `npm start` and the benchmark set MALLOC_MMAP_THRESHOLD_ (docs/benchmarks.md).
+ *   SPEECH_MEMORY_ARENA=true brings the arenas back (encoder ~10% faster, ~40 MB higher peak).
+ * - Pre-packing would keep a second copy of the weights for no measurable speed here.
+ */
+function sessionOptions(settings: EngineSettings, role: "encoder" | "decoder") {
+  const arena = settings.memoryArena ?? false;
+  return {
+    executionProviders: ["cpu"],
+    intraOpNumThreads: settings.intraOpThreads,
+    interOpNumThreads: 1,
+    enableCpuMemArena: arena,
+    enableMemPattern: role === "encoder" && !arena,
+    extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } },
+  };
+}
+
+/**
+ * Gives the memory of these buffers back now rather than at V8's next collection, which may come seconds
+ * later (model files are tens of MB for tiny, hundreds for the larger models): a buffer transferred into
+ * a message that is never received is freed when its channel closes. onnxruntime keeps no reference to
+ * the bytes a session was created from.
+ */
+function freeNow(...views: (Uint8Array | null)[]) {
+  const buffers = views.filter((view): view is Uint8Array => Boolean(view) && view!.byteOffset === 0 && view!.byteLength === view!.buffer.byteLength);
+  if (buffers.length === 0) return;
+  const { port1, port2 } = new MessageChannel();
+  port1.postMessage(null, buffers.map((view) => view.buffer as ArrayBuffer));
+  port1.close();
+  port2.close();
+}
+
+/** The onnxruntime-node module transformers.js itself uses (its tensors must be the ones transformers.js knows). */
+function onnxRuntime(): AnyModel {
+  return createRequire(import.meta.resolve("@huggingface/transformers"))("onnxruntime-node");
+}
+
+/** The folder holding the model's files on disk: in MODELS_DIR, or in transformers.js' download cache. */
+function modelFolderOnDisk(source: string, settings: EngineSettings): string | null {
+  const roots = path.isAbsolute(source) ? [""] : [settings.modelsDir, transformersEnv.useFSCache ? transformersEnv.cacheDir : null];
+  for (const root of roots) {
+    if (root === null || root === undefined) continue;
+    const folder = path.join(root, source);
+    const suffix = DTYPE_SUFFIX[settings.dtype] ?? "";
+    const files = ["config.json", `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
+    if (files.every((file) => fs.existsSync(path.join(folder, file)))) return folder;
+  }
+  return null;
+}
+
+/**
+ * Creates the decoder and encoder sessions from the files, one after the other (two loads side by side
+ * raise the peak), each with its own options and rewritten first (onnx-graph.ts): the decoder's two
+ * branches share one tied-embedding projection (one 76 MB matrix instead of two for tiny), the encoder's
+ * attention runs as fused MultiHeadAttention (no 6 × 1500² score matrices). Reading the files here also
+ * avoids transformers.js' loader, which streams every file it is given the path of into memory for
+ * nothing (tens of MB of garbage per load).
+ */
+async function loadSessions(folder: string, settings: EngineSettings) {
+  const ort = onnxRuntime();
+  const suffix = DTYPE_SUFFIX[settings.dtype] ?? "";
+  const create = async (role: "encoder" | "decoder", file: string, rewrite: (model: Uint8Array) => Uint8Array | null) => {
+    // A model with external data (over 2 GB) loads by path, so that onnxruntime finds its data files.
+    const original = fs.existsSync(`${file}_data`) ? null : fs.readFileSync(file);
+    const rewritten = original && rewrite(original);
+    try {
+      const session = await ort.InferenceSession.create(rewritten ?? file, sessionOptions(settings, role));
+      session.config = { dtype: settings.dtype, device: "cpu" };
+      return session;
+    } finally {
+      freeNow(original, rewritten);
+    }
+  };
+  const decoder = await create("decoder", path.join(folder, "onnx", `decoder_model_merged${suffix}.onnx`), shareTiedEmbeddingProjection);
+  const encoder = await create("encoder", path.join(folder, "onnx", `encoder_model${suffix}.onnx`), fuseEncoderAttention);
+  return { model: encoder, decoder_model_merged: decoder };
+}
+
 export async function loadWhisper(
   source: string,
   settings: EngineSettings,
   onProgress?: (progress: { status: string; file?: string; progress?: number }) => void,
 ): Promise<LoadedWhisper> {
-  const options = {
-    dtype: settings.dtype as "q8",
-    session_options: {
-      intraOpNumThreads: settings.intraOpThreads,
-      interOpNumThreads: 1,
-      // The q8 export keeps its weights quantized behind DequantizeLinear nodes, which onnxruntime
-      // leaves in the graph: every encoder pass and every decoder step dequantized the weights again
-      // (each step re-created the 80 MB tied embedding). With disable_quant_qdq, constant folding
-      // dequantizes them once at load (about 120 MB more resident for tiny): decoding is ~1.5× faster
-      // and the peak lower than before, as the per-step copies are gone. The CPU arena stays: the
-      // encoder's attention temporaries (tens of MB each) are reused rather than mapped afresh, 1.7×
-      // faster for no measurable peak. Pre-packing would keep a second copy of every weight for no
-      // measurable speed here (docs/benchmarks.md).
-      enableCpuMemArena: settings.memoryArena ?? true,
-      enableMemPattern: false,
-      extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } },
-    },
-    progress_callback: onProgress as never,
-  };
-  const [model, processor] = await Promise.all([
-    WhisperForConditionalGeneration.from_pretrained(source, options),
-    AutoProcessor.from_pretrained(source),
-  ]);
+  let folder = modelFolderOnDisk(source, settings);
+  if (!folder) {
+    // Not downloaded yet: transformers.js fetches it (with progress) into its cache; the sessions it
+    // made are then replaced by Markbook's own, made from the downloaded files.
+    const downloaded = await WhisperForConditionalGeneration.from_pretrained(source, {
+      dtype: settings.dtype as "q8",
+      session_options: sessionOptions(settings, "decoder"),
+      progress_callback: onProgress as never,
+    });
+    folder = modelFolderOnDisk(source, settings);
+    if (folder) await downloaded.dispose();
+    else return describeModel(downloaded, await AutoProcessor.from_pretrained(source));
+  }
+  const processor = await AutoProcessor.from_pretrained(source);
+  const config = await AutoConfig.from_pretrained(source);
+  const generationConfigFile = path.join(folder, "generation_config.json");
+  const generationConfig = fs.existsSync(generationConfigFile) ? JSON.parse(fs.readFileSync(generationConfigFile, "utf8")) : {};
+  const sessions = await loadSessions(folder, settings);
+  const model = new WhisperForConditionalGeneration(config, sessions, { generation_config: generationConfig });
+  return describeModel(model, processor);
+}
+
+function describeModel(model: AnyModel, processor: AnyProcessor): LoadedWhisper {
   const anyModel = model as AnyModel;
   // transformers.js drops encoder_outputs from generate()'s inputs and re-runs the encoder;
   // letting it through saves one encoder pass per decode.
@@ -125,6 +223,37 @@ export async function loadWhisper(
 
 export async function disposeWhisper(loaded: LoadedWhisper) {
   await loaded.model.dispose?.();
+}
+
+/**
+ * Whisper's log-mel features of a window (up to 30 s). transformers.js pads the audio to 30 s and runs its
+ * STFT over all 3000 frames, ~150 ms of JavaScript however short the audio (a dictated sentence is a few
+ * seconds). Frames past the audio see only zeros, and all come out as the spectrogram's floor (its
+ * maximum − 8, normalised): here only the frames that touch the audio, and a few of those zero frames,
+ * are computed; the rest is that floor. Same numbers, a fraction of the time.
+ */
+export async function logMelFeatures(processor: AnyProcessor, samples: Float32Array): Promise<Tensor> {
+  const extractor = processor.feature_extractor;
+  const { hop_length: hop, n_fft: fftLength, nb_max_frames: frames, feature_size: mels } = extractor.config as {
+    hop_length: number;
+    n_fft: number;
+    nb_max_frames: number;
+    feature_size: number;
+  };
+  // Frames whose (centred) window reaches the audio, then two frames of zeros only.
+  const computed = Math.ceil((samples.length + fftLength / 2) / hop) + 2;
+  // Nearly 30 s of audio: nothing to gain, transformers.js' own path.
+  if (computed > frames * 0.8) return (await processor(samples)).input_features;
+  // Enough zeros after the audio that the end's reflect padding reflects zeros too.
+  const waveform = new Float32Array(computed * hop + fftLength);
+  waveform.set(samples);
+  const partial = await extractor._extract_fbank_features(waveform);
+  const [, width] = partial.dims as [number, number];
+  const data = partial.data as Float32Array;
+  const floor = data[computed - 1]!;
+  const features = new Float32Array(mels * frames).fill(floor);
+  for (let mel = 0; mel < mels; mel++) features.set(data.subarray(mel * width, mel * width + computed), mel * frames);
+  return new Tensor("float32", features, [1, mels, frames]);
 }
 
 function logSumExp(values: Float32Array): { max: number; lse: number } {
@@ -236,7 +365,7 @@ export async function transcribeWithWhisper(
     if (peak < SILENCE_PEAK || window.length < SAMPLE_RATE / 10) continue;
 
     lapStart = performance.now();
-    const { input_features } = await processor(window);
+    const input_features = await logMelFeatures(processor, window);
     lap("features");
     if (isCancelled()) throw new CancelledError();
     const { encoder_outputs } = await model._prepare_encoder_decoder_kwargs_for_generation({
