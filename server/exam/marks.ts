@@ -1,4 +1,4 @@
-import { eq, getTableColumns, sql } from "drizzle-orm";
+import { type SQL, getTableColumns, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
@@ -252,12 +252,13 @@ async function insertMarks(
     marked_by_user_id: callerId,
     ...Object.fromEntries(supplied.map((field) => [field, body[field]])),
   }));
-  const outsideRound = sql`not exists (select from unnest(${uuidArray(roundPairs.map((pair) => pair.submission_id))}::uuid[], ${uuidArray(roundPairs.map((pair) => pair.question_id))}::uuid[]) as w(submission_id, question_id)
+  // Over the marks `m` the count reads: the pairs this round writes.
+  const writtenThisRound = sql`exists (select from unnest(${uuidArray(roundPairs.map((pair) => pair.submission_id))}::uuid[], ${uuidArray(roundPairs.map((pair) => pair.question_id))}::uuid[]) as w(submission_id, question_id)
     where w.submission_id = m.submission_id and w.question_id = m.question_id)`;
   // The written row's columns, spelled out: drizzle leaves RETURNING's column names unqualified, and
   // inside a subquery over marks an unqualified name would mean the subquery's own row.
-  const writtenQuestion = sql.raw("exam_mark_entries.question_id");
   const writtenSubmission = sql.raw("exam_mark_entries.submission_id");
+  const writtenTemplate = sql`(select t.template_id from ${examQuestions} t where t.id = ${sql.raw("exam_mark_entries.question_id")})`;
   try {
     return await tx
       .insert(examMarkEntries)
@@ -274,11 +275,8 @@ async function insertMarks(
       })
       .returning({
         ...getTableColumns(examMarkEntries),
-        leaves: sql<number>`(select count(*)::int from ${examQuestions} q where q.template_id = (select t.template_id from ${examQuestions} t where t.id = ${writtenQuestion}) and not q.is_container)`,
-        confirmedOutsideRound: sql<number>`(select count(*)::int from ${examMarkEntries} m join ${examQuestions} q on q.id = m.question_id
-          where m.submission_id = ${writtenSubmission} and not q.is_container
-            and q.template_id = (select t.template_id from ${examQuestions} t where t.id = ${writtenQuestion})
-            and m.confirmed and m.awarded_marks is not null and ${outsideRound})`,
+        leaves: leafQuestionCount(writtenTemplate),
+        confirmedOutsideRound: confirmedMarkCount(writtenSubmission, writtenTemplate, writtenThisRound),
       });
   } catch (error) {
     if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
@@ -311,19 +309,20 @@ function nextSubmissionStatus(current: SubmissionStatus, leaves: number, confirm
 
 const isConfirmedValue = (mark: Pick<MarkRow, "confirmed" | "awarded_marks">) => mark.confirmed && mark.awarded_marks !== null;
 
-const leafQuestionCount = (templateId: string) =>
-  sql<number>`(select count(*)::int from ${examQuestions} where ${examQuestions.template_id} = ${templateId} and not ${examQuestions.is_container})`;
+/** Leaf questions of a template (its id, or an SQL expression giving it). */
+const leafQuestionCount = (templateId: string | SQL) =>
+  sql<number>`(select count(*)::int from ${examQuestions} q where q.template_id = ${templateId} and not q.is_container)`;
 
-/** Confirmed marks with a value on leaf questions of the template, but the one of `exceptQuestionId`. */
-const confirmedMarkCount = (submissionId: string, templateId: string, exceptQuestionId: string | null) =>
+/** Confirmed marks with a value on leaf questions of the template, of a submission; but those `unless` names (a condition on `m`). */
+const confirmedMarkCount = (submissionId: string | SQL, templateId: string | SQL, unless?: SQL) =>
   sql<number>`(select count(*)::int from ${examMarkEntries} m join ${examQuestions} q on q.id = m.question_id
     where m.submission_id = ${submissionId} and q.template_id = ${templateId} and not q.is_container
-      and m.confirmed and m.awarded_marks is not null and m.question_id is distinct from ${exceptQuestionId})`;
+      and m.confirmed and m.awarded_marks is not null${unless ? sql` and not ${unless}` : sql``})`;
 
 /** The status of a submission by the rule above, from its marks as they stand in this transaction. */
 export async function statusAfterMark(tx: Tx, submissionId: string, templateId: string, current: SubmissionStatus): Promise<SubmissionStatus> {
   const [counts] = rowsOf<{ leaves: number; confirmed: number }>(
-    await tx.execute(sql`select ${leafQuestionCount(templateId)} as leaves, ${confirmedMarkCount(submissionId, templateId, null)} as confirmed`),
+    await tx.execute(sql`select ${leafQuestionCount(templateId)} as leaves, ${confirmedMarkCount(submissionId, templateId)} as confirmed`),
   );
   return nextSubmissionStatus(current, Number(counts?.leaves ?? 0), Number(counts?.confirmed ?? 0));
 }
