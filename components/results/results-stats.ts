@@ -4,23 +4,11 @@
  * `exam.templates.get`.
  */
 
-export interface ResultsQuestion {
-  id: string;
-  label: string;
-  max_marks: number | null;
-  order: number;
-}
+import type { BatchResults } from "@/server/exam/batches";
 
-export type SubmissionStatus = "absent" | "unmatched" | "matched" | "marking" | "complete";
-
-export interface ResultRow {
-  submission_id: string;
-  student_id: string | null;
-  student_name: string | null;
-  status: SubmissionStatus;
-  marks: Record<string, number | null>;
-  total: number | null;
-}
+export type ResultsQuestion = BatchResults["questions"][number];
+export type ResultRow = BatchResults["results"][number];
+export type SubmissionStatus = ResultRow["status"];
 
 /** What the template editor knows about a question (containers included), for spec points. */
 export interface TemplateQuestion {
