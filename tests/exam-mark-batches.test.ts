@@ -5,7 +5,7 @@ import { ZodError } from "zod";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
-import { asService, asUser } from "../server/db/rls";
+import { asService } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
 import { AppError } from "../server/errors";
 import { saveMark } from "../server/exam/mark-writer";
@@ -26,7 +26,7 @@ describeOnEachDatabase("exam marks written together", (database) => {
     mark_id,
     body: { submission_id, question_id, awarded_marks: 1, ...fields },
   });
-  const asTeacher = (writes: MarkUpsert[], teacher = school.teacher) => asUser(database().db, teacher.id, (tx) => upsertMarks(tx, teacher.id, writes));
+  const asTeacher = (writes: MarkUpsert[], teacher = school.teacher) => upsertMarks(database().db, teacher.id, writes);
   const marksOf = (submissionId: string) => asService(database().db, (tx) => tx.select().from(examMarkEntries).where(eq(examMarkEntries.submission_id, submissionId)));
   const statusOf = async (submissionId: string) => {
     const [row] = await asService(database().db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId)));
@@ -186,6 +186,27 @@ describeOnEachDatabase("exam marks written together", (database) => {
     const byQuestion = new Map((await marksOf(submission)).map((row) => [row.question_id, row]));
     expect(byQuestion.get(canvas.ids.q1a)?.marked_by_user_id).toBe(school.teacher.id);
     expect(byQuestion.get(canvas.ids.q1b)?.marked_by_user_id).toBe(school.otherTeacher.id);
+    expect(byQuestion.get(canvas.ids.q2)).toMatchObject({ marked_by_user_id: school.teacher.id, awarded_marks: "5.00" });
+  });
+
+  it("saveMark: one caller's faulty save fails alone in a transaction shared with other callers", async () => {
+    const submission = await newSubmission();
+    const taken = crypto.randomUUID();
+    await saveMark(database().db, school.teacher.id, write(submission, canvas.ids.q1a, {}, taken));
+    // The first save makes the submission busy, so the next four wait and go together, as three callers;
+    // the admin's names the first mark's id for a new pair, and the teacher's last write of q2 comes after
+    // it (a caller's writes are not moved ahead of another caller's on the same submission).
+    const saves = [
+      saveMark(database().db, school.teacher.id, write(submission, canvas.ids.q1a, { awarded_marks: 2 })),
+      saveMark(database().db, school.otherTeacher.id, write(submission, canvas.ids.q1b, { awarded_marks: 1.5 })),
+      saveMark(database().db, school.admin.id, write(submission, canvas.ids.q2, { awarded_marks: 4 }, taken)),
+      saveMark(database().db, school.teacher.id, write(submission, canvas.ids.q2, { awarded_marks: 5 })),
+    ];
+    const settled = await Promise.allSettled(saves);
+    expect(settled.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ code: "conflict" });
+    const byQuestion = new Map((await marksOf(submission)).map((row) => [row.question_id, row]));
+    expect(byQuestion.get(canvas.ids.q1b)).toMatchObject({ marked_by_user_id: school.otherTeacher.id, awarded_marks: "1.50" });
     expect(byQuestion.get(canvas.ids.q2)).toMatchObject({ marked_by_user_id: school.teacher.id, awarded_marks: "5.00" });
   });
 

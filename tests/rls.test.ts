@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import { rowsOf } from "../server/db/client";
+import { type Db, type Tx, rowsOf } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../server/db/schema";
 import { describeOnEachDatabase } from "./support/database";
@@ -139,5 +139,20 @@ describeOnEachDatabase("row-level security", (database) => {
     for (const { expected, actual } of observed) expect(actual).toBe(expected);
     const [outside] = rowsOf<{ id: string | null }>(await db.execute(sql`select app.current_user_id() as id`));
     expect(outside!.id).toBeNull();
+  });
+
+  it("reads the caller's scope once per transaction, and never uses a scope read for somebody else", async () => {
+    const { db } = database();
+    const staffInstitutes = (tx: Tx | Db) =>
+      tx.execute(sql`select array(select app.my_staff_institute_ids()) as ids, current_setting('app.scope_user_id', true) as scope_user`).then((result) => rowsOf<{ ids: string[]; scope_user: string }>(result)[0]!);
+    const stored = await asUser(db, schoolA.teacher.id, staffInstitutes);
+    expect(stored).toEqual({ ids: [schoolA.institute.id], scope_user: schoolA.teacher.id });
+    // The same transaction switched to another user by hand: the stored scope is A's, so it is not used.
+    const switched = await asUser(db, schoolA.teacher.id, async (tx) => {
+      await tx.execute(sql`select set_config('app.user_id', ${schoolB.teacher.id}, true)`);
+      return (await tx.select({ id: examTemplates.id }).from(examTemplates)).map((template) => template.id);
+    });
+    expect(switched).toContain(templateB);
+    expect((await staffInstitutes(db)).ids).toEqual([]);
   });
 });

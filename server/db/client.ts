@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type SQL, fillPlaceholders } from "drizzle-orm";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
@@ -110,6 +111,56 @@ function preparingClient(client: postgres.Sql): postgres.Sql {
       return Reflect.get(target, property, receiver);
     },
   });
+}
+
+/** A statement as the drivers take it: text with $1… and its parameters. */
+export type Statement = { sql: string; params: unknown[] };
+export type Rows = Record<string, unknown>[];
+
+const dialect = new PgDialect();
+
+/**
+ * A statement whose text is rendered once: its parameters are `sql.placeholder(name)`s, filled at each
+ * use. For hot statements, whose SQL would otherwise be built and rendered again at every call.
+ */
+export function statementTemplate(build: SQL): (values: Record<string, unknown>) => Statement {
+  const query = dialect.sqlToQuery(build);
+  return (values) => ({ sql: query.sql, params: fillPlaceholders(query.params, values) });
+}
+
+/**
+ * Runs `statements` in one transaction and returns each one's rows. On PostgreSQL the whole
+ * transaction (BEGIN, the statements, COMMIT) is written to one reserved connection at once and
+ * answered in one round trip, where a transaction driven statement by statement waits for each answer:
+ * on both sides of the socket the waking and waiting cost more CPU than most statements. PostgreSQL
+ * runs them in order; after a failed statement the later ones fail unexecuted and COMMIT rolls back, so
+ * nothing of the transaction is kept, and the first error is thrown. For statements that do not depend
+ * on each other's answers.
+ */
+export async function transactionInOneTrip(db: Db, statements: Statement[]): Promise<Rows[]> {
+  const client = (db as unknown as { $client: postgres.Sql | PGlite }).$client;
+  // Told apart by shape, not instanceof: the Next.js bundles and server.ts may each load their own copy
+  // of a driver's module.
+  if (!("reserve" in client)) {
+    // PGlite, in process: there is no round trip to save.
+    return client.transaction(async (tx) => {
+      const results: Rows[] = [];
+      for (const statement of statements) results.push((await tx.query<Record<string, unknown>>(statement.sql, statement.params)).rows);
+      return results;
+    });
+  }
+  const connection = await client.reserve();
+  try {
+    const queries = [{ sql: "begin", params: [] }, ...statements, { sql: "commit", params: [] }].map((statement) =>
+      connection.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
+    );
+    const answers = await Promise.allSettled(queries);
+    const failure = answers.find((answer) => answer.status === "rejected");
+    if (failure) throw failure.reason;
+    return answers.slice(1, -1).map((answer) => [...(answer as PromiseFulfilledResult<Rows>).value]);
+  } finally {
+    connection.release();
+  }
 }
 
 /** The database named by the configuration: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */

@@ -1,6 +1,7 @@
-import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Tx, rowsOf } from "../db/client";
+import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
+import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
@@ -50,19 +51,19 @@ export type Mark = z.output<typeof markOutput>;
 export type MarkOutcome = { mark: Mark } | { error: AppError };
 
 /**
- * PUT /api/exam/marks/{mark_id}: upserts the mark of one (submission, question). The rules are
- * upsertMarks', for a batch of one.
+ * PUT /api/exam/marks/{mark_id}: upserts the mark of one (submission, question) as the caller. The
+ * rules are upsertMarks', for a batch of one.
  */
-export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof upsertMarkInput>): Promise<Mark> {
-  const [outcome] = await upsertMarks(tx, callerId, [upsertMarkInput.parse(input)]);
+export async function upsertMark(db: Db, callerId: string, input: z.input<typeof upsertMarkInput>): Promise<Mark> {
+  const [outcome] = await upsertMarks(db, callerId, [upsertMarkInput.parse(input)]);
   if (!outcome) throw new AppError("internal", "The mark could not be saved");
   if ("error" in outcome) throw outcome.error;
   return outcome.mark;
 }
 
 /**
- * Upserts several marks in the caller's transaction, each by the rules of PUT /api/exam/marks/{mark_id};
- * the outcome of each write comes back in its place:
+ * Upserts several marks as the caller, in one transaction, each by the rules of
+ * PUT /api/exam/marks/{mark_id}; the outcome of each write comes back in its place:
  * - The submission must be visible with its batch (404); batch_id is taken from it, never the client.
  * - An archived batch refuses marks (409).
  * - The question must be a leaf of the batch's template (400 naming question_id), awarded_marks within
@@ -71,129 +72,88 @@ export async function upsertMark(tx: Tx, callerId: string, input: z.input<typeof
  * - Status: absent or unmatched moves to marking; when every leaf question has a confirmed mark with a
  *   value the submission is complete, and it moves back to marking when that stops being true.
  * A write refused by a rule is not saved and the others go on. A database error (a mark_id that already
- * names the entry of another pair: 409) is thrown and fails the transaction, all writes with it.
- * Writes to one pair apply in their order. Concurrency: the submissions are locked first, in id order,
- * so writes to one submission run one after the other and the status always counts every committed
- * mark of it.
+ * names the entry of another pair: 409) fails the transaction, all writes with it.
+ *
+ * The transaction is sent in one round trip (asUsersInOneTrip), so no statement may wait for another's
+ * answer: the rules are checked in SQL, and only their messages are written here. First one statement
+ * locks the submissions in id order, so writes to one submission run one after the other; each later
+ * statement starts after those locks, so its counts see every committed mark. Then one statement per
+ * round of writes (a pair or mark id at most once in each, so writes to one pair apply in order)
+ * checks, writes and moves the status of the submissions it wrote to.
  */
-export async function upsertMarks(tx: Tx, callerId: string, writes: MarkUpsert[]): Promise<MarkOutcome[]> {
+export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]): Promise<MarkOutcome[]> {
   if (writes.length === 0) return [];
-  const contexts = await lockWriteContexts(tx, writes);
-  const outcomes: MarkOutcome[] = new Array(writes.length);
-  const accepted: number[] = [];
-  writes.forEach((write, index) => {
-    const refusal = refusalOf(write, contexts[index]);
-    if (refusal) outcomes[index] = { error: refusal };
-    else accepted.push(index);
-  });
-
-  // Every submission's status as it stands, then as each round of writes leaves it.
-  const statusBefore = new Map<string, SubmissionStatus>();
-  for (const index of accepted) statusBefore.set(writes[index]!.body.submission_id, contexts[index]!.status);
-  const status = new Map(statusBefore);
-  for (const round of inRounds(writes, accepted)) {
-    const saved = new Map<string, SavedMark>();
-    const roundPairs = round.map((index) => writes[index]!.body);
-    for (const group of bySuppliedFields(writes, round)) {
-      for (const row of await insertMarks(tx, callerId, group.map((index) => ({ write: writes[index]!, context: contexts[index]! })), roundPairs)) {
-        saved.set(pairKey(row.submission_id, row.question_id), row);
-      }
-    }
-    // Confirmed marks of each submission: those outside this round (the same for each of its rows)
-    // plus this round's own.
-    const progress = new Map<string, { leaves: number; confirmed: number }>();
-    for (const row of saved.values()) {
-      const current = progress.get(row.submission_id) ?? { leaves: row.leaves, confirmed: row.confirmedOutsideRound };
-      if (isConfirmedValue(row)) current.confirmed++;
-      progress.set(row.submission_id, current);
-    }
-    for (const [submissionId, counts] of progress) {
-      status.set(submissionId, nextSubmissionStatus(status.get(submissionId)!, counts.leaves, counts.confirmed));
-    }
-    for (const index of round) {
-      const { leaves: _leaves, confirmedOutsideRound: _confirmed, ...mark } = saved.get(pairKey(writes[index]!.body.submission_id, writes[index]!.body.question_id))!;
-      outcomes[index] = { mark: markFromRow(mark) };
-    }
+  const plan = markWrites(callerId, writes);
+  try {
+    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }]);
+    return plan.outcomes(results!);
+  } catch (error) {
+    throw markWriteError(error);
   }
-
-  const moved = [...status].filter(([submissionId, next]) => statusBefore.get(submissionId) !== next);
-  if (moved.length > 0) {
-    await tx.execute(sql`update ${examSubmissions} set status = moved.status::submission_status, updated_at = now()
-      from unnest(${uuidArray(moved.map(([id]) => id))}::uuid[], ${statusArray(moved.map(([, next]) => next))}::text[]) as moved(id, status)
-      where ${examSubmissions.id} = moved.id`);
-  }
-  return outcomes;
-}
-
-interface WriteContext {
-  submissionId: string | null;
-  batchId: string | null;
-  status: SubmissionStatus;
-  batchStatus: "open" | "archived" | null;
-  templateId: string | null;
-  questionId: string | null;
-  questionTemplateId: string | null;
-  label: string | null;
-  isContainer: boolean | null;
-  maxMarks: string | null;
 }
 
 /**
- * One statement: locks the submissions written to (in id order, so two batches never wait for each
- * other crosswise) and reads, for each write, its submission, batch and question; only the columns the
- * rules read. Under row-level security a submission the caller may not mark (another school's, or a
- * student's own) is not returned: 404.
+ * upsertMarks' statements for `writes` as the caller, and how to read their answers: for a transaction
+ * (asUsersInOneTrip) that may carry other callers' statements as well.
  */
-async function lockWriteContexts(tx: Tx, writes: MarkUpsert[]): Promise<(WriteContext | undefined)[]> {
-  const submissionIds = uuidArray(writes.map((write) => write.body.submission_id));
-  const questionIds = uuidArray(writes.map((write) => write.body.question_id));
-  const rows = rowsOf<Record<string, unknown>>(
-    await tx.execute(sql`with locked as materialized (
-        select s.id, s.batch_id, s.status from ${examSubmissions} s where s.id = any(${submissionIds}::uuid[]) order by s.id for update
-      )
-      select w.ordinality::int as position, l.id as submission_id, l.batch_id, l.status, b.status as batch_status, b.template_id,
-        q.id as question_id, q.template_id as question_template_id, q.label, q.is_container, q.max_marks::text as max_marks
-      from unnest(${submissionIds}::uuid[], ${questionIds}::uuid[]) with ordinality as w(submission_id, question_id)
-      left join locked l on l.id = w.submission_id
-      left join ${examBatches} b on b.id = l.batch_id
-      left join ${examQuestions} q on q.id = w.question_id`),
-  );
-  const contexts: (WriteContext | undefined)[] = new Array(writes.length);
-  for (const row of rows) {
-    contexts[Number(row.position) - 1] = {
-      submissionId: row.submission_id as string | null,
-      batchId: row.batch_id as string | null,
-      status: row.status as SubmissionStatus,
-      batchStatus: row.batch_status as WriteContext["batchStatus"],
-      templateId: row.template_id as string | null,
-      questionId: row.question_id as string | null,
-      questionTemplateId: row.question_template_id as string | null,
-      label: row.label as string | null,
-      isContainer: row.is_container as boolean | null,
-      maxMarks: row.max_marks as string | null,
-    };
-  }
-  return contexts;
+export function markWrites(callerId: string, writes: MarkUpsert[]): { statements: Statement[]; outcomes(results: Rows[]): MarkOutcome[] } {
+  const statementWrites = inRounds(writes).flatMap((round) => bySuppliedFields(writes, round));
+  return {
+    statements: [lockSubmissions(callerId, writes), ...statementWrites.map((indexes) => writeMarks(callerId, indexes.map((index) => writes[index]!)))],
+    outcomes(results) {
+      const outcomes: MarkOutcome[] = new Array(writes.length);
+      statementWrites.forEach((indexes, statement) => {
+        for (const row of results[statement + 1]!) {
+          const index = indexes[Number(row.position) - 1]!;
+          const refusal = row.refusal as Refusal | null;
+          outcomes[index] = refusal ? { error: refusalError(refusal, writes[index]!, row) } : { mark: markFromWrittenRow(row) };
+        }
+      });
+      return outcomes;
+    },
+  };
 }
 
-/** The rule a write breaks, if any. */
-function refusalOf({ body }: MarkUpsert, context: WriteContext | undefined): AppError | undefined {
-  if (!context?.submissionId || !context.batchStatus) return notFound("Submission");
-  if (context.batchStatus === "archived") return new AppError("conflict", "The batch is archived: it accepts no more marks");
-  if (!context.questionId) return notFound("Question");
-  if (context.questionTemplateId !== context.templateId) {
-    return new AppError("invalid", "question_id: the question belongs to another template than this batch's", "question_id");
+/** The submissions written to, locked in id order (so two transactions never wait for each other crosswise). */
+const lockSubmissionsStatement = statementTemplate(
+  sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) and ${isRunningAs(sql.placeholder("callerId"))}
+    order by id for update`,
+);
+
+const lockSubmissions = (callerId: string, writes: MarkUpsert[]) =>
+  lockSubmissionsStatement({ callerId, submissionIds: pgArray(writes.map((write) => write.body.submission_id)) });
+
+/** Why a write is refused, as writeMarks' statement names it. */
+type Refusal = "submission" | "archived" | "question" | "template" | "container" | "awarded_marks";
+
+/**
+ * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
+ * (absent when not visible to the caller), its batch `b` and the question `q`.
+ */
+const refusalCase = sql`case
+    when s.id is null or b.id is null then 'submission'
+    when b.status = 'archived' then 'archived'
+    when q.id is null then 'question'
+    when q.template_id <> b.template_id then 'template'
+    when q.is_container then 'container'
+    when w.awarded_marks < 0 or w.awarded_marks > q.max_marks then 'awarded_marks'
+  end`;
+
+function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string, unknown>): AppError {
+  switch (refusal) {
+    case "submission":
+      return notFound("Submission");
+    case "archived":
+      return new AppError("conflict", "The batch is archived: it accepts no more marks");
+    case "question":
+      return notFound("Question");
+    case "template":
+      return new AppError("invalid", "question_id: the question belongs to another template than this batch's", "question_id");
+    case "container":
+      return new AppError("invalid", `question_id: question ${row.label} is a container; marks go on its parts`, "question_id");
+    case "awarded_marks":
+      return new AppError("invalid", `awarded_marks: must be between 0 and ${row.max_marks ?? "any"} for question ${row.label} (given ${body.awarded_marks})`, "awarded_marks");
   }
-  if (context.isContainer) {
-    return new AppError("invalid", `question_id: question ${context.label} is a container; marks go on its parts`, "question_id");
-  }
-  if (body.awarded_marks !== null) {
-    const max = context.maxMarks === null ? null : Number(context.maxMarks);
-    if (body.awarded_marks < 0 || (max !== null && body.awarded_marks > max)) {
-      return new AppError("invalid", `awarded_marks: must be between 0 and ${max ?? "any"} for question ${context.label}`, "awarded_marks");
-    }
-  }
-  return undefined;
 }
 
 const pairKey = (submissionId: string, questionId: string) => `${submissionId}/${questionId}`;
@@ -202,20 +162,20 @@ const pairKey = (submissionId: string, questionId: string) => `${submissionId}/$
  * Splits writes into rounds one statement each can carry: a statement may touch a pair, or use a
  * mark id, only once. A later write of a pair (or id) goes in a later round, so writes apply in order.
  */
-function inRounds(writes: MarkUpsert[], indexes: number[]): number[][] {
+function inRounds(writes: MarkUpsert[]): number[][] {
   const rounds: number[][] = [];
   const lastRound = new Map<string, number>();
-  for (const index of indexes) {
-    const { mark_id: markId, body } = writes[index]!;
+  writes.forEach(({ mark_id: markId, body }, index) => {
     const keys = [pairKey(body.submission_id, body.question_id), markId];
     const round = Math.max(...keys.map((key) => lastRound.get(key) ?? -1)) + 1;
     (rounds[round] ??= []).push(index);
     for (const key of keys) lastRound.set(key, round);
-  }
+  });
   return rounds;
 }
 
 const OPTIONAL_FIELDS = ["mark_scheme_detail", "annotation_shape_ids", "comment", "confirmed"] as const;
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
 /** Writes that supply the same optional fields, which one statement's ON CONFLICT can update together. */
 function bySuppliedFields(writes: MarkUpsert[], indexes: number[]): number[][] {
@@ -227,102 +187,140 @@ function bySuppliedFields(writes: MarkUpsert[], indexes: number[]): number[][] {
   return [...groups.values()];
 }
 
-type SavedMark = MarkRow & { leaves: number; confirmedOutsideRound: number };
+/** Each optional field as one array parameter (a PostgreSQL array literal, one element per write) and its type. */
+const optionalColumns: Record<OptionalField, { values(writes: MarkUpsert[]): string; type: SQL }> = {
+  mark_scheme_detail: {
+    values: (writes) => pgArray(writes.map(({ body }) => (body.mark_scheme_detail === null ? null : JSON.stringify(body.mark_scheme_detail)))),
+    type: sql`jsonb[]`,
+  },
+  annotation_shape_ids: { values: (writes) => pgArray(writes.map(({ body }) => JSON.stringify(body.annotation_shape_ids))), type: sql`jsonb[]` },
+  comment: { values: (writes) => pgArray(writes.map(({ body }) => body.comment ?? null)), type: sql`text[]` },
+  confirmed: { values: (writes) => pgArray(writes.map(({ body }) => String(body.confirmed))), type: sql`boolean[]` },
+};
 
 /**
- * One INSERT … ON CONFLICT for writes of distinct pairs supplying the same optional fields. Each row
- * comes back with its template's leaf count and the confirmed marks of its submission but those of the
- * round's pairs (`roundPairs`, this statement's and its siblings'); subqueries in RETURNING read the
- * snapshot taken before the statement: every committed mark of the submission and the earlier rounds'.
+ * One statement for writes of distinct pairs supplying the same optional fields: reads each write's
+ * submission, batch and question, keeps the rules (refusalCase), inserts or updates the accepted
+ * writes, and moves the status of each submission written to by the status rule. Answers one row per
+ * write, by position: its refusal, or the saved mark.
+ *
+ * The confirmed marks of a submission after the statement are those of its snapshot (every committed
+ * mark, the locks being taken by the statement before) but the pairs it writes, plus the pairs it
+ * writes that are confirmed with a value. They are counted only when the statement writes such a mark
+ * to the submission: otherwise the submission cannot become complete and the count changes nothing.
  */
-async function insertMarks(
-  tx: Tx,
-  callerId: string,
-  group: { write: MarkUpsert; context: WriteContext }[],
-  roundPairs: { submission_id: string; question_id: string }[],
-): Promise<SavedMark[]> {
-  const supplied = OPTIONAL_FIELDS.filter((field) => group[0]!.write.body[field] !== undefined);
-  const rows = group.map(({ write: { mark_id: id, body }, context }) => ({
-    id,
-    submission_id: body.submission_id,
-    question_id: body.question_id,
-    batch_id: context.batchId!,
-    awarded_marks: body.awarded_marks === null ? null : body.awarded_marks.toFixed(2),
-    marked_by: "teacher",
-    marked_by_user_id: callerId,
-    ...Object.fromEntries(supplied.map((field) => [field, body[field]])),
-  }));
-  // Over the marks `m` the count reads: the pairs this round writes.
-  const writtenThisRound = sql`exists (select from unnest(${uuidArray(roundPairs.map((pair) => pair.submission_id))}::uuid[], ${uuidArray(roundPairs.map((pair) => pair.question_id))}::uuid[]) as w(submission_id, question_id)
-    where w.submission_id = m.submission_id and w.question_id = m.question_id)`;
-  // The written row's columns, spelled out: drizzle leaves RETURNING's column names unqualified, and
-  // inside a subquery over marks an unqualified name would mean the subquery's own row.
-  const writtenSubmission = sql.raw("exam_mark_entries.submission_id");
-  const writtenTemplate = sql`(select t.template_id from ${examQuestions} t where t.id = ${sql.raw("exam_mark_entries.question_id")})`;
-  try {
-    return await tx
-      .insert(examMarkEntries)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: [examMarkEntries.submission_id, examMarkEntries.question_id],
-        set: {
-          awarded_marks: sql`excluded.awarded_marks`,
-          marked_by: "teacher",
-          marked_by_user_id: callerId,
-          updated_at: sql`now()`,
-          ...Object.fromEntries(supplied.map((field) => [field, sql.raw(`excluded.${field}`)])),
-        },
-      })
-      .returning({
-        ...getTableColumns(examMarkEntries),
-        leaves: leafQuestionCount(writtenTemplate),
-        confirmedOutsideRound: confirmedMarkCount(writtenSubmission, writtenTemplate, writtenThisRound),
-      });
-  } catch (error) {
-    if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
-      throw new AppError("conflict", "mark id already names the mark of another submission or question");
-    }
-    if (postgresErrorCode(error) === FOREIGN_KEY_VIOLATION) {
-      // The owner replaced the canvas while this mark was being written (the question row is gone).
-      throw new AppError("conflict", "The template's questions changed while marking; reload and try again");
-    }
-    throw error;
-  }
+function writeMarks(callerId: string, writes: MarkUpsert[]): Statement {
+  const supplied = OPTIONAL_FIELDS.filter((field) => writes[0]!.body[field] !== undefined);
+  const key = supplied.join(",");
+  let template = writeMarksTemplates.get(key);
+  if (!template) writeMarksTemplates.set(key, (template = statementTemplate(writeMarksSql(supplied))));
+  return template({
+    callerId,
+    markIds: pgArray(writes.map((write) => write.mark_id)),
+    submissionIds: pgArray(writes.map((write) => write.body.submission_id)),
+    questionIds: pgArray(writes.map((write) => write.body.question_id)),
+    awardedMarks: pgArray(writes.map(({ body }) => (body.awarded_marks === null ? null : body.awarded_marks.toFixed(2)))),
+    ...Object.fromEntries(supplied.map((field) => [field, optionalColumns[field].values(writes)])),
+  });
 }
 
-/** A PostgreSQL array literal of ids (checked as UUIDs by the input schema): one parameter, any length. */
-const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
-/** Submission statuses are enum labels (plain words): no quoting needed. */
-const statusArray = (statuses: SubmissionStatus[]) => `{${statuses.join(",")}}`;
+/** writeMarks' statement text for each combination of supplied optional fields, rendered once. */
+const writeMarksTemplates = new Map<string, ReturnType<typeof statementTemplate>>();
+
+function writeMarksSql(supplied: OptionalField[]): SQL {
+  const submissionIds = sql.placeholder("submissionIds");
+  const questionIds = sql.placeholder("questionIds");
+  const callerId = sql.placeholder("callerId");
+  const unnested = [
+    sql`${sql.placeholder("markIds")}::uuid[]`,
+    sql`${submissionIds}::uuid[]`,
+    sql`${questionIds}::uuid[]`,
+    sql`${sql.placeholder("awardedMarks")}::numeric[]`,
+    ...supplied.map((field) => sql`${sql.placeholder(field)}::${optionalColumns[field].type}`),
+  ];
+  const suppliedNames = supplied.map((field) => sql.raw(`, ${field}`));
+  const isConfirmedValue = sql`saved.confirmed and saved.awarded_marks is not null`;
+  return sql`with w as (
+      select * from unnest(${sql.join(unnested, sql`, `)}) with ordinality
+        as w(id, submission_id, question_id, awarded_marks${sql.join(suppliedNames, sql``)}, position)
+    ),
+    context as materialized (
+      select w.*, s.batch_id, s.status, b.template_id, q.label, q.max_marks::text as max_marks, ${refusalCase} as refusal
+      from w
+      left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
+      left join ${examBatches} b on b.id = s.batch_id
+      left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
+    ),
+    saved as (
+      insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})
+      select id, submission_id, question_id, batch_id, awarded_marks, 'teacher', ${callerId}::uuid${sql.join(suppliedNames, sql``)}
+      from context where refusal is null
+      on conflict (submission_id, question_id) do update set awarded_marks = excluded.awarded_marks, marked_by = excluded.marked_by,
+        marked_by_user_id = excluded.marked_by_user_id, updated_at = now()${sql.join(
+          supplied.map((field) => sql.raw(`, ${field} = excluded.${field}`)),
+          sql``,
+        )}
+      returning *
+    ),
+    progress as materialized (
+      select c.submission_id, c.status, case when bool_or(${isConfirmedValue})
+          then app.submission_progress(c.submission_id, c.template_id, array_agg(saved.question_id)) end as counts,
+        count(*) filter (where ${isConfirmedValue}) as confirmed_written
+      from context c join saved on saved.submission_id = c.submission_id and saved.question_id = c.question_id
+      group by c.submission_id, c.status, c.template_id
+    ),
+    moved as (
+      update ${examSubmissions} s set status = next.status, updated_at = now()
+      from (select submission_id, status as before,
+          ${nextSubmissionStatus(sql`status`, sql`(counts).leaves`, sql`(counts).confirmed + confirmed_written`)} as status from progress) next
+      where s.id = next.submission_id and next.status <> next.before
+    )
+    select c.position::int as position, c.refusal, c.label, c.max_marks, saved.id, saved.submission_id, saved.question_id, saved.batch_id,
+      saved.awarded_marks::text as awarded_marks, saved.mark_scheme_detail, saved.annotation_shape_ids, saved.comment, saved.confirmed,
+      saved.marked_by, saved.marked_by_user_id, saved.created_at, saved.updated_at
+    from context c left join saved on saved.submission_id = c.submission_id and saved.question_id = c.question_id`;
+}
+
+/** A mark as writeMarks answers it (timestamps as the driver gives them: a Date or a string). */
+function markFromWrittenRow(row: Record<string, unknown>): Mark {
+  return markFromRow({ ...(row as MarkRow), created_at: new Date(row.created_at as string), updated_at: new Date(row.updated_at as string) });
+}
+
+/** The database errors a write of marks may meet, as the caller's errors; others as they are. */
+export function markWriteError(error: unknown): unknown {
+  if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
+    return new AppError("conflict", "mark id already names the mark of another submission or question");
+  }
+  if (postgresErrorCode(error) === FOREIGN_KEY_VIOLATION) {
+    // The owner replaced the canvas while this mark was being written (the question row is gone).
+    return new AppError("conflict", "The template's questions changed while marking; reload and try again");
+  }
+  return error;
+}
+
+/**
+ * A PostgreSQL array literal: one parameter, any length. Every element is quoted (backslash and
+ * double quote escaped), null is NULL.
+ */
+const pgArray = (values: (string | null)[]) =>
+  `{${values.map((value) => (value === null ? "NULL" : `"${value.replace(/[\\"]/g, "\\$&")}"`)).join(",")}}`;
 
 export type SubmissionStatus = (typeof examSubmissions.$inferSelect)["status"];
 
 /**
- * The status rule of marks: complete when every leaf question has a confirmed mark with a value;
- * otherwise absent, unmatched and complete become marking and the other statuses stay.
+ * The status rule of marks, over SQL expressions: complete when every leaf question has a confirmed
+ * mark with a value; otherwise absent, unmatched and complete become marking and the other statuses
+ * stay. `leaves` and `confirmed` may be null (not counted): then it is not complete.
  */
-function nextSubmissionStatus(current: SubmissionStatus, leaves: number, confirmed: number): SubmissionStatus {
-  if (leaves > 0 && confirmed === leaves) return "complete";
-  if (current === "absent" || current === "unmatched" || current === "complete") return "marking";
-  return current;
-}
-
-const isConfirmedValue = (mark: Pick<MarkRow, "confirmed" | "awarded_marks">) => mark.confirmed && mark.awarded_marks !== null;
-
-/** Leaf questions of a template (its id, or an SQL expression giving it). */
-const leafQuestionCount = (templateId: string | SQL) =>
-  sql<number>`(select count(*)::int from ${examQuestions} q where q.template_id = ${templateId} and not q.is_container)`;
-
-/** Confirmed marks with a value on leaf questions of the template, of a submission; but those `unless` names (a condition on `m`). */
-const confirmedMarkCount = (submissionId: string | SQL, templateId: string | SQL, unless?: SQL) =>
-  sql<number>`(select count(*)::int from ${examMarkEntries} m join ${examQuestions} q on q.id = m.question_id
-    where m.submission_id = ${submissionId} and q.template_id = ${templateId} and not q.is_container
-      and m.confirmed and m.awarded_marks is not null${unless ? sql` and not ${unless}` : sql``})`;
+const nextSubmissionStatus = (current: SQL, leaves: SQL, confirmed: SQL) =>
+  sql`(case when ${leaves} > 0 and ${confirmed} = ${leaves} then 'complete'
+    when ${current} in ('absent', 'unmatched', 'complete') then 'marking' else ${current}::text end)::submission_status`;
 
 /** The status of a submission by the rule above, from its marks as they stand in this transaction. */
 export async function statusAfterMark(tx: Tx, submissionId: string, templateId: string, current: SubmissionStatus): Promise<SubmissionStatus> {
-  const [counts] = rowsOf<{ leaves: number; confirmed: number }>(
-    await tx.execute(sql`select ${leafQuestionCount(templateId)} as leaves, ${confirmedMarkCount(submissionId, templateId)} as confirmed`),
+  const [row] = rowsOf<{ status: SubmissionStatus }>(
+    await tx.execute(sql`select ${nextSubmissionStatus(sql`${current}::submission_status`, sql`counts.leaves`, sql`counts.confirmed`)}::text as status
+      from app.submission_progress(${submissionId}, ${templateId}, '{}') counts`),
   );
-  return nextSubmissionStatus(current, Number(counts?.leaves ?? 0), Number(counts?.confirmed ?? 0));
+  return row!.status;
 }
