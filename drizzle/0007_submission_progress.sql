@@ -7,22 +7,25 @@
 -- are null. STABLE: it reads the calling statement's snapshot, as the subqueries did. A named type, so
 -- that a statement can keep the pair in a column (an anonymous record cannot be read back from a CTE).
 CREATE TYPE app.progress_counts AS (leaves int, confirmed int);--> statement-breakpoint
+-- No SET search_path (a save and restore of the setting at every call): every name below is
+-- schema-qualified, and markbook_app may create nothing to shadow them. One query for the check and
+-- both counts.
 CREATE OR REPLACE FUNCTION app.submission_progress(submission uuid, template uuid, unless_questions uuid[]) RETURNS app.progress_counts
-  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp
+  LANGUAGE plpgsql STABLE SECURITY DEFINER
   AS $$
   DECLARE
     counts app.progress_counts;
   BEGIN
-    IF NOT EXISTS (
-      SELECT FROM exam_submissions s JOIN exam_batches b ON b.id = s.batch_id
+    SELECT
+      (SELECT count(*) FROM public.exam_questions q WHERE q.template_id = template AND NOT q.is_container),
+      (SELECT count(*) FROM public.exam_mark_entries m JOIN public.exam_questions q ON q.id = m.question_id
+        WHERE m.submission_id = submission AND q.template_id = template AND NOT q.is_container
+          AND m.confirmed AND m.awarded_marks IS NOT NULL AND m.question_id <> ALL (unless_questions))
+    INTO counts.leaves, counts.confirmed
+    WHERE EXISTS (
+      SELECT FROM public.exam_submissions s JOIN public.exam_batches b ON b.id = s.batch_id
       WHERE s.id = submission AND b.template_id = template AND b.institute_id IN (SELECT app.my_staff_institute_ids())
-    ) THEN
-      RETURN NULL;
-    END IF;
-    SELECT count(*) INTO counts.leaves FROM exam_questions q WHERE q.template_id = template AND NOT q.is_container;
-    SELECT count(*) INTO counts.confirmed FROM exam_mark_entries m JOIN exam_questions q ON q.id = m.question_id
-      WHERE m.submission_id = submission AND q.template_id = template AND NOT q.is_container
-        AND m.confirmed AND m.awarded_marks IS NOT NULL AND m.question_id <> ALL (unless_questions);
+    );
     RETURN counts;
   END
   $$;--> statement-breakpoint

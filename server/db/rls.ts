@@ -59,27 +59,26 @@ export interface UserStatements {
 }
 
 /**
- * Runs each part's statements as its user, all in one transaction sent in one round trip
- * (transactionInOneTrip), and returns the rows of each part's statements. Each part starts as the
- * service (so that its user's scope is read from every membership, not through the previous user's
+ * Runs `asService` (statements with the service's own rights, such as taking locks) and then each
+ * part's statements as its user, all in one transaction sent in one round trip (transactionInOneTrip),
+ * and returns the rows of each part's statements. Each part after the first starts as the service
+ * again (so that its user's scope is read from every membership, not through the previous user's
  * policies) and then takes its user's settings and role. Each statement that reads or writes user data
  * must also check `isRunningAs` its user: were BEGIN ever to fail, the statements sent behind it would
  * run outside the transaction, without the settings, and the check makes them match nothing.
  */
-export async function asUsersInOneTrip(db: Db, parts: UserStatements[]): Promise<Rows[][]> {
-  const statements: Statement[] = [];
-  for (const part of parts) {
+export async function asUsersInOneTrip(db: Db, parts: UserStatements[], asService: Statement[] = []): Promise<Rows[][]> {
+  const statements: Statement[] = [serviceRole, ...asService];
+  const firstOfPart: number[] = [];
+  parts.forEach((part, index) => {
     if (!uuidShape.test(part.userId)) throw new Error("asUsersInOneTrip needs user ids (uuid)");
-    statements.push(serviceRole, callerSettingsStatement({ userId: part.userId }), ...part.statements);
-  }
-  const results = await transactionInOneTrip(db, statements);
-  let next = 0;
-  return parts.map((part) => {
-    next += 2; // the role reset and the settings
-    const rows = results.slice(next, next + part.statements.length);
-    next += part.statements.length;
-    return rows;
+    if (index > 0) statements.push(serviceRole);
+    statements.push(callerSettingsStatement({ userId: part.userId }));
+    firstOfPart.push(statements.length);
+    statements.push(...part.statements);
   });
+  const results = await transactionInOneTrip(db, statements);
+  return parts.map((part, index) => results.slice(firstOfPart[index], firstOfPart[index]! + part.statements.length));
 }
 
 /**

@@ -76,16 +76,18 @@ export async function upsertMark(db: Db, callerId: string, input: z.input<typeof
  *
  * The transaction is sent in one round trip (asUsersInOneTrip), so no statement may wait for another's
  * answer: the rules are checked in SQL, and only their messages are written here. First one statement
- * locks the submissions in id order, so writes to one submission run one after the other; each later
- * statement starts after those locks, so its counts see every committed mark. Then one statement per
- * round of writes (a pair or mark id at most once in each, so writes to one pair apply in order)
- * checks, writes and moves the status of the submissions it wrote to.
+ * locks the submissions in id order (lockSubmissions), so writes to one submission run one after the
+ * other; each later statement starts after those locks, so its counts see every committed mark. Then
+ * one statement per round of writes (a pair or mark id at most once in each, so writes to one pair
+ * apply in order) checks, writes and moves the status of the submissions it wrote to.
  */
 export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]): Promise<MarkOutcome[]> {
   if (writes.length === 0) return [];
   const plan = markWrites(callerId, writes);
   try {
-    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }]);
+    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }], [
+      lockSubmissions(writes.map((write) => write.body.submission_id)),
+    ]);
     return plan.outcomes(results!);
   } catch (error) {
     throw markWriteError(error);
@@ -94,16 +96,17 @@ export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]
 
 /**
  * upsertMarks' statements for `writes` as the caller, and how to read their answers: for a transaction
- * (asUsersInOneTrip) that may carry other callers' statements as well.
+ * (asUsersInOneTrip) that may carry other callers' statements as well, and that has locked the
+ * submissions written to first (lockSubmissions).
  */
 export function markWrites(callerId: string, writes: MarkUpsert[]): { statements: Statement[]; outcomes(results: Rows[]): MarkOutcome[] } {
   const statementWrites = inRounds(writes).flatMap((round) => bySuppliedFields(writes, round));
   return {
-    statements: [lockSubmissions(callerId, writes), ...statementWrites.map((indexes) => writeMarks(callerId, indexes.map((index) => writes[index]!)))],
+    statements: statementWrites.map((indexes) => writeMarks(callerId, indexes.map((index) => writes[index]!))),
     outcomes(results) {
       const outcomes: MarkOutcome[] = new Array(writes.length);
       statementWrites.forEach((indexes, statement) => {
-        for (const row of results[statement + 1]!) {
+        for (const row of results[statement]!) {
           const index = indexes[Number(row.position) - 1]!;
           const refusal = row.refusal as Refusal | null;
           outcomes[index] = refusal ? { error: refusalError(refusal, writes[index]!, row) } : { mark: markFromWrittenRow(row) };
@@ -114,14 +117,18 @@ export function markWrites(callerId: string, writes: MarkUpsert[]): { statements
   };
 }
 
-/** The submissions written to, locked in id order (so two transactions never wait for each other crosswise). */
+/**
+ * Locks the submissions written to, in id order, with the service's rights (asUsersInOneTrip's
+ * `asService`): one statement for a whole transaction, whoever its callers, so two transactions never
+ * wait for each other crosswise. The lock only orders writers: what a caller may write is decided by
+ * the caller's own statements under row-level security (a submission out of the caller's reach is a
+ * 404 there, and nothing of it is read or written).
+ */
 const lockSubmissionsStatement = statementTemplate(
-  sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) and ${isRunningAs(sql.placeholder("callerId"))}
-    order by id for update`,
+  sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) order by id for update`,
 );
 
-const lockSubmissions = (callerId: string, writes: MarkUpsert[]) =>
-  lockSubmissionsStatement({ callerId, submissionIds: pgArray(writes.map((write) => write.body.submission_id)) });
+export const lockSubmissions = (submissionIds: Iterable<string>) => lockSubmissionsStatement({ submissionIds: pgArray([...new Set(submissionIds)]) });
 
 /** Why a write is refused, as writeMarks' statement names it. */
 type Refusal = "submission" | "archived" | "question" | "template" | "container" | "awarded_marks";
