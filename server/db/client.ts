@@ -157,7 +157,7 @@ export async function transactionInOneTrip(db: Db, statements: Statement[]): Pro
     const answers = await Promise.allSettled(queries);
     const failure = answers.find((answer) => answer.status === "rejected");
     if (failure) throw failure.reason;
-    return answers.slice(1, -1).map((answer) => [...(answer as PromiseFulfilledResult<Rows>).value]);
+    return answers.slice(1, -1).map((answer) => (answer as PromiseFulfilledResult<Rows>).value);
   } finally {
     connection.release();
   }

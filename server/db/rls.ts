@@ -1,4 +1,4 @@
-import { type Placeholder, type SQL, sql } from "drizzle-orm";
+import { type Placeholder, sql } from "drizzle-orm";
 import { type Db, type Rows, type Statement, type TransactionPreamble, type Tx, beginWithPreamble, statementTemplate, transactionInOneTrip } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */

@@ -375,7 +375,7 @@ async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promis
 
 /** Soft delete: the template is archived, never removed (batches and results keep referring to it). */
 export async function archiveTemplate(tx: Tx, callerId: string, templateId: string): Promise<TemplateRow> {
-  const template = await findOwnTemplateForUpdate(tx, callerId, templateId);
+  await findOwnTemplateForUpdate(tx, callerId, templateId);
   const [archived] = await tx
     .update(examTemplates)
     .set({ status: "archived", updated_at: new Date() })
