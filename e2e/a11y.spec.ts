@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { expectNoAxeViolations, signIn } from "./helpers";
 
 test("sign-in page, empty and with an error, has no axe violations (WCAG 2.1 A/AA, best practices)", async ({ page }) => {

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import { scriptPdf } from "./papers";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
 export const DEMO_PASSWORD = "markbook-demo";
@@ -34,4 +35,27 @@ export async function expectNoAxeViolations(page: Page, context = page.url()): P
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
   const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   expect(summary, `accessibility violations on ${context}`).toEqual([]);
+}
+
+/**
+ * On a batch page: two scans matched in order, then one for the last student of the list. Returns the
+ * first script's student, the chosen one, the file input and the list of uploads.
+ */
+export async function uploadTwoInOrderAndOneChosen(page: Page, pages: number) {
+  const files = page.getByLabel("Choose PDF scans");
+  await files.setInputFiles([
+    { name: "first.pdf", mimeType: "application/pdf", buffer: await scriptPdf(pages, "First script") },
+    { name: "second.pdf", mimeType: "application/pdf", buffer: await scriptPdf(pages, "Second script") },
+  ]);
+  const uploads = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem");
+  await expect(uploads.nth(0)).toContainText(/Matched to .+/);
+  await expect(uploads.nth(1)).toContainText(/Matched to .+/);
+  const first = ((await uploads.nth(0).locator(".upload-item__result").textContent()) ?? "").replace("Matched to ", "").trim();
+  await page.getByLabel("To a chosen student").check();
+  const studentSelect = page.getByLabel("Student", { exact: true });
+  const chosen = (await studentSelect.locator("option").last().textContent())!.trim();
+  await studentSelect.selectOption({ label: chosen });
+  await files.setInputFiles({ name: "chosen.pdf", mimeType: "application/pdf", buffer: await scriptPdf(pages, "Chosen script") });
+  await expect(uploads.nth(2)).toContainText(`Matched to ${chosen}`);
+  return { first, chosen, files, uploads };
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { screenshot, signIn } from "./helpers";
-import { drawArea, questionButton, scriptPdf, twoPagePaper } from "./papers";
+import { screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
+import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 /**
  * The whole teacher journey in one flow, on the production build: a paper uploaded as a PDF becomes a
@@ -54,21 +54,7 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   const batchId = page.url().split("/").pop()!;
 
   // 3. Two scans matched in order, then one for a chosen student.
-  const files = page.getByLabel("Choose PDF scans");
-  await files.setInputFiles([
-    { name: "first.pdf", mimeType: "application/pdf", buffer: await scriptPdf(2, "First script") },
-    { name: "second.pdf", mimeType: "application/pdf", buffer: await scriptPdf(2, "Second script") },
-  ]);
-  const uploads = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem");
-  await expect(uploads.nth(0)).toContainText(/Matched to .+/);
-  await expect(uploads.nth(1)).toContainText(/Matched to .+/);
-  const student = ((await uploads.nth(0).locator(".upload-item__result").textContent()) ?? "").replace("Matched to ", "").trim();
-  await page.getByLabel("To a chosen student").check();
-  const studentSelect = page.getByLabel("Student", { exact: true });
-  const chosen = (await studentSelect.locator("option").last().textContent())!.trim();
-  await studentSelect.selectOption({ label: chosen });
-  await files.setInputFiles({ name: "chosen.pdf", mimeType: "application/pdf", buffer: await scriptPdf(2, "Chosen script") });
-  await expect(uploads.nth(2)).toContainText(`Matched to ${chosen}`);
+  const { first: student } = await uploadTwoInOrderAndOneChosen(page, 2);
   await expect(page.getByText("3 in progress")).toBeVisible();
 
   // 4. The first script, marked by keyboard only: 2 on 1a, 2 on 1b, each confirmed by Enter.

@@ -1,7 +1,6 @@
 import fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
-import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
-import { scriptPdf } from "./papers";
+import { expect, test } from "@playwright/test";
+import { expectNoAxeViolations, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 
@@ -42,22 +41,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await page.goto(`/batches/${batchId}`);
 
   // 2. Two scans in order, then one for a chosen student.
-  const files = page.getByLabel("Choose PDF scans");
-  await files.setInputFiles([
-    { name: "script-1.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "First script") },
-    { name: "script-2.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "Second script") },
-  ]);
-  const uploads = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem");
-  await expect(uploads.nth(0)).toContainText(/Matched to .+/);
-  await expect(uploads.nth(1)).toContainText(/Matched to .+/);
-  const firstStudent = ((await uploads.nth(0).locator(".upload-item__result").textContent()) ?? "").replace("Matched to ", "").trim();
-
-  await page.getByLabel("To a chosen student").check();
-  const studentSelect = page.getByLabel("Student", { exact: true });
-  const lastStudent = (await studentSelect.locator("option").last().textContent())!.trim();
-  await studentSelect.selectOption({ label: lastStudent });
-  await files.setInputFiles({ name: "late-script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count, "Late script") });
-  await expect(uploads.nth(2)).toContainText(`Matched to ${lastStudent}`);
+  const { first: firstStudent, chosen: lastStudent, files, uploads } = await uploadTwoInOrderAndOneChosen(page, template.page_count);
 
   // A file that is not a PDF is refused with the server's reason.
   await files.setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just some text") });

@@ -10,7 +10,6 @@
  * It prints per-call figures and the overheads, then writes them into docs/benchmarks.md.
  */
 import crypto from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
 import { asc, eq, sql } from "drizzle-orm";
 import { type Database, type Db, type Tx, openDatabase } from "../server/db/client";

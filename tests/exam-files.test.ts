@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PDFDocument } from "pdf-lib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { GET as getFileRoute } from "../app/api/exam/files/[fileId]/route";
 import { POST as uploadRoute } from "../app/api/exam/files/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";

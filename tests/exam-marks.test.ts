@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { PUT as markRoute } from "../app/api/exam/marks/[markId]/route";

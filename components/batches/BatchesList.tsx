@@ -9,7 +9,6 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
-import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";

@@ -9,7 +9,6 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
-import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
