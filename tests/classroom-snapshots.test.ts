@@ -24,11 +24,20 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 const BUCKET = "cc.public.snapshots";
 const bucketDir = path.join(dataDir, "storage", BUCKET);
 
+/** Files under `directory`, at any depth; a folder that vanishes meanwhile (another test's temporary one) is skipped. */
 function listFiles(directory: string): string[] {
-  if (!fs.existsSync(directory)) return [];
-  return fs.readdirSync(directory, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath, entry.name))
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(directory, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return entries
+    .flatMap((entry) => {
+      const entryPath = path.join(directory, entry.name);
+      return entry.isDirectory() ? listFiles(entryPath) : entry.isFile() ? [entryPath] : [];
+    })
     .sort();
 }
 
