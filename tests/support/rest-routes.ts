@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import path from "node:path";
+import { buildOpenApiDocument } from "../../server/http/openapi";
+
+/**
+ * Every REST route of the app, found on disk (each `app/**​/route.ts`) and matched to its operation in
+ * the OpenAPI document, so that tests which must cover every route (the hostile-input fuzz, the
+ * cross-school matrix) cannot forget one: a new route file is in this list the moment it exists.
+ */
+
+const appDirectory = path.resolve(import.meta.dirname, "../../app");
+export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+/** Route files that are not part of the REST surface for tools (next-auth, tRPC, the document itself). */
+const notRestSurface = ["api/auth/[...nextauth]", "api/trpc/[trpc]", "api/openapi.json"];
+
+type RouteHandler = (request: Request, route?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export interface RestRoute {
+  /** The file's folder under app/, e.g. `api/exam/batches/[batchId]/queue`. */
+  folder: string;
+  /** The OpenAPI path of the same route, e.g. `/api/exam/batches/{batchId}/queue`. */
+  openApiPath: string;
+  /** Names of the dynamic segments in the route file (`batchId`), in order. */
+  paramNames: string[];
+  methods: HttpMethod[];
+  /** The OpenAPI operation of each method (undefined when the document lacks it: a test should fail). */
+  operations: Partial<Record<HttpMethod, OpenApiOperation>>;
+  handler(method: HttpMethod): RouteHandler;
+}
+
+export interface OpenApiOperation {
+  parameters?: { name: string; in: "query" | "path" | "header"; required?: boolean; schema?: unknown }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
+  responses: Record<string, unknown>;
+}
+
+function routeFolders(directory = appDirectory): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) found.push(...routeFolders(full));
+    else if (entry.name === "route.ts") found.push(path.relative(appDirectory, directory).split(path.sep).join("/"));
+  }
+  return found.sort();
+}
+
+/** Same shape of path, whatever each side names its parameters (`{class_id}` beside `[classId]`). */
+const pathShape = (routePath: string) => routePath.replace(/\{[^}]+\}|\[[^\]]+\]/g, "{}");
+
+export async function loadRestRoutes(): Promise<RestRoute[]> {
+  const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, OpenApiOperation>> };
+  const documentedByShape = new Map(Object.keys(document.paths).map((documented) => [pathShape(documented), documented]));
+  const routes: RestRoute[] = [];
+  for (const folder of routeFolders()) {
+    if (notRestSurface.includes(folder)) continue;
+    const module = (await import(/* @vite-ignore */ path.join(appDirectory, folder, "route.ts"))) as Record<string, unknown>;
+    const methods = httpMethods.filter((method) => typeof module[method] === "function");
+    const openApiPath = documentedByShape.get(pathShape(`/${folder}`)) ?? `/${folder}`;
+    const item = document.paths[openApiPath] ?? {};
+    routes.push({
+      folder,
+      openApiPath,
+      paramNames: [...folder.matchAll(/\[([^\]]+)\]/g)].map((match) => match[1]!),
+      methods,
+      operations: Object.fromEntries(methods.map((method) => [method, item[method.toLowerCase()]])),
+      handler: (method) => module[method] as RouteHandler,
+    });
+  }
+  return routes;
+}
+
+export interface RouteCall {
+  /** Values of the dynamic segments, by position (`paramNames` order). */
+  params?: string[];
+  query?: Record<string, string> | URLSearchParams;
+  headers?: Record<string, string>;
+  body?: BodyInit | null;
+}
+
+/** Calls a route's handler as Next would: a Request for its URL, and its params as a promise. */
+export async function callRoute(route: RestRoute, method: HttpMethod, call: RouteCall = {}): Promise<Response> {
+  const values = call.params ?? [];
+  let index = 0;
+  const urlPath = `/${route.folder}`.replace(/\[[^\]]+\]/g, () => encodeURIComponent(values[index++] ?? ""));
+  const url = new URL(`http://localhost${urlPath}`);
+  for (const [name, value] of new URLSearchParams(call.query ?? {})) url.searchParams.append(name, value);
+  const request = new Request(url, {
+    method,
+    headers: call.headers,
+    body: method === "GET" ? undefined : call.body,
+    ...(call.body instanceof ReadableStream ? { duplex: "half" } : {}),
+  } as RequestInit);
+  const params = Object.fromEntries(route.paramNames.map((name, position) => [name, values[position] ?? ""]));
+  return route.handler(method)(request, { params: Promise.resolve(params) });
+}
