@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { graphDatabaseNameRule, graphDatabaseNameShape } from "./graph/port";
 
 /**
  * The only reader of process.env. Every variable has a default that makes the embedded mode
@@ -48,7 +49,7 @@ const envSchema = z.object({
   /** Graph database shared by every school: the global calendar. */
   GRAPH_GLOBAL_DB: z
     .string()
-    .regex(/^[a-z][a-z0-9.-]{2,62}$/, "must be a graph database name: 3-63 lowercase letters, digits, dots or dashes")
+    .regex(graphDatabaseNameShape, `must be a graph database name: ${graphDatabaseNameRule}`)
     .default("global"),
   // Speech service (/v1): see server/speech/config.ts for how these combine.
   /** Folder of local transformers.js model folders. Default: ../shared/models if it exists, else DATA_DIR/models. */

@@ -23,6 +23,8 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 const BUCKET = "cc.public.snapshots";
 const bucketDir = path.join(dataDir, "storage", BUCKET);
+/** The folder of one graph database's snapshots in the bucket. */
+const databaseDir = (dbName: string) => path.join(bucketDir, dbName);
 
 /** Files under `directory`, at any depth; a folder that vanishes meanwhile (another test's temporary one) is skipped. */
 function listFiles(directory: string): string[] {
@@ -83,15 +85,27 @@ describeOnEachDatabase("canvas snapshots", (database) => {
       expect(snapshot.session.currentPageId).toBe(records.find((record) => record.typeName === "page")!.id);
     });
 
-    it("returns what was written, stored at <node_type>/<node_id>/canvas_file.json in the bucket", async () => {
+    it("returns what was written, stored at <db_name>/<node_type>/<node_id>/canvas_file.json in the bucket", async () => {
       const snapshot = snapshotWith("round trip");
       const saved = await write(me.token, query({ path: userPath(), db_name: myDb }), JSON.stringify(snapshot));
       expect(saved.status).toBe(200);
       expect(await saved.json()).toEqual({ status: "success", path: userPath(), bytes: JSON.stringify(snapshot).length });
-      expect(JSON.parse(fs.readFileSync(path.join(bucketDir, "User", me.id, "canvas_file.json"), "utf8"))).toEqual(snapshot);
-      const response = await read(me.token, query({ path: userPath(), db_name: "any" }));
+      expect(JSON.parse(fs.readFileSync(path.join(databaseDir(myDb), "User", me.id, "canvas_file.json"), "utf8"))).toEqual(snapshot);
+      const response = await read(me.token, query({ path: userPath(), db_name: myDb }));
       expect(response.headers.get("x-snapshot-source")).toBe("stored");
       expect(await response.json()).toEqual(snapshot);
+      // The same node in another of the caller's databases is another canvas.
+      const elsewhere = await read(me.token, query({ path: userPath(), db_name: school.institute.graph_db_name }));
+      expect(elsewhere.headers.get("x-snapshot-source")).toBe("default");
+    });
+
+    it("no longer reads an object at the old key <node_type>/<node_id>/canvas_file.json (it names no database)", async () => {
+      const folder = path.join(bucketDir, "Department", "before-issue-14");
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, "canvas_file.json"), JSON.stringify(snapshotWith("OLD-KEY")));
+      const response = await read(me.token, query({ path: `${BUCKET}/Department/before-issue-14`, db_name: school.institute.graph_db_name }));
+      expect(response.headers.get("x-snapshot-source")).toBe("default");
+      expect(await response.text()).not.toContain("OLD-KEY");
     });
 
     it("replaces a malformed or structurally invalid stored snapshot with the default content", async () => {
@@ -105,7 +119,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
         JSON.stringify({ document: "text", session: {}, schemaVersion: 1 }),
       ];
       for (const [index, content] of stored.entries()) {
-        const folder = path.join(bucketDir, "Department", `broken-${index}`);
+        const folder = path.join(databaseDir(school.institute.graph_db_name), "Department", `broken-${index}`);
         fs.mkdirSync(folder, { recursive: true });
         fs.writeFileSync(path.join(folder, "canvas_file.json"), content);
         const response = await read(me.token, query({ path: `${BUCKET}/Department/broken-${index}`, db_name: school.institute.graph_db_name }));
@@ -117,7 +131,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
 
     it("accepts a snapshot with a root schemaVersion instead of document.schema", async () => {
       const legacy = { schemaVersion: 1, document: { store: {} }, session: {} };
-      const folder = path.join(bucketDir, "Department", "legacy");
+      const folder = path.join(databaseDir(school.institute.curriculum_db_name), "Department", "legacy");
       fs.mkdirSync(folder, { recursive: true });
       fs.writeFileSync(path.join(folder, "canvas_file.json"), JSON.stringify(legacy));
       const response = await read(me.token, query({ path: `${BUCKET}/Department/legacy`, db_name: school.institute.curriculum_db_name }));
@@ -153,16 +167,17 @@ describeOnEachDatabase("canvas snapshots", (database) => {
   });
 
   describe("rules 3 to 5: who may read and write which canvas", () => {
-    it("personal node types: the caller's own node, or any node in their personal database", async () => {
+    it("personal node types: the caller's own node in any of their databases, or any node in their personal database", async () => {
       for (const nodeType of ["User", "Teacher", "Developer", "SuperAdmin", "UserTeacherTimetable"]) {
-        expect((await read(me.token, query({ path: `${BUCKET}/${nodeType}/${me.id}`, db_name: "someone-elses" }))).status).toBe(200);
+        expect((await read(me.token, query({ path: `${BUCKET}/${nodeType}/${me.id}`, db_name: school.institute.graph_db_name }))).status).toBe(200);
+        expect((await read(me.token, query({ path: `${BUCKET}/${nodeType}/${me.id}`, db_name: "someone-elses" }))).status).toBe(403);
         expect((await read(me.token, query({ path: `${BUCKET}/${nodeType}/${school.student.id}`, db_name: myDb }))).status).toBe(200);
         const foreign = await read(me.token, query({ path: `${BUCKET}/${nodeType}/${school.student.id}`, db_name: school.institute.graph_db_name }));
         expect(foreign.status).toBe(403);
       }
       const theirs = await write(me.token, query({ path: userPath(school.student.id), db_name: school.student.user_db_name }), JSON.stringify(snapshotWith("x")));
       expect(theirs.status).toBe(403);
-      expect(fs.existsSync(path.join(bucketDir, "User", school.student.id))).toBe(false);
+      expect(fs.existsSync(path.join(databaseDir(school.student.user_db_name), "User", school.student.id))).toBe(false);
     });
 
     it("calendar node types: readable in the shared global database, never writable", async () => {
@@ -176,7 +191,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
         expect(inMyDb.status).toBe(403);
         expect((await read(me.token, query({ path: `${BUCKET}/${nodeType}/2027`, db_name: otherSchool.institute.graph_db_name }))).status).toBe(403);
       }
-      expect(fs.existsSync(path.join(bucketDir, "CalendarYear"))).toBe(false);
+      for (const dbName of [globalGraphDatabase(), myDb]) expect(fs.existsSync(path.join(databaseDir(dbName), "CalendarYear"))).toBe(false);
     });
 
     it("other node types: only in the caller's personal, institute or curriculum database", async () => {
@@ -229,7 +244,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
         expect(response.status, body).toBe(400);
         expect((await response.json()).detail).toMatch(reason);
       }
-      expect(fs.existsSync(path.join(bucketDir, "Department", "validated"))).toBe(false);
+      expect(fs.existsSync(path.join(databaseDir(school.institute.graph_db_name), "Department", "validated"))).toBe(false);
     });
 
     it("refuses a snapshot above MAX_SNAPSHOT_BYTES with 413, declared or streamed", async () => {
@@ -252,13 +267,13 @@ describeOnEachDatabase("canvas snapshots", (database) => {
         } as RequestInit),
       );
       expect(streamed.status).toBe(413);
-      expect(fs.existsSync(path.join(bucketDir, "Department", "validated"))).toBe(false);
+      expect(fs.existsSync(path.join(databaseDir(school.institute.graph_db_name), "Department", "validated"))).toBe(false);
     });
 
     it("keeps the stored file one complete version under concurrent writes", async () => {
       const target = query({ path: `${BUCKET}/Department/contended`, db_name: school.institute.graph_db_name });
       const versions = Array.from({ length: 12 }, (_, index) => JSON.stringify(snapshotWith(`version ${index} ${"v".repeat(20_000)}`)));
-      const file = path.join(bucketDir, "Department", "contended", "canvas_file.json");
+      const file = path.join(databaseDir(school.institute.graph_db_name), "Department", "contended", "canvas_file.json");
       expect((await write(me.token, target, versions[0]!)).status).toBe(200);
       const observed: string[] = [];
       const watcher = (async () => {
@@ -333,7 +348,14 @@ describeOnEachDatabase("canvas snapshots", (database) => {
       "path=victim/User/x",
       "path=..%2Fstorage%2Fvictim/User/x",
       `path=${encodeURIComponent(`${BUCKET}/../../..`)}`,
-    ].map((entry) => `${entry}&db_name=${encodeURIComponent("user-db")}`);
+    ]
+      .map((entry) => `${entry}&db_name=${encodeURIComponent("user-db")}`)
+      // db_name is part of the storage key: the same traversals through it.
+      .concat(
+        ["..", ".", "../victim", "..%2F..%2Fvictim", "%2e%2e", "victim/User", "/etc", "a\\..\\b", "x%00", `${"a".repeat(300)}`, "..%252F..%252Fvictim"].map(
+          (dbName) => `path=${BUCKET}/Department/x&db_name=${dbName}`,
+        ),
+      );
 
     beforeAll(() => {
       // Bait outside the bucket: valid snapshots that a traversal would return or overwrite.
@@ -365,6 +387,85 @@ describeOnEachDatabase("canvas snapshots", (database) => {
       const after = listFiles(dataDir).map((file) => [file, fs.readFileSync(file, "utf8")]);
       expect(after).toEqual(before);
       expect(listFiles(path.dirname(dataDir)).filter((file) => file.includes("OVERWRITTEN"))).toEqual([]);
+    });
+  });
+
+  describe("a snapshot belongs to one graph database (issue 14)", () => {
+    // School A (`school`) keeps canvases; a user of school B (`otherSchool`) names B's own databases.
+    const markerOf = async (response: Response) => {
+      expect(response.status).toBe(200);
+      return JSON.stringify(await response.json());
+    };
+
+    it("REST: B's user cannot read or overwrite A's Lesson canvas by naming B's database", async () => {
+      const lesson = `${BUCKET}/Lesson/shared-${Date.now()}`;
+      const inA = query({ path: lesson, db_name: school.institute.graph_db_name });
+      const inB = query({ path: lesson, db_name: otherSchool.institute.graph_db_name });
+      expect((await write(me.token, inA, JSON.stringify(snapshotWith("A-LESSON")))).status).toBe(200);
+
+      const seenByB = await read(otherSchool.teacher.token, inB);
+      expect(seenByB.headers.get("x-snapshot-source")).toBe("default");
+      expect(await markerOf(seenByB)).not.toContain("A-LESSON");
+
+      expect((await write(otherSchool.teacher.token, inB, JSON.stringify(snapshotWith("B-LESSON")))).status).toBe(200);
+      expect(await markerOf(await read(otherSchool.teacher.token, inB))).toContain("B-LESSON");
+      const stillA = await markerOf(await read(me.token, inA));
+      expect(stillA).toContain("A-LESSON");
+      expect(stillA).not.toContain("B-LESSON");
+      // And B cannot name A's database at all.
+      expect((await read(otherSchool.teacher.token, inA)).status).toBe(403);
+    });
+
+    it("REST: B's user cannot read or overwrite A's personal Teacher canvas by naming B's personal database", async () => {
+      const mine = `${BUCKET}/Teacher/${me.id}`;
+      expect((await write(me.token, query({ path: mine, db_name: myDb }), JSON.stringify(snapshotWith("A-PERSONAL")))).status).toBe(200);
+      const theirs = query({ path: mine, db_name: otherSchool.teacher.user_db_name });
+
+      const seenByB = await read(otherSchool.teacher.token, theirs);
+      expect(seenByB.headers.get("x-snapshot-source")).toBe("default");
+      expect(await markerOf(seenByB)).not.toContain("A-PERSONAL");
+      expect((await write(otherSchool.teacher.token, theirs, JSON.stringify(snapshotWith("B-PERSONAL")))).status).toBe(200);
+      const stillA = await markerOf(await read(me.token, query({ path: mine, db_name: myDb })));
+      expect(stillA).toContain("A-PERSONAL");
+      expect(stillA).not.toContain("B-PERSONAL");
+    });
+
+    it("REST: the caller's own node id does not open a database outside their scope (stricter than rule 3)", async () => {
+      const ownNode = `${BUCKET}/Teacher/${otherSchool.teacher.id}`;
+      for (const dbName of [myDb, school.institute.graph_db_name, "no-such-database"]) {
+        const response = await read(otherSchool.teacher.token, query({ path: ownNode, db_name: dbName }));
+        expect(response.status, dbName).toBe(403);
+        expect((await write(otherSchool.teacher.token, query({ path: ownNode, db_name: dbName }), JSON.stringify(snapshotWith("x")))).status).toBe(403);
+      }
+      // Their own node in their own school's database is theirs.
+      expect((await read(otherSchool.teacher.token, query({ path: ownNode, db_name: otherSchool.institute.graph_db_name }))).status).toBe(200);
+    });
+
+    it("refuses a db_name that is not a graph database name with 400, before anything is stored", async () => {
+      for (const dbName of ["../x", "a/b", "..", "School-X", "x", "a b", "ab\\c", `${"a".repeat(64)}`]) {
+        const response = await read(me.token, query({ path: userPath(), db_name: dbName }));
+        expect(response.status, dbName).toBe(400);
+        expect((await response.json()).detail).toMatch(/db_name/);
+      }
+    });
+
+    it("tRPC: the same separation for the web app", async () => {
+      const a = createCaller({ db: database().db, user: { id: me.id } });
+      const b = createCaller({ db: database().db, user: { id: otherSchool.teacher.id } });
+      const lesson = `${BUCKET}/Lesson/trpc-${Date.now()}`;
+      await a.snapshots.put({ path: lesson, db_name: school.institute.curriculum_db_name, snapshot: snapshotWith("A-TRPC") });
+      const bLocation = { path: lesson, db_name: otherSchool.institute.curriculum_db_name };
+      expect(await b.snapshots.get(bLocation)).toEqual({ snapshot: emptyCanvasSnapshot(), source: "default" });
+      await b.snapshots.put({ ...bLocation, snapshot: snapshotWith("B-TRPC") });
+      const stillA = await a.snapshots.get({ path: lesson, db_name: school.institute.curriculum_db_name });
+      expect(JSON.stringify(stillA.snapshot)).toContain("A-TRPC");
+      expect(JSON.stringify(stillA.snapshot)).not.toContain("B-TRPC");
+
+      const personal = `${BUCKET}/Teacher/${me.id}`;
+      await a.snapshots.put({ path: personal, db_name: myDb, snapshot: snapshotWith("A-TRPC-PERSONAL") });
+      const seenByB = await b.snapshots.get({ path: personal, db_name: otherSchool.teacher.user_db_name });
+      expect(JSON.stringify(seenByB.snapshot)).not.toContain("A-TRPC-PERSONAL");
+      await expect(b.snapshots.get({ path: `${BUCKET}/Teacher/${otherSchool.teacher.id}`, db_name: myDb })).rejects.toMatchObject({ code: "FORBIDDEN" });
     });
   });
 });

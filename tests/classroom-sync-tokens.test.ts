@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
 import { POST as issueRoute } from "../app/sync/token/route";
 import { signUserToken } from "../server/auth/tokens";
+import { createCaller } from "../server/trpc/root";
 import { globalGraphDatabase } from "../server/classroom/graph-access";
 import { SYNC_TOKEN_AUDIENCE, signSyncToken, syncTokenSecret, verifySyncToken } from "../server/classroom/sync-tokens";
 import { describeOnEachDatabase } from "./support/database";
@@ -41,11 +42,13 @@ describeOnEachDatabase("sync tokens", (database) => {
   let school: School;
   let otherSchool: School;
   let room: string;
+  let personalDb: string;
 
   beforeAll(async () => {
     school = await createSchool(database().db, "Sync");
     otherSchool = await createSchool(database().db, "Elsewhere");
     room = `${BUCKET}/User/${school.teacher.id}`;
+    personalDb = school.teacher.user_db_name;
   });
 
   describe("POST /sync/token", () => {
@@ -53,14 +56,14 @@ describeOnEachDatabase("sync tokens", (database) => {
       const response = await issue(school.teacher.token, { room, db_name: school.teacher.user_db_name });
       expect(response.status).toBe(200);
       const body = await response.json();
-      expect(body).toMatchObject({ token_type: "Bearer", room, scope: "canvas:write", expires_in: 300 });
+      expect(body).toMatchObject({ token_type: "Bearer", room, db_name: personalDb, scope: "canvas:write", expires_in: 300 });
       expect(decodeProtectedHeader(body.token).alg).toBe("HS256");
       const claims = decodeJwt(body.token);
-      expect(claims).toMatchObject({ sub: school.teacher.id, room, scope: "canvas:write", aud: SYNC_TOKEN_AUDIENCE });
+      expect(claims).toMatchObject({ sub: school.teacher.id, room, db_name: personalDb, scope: "canvas:write", aud: SYNC_TOKEN_AUDIENCE });
       expect(claims.exp! - claims.iat!).toBe(300);
       expect(Date.parse(body.expires_at) / 1000).toBe(claims.exp);
       expect(body.token).not.toContain(syncTokenSecret());
-      await expect(verifySyncToken(body.token, { room })).resolves.toMatchObject({ userId: school.teacher.id, room });
+      await expect(verifySyncToken(body.token, { room, db_name: personalDb })).resolves.toMatchObject({ userId: school.teacher.id, room });
     });
 
     it("issues tokens for rooms in the school's graph databases", async () => {
@@ -105,17 +108,64 @@ describeOnEachDatabase("sync tokens", (database) => {
       const { token } = await (await issue(school.teacher.token, { room, db_name: school.teacher.user_db_name })).json();
       const asUserToken = await bootstrapRoute(new Request("http://localhost/me/bootstrap", { headers: { authorization: `Bearer ${token}` } }));
       expect(asUserToken.status).toBe(401);
-      await expect(verifySyncToken(school.teacher.token, { room })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(school.teacher.token, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
       expect(syncTokenSecret()).not.toBe(process.env.AUTH_SECRET);
+    });
+  });
+
+  describe("a token's room belongs to one graph database (issue 14)", () => {
+    it("REST: B's token for Lesson/x in B's database does not verify for A's Lesson/x", async () => {
+      const lesson = `${BUCKET}/Lesson/x`;
+      const response = await issue(otherSchool.teacher.token, { room: lesson, db_name: otherSchool.institute.graph_db_name });
+      expect(response.status).toBe(200);
+      const { token } = await response.json();
+      expect(decodeJwt(token)).toMatchObject({ room: lesson, db_name: otherSchool.institute.graph_db_name });
+      await expect(verifySyncToken(token, { room: lesson, db_name: school.institute.graph_db_name })).rejects.toMatchObject({ code: "forbidden" });
+      await expect(verifySyncToken(token, { room: lesson, db_name: otherSchool.institute.graph_db_name })).resolves.toMatchObject({
+        room: lesson,
+        dbName: otherSchool.institute.graph_db_name,
+      });
+      // B cannot ask for A's database either.
+      expect((await issue(otherSchool.teacher.token, { room: lesson, db_name: school.institute.graph_db_name })).status).toBe(403);
+    });
+
+    it("REST: B's token for A's personal Teacher room, named in B's personal database, does not verify for A's", async () => {
+      const personal = `${BUCKET}/Teacher/${school.teacher.id}`;
+      const response = await issue(otherSchool.teacher.token, { room: personal, db_name: otherSchool.teacher.user_db_name });
+      expect(response.status).toBe(200);
+      const { token } = await response.json();
+      for (const dbName of [school.teacher.user_db_name, school.institute.graph_db_name]) {
+        await expect(verifySyncToken(token, { room: personal, db_name: dbName })).rejects.toMatchObject({ code: "forbidden" });
+      }
+    });
+
+    it("tRPC: the same binding for the web app", async () => {
+      const b = createCaller({ db: database().db, user: { id: otherSchool.teacher.id } });
+      const lesson = `${BUCKET}/Lesson/y`;
+      const issued = await b.snapshots.syncToken({ room: lesson, db_name: otherSchool.institute.curriculum_db_name });
+      await expect(verifySyncToken(issued.token, { room: lesson, db_name: school.institute.curriculum_db_name })).rejects.toMatchObject({ code: "forbidden" });
+      await expect(b.snapshots.syncToken({ room: lesson, db_name: school.institute.curriculum_db_name })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    });
+
+    it("refuses a token without a database (issued before tokens named one)", async () => {
+      const legacy = await new SignJWT({ room, scope: "canvas:write" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject(school.teacher.id)
+        .setIssuer("markbook")
+        .setAudience(SYNC_TOKEN_AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .sign(new TextEncoder().encode(syncTokenSecret()));
+      await expect(verifySyncToken(legacy, { room, db_name: school.teacher.user_db_name })).rejects.toMatchObject({ code: "forbidden" });
     });
   });
 
   describe("verifySyncToken", () => {
     it("refuses an expired token", async () => {
-      const { token } = await signSyncToken({ userId: school.teacher.id, room, ttlSeconds: 300, now: new Date(Date.now() - 3600_000) });
-      await expect(verifySyncToken(token, { room })).rejects.toMatchObject({ code: "unauthenticated", message: expect.stringMatching(/expired/) });
+      const { token } = await signSyncToken({ userId: school.teacher.id, room, dbName: personalDb, ttlSeconds: 300, now: new Date(Date.now() - 3600_000) });
+      await expect(verifySyncToken(token, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated", message: expect.stringMatching(/expired/) });
       // The same token was fine while it lived.
-      await expect(verifySyncToken(token, { room, now: new Date(Date.now() - 3500_000) })).resolves.toMatchObject({ room });
+      await expect(verifySyncToken(token, { room, db_name: personalDb, now: new Date(Date.now() - 3500_000) })).resolves.toMatchObject({ room, dbName: personalDb });
     });
 
     it("refuses a token for another audience", async () => {
@@ -127,23 +177,25 @@ describeOnEachDatabase("sync tokens", (database) => {
         .setIssuedAt()
         .setExpirationTime("5m")
         .sign(new TextEncoder().encode(syncTokenSecret()));
-      await expect(verifySyncToken(foreign, { room })).rejects.toMatchObject({ code: "unauthenticated", message: expect.stringMatching(/sync service/) });
+      await expect(verifySyncToken(foreign, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated", message: expect.stringMatching(/sync service/) });
     });
 
     it("refuses a token for another room", async () => {
-      const { token } = await signSyncToken({ userId: school.teacher.id, room });
-      await expect(verifySyncToken(token, { room: `${BUCKET}/User/${school.student.id}` })).rejects.toMatchObject({ code: "forbidden" });
+      const { token } = await signSyncToken({ userId: school.teacher.id, room, dbName: personalDb });
+      await expect(verifySyncToken(token, { room: `${BUCKET}/User/${school.student.id}`, db_name: personalDb })).rejects.toMatchObject({ code: "forbidden" });
     });
 
     it("refuses a tampered token: changed claims, changed signature, another key, alg none", async () => {
-      const { token } = await signSyncToken({ userId: school.teacher.id, room });
+      const { token } = await signSyncToken({ userId: school.teacher.id, room, dbName: personalDb });
       const otherRoom = `${BUCKET}/User/${school.student.id}`;
-      await expect(verifySyncToken(withClaim(token, "room", otherRoom), { room: otherRoom })).rejects.toMatchObject({ code: "unauthenticated" });
-      await expect(verifySyncToken(withClaim(token, "exp", 9999999999), { room })).rejects.toMatchObject({ code: "unauthenticated" });
-      await expect(verifySyncToken(withClaim(token, "sub", school.admin.id), { room })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(withClaim(token, "room", otherRoom), { room: otherRoom, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(withClaim(token, "exp", 9999999999), { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
+      const foreignDb = otherSchool.institute.graph_db_name;
+      await expect(verifySyncToken(withClaim(token, "db_name", foreignDb), { room, db_name: foreignDb })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(withClaim(token, "sub", school.admin.id), { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
       const signature = token.split(".")[2]!;
       const flipped = `${token.slice(0, -signature.length)}${signature[0] === "A" ? "B" : "A"}${signature.slice(1)}`;
-      await expect(verifySyncToken(flipped, { room })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(flipped, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
       const withAuthSecret = await new SignJWT({ room, scope: "canvas:write" })
         .setProtectedHeader({ alg: "HS256" })
         .setSubject(school.teacher.id)
@@ -152,11 +204,11 @@ describeOnEachDatabase("sync tokens", (database) => {
         .setIssuedAt()
         .setExpirationTime("5m")
         .sign(new TextEncoder().encode(process.env.AUTH_SECRET!));
-      await expect(verifySyncToken(withAuthSecret, { room })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(withAuthSecret, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
       const [, payload] = token.split(".");
       const unsigned = `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${payload}.`;
-      await expect(verifySyncToken(unsigned, { room })).rejects.toMatchObject({ code: "unauthenticated" });
-      await expect(verifySyncToken("garbage", { room })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken(unsigned, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(verifySyncToken("garbage", { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
     });
 
     it("keeps a generated secret in DATA_DIR/secrets, readable only by its owner", () => {

@@ -78,7 +78,7 @@ const snapshotSchema: JsonSchema = {
 
 const snapshotLocationParameters = queryParameters(snapshotLocationInput, {
   path: "<bucket>/<node_type>/<node_id>; the bucket must be SNAPSHOT_BUCKET (default cc.public.snapshots); node_type and node_id: letters, digits, _ and -",
-  db_name: "The graph database the node lives in",
+  db_name: "The graph database the snapshot belongs to: one of the caller's (personal, institute or curriculum; the global database only to read a calendar canvas). The same path in another database is another canvas.",
 });
 
 export const classroomOpenApi: OpenApiFragment = {
@@ -184,7 +184,7 @@ export const classroomOpenApi: OpenApiFragment = {
         tags: ["classroom"],
         summary: "A short-lived token for the real-time sync service, for one canvas room the caller may write",
         description:
-          "HS256 JWT signed with SYNC_TOKEN_SECRET; claims sub, room, scope (canvas:write), iat, exp, aud (markbook-sync), iss. " +
+          "HS256 JWT signed with SYNC_TOKEN_SECRET; claims sub, room, db_name (the room's graph database), scope (canvas:write), iat, exp, aud (markbook-sync), iss. " +
           "Lifetime SYNC_TOKEN_TTL_SECONDS (default 300).",
         security,
         requestBody: { required: true, content: { "application/json": { schema: jsonSchema(issueSyncTokenInput, "input") } } },

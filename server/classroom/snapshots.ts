@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
 import { getObject, putObject } from "../storage/local";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
 import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "./graph-access";
@@ -9,7 +10,8 @@ import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } fro
 /**
  * Canvas snapshots: `GET /get_canvas_node_file` and `PUT /put_canvas_node_file`, both addressed by
  * `path=<bucket>/<node_type>/<node_id>` and `db_name`. The object lives at
- * `<node_type>/<node_id>/canvas_file.json` in the snapshots bucket of the storage port.
+ * `<db_name>/<node_type>/<node_id>/canvas_file.json` in the snapshots bucket of the storage port: a
+ * snapshot belongs to exactly one graph database, and only callers with that database in scope reach it.
  */
 
 export const personalNodeTypes = ["User", "Teacher", "Developer", "SuperAdmin", "UserTeacherTimetable"] as const;
@@ -19,17 +21,30 @@ export const calendarNodeTypes = ["CalendarYear", "CalendarMonth", "CalendarWeek
 export const MAX_SNAPSHOT_PATH_PART = 128;
 const nodePartShape = /^[A-Za-z0-9_-]+$/;
 
+/** A graph database name (part of the storage key, so nothing else may pass). */
+export const graphDatabaseNameInput = z
+  .string("db_name is required")
+  .min(1, "db_name is required")
+  .regex(graphDatabaseNameShape, `db_name must be a graph database name: ${graphDatabaseNameRule}`);
+
 export const snapshotLocationInput = z.object({
   path: z.string("path is required").min(1, "path is required").max(1024, "path is too long"),
-  db_name: z.string("db_name is required").min(1, "db_name is required").max(255, "db_name is too long"),
+  db_name: graphDatabaseNameInput,
 });
 export type SnapshotLocationInput = z.input<typeof snapshotLocationInput>;
 
-export interface SnapshotAddress {
+/** What the path names: the canvas of one node, in the snapshots bucket. */
+export interface SnapshotPath {
   bucket: string;
   nodeType: string;
   nodeId: string;
-  /** The object key inside the bucket. */
+}
+
+/** Where a snapshot lives once the caller's access is settled. */
+export interface SnapshotAddress extends SnapshotPath {
+  /** The graph database the snapshot belongs to. */
+  dbName: string;
+  /** The object key inside the bucket: `<db_name>/<node_type>/<node_id>/canvas_file.json`. */
   key: string;
 }
 
@@ -38,7 +53,7 @@ export interface SnapshotAddress {
  * part and no `..` inside a part (400), node_type and node_id of letters, digits, `_` and `-` only (400).
  * The character rule also refuses NUL, backslashes, percent signs and Unicode look-alikes of `.` and `/`.
  */
-export function parseSnapshotPath(path: string): SnapshotAddress {
+export function parseSnapshotPath(path: string): SnapshotPath {
   const parts = path.split("/");
   if (parts.length !== 3 || parts.some((part) => part.length === 0)) {
     throw new AppError("invalid", "path must have the form <bucket>/<node_type>/<node_id>", "path");
@@ -52,7 +67,7 @@ export function parseSnapshotPath(path: string): SnapshotAddress {
     if (part.length > MAX_SNAPSHOT_PATH_PART) throw new AppError("invalid", `${name} is too long (at most ${MAX_SNAPSHOT_PATH_PART} characters)`, "path");
     if (!nodePartShape.test(part)) throw new AppError("invalid", `${name} may contain only letters, digits, '_' and '-'`, "path");
   }
-  return { bucket, nodeType, nodeId, key: `${nodeType}/${nodeId}/canvas_file.json` };
+  return { bucket, nodeType, nodeId };
 }
 
 export type SnapshotAccess = "read" | "write";
@@ -64,13 +79,23 @@ const isCalendar = (nodeType: string) => (calendarNodeTypes as readonly string[]
  * Contract rules 1 and 3–5 for the caller (rule 6, the token, is checked by the route before this runs):
  * where the snapshot lives, or 400/403. Read as the caller: their graph databases come from their own
  * user row and the institutes RLS shows them.
+ *
+ * db_name is always one of the caller's databases (the global one only to read a calendar canvas), and
+ * it is part of the object key: naming one's own database can never reach another database's canvas.
+ * Personal node types also need the caller's own node id or the caller's personal database (rule 3).
  */
-export async function resolveSnapshotAccess(tx: Tx, userId: string, input: SnapshotLocationInput, access: SnapshotAccess) {
+export async function resolveSnapshotAccess(
+  tx: Tx,
+  userId: string,
+  input: SnapshotLocationInput,
+  access: SnapshotAccess,
+): Promise<SnapshotAddress> {
   const { path, db_name } = snapshotLocationInput.parse(input);
-  const address = parseSnapshotPath(path);
+  const location = parseSnapshotPath(path);
   const databases = await findCallerGraphDatabases(tx, userId);
-  const { nodeType, nodeId } = address;
+  const { nodeType, nodeId } = location;
   if (isPersonal(nodeType)) {
+    if (!isOwnGraphDatabase(databases, db_name)) throw new AppError("forbidden", "This graph database is outside your scope");
     if (nodeId.toLowerCase() !== userId.toLowerCase() && db_name !== databases.personal) {
       throw new AppError("forbidden", `A ${nodeType} canvas belongs to its user: not yours`);
     }
@@ -82,7 +107,7 @@ export async function resolveSnapshotAccess(tx: Tx, userId: string, input: Snaps
   } else if (!isOwnGraphDatabase(databases, db_name)) {
     throw new AppError("forbidden", "This graph database is outside your scope");
   }
-  return address;
+  return { ...location, dbName: db_name, key: `${db_name}/${nodeType}/${nodeId}/canvas_file.json` };
 }
 
 export interface LoadedSnapshot {

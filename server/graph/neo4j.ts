@@ -12,6 +12,7 @@ import {
   assertLabel,
   assertNodeKey,
   assertRelationshipType,
+  graphDatabaseNameShape,
   paperLabels,
   paperLinks,
 } from "./port";
@@ -27,10 +28,9 @@ export interface Neo4jSettings {
  * unique per database across types (as in the embedded adapter) and every lookup by id uses the index.
  */
 const NODE_LABEL = "GraphNode";
-const databaseNameShape = /^[a-z][a-z0-9.-]{2,62}$/;
 
 function assertDatabaseName(name: string): string {
-  if (!databaseNameShape.test(name)) throw new Error(`Invalid graph database name ${JSON.stringify(name)}`);
+  if (!graphDatabaseNameShape.test(name)) throw new Error(`Invalid graph database name ${JSON.stringify(name)}`);
   return name;
 }
 
