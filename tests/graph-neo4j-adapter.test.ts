@@ -21,13 +21,18 @@ const fake = vi.hoisted(() => {
     missingDatabases: new Set<string>(),
     createDatabaseError: null as null | { code: string },
     readRecords: [] as Record<string, unknown>[],
+    /** A node key the stand-in reports as owned by another owner. */
+    refusedOwner: null as string | null,
   };
   const record = (values: Record<string, unknown>) => ({ get: (key: string) => values[key] });
   function answer(statement: Statement) {
     const { cypher, params } = statement;
     if (cypher.startsWith("CREATE DATABASE") && state.createDatabaseError) throw state.createDatabaseError;
-    if (cypher.includes("count(DISTINCT n.id) AS written")) {
-      return { records: [record({ written: new Set((params.rows as { key: string }[]).map((row) => row.key)).size })] };
+    if (cypher.includes("AS sameOwner")) {
+      const refused = state.refusedOwner;
+      return {
+        records: (params.rows as { key: string }[]).map((row) => record({ key: row.key, sameType: true, sameOwner: row.key !== refused })),
+      };
     }
     if (cypher.includes("AS written")) return { records: [record({ written: (params.rows as unknown[]).length })] };
     if (cypher.includes("AS ids")) return { records: [record({ ids: ["old-question"] })] };
@@ -66,7 +71,7 @@ const { createNeo4jGraphStore } = await import("../server/graph/neo4j");
 
 describe("Neo4j adapter plumbing", () => {
   beforeEach(() => {
-    Object.assign(fake.state, { statements: [], missingDatabases: new Set(), createDatabaseError: null, readRecords: [] });
+    Object.assign(fake.state, { statements: [], missingDatabases: new Set(), createDatabaseError: null, readRecords: [], refusedOwner: null });
   });
 
   const newStore = () => createNeo4jGraphStore({ uri: "bolt://neo4j.test:7687", user: "neo4j", password: "secret" });
@@ -95,21 +100,40 @@ describe("Neo4j adapter plumbing", () => {
       "UNWIND $rows AS row", // HAS_CLASS
       "UNWIND $rows AS row", // the second unit
     ]);
-    expect(rest[0]!.cypher).toContain("MERGE (n:GraphNode {id: row.key}) ON CREATE SET n:School WITH n, row WHERE n:School");
+    expect(rest[0]!.cypher).toContain("MERGE (n:GraphNode {id: row.key}) ON CREATE SET n:School WITH n, row, n:School AS sameType");
     // Neo4j stores primitives and arrays of them: a map becomes JSON text, and `id` stays the key.
-    expect(rest[0]!.params.rows).toEqual([{ key: "s1", properties: { name: "A", address: '{"town":"Leeds"}', tags: ["x"] } }]);
+    expect(rest[0]!.params.rows).toEqual([{ key: "s1", owner: null, properties: { name: "A", address: '{"town":"Leeds"}', tags: ["x"] } }]);
     expect(rest[2]!.cypher).toContain("MATCH (source:GraphNode:School {id: row.source}) MATCH (target:GraphNode:Class {id: row.target}) MERGE (source)-[link:HAS_CLASS]->(target)");
   });
 
-  it("removes a paper's structure: what hangs from the paper plus the claimed ids, in the same transaction", async () => {
+  it("removes a template's structure: what it owns, unowned nodes from the paper plus the claimed ids, in the same transaction", async () => {
     const store = newStore();
-    await store.write("curriculum-a", (writer) => writer.removePaperStructure({ paperKey: "P1", nodeKeys: ["q-new"] }));
+    await store.write("curriculum-a", (writer) => writer.removePaperStructure({ paperKey: "P1", owner: "T1", nodeKeys: ["q-new"] }));
     const writes = fake.state.statements.filter((statement) => statement.mode === "write");
-    expect(writes).toHaveLength(3);
+    expect(writes).toHaveLength(4);
     expect(writes[0]!.params).toEqual({ paperKey: "P1" });
-    expect(writes[1]!.cypher).toContain("[link:HAS_QUESTION|HAS_SPECIFICATION]");
+    expect(writes[0]!.cypher).toContain("WHERE all(node IN tail(nodes(path)) WHERE node.projected_by IS NULL)");
+    expect(writes[1]!.cypher).toContain("[link:HAS_SPECIFICATION]");
+    expect(writes[1]!.cypher).not.toContain("HAS_QUESTION"); // the paper is shared: other templates' questions stay linked
     expect(writes[2]!.params).toEqual({ ids: ["old-question", "q-new"] });
-    expect(writes[2]!.cypher).toContain("DETACH DELETE n");
+    expect(writes[2]!.cypher).toContain("AND n.projected_by IS NULL DETACH DELETE n");
+    expect(writes[3]!.params).toEqual({ owner: "T1" });
+    expect(writes[3]!.cypher).toContain("AND n.projected_by = $owner DETACH DELETE n");
+  });
+
+  it("writes the owner with a node, only where the node has no owner or the same one, and names a refused node", async () => {
+    const store = newStore();
+    await store.write("curriculum-a", (writer) =>
+      writer.upsertNodes([{ label: "Question", key: "q1", owner: "T1", properties: { label: "1", projected_by: "forged" } }]),
+    );
+    const [upsert] = fake.state.statements.filter((statement) => statement.mode === "write");
+    expect(upsert!.params.rows).toEqual([{ key: "q1", owner: "T1", properties: { label: "1", projected_by: "T1" } }]);
+    expect(upsert!.cypher).toContain("coalesce(n.projected_by IS NULL OR n.projected_by = row.owner, false) AS sameOwner");
+    expect(upsert!.cypher).toContain("FOREACH (_ IN CASE WHEN sameType AND sameOwner THEN [1] ELSE [] END | SET n += row.properties)");
+    fake.state.refusedOwner = "q2";
+    await expect(
+      store.write("curriculum-a", (writer) => writer.upsertNodes([{ label: "Question", key: "q2", owner: "T2" }])),
+    ).rejects.toMatchObject({ name: "GraphNodeOwnedError", key: "q2", database: "curriculum-a" });
   });
 
   it("refuses labels, relationship types and database names that could inject Cypher, before running anything", async () => {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../server/env";
 import { createEmbeddedGraphStore } from "../server/graph/embedded";
 import { createNeo4jGraphStore } from "../server/graph/neo4j";
-import type { GraphStore } from "../server/graph/port";
+import { GraphNodeOwnedError, type GraphStore } from "../server/graph/port";
 import { describeOnEachDatabase } from "./support/database";
 
 /**
@@ -111,36 +111,98 @@ function graphStoreContract(store: () => GraphStore) {
     expect(ids(await store().listChildren(database, "a"))).toEqual(["b"]);
   });
 
-  it("removes a paper's questions, parts and regions and its structural links, and nothing else", async () => {
+  it("removes what the template projected, unowned (older) structure of the paper and the named ids, and nothing else", async () => {
     const database = freshDatabase();
     const paper = { label: "Paper", key: "P1" };
-    const q1 = { label: "Question", key: "q1" };
-    const p1 = { label: "Part", key: "p1" };
-    const r1 = { label: "Region", key: "r1" };
+    const q1 = { label: "Question", key: "q1", owner: "T1" };
+    const p1 = { label: "Part", key: "p1", owner: "T1" };
+    const r1 = { label: "Region", key: "r1", owner: "T1" };
     const spec = { label: "Specification", key: "S" };
     const point = { label: "SpecificationPoint", key: "S/1" };
-    // A question of another paper that the new projection claims (moved): it goes too.
-    const otherPaper = { label: "Paper", key: "P2" };
-    const moved = { label: "Question", key: "moved" };
+    // T1's question still hanging under the paper of its previous exam_code: it goes too.
+    const oldPaper = { label: "Paper", key: "P0" };
+    const moved = { label: "Question", key: "moved", owner: "T1" };
+    // Written before ownership was recorded: reachable from the paper, or named by the new projection.
+    const legacy = { label: "Question", key: "legacy" };
+    const legacyPart = { label: "Part", key: "legacy-part" };
+    const legacyElsewhere = { label: "Question", key: "legacy-elsewhere" };
+    // Another template's structure under the same shared paper, and elsewhere.
+    const theirs = { label: "Question", key: "theirs", owner: "T2" };
+    const theirPart = { label: "Part", key: "their-part", owner: "T2" };
+    const theirRegion = { label: "Region", key: "their-region", owner: "T2" };
+    const ref = ({ label, key }: { label: string; key: string }) => ({ label, key });
     await store().write(database, async (writer) => {
-      await writer.upsertNodes([paper, q1, p1, r1, spec, point, otherPaper, moved]);
+      await writer.upsertNodes([paper, q1, p1, r1, spec, point, oldPaper, moved, legacy, legacyPart, legacyElsewhere, theirs, theirPart, theirRegion]);
       await writer.upsertRelationships([
-        { from: paper, type: "HAS_QUESTION", to: q1 },
-        { from: q1, type: "HAS_PART", to: p1 },
-        { from: p1, type: "HAS_REGION", to: r1 },
-        { from: p1, type: "ASSESSES", to: point },
+        { from: paper, type: "HAS_QUESTION", to: ref(q1) },
+        { from: ref(q1), type: "HAS_PART", to: ref(p1) },
+        { from: ref(p1), type: "HAS_REGION", to: ref(r1) },
+        { from: ref(p1), type: "ASSESSES", to: point },
         { from: paper, type: "HAS_SPECIFICATION", to: spec },
         { from: spec, type: "HAS_POINT", to: point },
-        { from: otherPaper, type: "HAS_QUESTION", to: moved },
+        { from: oldPaper, type: "HAS_QUESTION", to: ref(moved) },
+        { from: paper, type: "HAS_QUESTION", to: legacy },
+        { from: legacy, type: "HAS_PART", to: legacyPart },
+        { from: oldPaper, type: "HAS_QUESTION", to: legacyElsewhere },
+        { from: paper, type: "HAS_QUESTION", to: ref(theirs) },
+        { from: ref(theirs), type: "HAS_PART", to: ref(theirPart) },
+        { from: ref(theirPart), type: "HAS_REGION", to: ref(theirRegion) },
+        { from: ref(theirPart), type: "ASSESSES", to: point },
       ]);
     });
-    await store().write(database, (writer) => writer.removePaperStructure({ paperKey: "P1", nodeKeys: ["moved"] }));
+    await store().write(database, (writer) =>
+      writer.removePaperStructure({ paperKey: "P1", owner: "T1", nodeKeys: ["legacy-elsewhere", "theirs", "their-region"] }),
+    );
 
-    for (const gone of ["q1", "p1", "r1", "moved"]) expect(await store().getNode(database, gone), gone).toBeNull();
-    expect(await store().listChildren(database, "P1")).toEqual([]);
-    expect(await store().listChildren(database, "P2")).toEqual([]);
+    for (const gone of ["q1", "p1", "r1", "moved", "legacy", "legacy-part", "legacy-elsewhere"]) {
+      expect(await store().getNode(database, gone), gone).toBeNull();
+    }
+    // The other template's nodes stay, linked as they were, even when named.
+    expect(ids(await store().listChildren(database, "P1"))).toEqual(["theirs"]);
+    expect(ids(await store().listChildren(database, "theirs"))).toEqual(["their-part"]);
+    expect(ids(await store().listChildren(database, "their-part"))?.sort()).toEqual(["S/1", "their-region"]);
+    expect((await store().getNode(database, "theirs"))?.properties.projected_by).toBe("T2");
+    expect(await store().listChildren(database, "P0")).toEqual([]);
     expect(ids(await store().listChildren(database, "S"))).toEqual(["S/1"]);
-    expect(await store().getNode(database, "S/1")).not.toBeNull();
+  });
+
+  it("never lets a write take over a node another owner projected, and records the owner on what it writes", async () => {
+    const database = freshDatabase();
+    await store().write(database, (writer) =>
+      writer.upsertNodes([
+        { label: "Question", key: "q1", owner: "T1", properties: { label: "1" } },
+        { label: "Question", key: "older", properties: { label: "old" } },
+      ]),
+    );
+    expect((await store().getNode(database, "q1"))?.properties).toEqual({ label: "1", projected_by: "T1" });
+
+    for (const owner of ["T2", undefined]) {
+      const attempt = store().write(database, (writer) =>
+        writer.upsertNodes([
+          { label: "Question", key: "fresh", owner },
+          { label: "Question", key: "q1", owner, properties: { label: "stolen" } },
+        ]),
+      );
+      await expect(attempt).rejects.toBeInstanceOf(GraphNodeOwnedError);
+      await expect(attempt).rejects.toMatchObject({ key: "q1" });
+    }
+    // A property named like the owner does not change it either.
+    await expect(
+      store().write(database, (writer) => writer.upsertNodes([{ label: "Question", key: "q1", owner: "T2", properties: { projected_by: "T2" } }])),
+    ).rejects.toBeInstanceOf(GraphNodeOwnedError);
+    await store().write(database, (writer) => writer.upsertNodes([{ label: "Question", key: "q1", properties: { projected_by: "T9" }, owner: "T1" }]));
+    expect((await store().getNode(database, "q1"))?.properties).toEqual({ label: "1", projected_by: "T1" });
+    expect(await store().getNode(database, "fresh")).toBeNull(); // all or nothing
+
+    // The owner writes its node again; an unowned (older) node is claimed by the first owner that writes it.
+    await store().write(database, (writer) =>
+      writer.upsertNodes([
+        { label: "Question", key: "q1", owner: "T1", properties: { label: "1 (edited)" } },
+        { label: "Question", key: "older", owner: "T2" },
+      ]),
+    );
+    expect((await store().getNode(database, "q1"))?.properties).toEqual({ label: "1 (edited)", projected_by: "T1" });
+    expect((await store().getNode(database, "older"))?.properties).toEqual({ label: "old", projected_by: "T2" });
   });
 }
 

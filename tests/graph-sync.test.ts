@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeAll, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST } from "../app/api/exam/templates/[templateId]/graph-sync/route";
+import { POST as createTemplateRoute } from "../app/api/exam/templates/route";
 import type { Tx } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates } from "../server/db/schema";
@@ -35,21 +36,28 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     vi.restoreAllMocks();
   });
 
-  /** A template owned by the school's teacher, written as the teacher (row-level security applies). */
-  async function createTemplate(canvas: Canvas, fields: Partial<typeof examTemplates.$inferInsert> = {}) {
-    return asUser(db(), school.teacher.id, async (tx) => {
+  /**
+   * A template owned by a teacher (the school's teacher unless given), written as that teacher (row-level
+   * security applies).
+   */
+  async function createTemplate(
+    canvas: Canvas,
+    fields: Partial<typeof examTemplates.$inferInsert> = {},
+    owner: { teacher: School["teacher"]; institute: School["institute"] } = school,
+  ) {
+    return asUser(db(), owner.teacher.id, async (tx) => {
       const [template] = await tx
         .insert(examTemplates)
-        .values({ institute_id: school.institute.id, owner_id: school.teacher.id, title: "Projection paper", page_count: 4, ...fields })
+        .values({ institute_id: owner.institute.id, owner_id: owner.teacher.id, title: "Projection paper", page_count: 4, ...fields })
         .returning();
       await replaceCanvas(tx, template!.id, canvas);
       return template!.id;
     });
   }
 
-  /** Replaces the template's canvas, as a save would. */
-  const writeCanvas = (templateId: string, canvas: Canvas) =>
-    asUser(db(), school.teacher.id, (tx) => replaceCanvas(tx, templateId, canvas));
+  /** Replaces the template's canvas, as a save would (without projecting it). */
+  const writeCanvas = (templateId: string, canvas: Canvas, owner = school.teacher) =>
+    asUser(db(), owner.id, (tx) => replaceCanvas(tx, templateId, canvas));
 
   async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas) {
     await tx.delete(examQuestions).where(eq(examQuestions.template_id, templateId));
@@ -72,8 +80,8 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
       { params: Promise.resolve({ templateId }) },
     );
 
-  const childIds = async (id: string, nodeType?: string) =>
-    (await store().listChildren(graphDb(), id, nodeType ? { nodeType } : {}))?.map((child) => `${child.relationship} ${child.id}`);
+  const childIds = async (id: string, nodeType?: string, database = graphDb()) =>
+    (await store().listChildren(database, id, nodeType ? { nodeType } : {}))?.map((child) => `${child.relationship} ${child.id}`);
 
   // Question 1 (container, assesses S/1) with parts 1a (S/2) and 1b; question 2 a leaf with two areas.
   const ids = { q1: uuid(), q1a: uuid(), q1b: uuid(), q2: uuid(), q3: uuid(), a1a: uuid(), a1b: uuid(), a2: uuid(), a2context: uuid(), a3: uuid() };
@@ -240,4 +248,153 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ detail: "Internal server error" });
   });
+  describe("ownership: a re-sync replaces only what that template projected (issue 14)", () => {
+    /** A catalogue paper with a specification; its exam_code is shared by the templates below. */
+    async function cataloguePaper() {
+      const paperId = `PAPER-${uuid()}`;
+      const examCode = `SHARED-${uuid()}`;
+      await asService(db(), (tx) =>
+        tx.insert(examPapers).values({ id: paperId, exam_code: examCode, title: "Shared catalogue paper", specification: "SPEC-X" }),
+      );
+      return { paperId, examCode };
+    }
+
+    /** Question 1 with part 1a (one area), question 2 (one area): fresh ids. */
+    function canvasOf(tag: string) {
+      const q = { q1: uuid(), q1a: uuid(), q2: uuid(), a1a: uuid(), a2: uuid() };
+      const canvas: Canvas = {
+        questions: [
+          { id: q.q1, parent_id: null, label: `${tag}1`, order: 1, is_container: true },
+          { id: q.q1a, parent_id: q.q1, label: `${tag}1a`, order: 2, spec_ref: "SPEC-X/1" },
+          { id: q.q2, parent_id: null, label: `${tag}2`, order: 3 },
+        ],
+        areas: [
+          { id: q.a1a, question_id: q.q1a, page: 1 },
+          { id: q.a2, question_id: q.q2, page: 2 },
+        ],
+      };
+      return { ids: q, canvas };
+    }
+
+    /** The template's whole projection as it hangs from the paper: question → parts → regions. */
+    async function expectProjected(examCode: string, ids: ReturnType<typeof canvasOf>["ids"], templateId: string, database = graphDb()) {
+      const underPaper = await childIds(examCode, "Question", database);
+      expect(underPaper).toEqual(expect.arrayContaining([`HAS_QUESTION ${ids.q1}`, `HAS_QUESTION ${ids.q2}`]));
+      expect(await childIds(ids.q1, "Part", database)).toEqual([`HAS_PART ${ids.q1a}`]);
+      expect(await childIds(ids.q1a, "Region", database)).toEqual([`HAS_REGION ${ids.a1a}`]);
+      expect(await childIds(ids.q2, "Region", database)).toEqual([`HAS_REGION ${ids.a2}`]);
+      for (const id of Object.values(ids)) expect((await store().getNode(database, id))?.properties.projected_by, id).toBe(templateId);
+    }
+
+    it("two templates of one school on one catalogue paper: each sync keeps the other's questions, parts and regions", async () => {
+      const { paperId, examCode } = await cataloguePaper();
+      const first = canvasOf("A");
+      const second = canvasOf("B");
+      const firstTemplate = await createTemplate(first.canvas, { exam_id: paperId, exam_code: examCode });
+      const colleague = { teacher: school.otherTeacher, institute: school.institute };
+      const secondTemplate = await createTemplate(second.canvas, { exam_id: paperId, exam_code: examCode }, colleague);
+
+      expect((await sync(firstTemplate, school.teacher.token)).status).toBe(200);
+      expect((await sync(secondTemplate, school.otherTeacher.token)).status).toBe(200);
+      await expectProjected(examCode, first.ids, firstTemplate);
+      await expectProjected(examCode, second.ids, secondTemplate);
+      expect(await childIds(examCode, "Question")).toHaveLength(4);
+      expect(await childIds(examCode, "Specification")).toEqual(["HAS_SPECIFICATION SPEC-X"]);
+      // The shared paper carries what its exam_code says, not whichever template synced last.
+      expect((await store().getNode(graphDb(), examCode))?.properties).toMatchObject({ exam_code: examCode, name: "Shared catalogue paper" });
+      expect((await store().getNode(graphDb(), examCode))?.properties.template_id).toBeUndefined();
+
+      // The first template deletes question 2 and re-syncs: only its own question 2 goes.
+      await writeCanvas(firstTemplate, { questions: first.canvas.questions.slice(0, 2), areas: first.canvas.areas.slice(0, 1) });
+      expect(await (await sync(firstTemplate, school.teacher.token)).json()).toMatchObject({ questions: 1, parts: 1, regions: 1 });
+      for (const gone of [first.ids.q2, first.ids.a2]) expect(await store().getNode(graphDb(), gone), gone).toBeNull();
+      await expectProjected(examCode, second.ids, secondTemplate);
+      expect(await childIds(examCode, "Question")).toHaveLength(3);
+      expect(await childIds(first.ids.q1, "Part")).toEqual([`HAS_PART ${first.ids.q1a}`]);
+
+      // And the second one's re-sync (several at once) leaves the first's alone.
+      const again = await Promise.all([1, 2, 3].map(() => sync(secondTemplate, school.otherTeacher.token)));
+      expect(again.map((response) => response.status)).toEqual([200, 200, 200]);
+      expect(await childIds(first.ids.q1a, "Region")).toEqual([`HAS_REGION ${first.ids.a1a}`]);
+      await expectProjected(examCode, second.ids, secondTemplate);
+    });
+
+    it("two schools on one catalogue paper: each school's projection stays whole", async () => {
+      const { paperId, examCode } = await cataloguePaper();
+      const mine = canvasOf("M");
+      const theirs = canvasOf("T");
+      const myTemplate = await createTemplate(mine.canvas, { exam_id: paperId, exam_code: examCode });
+      const theirTemplate = await createTemplate(theirs.canvas, { exam_id: paperId, exam_code: examCode }, otherSchool);
+      expect((await sync(myTemplate, school.teacher.token)).status).toBe(200);
+      expect((await sync(theirTemplate, otherSchool.teacher.token)).status).toBe(200);
+      await expectProjected(examCode, mine.ids, myTemplate);
+      await expectProjected(examCode, theirs.ids, theirTemplate, otherSchool.institute.curriculum_db_name);
+      expect(await childIds(examCode, "Question")).toHaveLength(2);
+    });
+
+    it("a template whose exam_code is another template's synthetic code cannot touch that template's projection", async () => {
+      const victim = canvasOf("V");
+      const victimTemplate = await createTemplate(victim.canvas);
+      expect((await sync(victimTemplate, school.teacher.token)).status).toBe(200);
+
+      // At the edge the reserved form is refused (REST and tRPC alike).
+      const createRequest = (exam_code: string) =>
+        createTemplateRoute(
+          new Request("http://localhost/api/exam/templates", {
+            method: "POST",
+            headers: { authorization: `Bearer ${school.otherTeacher.token}`, "content-type": "application/json" },
+            body: JSON.stringify({ title: "Copycat", exam_code }),
+          }),
+        );
+      for (const code of [syntheticExamCode(victimTemplate), `Template-${victimTemplate}`, "template-anything"]) {
+        const refused = await createRequest(code);
+        expect(refused.status, code).toBe(400);
+        expect((await refused.json()).detail).toMatch(/exam_code.*template-/);
+      }
+      await expect(
+        createCaller({ db: db(), user: { id: school.otherTeacher.id } }).exam.templates.create({ title: "Copycat", exam_code: syntheticExamCode(victimTemplate) }),
+      ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      expect((await createRequest("templates-are-fine")).status).toBe(201);
+
+      // A row written before that rule: it projects under its own synthetic code, never into the victim's paper.
+      const intruder = canvasOf("I");
+      const colleague = { teacher: school.otherTeacher, institute: school.institute };
+      const intruderTemplate = await createTemplate(intruder.canvas, { exam_code: syntheticExamCode(victimTemplate) }, colleague);
+      const result = await (await sync(intruderTemplate, school.otherTeacher.token)).json();
+      expect(result.exam_code).toBe(syntheticExamCode(intruderTemplate));
+      await expectProjected(syntheticExamCode(victimTemplate), victim.ids, victimTemplate);
+      expect(await childIds(syntheticExamCode(victimTemplate), "Question")).toHaveLength(2);
+      expect((await store().getNode(graphDb(), syntheticExamCode(victimTemplate)))?.properties).toMatchObject({ template_id: victimTemplate });
+    });
+
+    it("reusing another template's question and area ids neither moves nor removes them (409)", async () => {
+      const { paperId, examCode } = await cataloguePaper();
+      const victim = canvasOf("V");
+      const victimTemplate = await createTemplate(victim.canvas, { exam_id: paperId, exam_code: examCode });
+      expect((await sync(victimTemplate, school.teacher.token)).status).toBe(200);
+      // The victim's canvas loses question 2 in the database but its projection has not run yet, so
+      // the graph still holds it; another template now uses that question id and the area ids.
+      await writeCanvas(victimTemplate, { questions: victim.canvas.questions.slice(0, 2), areas: [] });
+      const hostileCanvas: Canvas = {
+        questions: [{ id: victim.ids.q2, parent_id: null, label: "H2", order: 1 }],
+        areas: [{ id: victim.ids.a2, question_id: victim.ids.q2, page: 1 }],
+      };
+      const colleague = { teacher: school.otherTeacher, institute: school.institute };
+      for (const fields of [{ exam_id: paperId, exam_code: examCode }, {}]) {
+        const hostile = await createTemplate({ questions: [], areas: [] }, fields, colleague);
+        await writeCanvas(hostile, hostileCanvas, school.otherTeacher);
+        const response = await sync(hostile, school.otherTeacher.token);
+        expect(response.status).toBe(409);
+        expect((await response.json()).detail).toMatch(/another template/);
+        await expect(
+          createCaller({ db: db(), user: { id: school.otherTeacher.id } }).graph.syncTemplate({ templateId: hostile }),
+        ).rejects.toMatchObject({ code: "CONFLICT" });
+        await writeCanvas(hostile, { questions: [], areas: [] }, school.otherTeacher);
+      }
+      // Still the victim's, where it was, as it was.
+      await expectProjected(examCode, victim.ids, victimTemplate);
+      expect((await store().getNode(graphDb(), victim.ids.q2))?.properties.label).toBe("V2");
+    });
+  });
 });
+

@@ -17,7 +17,7 @@ import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
-import { scheduleTemplateGraphProjection } from "../graph/projection";
+import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/projection";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
 const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
@@ -28,7 +28,14 @@ export const createTemplateInput = z.object({
   title: z.string().trim().min(1, "title is required").max(300),
   subject: z.string().trim().max(200).nullish(),
   exam_id: z.string().trim().min(1).max(200).nullish(),
-  exam_code: z.string().trim().min(1).max(200).nullish(),
+  exam_code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    // `template-…` is the graph's paper key of a template without a code: typing one would join that paper.
+    .refine((code) => !isReservedExamCode(code), "exam_code must not start with 'template-': that form is reserved for templates without a catalogue code")
+    .nullish(),
   source_file_id: z.uuid("source_file_id must be a file id").nullish(),
   page_count: z.number().int().min(1, "page_count must be 1 or more").max(2000).nullish(),
   institute_id: z.uuid("institute_id must be an institute id").nullish(),

@@ -9,9 +9,12 @@ import {
   type GraphStore,
   type GraphWriter,
   type PaperStructure,
+  GraphNodeOwnedError,
+  OWNER_PROPERTY,
   assertLabel,
   assertNodeKey,
   assertRelationshipType,
+  ownedProperties,
   paperLabels,
   paperLinks,
 } from "./port";
@@ -52,12 +55,16 @@ function embeddedWriter(tx: Executor, database: string): GraphWriter {
   return {
     async upsertNodes(nodes: GraphNodeInput[]) {
       if (nodes.length === 0) return;
-      const unique = mergeDuplicates(nodes, (node) => assertNodeKey(node.key));
+      const unique = mergeDuplicates(
+        nodes.map((node) => ({ label: node.label, key: node.key, properties: ownedProperties(node) })),
+        (node) => assertNodeKey(node.key),
+      );
       // Rows in key order: concurrent writers then lock shared nodes in the same order (no deadlock).
       const rows = unique
-        .map((node) => ({ label: assertLabel(node.label), key: node.key, properties: node.properties ?? {} }))
+        .map((node) => ({ label: assertLabel(node.label), key: node.key, properties: node.properties }))
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      // The `where` refuses to relabel an existing node: that row is then missing from `returning`.
+      // The `where` refuses to relabel an existing node, and to write over a node another owner
+      // projected (the new row's owner is null or another): that row is then missing from `returning`.
       const written = rowsOf<{ id: string }>(
         await tx.execute(sql`
           insert into graph_nodes (db_name, id, labels, properties)
@@ -66,11 +73,15 @@ function embeddedWriter(tx: Executor, database: string): GraphWriter {
           on conflict (db_name, id) do update
             set properties = graph_nodes.properties || excluded.properties, updated_at = now()
             where graph_nodes.labels[1] = excluded.labels[1]
+              and (graph_nodes.properties ->> ${OWNER_PROPERTY} is null
+                   or graph_nodes.properties ->> ${OWNER_PROPERTY} = excluded.properties ->> ${OWNER_PROPERTY})
           returning id`),
       );
       if (written.length !== rows.length) {
         const writtenIds = new Set(written.map((row) => row.id));
         const refused = rows.find((row) => !writtenIds.has(row.key))!;
+        const existing = await getNode(tx, database, refused.key);
+        if (existing?.node_type === refused.label) throw new GraphNodeOwnedError(database, refused.key, refused.label);
         throw new Error(`Graph node ${JSON.stringify(refused.key)} in ${database} exists with a type other than ${refused.label}`);
       }
     },
@@ -112,32 +123,45 @@ function embeddedWriter(tx: Executor, database: string): GraphWriter {
       }
     },
 
-    async removePaperStructure({ paperKey, nodeKeys }: PaperStructure) {
+    async removePaperStructure({ paperKey, owner, nodeKeys }: PaperStructure) {
       assertNodeKey(paperKey);
-      // Two projections of one paper at once would interleave their deletes and inserts: one at a time.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`graph-paper/${database}/${paperKey}`}, 0))`);
+      assertNodeKey(owner);
+      // Two projections of one template, or of one paper, at once would interleave their deletes and
+      // inserts: one at a time (always the template's lock first, then the paper's: no deadlock).
+      for (const lock of [`graph-template/${database}/${owner}`, `graph-paper/${database}/${paperKey}`]) {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`);
+      }
       const structuralTypes = [paperLinks.hasPart, paperLinks.hasRegion];
       const structureLabels = [paperLabels.question, paperLabels.part, paperLabels.region];
+      const unowned = (node: SQL) => sql`${node}.properties ->> ${OWNER_PROPERTY} is null`;
       await tx.execute(sql`
-        with recursive structure(id) as (
+        with recursive unowned_structure(id) as (
           select edge.to_id from graph_edges edge
+          join graph_nodes node on node.db_name = edge.db_name and node.id = edge.to_id
           where edge.db_name = ${database} and edge.from_id = ${paperKey} and edge.type = ${paperLinks.hasQuestion}
+            and ${unowned(sql`node`)}
           union
-          select edge.to_id from graph_edges edge join structure on edge.from_id = structure.id
+          select edge.to_id from graph_edges edge
+          join unowned_structure on edge.from_id = unowned_structure.id
+          join graph_nodes node on node.db_name = edge.db_name and node.id = edge.to_id
           where edge.db_name = ${database} and edge.type in (select jsonb_array_elements_text(${json(structuralTypes)}))
+            and ${unowned(sql`node`)}
         ),
         doomed as (
           select node.id from graph_nodes node
           where node.db_name = ${database}
             and node.labels[1] in (select jsonb_array_elements_text(${json(structureLabels)}))
-            and (node.id in (select id from structure) or node.id in (select jsonb_array_elements_text(${json(nodeKeys)})))
+            and (node.properties ->> ${OWNER_PROPERTY} = ${owner}
+                 or (${unowned(sql`node`)}
+                     and (node.id in (select id from unowned_structure)
+                          or node.id in (select jsonb_array_elements_text(${json(nodeKeys)})))))
         ),
         removed_edges as (
           delete from graph_edges edge
           where edge.db_name = ${database}
             and (edge.from_id in (select id from doomed)
                  or edge.to_id in (select id from doomed)
-                 or (edge.from_id = ${paperKey} and edge.type in (${paperLinks.hasQuestion}, ${paperLinks.hasSpecification})))
+                 or (edge.from_id = ${paperKey} and edge.type = ${paperLinks.hasSpecification}))
         )
         delete from graph_nodes node where node.db_name = ${database} and node.id in (select id from doomed)`);
     },

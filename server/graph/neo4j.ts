@@ -9,10 +9,13 @@ import {
   type GraphStore,
   type GraphWriter,
   type PaperStructure,
+  GraphNodeOwnedError,
+  OWNER_PROPERTY,
   assertLabel,
   assertNodeKey,
   assertRelationshipType,
   graphDatabaseNameShape,
+  ownedProperties,
   paperLabels,
   paperLinks,
 } from "./port";
@@ -132,7 +135,7 @@ export function createNeo4jGraphStore(settings: Neo4jSettings): GraphStore {
       // Writes are collected, then run in one transaction: schema commands (database, constraint)
       // cannot share a transaction with data writes.
       const operations: Operation[] = [];
-      const result = await work(neo4jWriter(operations));
+      const result = await work(neo4jWriter(database, operations));
       if (operations.length === 0) return result;
       await ensureDatabase(database);
       const session = (await getDriver()).session({ database });
@@ -208,25 +211,32 @@ function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
   return groups;
 }
 
-function neo4jWriter(operations: Operation[]): GraphWriter {
+function neo4jWriter(database: string, operations: Operation[]): GraphWriter {
   return {
     async upsertNodes(nodes: GraphNodeInput[]) {
       for (const [label, group] of groupBy(nodes, (node) => assertLabel(node.label))) {
-        const rows = group.map((node) => ({ key: assertNodeKey(node.key), properties: storableProperties(node.properties) }));
+        const rows = group.map((node) => ({
+          key: assertNodeKey(node.key),
+          owner: node.owner ?? null,
+          properties: storableProperties(ownedProperties(node)),
+        }));
         operations.push(async (tx) => {
+          // A node is written only when it has this type and no owner or this row's owner; each row
+          // reports why it was not, so the unit fails with the right error.
           const result = await tx.run(
             `UNWIND $rows AS row
              MERGE (n:${NODE_LABEL} {id: row.key})
              ON CREATE SET n:${label}
-             WITH n, row WHERE n:${label}
-             SET n += row.properties
-             RETURN count(DISTINCT n.id) AS written`,
+             WITH n, row, n:${label} AS sameType,
+                  coalesce(n.${OWNER_PROPERTY} IS NULL OR n.${OWNER_PROPERTY} = row.owner, false) AS sameOwner
+             FOREACH (_ IN CASE WHEN sameType AND sameOwner THEN [1] ELSE [] END | SET n += row.properties)
+             RETURN row.key AS key, sameType, sameOwner`,
             { rows },
           );
-          const record = result.records[0];
-          const written = Number(record?.get("written") ?? 0);
-          const expected = new Set(rows.map((row) => row.key)).size;
-          if (written !== expected) throw new Error(`A graph node of type ${label} exists with a type other than ${label}`);
+          const refused = result.records.find((record) => !record.get("sameType") || !record.get("sameOwner"));
+          if (!refused) return;
+          if (!refused.get("sameType")) throw new Error(`A graph node of type ${label} exists with a type other than ${label}`);
+          throw new GraphNodeOwnedError(database, refused.get("key"), label);
         });
       }
     },
@@ -261,28 +271,32 @@ function neo4jWriter(operations: Operation[]): GraphWriter {
       }
     },
 
-    async removePaperStructure({ paperKey, nodeKeys }: PaperStructure) {
+    async removePaperStructure({ paperKey, owner, nodeKeys }: PaperStructure) {
       assertNodeKey(paperKey);
+      assertNodeKey(owner);
       const { question, part, region, paper } = paperLabels;
+      const structure = `(n:${question} OR n:${part} OR n:${region})`;
       operations.push(async (tx) => {
+        // Unowned structure (written before owners were recorded) that hangs from the paper.
         const reached = await tx.run(
-          `MATCH (:${NODE_LABEL}:${paper} {id: $paperKey})-[:${paperLinks.hasQuestion}]->(:${question})
+          `MATCH path = (:${NODE_LABEL}:${paper} {id: $paperKey})-[:${paperLinks.hasQuestion}]->(:${question})
                  -[:${paperLinks.hasPart}|${paperLinks.hasRegion}*0..]->(n)
+           WHERE all(node IN tail(nodes(path)) WHERE node.${OWNER_PROPERTY} IS NULL)
            RETURN collect(DISTINCT n.id) AS ids`,
           { paperKey },
         );
         const ids = [...new Set([...((reached.records[0]?.get("ids") as string[] | undefined) ?? []), ...nodeKeys])];
-        await tx.run(
-          `MATCH (:${NODE_LABEL}:${paper} {id: $paperKey})-[link:${paperLinks.hasQuestion}|${paperLinks.hasSpecification}]->()
-           DELETE link`,
-          { paperKey },
-        );
+        await tx.run(`MATCH (:${NODE_LABEL}:${paper} {id: $paperKey})-[link:${paperLinks.hasSpecification}]->() DELETE link`, {
+          paperKey,
+        });
         await tx.run(
           `UNWIND $ids AS id
-           MATCH (n:${NODE_LABEL} {id: id}) WHERE n:${question} OR n:${part} OR n:${region}
+           MATCH (n:${NODE_LABEL} {id: id}) WHERE ${structure} AND n.${OWNER_PROPERTY} IS NULL
            DETACH DELETE n`,
           { ids },
         );
+        // Everything this owner projected, wherever it hangs; never a node of another owner.
+        await tx.run(`MATCH (n:${NODE_LABEL}) WHERE ${structure} AND n.${OWNER_PROPERTY} = $owner DETACH DELETE n`, { owner });
       });
     },
   };

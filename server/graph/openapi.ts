@@ -43,11 +43,12 @@ export const graphOpenApi: OpenApiFragment = {
         tags: ["graph", "exam"],
         summary: "Project a template into its school's curriculum graph now",
         description:
-          "Owner only. Replaces the paper's questions, parts and regions (paper keyed by exam_code, or template-<id> without one) " +
-          "and answers the counts.",
+          "Owner only. Replaces the questions, parts and regions this template projected (paper keyed by exam_code and shared by " +
+          "the templates of that code, or template-<id> without one) and answers the counts. 409 when a question or area id " +
+          "is part of another template's projection.",
         security,
         parameters: [{ name: "templateId", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
-        responses: { 200: json(jsonSchema(graphSyncOutput, "output")), ...errors(401, 403, 404, 500) },
+        responses: { 200: json(jsonSchema(graphSyncOutput, "output")), ...errors(401, 403, 404, 409, 500) },
       },
     },
     "/graph/node/children": {

@@ -14,6 +14,34 @@ export interface GraphNodeInput {
   key: string;
   /** Merged into the stored properties (keys not given are kept; a null removes one), as Cypher's `SET n += $props`. */
   properties?: Record<string, unknown>;
+  /**
+   * The writer that owns the node (a template's projection: the template id), kept in the property
+   * OWNER_PROPERTY. A node owned by one owner is never written by a write with another owner or none
+   * (the unit fails with GraphNodeOwnedError); a node without an owner is claimed by the first owner that
+   * writes it.
+   */
+  owner?: string;
+}
+
+/** The property that records a node's owner: reserved, like `id` (a value given in `properties` is ignored). */
+export const OWNER_PROPERTY = "projected_by";
+
+/** A write met a node that another owner projected: the whole unit of work is refused. */
+export class GraphNodeOwnedError extends Error {
+  constructor(
+    readonly database: string,
+    readonly key: string,
+    readonly label: string,
+  ) {
+    super(`Graph node ${JSON.stringify(key)} (${label}) in ${database} belongs to another owner's projection`);
+    this.name = "GraphNodeOwnedError";
+  }
+}
+
+/** The stored properties of a node input: the reserved owner property comes from `owner` only. */
+export function ownedProperties(node: GraphNodeInput): Record<string, unknown> {
+  const { [OWNER_PROPERTY]: _ignored, ...properties } = node.properties ?? {};
+  return node.owner === undefined ? properties : { ...properties, [OWNER_PROPERTY]: node.owner };
 }
 
 export interface GraphNodeRef {
@@ -50,10 +78,18 @@ export interface ChildrenFilter {
   nodeTypePrefix?: string;
 }
 
-/** What a paper's projection replaces: its questions, parts and regions, and their outgoing links. */
+/**
+ * What a template's projection replaces: the question, part and region nodes it owns, wherever they hang
+ * (a changed exam_code leaves them under the old paper), and the paper's specification links (they
+ * follow from the exam_code alone). Nodes written before owners were recorded (no owner) go too when
+ * they hang from the paper or carry an id the new projection uses. A node another owner projected is
+ * never removed, wherever it hangs and whatever ids are named.
+ */
 export interface PaperStructure {
   paperKey: string;
-  /** Ids of the question, part and region nodes about to be written: removed first wherever they hang. */
+  /** The template whose projection this is. */
+  owner: string;
+  /** Ids of the question, part and region nodes about to be written. */
   nodeKeys: string[];
 }
 
@@ -62,7 +98,7 @@ export interface GraphWriter {
   upsertNodes(nodes: GraphNodeInput[]): Promise<void>;
   /** Both ends must exist (written before, or earlier in this unit); a missing end fails the unit. */
   upsertRelationships(relationships: GraphRelationshipInput[]): Promise<void>;
-  /** Detach-deletes the paper's question/part/region subgraph and the paper's structural links. */
+  /** Detach-deletes the owner's question/part/region nodes and the paper's specification links (see PaperStructure). */
   removePaperStructure(structure: PaperStructure): Promise<void>;
 }
 

@@ -6,14 +6,18 @@ import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { graphStore } from "./index";
-import { type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
+import { GraphNodeOwnedError, type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
 
 /**
  * Projection of one exam template into its school's curriculum graph database, where the
  * specification points it assesses live: a paper node keyed by exam_code, question and part nodes
  * keyed by question id, region nodes keyed by response-area id, the structural links, paper →
  * specification when the catalogue paper names one, and question/part → specification point from
- * spec_ref. A re-sync replaces the paper's questions, parts and regions.
+ * spec_ref. A re-sync replaces the questions, parts and regions this template projected, and nothing of
+ * another template: each of those nodes records its template (`projected_by`), the graph port never
+ * lets another template's write change or remove it, and the paper node of a catalogue exam_code is
+ * shared by every template on that paper (its properties and specification link follow from the
+ * exam_code alone, so no template can change them for the others).
  */
 
 export const graphSyncInput = z.object({ templateId: z.string() });
@@ -32,6 +36,12 @@ const uuidShape = z.uuid();
 
 /** The paper key of a template without a catalogue code. */
 export const syntheticExamCode = (templateId: string) => `template-${templateId}`;
+
+/**
+ * exam_code values of the synthetic form (`template-…`, any case) are reserved: typed as a template's
+ * exam_code, one would put that template's questions on another template's own paper.
+ */
+export const isReservedExamCode = (code: string) => code.toLowerCase().startsWith("template-");
 
 /**
  * POST /api/exam/templates/{id}/graph-sync: the owner runs the projection now and gets its counts.
@@ -60,11 +70,22 @@ export async function projectTemplate(db: Db, templateId: string): Promise<Graph
   const source = await asService(db, (tx) => readTemplateForProjection(tx, templateId));
   if (!source) throw notFound("Template");
   const projection = buildProjection(source);
-  await graphStore(db).write(source.graphDatabase, async (writer) => {
-    await writer.removePaperStructure({ paperKey: projection.examCode, nodeKeys: projection.structureKeys });
-    await writer.upsertNodes(projection.nodes);
-    await writer.upsertRelationships(projection.relationships);
-  });
+  try {
+    await graphStore(db).write(source.graphDatabase, async (writer) => {
+      await writer.removePaperStructure({ paperKey: projection.examCode, owner: source.id, nodeKeys: projection.structureKeys });
+      await writer.upsertNodes(projection.nodes);
+      await writer.upsertRelationships(projection.relationships);
+    });
+  } catch (error) {
+    // Question and area ids are the client's: one already projected by another template stays theirs.
+    if (error instanceof GraphNodeOwnedError) {
+      throw new AppError(
+        "conflict",
+        `${error.label} ${error.key} is part of another template's projection in the graph: give it a new id`,
+      );
+    }
+    throw error;
+  }
   return projection.result;
 }
 
@@ -78,12 +99,14 @@ async function readTemplateForProjection(tx: Tx, templateId: string) {
       subject: examTemplates.subject,
       exam_code: examTemplates.exam_code,
       page_count: examTemplates.page_count,
-      specification: examPapers.specification,
+      // The catalogue paper of the exam_code (not of the template's exam_id): what the shared paper
+      // node says depends on the exam_code alone.
+      catalogue: { title: examPapers.title, subject: examPapers.subject, page_count: examPapers.page_count, specification: examPapers.specification },
       graphDatabase: institutes.curriculum_db_name,
     })
     .from(examTemplates)
     .innerJoin(institutes, eq(institutes.id, examTemplates.institute_id))
-    .leftJoin(examPapers, eq(examPapers.id, examTemplates.exam_id))
+    .leftJoin(examPapers, eq(examPapers.exam_code, examTemplates.exam_code))
     .where(eq(examTemplates.id, templateId));
   if (!template) return null;
   const questions = await tx
@@ -115,20 +138,40 @@ async function readTemplateForProjection(tx: Tx, templateId: string) {
 }
 
 function buildProjection(source: ProjectionSource) {
-  const examCode = source.exam_code?.trim() || syntheticExamCode(source.id);
+  const typedCode = source.exam_code?.trim();
+  // A reserved code (a row from before the rule) projects like no code: onto the template's own paper.
+  const shared = Boolean(typedCode) && !isReservedExamCode(typedCode!);
+  const examCode = shared ? typedCode! : syntheticExamCode(source.id);
+  const catalogue = shared ? source.catalogue : null;
+  const owner = source.id;
   const paper = { label: paperLabels.paper, key: examCode };
   const nodes: GraphNodeInput[] = [
-    {
-      ...paper,
-      properties: {
-        exam_code: examCode,
-        name: source.title,
-        subject: source.subject,
-        template_id: source.id,
-        page_count: source.page_count,
-        synthetic_code: !source.exam_code?.trim(),
-      },
-    },
+    shared
+      ? {
+          // Shared by every template of this exam_code: only what the exam_code says (nulls clear what
+          // projections before issue 14 wrote here).
+          ...paper,
+          properties: {
+            exam_code: examCode,
+            name: catalogue?.title ?? examCode,
+            subject: catalogue?.subject ?? null,
+            page_count: catalogue?.page_count ?? null,
+            template_id: null,
+            synthetic_code: false,
+          },
+        }
+      : {
+          ...paper,
+          owner,
+          properties: {
+            exam_code: examCode,
+            name: source.title,
+            subject: source.subject,
+            template_id: source.id,
+            page_count: source.page_count,
+            synthetic_code: true,
+          },
+        },
   ];
   const relationships: GraphRelationshipInput[] = [];
 
@@ -140,6 +183,7 @@ function buildProjection(source: ProjectionSource) {
     const node = { label: questionLabel(question), key: question.id };
     nodes.push({
       ...node,
+      owner,
       properties: {
         name: question.label,
         label: question.label,
@@ -168,7 +212,7 @@ function buildProjection(source: ProjectionSource) {
   // points keep theirs.
   for (const code of specificationPoints) nodes.push({ label: paperLabels.specificationPoint, key: code, properties: { code } });
 
-  const specification = source.specification?.trim();
+  const specification = catalogue?.specification?.trim();
   if (specification) {
     nodes.push({ label: paperLabels.specification, key: specification, properties: { code: specification } });
     relationships.push({ from: paper, type: paperLinks.hasSpecification, to: { label: paperLabels.specification, key: specification } });
@@ -178,10 +222,11 @@ function buildProjection(source: ProjectionSource) {
     const node = { label: paperLabels.region, key: area.id };
     nodes.push({
       ...node,
+      owner,
       properties: { name: `Page ${area.page} ${area.kind}`, page: area.page, order: area.page, kind: area.kind, response_form: area.response_form },
     });
-    const owner = byId.get(area.question_id)!;
-    relationships.push({ from: { label: questionLabel(owner), key: owner.id }, type: paperLinks.hasRegion, to: node });
+    const question = byId.get(area.question_id)!;
+    relationships.push({ from: { label: questionLabel(question), key: question.id }, type: paperLinks.hasRegion, to: node });
   }
 
   return {
