@@ -15,7 +15,7 @@ import { ConfigError, env } from "../server/env";
 import { AppError } from "../server/errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "../server/identity/api-keys";
 import { createInstitute } from "../server/identity/institutes";
-import { type Role, createUser, findUserByEmail, roles } from "../server/identity/users";
+import { type Role, createUser, findUserByEmail, roles, setUserActive } from "../server/identity/users";
 import { logger } from "../server/logger";
 import { openConfiguredDatabase } from "../server/startup";
 
@@ -78,6 +78,18 @@ const commands: Record<string, Command> = {
       return user.id;
     }),
   },
+  "user deactivate": {
+    usage: "user deactivate --email EMAIL",
+    summary: "deactivate a user: they cannot sign in, and their sessions, tokens and dictation keys stop working at once; prints the user id",
+    required: ["email"],
+    run: inTransaction(async (tx, o) => (await setUserActive(tx, { userId: (await userByEmail(tx, o.email!, "--email")).id, active: false })).id),
+  },
+  "user reactivate": {
+    usage: "user reactivate --email EMAIL",
+    summary: "make a deactivated user active again; prints the user id",
+    required: ["email"],
+    run: inTransaction(async (tx, o) => (await setUserActive(tx, { userId: (await userByEmail(tx, o.email!, "--email")).id, active: true })).id),
+  },
   token: {
     usage: "token --email EMAIL [--ttl-seconds SECONDS]",
     summary: "print a signed user token (Bearer) for that user",
@@ -93,24 +105,27 @@ const commands: Record<string, Command> = {
     }),
   },
   "api-key create": {
-    usage: "api-key create --name NAME",
-    summary: "create a speech API key (/v1); prints the key, which is shown only this once",
+    usage: "api-key create --name NAME [--institute ID]",
+    summary:
+      "create a speech API key (/v1) of the installation, or of an institute (its school admins see and revoke it in Settings); prints the key, which is shown only this once",
     required: ["name"],
-    run: inTransaction(async (tx, o) => (await createApiKey(tx, { name: o.name! })).key),
+    optional: ["institute"],
+    run: inTransaction(async (tx, o) => (await createApiKey(tx, { name: o.name!, instituteId: o.institute })).key),
   },
   "api-key list": {
-    usage: "api-key list",
-    summary: "list the speech API keys, one per line: id, shown prefix, state, name",
+    usage: "api-key list [--institute ID]",
+    summary: "list the speech API keys (every one, or an institute's), one per line: id, shown prefix, state, owner (installation or the institute id), name",
     required: [],
-    run: inTransaction(async (tx) =>
-      (await listApiKeys(tx))
-        .map((key) => [key.id, key.prefix, key.revoked_at ? "revoked" : "active", key.name].join("\t"))
+    optional: ["institute"],
+    run: inTransaction(async (tx, o) =>
+      (await listApiKeys(tx, { instituteId: o.institute }))
+        .map((key) => [key.id, key.prefix, key.revoked_at ? "revoked" : "active", key.institute_id ?? "installation", key.name].join("\t"))
         .join("\n"),
     ),
   },
   "api-key revoke": {
     usage: "api-key revoke --id ID",
-    summary: "revoke a speech API key (it stops working at once); prints its id",
+    summary: "revoke a speech API key, the installation's or an institute's (it stops working at once); prints its id",
     required: ["id"],
     run: inTransaction(async (tx, o) => (await revokeApiKey(tx, { id: o.id! })).id),
   },

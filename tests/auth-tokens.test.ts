@@ -1,11 +1,15 @@
 import crypto from "node:crypto";
 import { SignJWT } from "jose";
+import { encode } from "next-auth/jwt";
 import { beforeAll, expect, it } from "vitest";
 import { GET } from "../app/me/bootstrap/route";
+import { verifyCredentials } from "../server/auth/credentials";
+import { authOptions, sessionCookieName } from "../server/auth/next-auth";
 import { signUserToken } from "../server/auth/tokens";
-import { asUser } from "../server/db/rls";
+import { asService, asUser } from "../server/db/rls";
 import { personalAccessTokens } from "../server/db/schema";
 import { createPersonalAccessToken, revokePersonalAccessToken } from "../server/identity/personal-tokens";
+import { createUser, setUserActive } from "../server/identity/users";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
 
@@ -84,6 +88,30 @@ describeOnEachDatabase("bearer tokens at /me/bootstrap", (database) => {
   it("refuses the token of a user who does not exist", async () => {
     const ghost = await signUserToken({ userId: crypto.randomUUID(), ttlSeconds: 600 });
     await expectRefused(await bootstrap(`Bearer ${ghost}`), /no longer exists/i);
+  });
+
+  it("refuses a deactivated user's token, personal access token, session cookie and password, until reactivated", async () => {
+    const { db } = database();
+    const email = `deactivated.${crypto.randomBytes(4).toString("hex")}@example.org`;
+    const user = await asService(db, (tx) => createUser(tx, { email, password: "correct-horse-battery", fullName: "Dee Activated" }));
+    const token = await signUserToken({ userId: user.id, ttlSeconds: 600 });
+    const personal = await asUser(db, user.id, (tx) => createPersonalAccessToken(tx, user.id, { name: "laptop", ttlDays: 30 }));
+    const cookie = `${sessionCookieName}=${await encode({ token: { sub: user.id }, secret: authOptions.secret! })}`;
+    const credentials = { email, password: "correct-horse-battery" };
+    const withCookie = () => GET(new Request("http://localhost/me/bootstrap", { headers: { cookie } }));
+    expect((await bootstrap(`Bearer ${token}`)).status).toBe(200);
+    expect((await withCookie()).status).toBe(200);
+    expect(await verifyCredentials(db, credentials)).toMatchObject({ id: user.id });
+
+    await asService(db, (tx) => setUserActive(tx, { userId: user.id, active: false }));
+    await expectRefused(await bootstrap(`Bearer ${token}`), /deactivated/i);
+    await expectRefused(await bootstrap(`Bearer ${personal.token}`), /deactivated/i);
+    expect((await withCookie()).status).toBe(401);
+    expect(await verifyCredentials(db, credentials)).toBeNull();
+
+    await asService(db, (tx) => setUserActive(tx, { userId: user.id, active: true }));
+    expect((await bootstrap(`Bearer ${token}`)).status).toBe(200);
+    expect(await verifyCredentials(db, credentials)).toMatchObject({ id: user.id });
   });
 
   it("refuses a personal access token once it is revoked", async () => {

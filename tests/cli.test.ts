@@ -109,6 +109,47 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(revoked[0]!.revoked_at).toBeInstanceOf(Date);
     });
 
+    it("makes installation keys by default and a school's key with --institute; lists the owner; revokes either", { timeout: CHAIN_TIMEOUT }, async () => {
+      const installationKey = await result(["api-key", "create", "--name", "Operator's key"], target.env);
+      const schoolKey = await result(["api-key", "create", "--name", "Riverside lab", "--institute", ids.institute!], target.env);
+      const listing = async (extra: string[] = []) => {
+        const lines = (await markbook(["api-key", "list", ...extra], target.env)).stdout.trim().split("\n");
+        return (name: string) => lines.find((row) => row.endsWith(`\t${name}`))?.split("\t");
+      };
+      const everyKey = await listing();
+      const [installationId, installationPrefix, ...installationRest] = everyKey("Operator's key")!;
+      const [schoolId, schoolPrefix, ...schoolRest] = everyKey("Riverside lab")!;
+      expect(installationRest).toEqual(["active", "installation", "Operator's key"]);
+      expect(schoolRest).toEqual(["active", ids.institute, "Riverside lab"]);
+      expect(installationKey.startsWith(installationPrefix!)).toBe(true);
+      expect(schoolKey.startsWith(schoolPrefix!)).toBe(true);
+      const schoolKeys = await listing(["--institute", ids.institute!]);
+      expect(schoolKeys("Riverside lab")?.[0]).toBe(schoolId);
+      expect(schoolKeys("Operator's key")).toBeUndefined();
+
+      expect(await result(["api-key", "revoke", "--id", schoolId!], target.env)).toBe(schoolId);
+      const stored = await target.inspect(({ db }) => db.select().from(apiKeys));
+      expect(stored.find((row) => row.id === installationId)).toMatchObject({ institute_id: null, revoked_at: null });
+      expect(stored.find((row) => row.id === schoolId)).toMatchObject({ institute_id: ids.institute, revoked_at: expect.any(Date) });
+
+      const unknown = await markbook(["api-key", "create", "--name", "Nowhere", "--institute", crypto.randomUUID()], target.env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/institute not found/i);
+      expect(await target.inspect(({ db }) => db.select().from(apiKeys).where(eq(apiKeys.name, "Nowhere")))).toEqual([]);
+    });
+
+    it("deactivates a user and makes them active again", { timeout: CHAIN_TIMEOUT }, async () => {
+      expect(await result(["user", "deactivate", "--email", studentEmail], target.env)).toBe(ids.student);
+      const deactivatedAt = () =>
+        target.inspect(async ({ db }) => (await db.select({ at: users.deactivated_at }).from(users).where(eq(users.id, ids.student!)))[0]!.at);
+      expect(await deactivatedAt()).toBeInstanceOf(Date);
+      expect(await result(["user", "reactivate", "--email", studentEmail], target.env)).toBe(ids.student);
+      expect(await deactivatedAt()).toBeNull();
+      const nobody = await markbook(["user", "deactivate", "--email", `nobody.${tag}@example.org`], target.env);
+      expect(nobody.code).toBe(1);
+      expect(nobody.stderr).toContain("--email: no user with email");
+    });
+
     it("refuses an unknown role on stderr, exits 1 and creates nobody", async () => {
       const email = `wizard.${tag}@example.org`;
       const run = await markbook(

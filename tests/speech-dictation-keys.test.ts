@@ -1,44 +1,78 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { users } from "../server/db/schema";
+import { asService } from "../server/db/rls";
+import { setUserActive } from "../server/identity/users";
 import { issueDictationKey, verifyDictationKey } from "../server/speech/dictation-keys";
+import { createCaller } from "../server/trpc/root";
+import { describeOnEachDatabase } from "./support/database";
+import { type School, createSchool } from "./support/fixtures";
 import { type RunningSpeechServer, startSpeechServer, testSpeechConfig } from "./support/speech-server";
 
-const userId = "4f0c8f8e-2a44-4a53-9c39-1c3f2e0a9b10";
-
-describe("dictation keys: short-lived speech keys for the signed-in UI", () => {
+describeOnEachDatabase("dictation keys: short-lived speech keys for the signed-in UI", (database) => {
   let server: RunningSpeechServer;
+  let school: School;
+  let userId: string;
   beforeAll(async () => {
     server = await startSpeechServer(testSpeechConfig());
+    school = await createSchool(database().db, "Dictation");
+    userId = school.teacher.id;
   });
   afterAll(async () => {
     await server?.close();
   });
+
+  const verify = (key: string, now?: Date) => asService(database().db, (tx) => verifyDictationKey(tx, key, now));
+  const listModels = (key: string) => fetch(`${server.baseURL}/models`, { headers: { authorization: `Bearer ${key}` } });
 
   it("verifies for their user until they expire", async () => {
     const now = new Date("2026-11-23T10:00:00Z");
     const { key, expires_at } = await issueDictationKey({ userId, ttlSeconds: 600 }, now);
     expect(key).toMatch(/^mkd_/);
     expect(expires_at.toISOString()).toBe("2026-11-23T10:10:00.000Z");
-    expect(await verifyDictationKey(key, new Date("2026-11-23T10:09:59Z"))).toEqual({ userId });
-    expect(await verifyDictationKey(key, new Date("2026-11-23T10:10:01Z"))).toBeNull();
+    expect(await verify(key, new Date("2026-11-23T10:09:59Z"))).toEqual({ userId });
+    expect(await verify(key, new Date("2026-11-23T10:10:01Z"))).toBeNull();
   });
 
   it("refuses tampered keys, other tokens and out-of-range lifetimes", async () => {
     const { key } = await issueDictationKey({ userId });
     const [header, payload, signature] = key.slice(4).split(".");
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), sub: "someone-else" })).toString("base64url");
-    expect(await verifyDictationKey(`mkd_${header}.${forged}.${signature}`)).toBeNull();
-    expect(await verifyDictationKey(`mkd_${header}.${payload}.`)).toBeNull();
-    expect(await verifyDictationKey(key.slice(4))).toBeNull();
-    expect(await verifyDictationKey("mkd_not-a-jwt")).toBeNull();
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), sub: school.admin.id })).toString("base64url");
+    expect(await verify(`mkd_${header}.${forged}.${signature}`)).toBeNull();
+    expect(await verify(`mkd_${header}.${payload}.`)).toBeNull();
+    expect(await verify(key.slice(4))).toBeNull();
+    expect(await verify("mkd_not-a-jwt")).toBeNull();
     await expect(issueDictationKey({ userId, ttlSeconds: 7200 })).rejects.toThrow();
   });
 
   it("open the /v1 API (the WebSocket handshake runs the same check); an expired one is 401 invalid_api_key", async () => {
     const { key } = await issueDictationKey({ userId });
-    expect((await fetch(`${server.baseURL}/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await listModels(key)).status).toBe(200);
     const expired = (await issueDictationKey({ userId, ttlSeconds: 30 }, new Date(Date.now() - 60_000))).key;
-    const refused = await fetch(`${server.baseURL}/models`, { headers: { authorization: `Bearer ${expired}` } });
+    const refused = await listModels(expired);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error).toMatchObject({ type: "authentication_error", code: "invalid_api_key" });
+  });
+
+  it("stop working at once when their user is deactivated, and work again when the user is reactivated", async () => {
+    const { key } = await createCaller({ db: database().db, user: { id: school.otherTeacher.id } }).speech.dictationKey();
+    expect((await listModels(key)).status).toBe(200);
+
+    await asService(database().db, (tx) => setUserActive(tx, { userId: school.otherTeacher.id, active: false }));
+    expect(await verify(key)).toBeNull();
+    const refused = await listModels(key);
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error).toMatchObject({ type: "authentication_error", code: "invalid_api_key" });
+
+    await asService(database().db, (tx) => setUserActive(tx, { userId: school.otherTeacher.id, active: true }));
+    expect((await listModels(key)).status).toBe(200);
+  });
+
+  it("stop working at once when their user is deleted", async () => {
+    const { key } = await createCaller({ db: database().db, user: { id: school.otherStudent.id } }).speech.dictationKey();
+    expect((await listModels(key)).status).toBe(200);
+    await asService(database().db, (tx) => tx.delete(users).where(eq(users.id, school.otherStudent.id)));
+    expect(await verify(key)).toBeNull();
+    expect((await listModels(key)).status).toBe(401);
   });
 });

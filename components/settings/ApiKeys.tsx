@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
-import { errorMessage } from "@/lib/trpc/errors";
+import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -25,16 +25,20 @@ interface KeyRow {
   id: string;
   name: string;
   prefix: string;
+  created_by_name: string | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
-/** Settings → speech API keys (school admins): create (shown once), list, revoke. */
-export function ApiKeys({ origin }: { origin: string }) {
+/**
+ * Settings → speech API keys of the admin's school (`instituteId`): create (shown once), list, revoke.
+ * Every school admin of the school sees and can revoke every key of it, whoever made it.
+ */
+export function ApiKeys({ origin, instituteId }: { origin: string; instituteId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const keys = useQuery(trpc.speech.apiKeys.list.queryOptions());
+  const keys = useQuery(trpc.speech.apiKeys.list.queryOptions({ institute_id: instituteId }));
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.speech.apiKeys.list.queryKey() });
 
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -62,6 +66,9 @@ export function ApiKeys({ origin }: { origin: string }) {
         setRevoking(null);
         return invalidate();
       },
+      onError: (error) => {
+        if (errorCode(error) === "NOT_FOUND") void invalidate();
+      },
     }),
   );
 
@@ -73,14 +80,14 @@ export function ApiKeys({ origin }: { origin: string }) {
       return;
     }
     setNameError(null);
-    create.mutate({ name: name.trim() });
+    create.mutate({ name: name.trim(), institute_id: instituteId });
   }
 
   return (
     <Card
       id="speech-keys"
       title="Speech API keys"
-      description="Keys let other programs use the school's speech-to-text service (an OpenAI-compatible API). Create one per program, and revoke it when the program no longer needs it."
+      description="Keys let other programs use the school's speech-to-text service (an OpenAI-compatible API). Create one per program, and revoke it when the program no longer needs it. Every admin of the school sees these keys and can revoke them."
     >
       <div className="stack">
         <form className="form-row" onSubmit={onCreate} noValidate aria-label="Create a speech API key">
@@ -150,10 +157,16 @@ export function ApiKeys({ origin }: { origin: string }) {
         onCancel={() => setRevoking(null)}
       >
         <p>Programs that use “{revoking?.name}” will be refused straight away. This cannot be undone.</p>
-        {revoke.isError ? <Status tone="error">{errorMessage(revoke.error)}</Status> : null}
+        {revoke.isError ? <Status tone="error">{revokeErrorMessage(revoke.error)}</Status> : null}
       </ConfirmDialog>
     </Card>
   );
+}
+
+/** A key that is gone (its school's keys changed meanwhile) is said so, not as a bare "not found". */
+function revokeErrorMessage(error: unknown): string {
+  if (errorCode(error) === "NOT_FOUND") return "This key is no longer among your school's keys, so there is nothing to revoke. The list has been refreshed.";
+  return errorMessage(error);
 }
 
 interface KeyListProps {
@@ -192,6 +205,7 @@ function KeyList({ state, onRevoke }: KeyListProps) {
         <tr>
           <th scope="col">Name</th>
           <th scope="col">Key starts with</th>
+          <th scope="col">Made by</th>
           <th scope="col">Created</th>
           <th scope="col">Last used</th>
           <th scope="col">Status</th>
@@ -207,6 +221,7 @@ function KeyList({ state, onRevoke }: KeyListProps) {
             <td>
               <code>{key.prefix}…</code>
             </td>
+            <td className="table__muted">{key.created_by_name ?? "—"}</td>
             <td className="table__muted">
               <time dateTime={key.created_at.toISOString()} title={formatDateTime(key.created_at)}>
                 {formatDate(key.created_at)}

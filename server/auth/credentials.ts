@@ -33,6 +33,7 @@ export async function verifyCredentials(db: Db, credentials: unknown): Promise<S
   const user = await asService(db, (tx) => findUserByEmail(tx, email));
   const stored = user?.password_hash ?? (await decoy());
   const matches = await verifyPassword(password, stored);
-  if (!user?.password_hash || !matches) return null;
+  // A deactivated user is refused like a wrong password (after the same work), so sign-in still reveals nothing.
+  if (!user?.password_hash || !matches || user.deactivated_at) return null;
   return { id: user.id, email: user.email, name: user.display_name };
 }

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { getToken } from "next-auth/jwt";
 import { getServerSession } from "next-auth/next";
 import { NextRequest } from "next/server";
@@ -10,12 +10,12 @@ import { users } from "../db/schema";
 import type { AuthenticatedUser } from "./authenticate";
 import { authOptions, secureSessionCookie } from "./next-auth";
 
-/** The id named by a session, when it is a user id and that user still exists (a deleted user is signed out). */
+/** The id named by a session, when it is a user id of a user who still exists and is not deactivated (else signed out). */
 async function existingUserId(db: Db, subject: unknown): Promise<string | null> {
   const parsed = z.uuid().safeParse(subject);
   if (!parsed.success) return null;
   const id = parsed.data.toLowerCase();
-  const [user] = await asUser(db, id, (tx) => tx.select({ id: users.id }).from(users).where(eq(users.id, id)));
+  const [user] = await asUser(db, id, (tx) => tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), isNull(users.deactivated_at))));
   return user?.id ?? null;
 }
 

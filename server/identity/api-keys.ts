@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
-import { apiKeys } from "../db/schema";
+import { apiKeys, institutes, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 
 /**
@@ -18,17 +18,30 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export const createApiKeyInput = z.object({
   name: z.string().trim().min(1, "name is required").max(100, "name must have at most 100 characters"),
   createdBy: z.uuid().optional(),
+  /** The institute the key belongs to; absent, an installation key (the command line's). */
+  instituteId: z.uuid("institute must be an institute id").optional(),
 });
 
 export const hashApiKey = (key: string) => crypto.createHash("sha256").update(key).digest("hex");
 
+/** Creates a key; row-level security decides whether the caller may create it for that institute. */
 export async function createApiKey(tx: Tx, input: z.input<typeof createApiKeyInput>) {
-  const { name, createdBy } = createApiKeyInput.parse(input);
+  const { name, createdBy, instituteId } = createApiKeyInput.parse(input);
+  if (instituteId) {
+    const [institute] = await tx.select({ id: institutes.id }).from(institutes).where(eq(institutes.id, instituteId));
+    if (!institute) throw notFound("Institute");
+  }
   const key = KEY_PREFIX + crypto.randomBytes(32).toString("base64url");
   const [row] = await tx
     .insert(apiKeys)
-    .values({ name, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), key_hash: hashApiKey(key), created_by: createdBy ?? null })
-    .returning({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, created_at: apiKeys.created_at });
+    .values({
+      name,
+      prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+      key_hash: hashApiKey(key),
+      created_by: createdBy ?? null,
+      institute_id: instituteId ?? null,
+    })
+    .returning({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, institute_id: apiKeys.institute_id, created_at: apiKeys.created_at });
   return { ...row!, key };
 }
 
@@ -60,7 +73,10 @@ export async function verifyApiKey(tx: Tx, key: string) {
 
 export const revokeApiKeyInput = z.object({ id: z.uuid() });
 
-/** Revokes a key (idempotent); a key that does not exist is 404. */
+/**
+ * Revokes a key (idempotent). A key that does not exist, or that row-level security hides from the
+ * caller (another school's, an installation key), is 404.
+ */
 export async function revokeApiKey(tx: Tx, input: z.input<typeof revokeApiKeyInput>) {
   const { id } = revokeApiKeyInput.parse(input);
   const [row] = await tx
@@ -72,24 +88,55 @@ export async function revokeApiKey(tx: Tx, input: z.input<typeof revokeApiKeyInp
   return row;
 }
 
-/** Every key, newest first: name, shown prefix and dates; never the key or its hash. */
-export async function listApiKeys(tx: Tx) {
+export const listApiKeysInput = z.object({ instituteId: z.uuid("institute must be an institute id").optional() });
+
+/**
+ * The keys the caller sees, newest first, optionally of one institute: name, shown prefix, owner and
+ * dates; never the key or its hash. As a school admin (row-level security): the keys of the institutes
+ * they administer. As the service (the command line): every key, installation keys included.
+ */
+export async function listApiKeys(tx: Tx, input: z.input<typeof listApiKeysInput> = {}) {
+  const { instituteId } = listApiKeysInput.parse(input);
   return tx
     .select({
       id: apiKeys.id,
       name: apiKeys.name,
       prefix: apiKeys.prefix,
+      institute_id: apiKeys.institute_id,
+      created_by_name: users.display_name,
       created_at: apiKeys.created_at,
       last_used_at: apiKeys.last_used_at,
       revoked_at: apiKeys.revoked_at,
     })
     .from(apiKeys)
-    .orderBy(desc(apiKeys.created_at));
+    .leftJoin(users, eq(users.id, apiKeys.created_by))
+    .where(instituteId ? eq(apiKeys.institute_id, instituteId) : undefined)
+    .orderBy(desc(apiKeys.created_at), desc(apiKeys.id));
 }
 
 /**
- * Speech API keys serve the whole installation, so only a school admin manages them (the database's
- * policy says the same; this check turns "no rows" into a clear 403 for everyone else).
+ * The institute a school admin manages keys of: the one named, which they must administer (403);
+ * else the only one they administer; an admin of several must name it (400, as for templates).
+ * Someone who administers no institute is 403. Read from the caller's scope (app.my_admin_institute_ids),
+ * the set the database's policies use, so this check and row-level security cannot disagree.
+ */
+export async function speechKeyInstitute(tx: Tx, requested?: string | null): Promise<string> {
+  const administered = rowsOf<{ id: string }>(await tx.execute(sql`select app.my_admin_institute_ids() as id`)).map((row) => row.id);
+  if (administered.length === 0) throw new AppError("forbidden", "Only a school admin manages speech API keys");
+  if (requested) {
+    const chosen = requested.toLowerCase();
+    if (!administered.includes(chosen)) throw new AppError("forbidden", "You are not a school admin of that institute", "institute_id");
+    return chosen;
+  }
+  if (administered.length > 1) {
+    throw new AppError("invalid", "institute_id is required: you are a school admin of several institutes", "institute_id");
+  }
+  return administered[0]!;
+}
+
+/**
+ * Only a school admin manages speech API keys (the database's policies say the same; this check turns
+ * "no rows" into a clear 403 for everyone else).
  */
 export async function requireSpeechKeyAdmin(tx: Tx): Promise<void> {
   const [row] = rowsOf<{ admin: boolean }>(await tx.execute(sql`select exists (select app.my_admin_institute_ids()) as admin`));

@@ -98,3 +98,21 @@ export async function listMyMemberships(tx: Tx, userId: string) {
     .innerJoin(institutes, eq(institutes.id, instituteMemberships.institute_id))
     .where(eq(instituteMemberships.user_id, userId));
 }
+
+export const setUserActiveInput = z.object({ userId: z.uuid(), active: z.boolean() });
+
+/**
+ * Deactivates a user (or makes them active again): a deactivated user cannot sign in, and their
+ * sessions, tokens and dictation keys are refused at their next use (every check reads
+ * users.deactivated_at). Their data and memberships stay. The first deactivation date is kept.
+ */
+export async function setUserActive(tx: Tx, input: z.input<typeof setUserActiveInput>) {
+  const { userId, active } = setUserActiveInput.parse(input);
+  const [user] = await tx
+    .update(users)
+    .set({ deactivated_at: active ? null : sql`coalesce(${users.deactivated_at}, now())` })
+    .where(eq(users.id, userId))
+    .returning({ id: users.id, deactivated_at: users.deactivated_at });
+  if (!user) throw notFound("User");
+  return user;
+}

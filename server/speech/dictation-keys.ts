@@ -2,12 +2,16 @@
  * Short-lived speech keys for the signed-in UI's dictation: the browser must hold a key to open
  * `/v1/websocket` (`?api_key=`), and a real API key must never reach it. A dictation key is
  * "mkd_" + an HS256 JWT (AUTH_SECRET) for one user, audience markbook-speech, valid minutes, not stored:
- * nothing to revoke, it simply expires. The tRPC procedure that hands one to a signed-in user calls
+ * nothing to revoke: it expires, and it stops working at once when its user is deleted or deactivated
+ * (verifyDictationKey reads the user at every use). The tRPC procedure that hands one to a signed-in user calls
  * `issueDictationKey` with the session's user id.
  */
+import { and, eq, isNull } from "drizzle-orm";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import { serverSecret } from "../auth/secret";
+import type { Tx } from "../db/client";
+import { users } from "../db/schema";
 
 export const DICTATION_KEY_PREFIX = "mkd_";
 const AUDIENCE = "markbook-speech";
@@ -38,8 +42,23 @@ export async function issueDictationKey(input: z.input<typeof issueDictationKeyI
   return dictationKeyOutput.parse({ key: DICTATION_KEY_PREFIX + jwt, expires_at: new Date((issuedAt + ttlSeconds) * 1000) });
 }
 
-/** The user a live dictation key was issued to, or null (expired, tampered, another audience…). */
-export async function verifyDictationKey(key: string, now = new Date()): Promise<{ userId: string } | null> {
+/**
+ * The user a live dictation key was issued to, or null: expired, tampered, another audience…, or its
+ * user was deleted or deactivated since. The user is read at every use (no cache): a key stops working
+ * the moment its user does, not when it expires. Runs as the service (the caller is a key, not a user).
+ */
+export async function verifyDictationKey(tx: Tx, key: string, now = new Date()): Promise<{ userId: string } | null> {
+  const userId = await dictationKeySubject(key, now);
+  if (!userId) return null;
+  const [user] = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.deactivated_at)));
+  return user ? { userId } : null;
+}
+
+/** The user named by a correctly signed, unexpired dictation key, or null. */
+async function dictationKeySubject(key: string, now: Date): Promise<string | null> {
   if (!key.startsWith(DICTATION_KEY_PREFIX) || key.length > 2000) return null;
   try {
     const { payload } = await jwtVerify(key.slice(DICTATION_KEY_PREFIX.length), secretKey(), {
@@ -49,7 +68,7 @@ export async function verifyDictationKey(key: string, now = new Date()): Promise
       requiredClaims: ["exp", "sub"],
       currentDate: now,
     });
-    return payload.scope === "speech" && typeof payload.sub === "string" ? { userId: payload.sub } : null;
+    return payload.scope === "speech" && typeof payload.sub === "string" && z.uuid().safeParse(payload.sub).success ? payload.sub : null;
   } catch (error) {
     if (error instanceof joseErrors.JOSEError) return null;
     throw error;

@@ -44,16 +44,17 @@ export function engineSettings(config: SpeechConfig): EngineSettings {
 }
 
 /**
- * A dictation key (short-lived, signed, for the signed-in UI) or an API key. API keys are checked with
- * the service's rights: the caller is a key, not a signed-in user. The result names the rate-limit
+ * A dictation key (short-lived, signed, for the signed-in UI; its user must still be active) or an API
+ * key, both checked in the database at every use, with the service's rights: the caller is a key, not a
+ * signed-in user. The result names the rate-limit
  * bucket: the API key's id, or the user of a dictation key.
  */
 async function authenticateWithDatabase(key: string): Promise<string | null> {
+  const database = await getDatabase();
   if (key.startsWith(DICTATION_KEY_PREFIX)) {
-    const dictation = await verifyDictationKey(key);
+    const dictation = await asService(database.db, (tx) => verifyDictationKey(tx, key));
     return dictation ? `user:${dictation.userId}` : null;
   }
-  const database = await getDatabase();
   const row = await asService(database.db, (tx) => verifyApiKey(tx, key));
   return row?.id ?? null;
 }

@@ -16,8 +16,8 @@ export default async function SettingsPage() {
       <PageHeader title="Settings">Your profile, and tokens that let other tools act as you.</PageHeader>
       <ProfileCard profile={profile} />
       <PersonalAccessTokens origin={await requestOrigin()} />
-      {/* The speech service's keys are the school's, so only its admins see them (the server refuses others). */}
-      {schoolRoles(profile).isSchoolAdmin ? <ApiKeys origin={await requestOrigin()} /> : null}
+      {/* Speech API keys belong to the school: only its admins see them (the server refuses others). */}
+      {schoolRoles(profile).isSchoolAdmin && profile.school_id ? <ApiKeys origin={await requestOrigin()} instituteId={profile.school_id} /> : null}
     </div>
   );
 }

@@ -30,6 +30,8 @@ export const users = pgTable(
     /** The user's school: the institute shown by /me/bootstrap. */
     school_id: uuid().references(() => institutes.id, { onDelete: "set null" }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Set: the user may no longer sign in, and their tokens and dictation keys stop working. */
+    deactivated_at: timestamp({ withTimezone: true }),
   },
   (table) => [
     uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
@@ -56,11 +58,17 @@ export const instituteMemberships = pgTable(
   ],
 );
 
-/** Keys of the speech service (`/v1`). Only a SHA-256 of the key is stored; the key is shown once. */
+/**
+ * Keys of the speech service (`/v1`). Only a SHA-256 of the key is stored; the key is shown once.
+ * A key belongs to an institute (its school admins list and revoke it) or, with institute_id null, to
+ * the installation (only the command line sees it).
+ */
 export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid().primaryKey().defaultRandom(),
+    /** A school's key goes with its school: never an installation key by accident. */
+    institute_id: uuid().references(() => institutes.id, { onDelete: "cascade" }),
     name: text().notNull(),
     /** First characters of the key, shown in lists so that a key can be recognised. */
     prefix: text().notNull(),
@@ -70,7 +78,10 @@ export const apiKeys = pgTable(
     last_used_at: timestamp({ withTimezone: true }),
     revoked_at: timestamp({ withTimezone: true }),
   },
-  (table) => [check("api_keys_name_not_blank", sql`length(trim(${table.name})) > 0`)],
+  (table) => [
+    index("api_keys_institute_idx").on(table.institute_id),
+    check("api_keys_name_not_blank", sql`length(trim(${table.name})) > 0`),
+  ],
 );
 
 /** Personal access tokens: long-lived user tokens for external tools, listed and revocable by their owner. */
