@@ -231,6 +231,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
     it.each([
       ["temperature", { temperature: "1.5" }],
       ["temperature", { temperature: "warm" }],
+      ["temperature", { temperature: "" }],
       ["language", { language: "english" }],
       ["language", { language: "xx" }],
       ["response_format", { response_format: "xml" }],
@@ -282,10 +283,10 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect((await response.json()).error).toMatchObject({ type: "invalid_request_error" });
     });
 
-    it("500 internal_error, with a clear message, when a model's files are missing and downloads are off", async () => {
+    it("400 model_not_found naming model, saying which model is missing and how to install it, when its files are not here and downloads are off", async () => {
       const result = await failure(client.audio.transcriptions.create({ file: await speechFile(), model: "small" as "whisper-1" }));
-      expect(result).toMatchObject({ status: 500, type: "server_error", code: "internal_error" });
-      expect(result.message).toContain("ALLOW_REMOTE_MODELS=false");
+      expect(result).toMatchObject({ status: 400, type: "invalid_request_error", code: "model_not_found", param: "model" });
+      for (const hint of ["'small'", "MODELS_DIR", "SPEECH_MODEL_SMALL", "ALLOW_REMOTE_MODELS=true"]) expect(result.message).toContain(hint);
     });
   });
 

@@ -188,14 +188,14 @@ export class EnginePool {
           this.finish(slot, (job) => job.resolve(message.wordTimestamps));
           return;
         case "error": {
-          const { code, message: text, param } = message.error;
+          const { code, message: text, param, openaiCode } = message.error;
           if (code === "cancelled") this.stats.cancelled++;
           else this.stats.failed++;
           this.finish(slot, (job) =>
             job.reject(
               code === "cancelled"
                 ? new CancelledJobError()
-                : new AppError(code === "invalid" ? "invalid" : "internal", text, param),
+                : new AppError(code === "invalid" ? "invalid" : "internal", text, param, openaiCode),
             ),
           );
           return;

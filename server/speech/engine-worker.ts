@@ -4,6 +4,7 @@ import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { env as transformersEnv } from "@huggingface/transformers";
 import type { EngineSettings, FromWorker, ToWorker } from "./engine-protocol";
+import { missingModelMessage } from "./model-install";
 import { CancelledError, type LoadedWhisper, disposeWhisper, loadWhisper, transcribeWithWhisper } from "./whisper-engine";
 
 const port = parentPort!;
@@ -88,19 +89,15 @@ setInterval(
   Math.min(ttlMs, 30_000),
 ).unref();
 
-function describeError(error: unknown, source: string) {
+function describeError(error: unknown, model: string, source: string) {
   if (error instanceof CancelledError) return { code: "cancelled", message: "cancelled" };
   const withCode = error as { code?: unknown; param?: string; message?: string };
   if (withCode.code === "invalid") return { code: "invalid", message: String(withCode.message), param: withCode.param };
   const message = error instanceof Error ? error.message : String(error);
   if (/file was not found locally|Could not locate file|Unauthorized access to file|fetch failed/i.test(message)) {
     log("warn", `speech model ${source} is not available in ${settings.modelsDir}: ${message}`);
-    return {
-      code: "internal",
-      message:
-        `The speech model ${source} is not available: it is not in MODELS_DIR` +
-        (settings.allowRemoteModels ? " and could not be downloaded." : " and downloads are off (ALLOW_REMOTE_MODELS=false)."),
-    };
+    // The client named a model this server cannot load: its request is what cannot be served (400).
+    return { code: "invalid", openaiCode: "model_not_found", param: "model", message: missingModelMessage(model, source, settings) };
   }
   log("error", `speech engine failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
   return { code: "internal", message: "The speech engine failed on this request." };
@@ -111,7 +108,7 @@ port.on("message", async (message: ToWorker) => {
     cancelled.add(message.id);
     return;
   }
-  const source = message.type === "transcribe" ? message.request.source : message.source;
+  const { model, source } = message.type === "transcribe" ? message.request : message;
   const slot = acquireModel(source);
   try {
     const loaded = await slot.loading;
@@ -122,7 +119,7 @@ port.on("message", async (message: ToWorker) => {
     const result = await transcribeWithWhisper(loaded, message.request, settings, () => cancelled.has(message.id));
     send({ type: "result", id: message.id, result });
   } catch (error) {
-    send({ type: "error", id: message.id, error: describeError(error, source) });
+    send({ type: "error", id: message.id, error: describeError(error, model, source) });
   } finally {
     release(slot);
     cancelled.delete(message.id);

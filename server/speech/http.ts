@@ -3,15 +3,15 @@
  * before Next for every path under /v1/, and tests mount it on their own http server.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { z } from "zod";
 import { AppError, openaiErrorBody } from "../errors";
 import { logger } from "../logger";
 import { SAMPLE_RATE, decodeAudioFile, invalidFileFormat, isSilent, readFileHead, sniffAudioFormat } from "./audio";
 import { CancelledJobError } from "./engine-pool";
-import { RESPONSE_FORMATS, type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
-import { isWhisperLanguage, languageName } from "./languages";
+import { type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
+import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
 import { MULTIPART_OVERHEAD_BYTES, fileTooLarge, multipartBoundary, parseMultipartUpload } from "./multipart";
+import { parseSpeechOptions, transcriptionOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 
@@ -99,56 +99,39 @@ async function health(service: SpeechService) {
     timestamp: new Date().toISOString(),
     uptime: Math.round((Date.now() - service.startedAt) / 1000),
     ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
+    realtime: realtimeHealth(service),
   };
 }
 
-const granularitySchema = z.enum(["word", "segment"]);
-
-const transcriptionFields = z.object({
-  model: z.string().optional(),
-  language: z
-    .string()
-    .regex(/^[a-z]{2}$/, "must be an ISO-639-1 code: two lowercase letters")
-    .refine(isWhisperLanguage, "is not a language Whisper knows")
-    .optional(),
-  prompt: z.string().max(4000, "must have at most 4000 characters").optional(),
-  response_format: z.enum(RESPONSE_FORMATS).default("json"),
-  temperature: z
-    .string()
-    .trim()
-    .regex(/^[0-9.eE+-]+$/, "must be a number from 0 to 1")
-    .transform(Number)
-    .pipe(z.number().min(0, "must be at least 0").max(1, "must be at most 1"))
-    .default(0),
-  timestamp_granularities: z.array(granularitySchema).default([]),
-});
+/**
+ * What /v1/websocket can do now (an extra field: the contract's HealthResponse names five and closes
+ * none). `unhealthy` when a new session would be refused: every session is in use, or the engine is down.
+ */
+function realtimeHealth(service: SpeechService) {
+  const sessions = service.realtimeSessions.size;
+  const max = service.config.wsMaxSessions;
+  const engine = service.pool.health;
+  const reason = !engine.ok ? engine.reason : sessions >= max ? `all ${max} real-time sessions are in use` : null;
+  return { status: reason ? "unhealthy" : "healthy", sessions, max_sessions: max, ...(reason ? { reason } : {}) };
+}
 
 function readFields(fields: Map<string, string[]>, task: "transcribe" | "translate") {
   if (task === "translate" && fields.has("language")) {
     throw new AppError("invalid", "Translations are always into English and take no 'language' field.", "language");
   }
-  const single = (name: string) => {
-    const value = fields.get(name)?.[0];
-    return value === "" ? undefined : value;
-  };
   const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])]
     .flatMap((value) => value.split(","))
     .map((value) => value.trim())
     .filter(Boolean);
-  const parsed = transcriptionFields.safeParse({
-    model: single("model"),
-    language: single("language"),
-    prompt: single("prompt"),
-    response_format: single("response_format"),
-    temperature: single("temperature"),
+  const first = (name: string) => fields.get(name)?.[0];
+  const values = parseSpeechOptions(transcriptionOptions, {
+    model: first("model"),
+    language: first("language"),
+    prompt: first("prompt"),
+    response_format: first("response_format"),
+    temperature: first("temperature"),
     timestamp_granularities: granularities,
   });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = String(issue.path[0] ?? "");
-    throw new AppError("invalid", `${param}: ${issue.message}`, param);
-  }
-  const values = parsed.data;
   if (values.timestamp_granularities.length > 0 && values.response_format !== "verbose_json") {
     throw new AppError("invalid", "timestamp_granularities needs response_format=verbose_json.", "timestamp_granularities");
   }

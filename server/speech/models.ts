@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
 import { SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
+import { missingModelMessage, modelOnDisk } from "./model-install";
 
 /** OpenAI's model name; clients written for OpenAI send it, and it stands for the configured default. */
 export const OPENAI_DEFAULT_MODEL_ALIAS = "whisper-1";
@@ -35,9 +36,25 @@ export function retrieveModel(config: SpeechConfig, id: string): ModelObject {
   return modelObject(config, id);
 }
 
-/** The model a request names (absent: the default; `whisper-1`: the default), else 400 naming `model`. */
+/**
+ * A model that is one of the five ids but cannot be loaded here. The contract declares 400 (not 404,
+ * which it gives to GET /v1/models/{model} only) on transcriptions and the socket; the code says why.
+ */
+function modelNotInstalled(config: Pick<SpeechConfig, "modelsDir" | "allowRemoteModels">, model: string, source: string): AppError {
+  return new AppError("invalid", missingModelMessage(model, source, config), "model", "model_not_found");
+}
+
+/**
+ * The model a request names (absent: the default; `whisper-1`: the default), else 400 naming `model`.
+ * With downloads off, a model whose files are not here is refused at once (a download that fails is
+ * refused the same way by the engine).
+ */
 export function resolveRequestedModel(config: SpeechConfig, requested: string | undefined): SpeechModelId {
-  if (requested === undefined || requested === "" || requested === OPENAI_DEFAULT_MODEL_ALIAS) return config.defaultModel;
-  if (isSpeechModelId(requested)) return requested;
-  throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got '${requested}'`, "model");
+  let model: SpeechModelId;
+  if (requested === undefined || requested === "" || requested === OPENAI_DEFAULT_MODEL_ALIAS) model = config.defaultModel;
+  else if (isSpeechModelId(requested)) model = requested;
+  else throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got '${requested}'`, "model");
+  const source = config.modelSources[model];
+  if (!config.allowRemoteModels && !modelOnDisk(config.modelsDir, source)) throw modelNotInstalled(config, model, source);
+  return model;
 }

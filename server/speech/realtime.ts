@@ -8,16 +8,17 @@ import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
+import { z } from "zod";
 import { AppError, openaiErrorBody } from "../errors";
 import { registerUpgradeRoute } from "../http/upgrade-routes";
 import { logger } from "../logger";
 import { SAMPLE_RATE } from "./audio";
-import type { SpeechModelId } from "./config";
 import { CancelledJobError } from "./engine-pool";
 import type { TranscribeResult } from "./engine-protocol";
 import type { Word } from "./formats";
-import { isWhisperLanguage, languageName } from "./languages";
+import { languageName } from "./languages";
 import { resolveRequestedModel } from "./models";
+import { parseSpeechOptions, realtimeOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import type { SpeechService } from "./service";
 
@@ -40,36 +41,29 @@ const PARTIAL_EVERY_MS = 1000;
 const MAX_BUFFERED_SECONDS = 120;
 const MAX_FRAME_BYTES = 1024 * 1024;
 
-type Encoding = "pcm_s16le" | "pcm_f32le";
+/** How often an idle-looking client is pinged; one that has not answered the previous ping by then is gone. */
+const HEARTBEAT_MS = 30_000;
+/** Messages the client has not read yet; past this it is not reading at all, and the session ends. */
+const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
-interface SessionOptions {
-  model: SpeechModelId;
-  language?: string;
-  task: "transcribe" | "translate";
-  encoding: Encoding;
-  temperature: number;
-}
+type SessionOptions = ReturnType<typeof handshakeOptions>;
 
-function handshakeOptions(service: SpeechService, url: URL): SessionOptions {
+/** The query parameters, through the same definitions as the HTTP endpoints' fields (options.ts). */
+function handshakeOptions(service: SpeechService, url: URL) {
   const query = (name: string) => url.searchParams.get(name) ?? undefined;
-  const model = resolveRequestedModel(service.config, query("model"));
-  const language = query("language");
-  if (language !== undefined && !(/^[a-z]{2}$/.test(language) && isWhisperLanguage(language))) {
-    throw new AppError("invalid", "language must be a two-letter ISO-639-1 code that Whisper knows.", "language");
-  }
-  const task = query("task") ?? "transcribe";
-  if (task !== "transcribe" && task !== "translate") throw new AppError("invalid", "task must be transcribe or translate.", "task");
-  const encoding = query("encoding") ?? "pcm_s16le";
-  if (encoding !== "pcm_s16le" && encoding !== "pcm_f32le") throw new AppError("invalid", "encoding must be pcm_s16le or pcm_f32le.", "encoding");
-  const sampleRate = query("sample_rate");
-  if (sampleRate !== undefined && sampleRate !== String(SAMPLE_RATE)) {
-    throw new AppError("invalid", `sample_rate must be ${SAMPLE_RATE}: send 16 kHz mono audio.`, "sample_rate");
-  }
-  const temperatureText = query("temperature");
-  const temperature = temperatureText === undefined ? 0 : Number(temperatureText);
-  if (!(temperature >= 0 && temperature <= 1)) throw new AppError("invalid", "temperature must be a number from 0 to 1.", "temperature");
-  return { model, language, task, encoding, temperature };
+  const { model, language, task, encoding, temperature } = parseSpeechOptions(realtimeOptions, {
+    model: query("model"),
+    language: query("language"),
+    task: query("task"),
+    encoding: query("encoding"),
+    sample_rate: query("sample_rate"),
+    temperature: query("temperature"),
+  });
+  return { model: resolveRequestedModel(service.config, model), language, task, encoding, temperature };
 }
+
+/** Control messages the client may send (text frames); anything else gets an `error` message. */
+const controlMessage = z.object({ type: z.literal("end") });
 
 /** The handshake's refusal: an HTTP answer with the contract's error body, before any upgrade. */
 function refuse(socket: Duplex, error: unknown, headers: Record<string, string> = {}) {
@@ -82,23 +76,32 @@ function refuse(socket: Duplex, error: unknown, headers: Record<string, string> 
   );
 }
 
-const liveSessions = new Set<RealtimeSession>();
+/** Services whose sessions server.ts ends at shutdown (registerRealtimeRoute). */
+const routedServices = new Set<SpeechService>();
 
 /** Ends every real-time session of the process (server shutdown): each flushes its last final and closes. */
 export function closeRealtimeSessions() {
-  for (const session of liveSessions) session.shutdown();
+  for (const service of routedServices) for (const session of service.realtimeSessions) session.shutdown();
 }
 
 /** Registers `/v1/websocket` on the custom server's upgrade routes, for the process's speech service. */
 export function registerRealtimeRoute(service: SpeechService) {
+  routedServices.add(service);
   registerUpgradeRoute(REALTIME_PATH, createRealtimeUpgradeHandler(service));
 }
 
-export function createRealtimeUpgradeHandler(service: SpeechService) {
+export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeatMs = HEARTBEAT_MS } = {}) {
+  // maxPayload: a bigger frame (or fragmented message) closes the socket with 1009 before it is buffered.
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  const sessions = new Set<RealtimeSession>();
+  // The count lives on the service: the handshake's limit and /v1/health read the same set.
+  const sessions = service.realtimeSessions;
+  const heartbeat = new Heartbeat(heartbeatMs);
 
   const handler = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Until `ws` takes the socket, nobody listens for its errors: a client resetting the connection
+    // during the handshake must not become an uncaught 'error' event.
+    const onSocketError = () => socket.destroy();
+    socket.on("error", onSocketError);
     void (async () => {
       try {
         const url = new URL(request.url ?? "/", "http://localhost");
@@ -113,17 +116,14 @@ export function createRealtimeUpgradeHandler(service: SpeechService) {
         // A session is one request of the key; its audio counts, frame by frame, against the key's
         // audio seconds per minute as the HTTP endpoints' does.
         service.rateLimiter.takeRequest(keyId);
+        if (socket.destroyed) return; // the client left during the checks
         server.handleUpgrade(request, socket, head, (ws) => {
-          const session = new RealtimeSession(service, ws, options, keyId);
-          sessions.add(session);
-          liveSessions.add(session);
-          ws.once("close", () => {
-            sessions.delete(session);
-            liveSessions.delete(session);
-          });
+          socket.off("error", onSocketError);
+          openSession(service, ws, options, keyId, heartbeat);
         });
       } catch (error) {
-        refuse(socket, error, (error as AppError).code === "rate_limited" ? { "Retry-After": String(retryAfterOf(error) ?? 5) } : {});
+        if (socket.destroyed) return;
+        refuse(socket, error, error instanceof AppError && error.code === "rate_limited" ? { "Retry-After": String(retryAfterOf(error) ?? 5) } : {});
       }
     })();
   };
@@ -132,10 +132,68 @@ export function createRealtimeUpgradeHandler(service: SpeechService) {
     closeAll() {
       for (const session of sessions) session.shutdown();
     },
-    get sessionCount() {
-      return sessions.size;
-    },
   });
+}
+
+/**
+ * The one place a session is counted and released: it enters the service's set here and leaves it on
+ * the socket's `close`, which `ws` emits once on every way out (close handshake, error, 1009/1007,
+ * terminate, TCP reset). Nothing else adds or removes, so the count cannot leak.
+ */
+function openSession(service: SpeechService, ws: WebSocket, options: SessionOptions, keyId: string, heartbeat: Heartbeat) {
+  let session: RealtimeSession | null = null;
+  const release = () => {
+    if (session) service.realtimeSessions.delete(session);
+    heartbeat.remove(ws);
+  };
+  ws.once("close", release);
+  // Before any listener of the session: an error event without a listener would be thrown.
+  ws.on("error", (error) => logger.debug(`realtime socket error: ${error.message}`));
+  try {
+    session = new RealtimeSession(service, ws, options, keyId);
+    service.realtimeSessions.add(session);
+    heartbeat.add(ws);
+  } catch (error) {
+    logger.error("realtime session failed to start", error);
+    ws.terminate();
+  }
+}
+
+/**
+ * Pings every open socket each interval; a socket that did not answer the previous ping is terminated
+ * (a client that vanished without closing its TCP connection would otherwise hold its session forever).
+ */
+class Heartbeat {
+  private readonly alive = new Map<WebSocket, boolean>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly intervalMs: number) {}
+
+  add(ws: WebSocket) {
+    this.alive.set(ws, true);
+    ws.on("pong", () => this.alive.set(ws, true));
+    this.timer ??= setInterval(() => this.beat(), this.intervalMs).unref();
+  }
+
+  remove(ws: WebSocket) {
+    this.alive.delete(ws);
+    if (this.alive.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private beat() {
+    for (const [ws, alive] of this.alive) {
+      if (!alive) {
+        logger.debug("realtime client stopped answering pings: its session ends");
+        ws.terminate();
+        continue;
+      }
+      this.alive.set(ws, false);
+      if (ws.readyState === ws.OPEN) ws.ping();
+    }
+  }
 }
 
 interface Utterance {
@@ -241,7 +299,15 @@ class RealtimeSession {
   }
 
   private send(message: object) {
-    if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > MAX_UNREAD_BYTES) {
+      // The client reads nothing we send (e.g. floods bad frames, each answered with an error).
+      logger.debug(`realtime session ${this.id}: the client is not reading; the session ends`);
+      this.closed = true;
+      this.ws.terminate();
+      return;
+    }
+    this.ws.send(JSON.stringify(message));
   }
 
   private sendError(error: unknown) {
@@ -252,21 +318,48 @@ class RealtimeSession {
     this.finish("server_shutdown");
   }
 
+  /**
+   * Every frame ends here, whatever it holds: nothing it contains may throw out of the socket's event
+   * (that would skip the session's release). A failure of ours ends the session with 1011.
+   */
   private onMessage(data: Buffer, isBinary: boolean) {
-    if (this.ending) return;
-    if (!isBinary) {
-      let message: { type?: unknown };
-      try {
-        message = JSON.parse(data.toString("utf8"));
-      } catch {
-        this.sendError(new AppError("invalid", "Text messages must be JSON, e.g. {\"type\":\"end\"}.", "message"));
-        return;
-      }
-      if (message.type === "end") this.finish("end");
-      else this.sendError(new AppError("invalid", `Unknown message type ${JSON.stringify(message.type)}; the client sends audio frames and {"type":"end"}.`, "type"));
+    try {
+      if (this.ending) return;
+      if (isBinary) this.acceptAudio(data);
+      else this.onControl(data.toString("utf8")); // `ws` already closed the socket (1007) on invalid UTF-8
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private onControl(text: string) {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.sendError(new AppError("invalid", 'Text messages must be JSON, e.g. {"type":"end"}.', "message"));
       return;
     }
-    this.acceptAudio(data);
+    if (controlMessage.safeParse(message).success) {
+      this.finish("end");
+      return;
+    }
+    const type = typeof message === "object" && message !== null && !Array.isArray(message) && Object.hasOwn(message, "type") ? (message as { type: unknown }).type : undefined;
+    this.sendError(
+      type === undefined
+        ? new AppError("invalid", 'Text messages are JSON objects with a "type", e.g. {"type":"end"}; audio goes in binary frames.', "message")
+        : new AppError("invalid", `Unknown message type ${JSON.stringify(type).slice(0, 100)}; the client sends audio frames and {"type":"end"}.`, "type"),
+    );
+  }
+
+  /** An error of the server's own (a bug, not the client's input): say so, and end the session. */
+  private fail(error: unknown) {
+    logger.error(`realtime session ${this.id} failed`, error);
+    this.sendError(new AppError("internal", "The real-time session failed on the server; open a new one."));
+    this.closed = true;
+    this.abort.abort();
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(1011, "internal error");
+    else this.ws.terminate();
   }
 
   private acceptAudio(data: Buffer) {
@@ -275,7 +368,9 @@ class RealtimeSession {
     const count = Math.floor(bytes.length / bytesPerSample);
     this.remainder = Buffer.from(bytes.subarray(count * bytesPerSample));
     for (let i = 0; i < count; i++) {
-      this.frame[this.frameFill++] = bytesPerSample === 2 ? bytes.readInt16LE(i * 2) / 32768 : bytes.readFloatLE(i * 4);
+      const sample = bytesPerSample === 2 ? bytes.readInt16LE(i * 2) / 32768 : bytes.readFloatLE(i * 4);
+      // A float frame may hold anything (NaN, ±Infinity, 1e38): the engine gets audio in −1…1.
+      this.frame[this.frameFill++] = Number.isFinite(sample) ? Math.max(-1, Math.min(1, sample)) : 0;
       if (this.frameFill === FRAME_SAMPLES) {
         this.onFrame(this.frame);
         this.frame = new Float32Array(FRAME_SAMPLES);
@@ -353,6 +448,14 @@ class RealtimeSession {
 
   /** Runs the next job: finals first, in order; else a partial of the growing utterance. */
   private pump() {
+    try {
+      this.next();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private next() {
     if (this.working || this.closed || !this.ready) return;
     const final = this.finals.shift();
     if (final) {

@@ -16,8 +16,15 @@ export const SPEECH_SERVICE_NAME = "markbook-speech";
 /** Markbook's own version (package.json), as the health response's `version`. */
 export const SPEECH_SERVICE_VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
+/** A live /v1/websocket session as the service sees it: counted (limit, health), ended at shutdown. */
+export interface RealtimeSessionHandle {
+  shutdown(): void;
+}
+
 export interface SpeechService {
   config: SpeechConfig;
+  /** Real-time sessions open now; only realtime.ts adds and removes them. */
+  realtimeSessions: Set<RealtimeSessionHandle>;
   pool: EnginePool;
   rateLimiter: SpeechRateLimiter;
   startedAt: number;
@@ -67,6 +74,7 @@ export function createSpeechService(
   const pool = new EnginePool({ ...engineSettings(config), ...options.engine }, config.workers, config.queueMax, config.queueMaxAudioBytes);
   return {
     config,
+    realtimeSessions: new Set(),
     pool,
     rateLimiter: new SpeechRateLimiter(config.rateLimitRequestsPerMinute, config.rateLimitAudioSecondsPerMinute),
     startedAt: Date.now(),

@@ -49,11 +49,12 @@ export interface RunningSpeechServer {
 export async function startSpeechServer(
   config: SpeechConfig,
   options: Parameters<typeof createSpeechService>[1] = {},
+  realtimeOptions: Parameters<typeof createRealtimeUpgradeHandler>[1] = {},
 ): Promise<RunningSpeechServer> {
   const service = createSpeechService(config, options);
   const handler = createSpeechHandler(service);
   const server = http.createServer((request, response) => void handler(request, response));
-  const realtime = createRealtimeUpgradeHandler(service);
+  const realtime = createRealtimeUpgradeHandler(service, realtimeOptions);
   server.on("upgrade", (request, socket, head) => {
     if ((request.url ?? "").split("?")[0] === REALTIME_PATH) realtime(request, socket, head);
     else socket.destroy();
@@ -63,7 +64,7 @@ export async function startSpeechServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     websocketURL: `ws://127.0.0.1:${port}${REALTIME_PATH}`,
-    realtimeSessions: () => realtime.sessionCount,
+    realtimeSessions: () => service.realtimeSessions.size,
     port,
     service,
     async close() {
