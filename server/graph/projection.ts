@@ -1,5 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
@@ -16,7 +17,7 @@ import { type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLin
  * spec_ref. A re-sync replaces the paper's questions, parts and regions.
  */
 
-export const graphSyncInput = z.object({ templateId: z.string() });
+export const graphSyncInput = z.object({ templateId: text(100) });
 
 export const graphSyncOutput = z.object({
   exam_code: z.string(),
