@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { postgresErrorCode } from "./exam/postgres-errors";
 import { logger } from "./logger";
 
 /** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */
@@ -38,6 +39,10 @@ export class AppError extends Error {
   }
 }
 
+/** The 400 of the safety net in toAppError: a value the database refused that the edge should have. */
+export const DATABASE_REFUSED_VALUE =
+  "A value in the request cannot be stored: out of range, too long, or with characters that are not allowed";
+
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
 /** Turns anything thrown into an AppError; unknown errors are logged and hidden behind a generic 500. */
@@ -49,6 +54,13 @@ export function toAppError(error: unknown): AppError {
     const param = issue?.path.join(".") || undefined;
     const message = issue ? `${param ? `${param}: ` : ""}${issue.message}` : "Invalid request";
     return new AppError("invalid", message, param);
+  }
+  const sqlState = postgresErrorCode(error);
+  if (sqlState?.startsWith("22") || sqlState === "54000") {
+    // The last safety net: the edge schemas (server/http/input-rules.ts) should refuse such a value
+    // first, so this is logged as a gap to close, and the client gets a 400, not a 500.
+    logger.warn(`a value reached the database and was refused (SQLSTATE ${sqlState}): an input schema misses a rule`, error);
+    return new AppError("invalid", DATABASE_REFUSED_VALUE);
   }
   logger.error("unexpected error", error);
   return new AppError("internal", "Internal server error");

@@ -1,4 +1,4 @@
-import { canvasRoute, readBoundedBody } from "@/server/classroom/snapshot-route";
+import { canvasRoute } from "@/server/classroom/snapshot-route";
 import {
   parseSnapshotPath,
   resolveSnapshotAccess,
@@ -9,6 +9,7 @@ import {
 import { validatedReply } from "@/server/classroom/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { env } from "@/server/env";
+import { readBoundedBody } from "@/server/http/request-body";
 
 export const dynamic = "force-dynamic";
 

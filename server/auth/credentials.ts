@@ -1,13 +1,14 @@
 import crypto from "node:crypto";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asService } from "../db/rls";
 import { findUserByEmail } from "../identity/users";
 import { hashPassword, verifyPassword } from "./passwords";
 
 export const credentialsInput = z.object({
-  email: z.string().trim().min(1).max(320),
-  password: z.string().min(1).max(1024),
+  email: text(320).trim().min(1),
+  password: text(1024).min(1),
 });
 
 export interface SignedInUser {

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -8,8 +9,8 @@ import { violatedUniqueConstraint } from "./database-violations";
 
 export const createClassInput = z.object({
   instituteId: z.uuid("institute must be an institute id"),
-  name: z.string().trim().min(1, "name is required").max(200, "name must have at most 200 characters"),
-  subject: z.string().trim().min(1).max(200).optional(),
+  name: text(200).trim().min(1, "name is required"),
+  subject: text(200).trim().min(1).optional(),
   teacherId: z.uuid("teacher must be a user id").optional(),
 });
 

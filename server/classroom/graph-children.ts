@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { AppError } from "../errors";
@@ -12,14 +13,14 @@ import { type CallerGraphDatabases, findCallerGraphDatabases, isOwnGraphDatabase
  */
 
 // Messages read after the field name: "neo4j_db_name: required".
-const requiredText = z.string({ error: "required" }).trim().min(1, "required").max(512, "too long");
+const requiredText = text(512).trim().min(1, "required");
 
 export const graphChildrenInput = z.object({
   neo4j_node_id: requiredText,
   neo4j_db_name: requiredText,
   /** Only children of this type (for example "CalendarMonth"). */
-  node_type: z.string().trim().min(1).max(64).optional(),
-  section_id: z.string().trim().min(1).max(64).optional(),
+  node_type: text(64).trim().min(1).optional(),
+  section_id: text(64).trim().min(1).optional(),
 });
 export type GraphChildrenInput = z.input<typeof graphChildrenInput>;
 

@@ -52,28 +52,3 @@ export function canvasRoute(handler: (context: CanvasRouteContext) => Promise<Re
     }
   };
 }
-
-/**
- * The request body, refused with 413 as soon as it grows past `maxBytes` (a declared Content-Length
- * above it is refused before reading anything), so an oversized upload never sits whole in memory.
- */
-export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError("too_large", `The body is larger than the maximum of ${maxBytes} bytes`);
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}

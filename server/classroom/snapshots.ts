@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { text } from "../http/input-rules";
+import { parseJsonBytes } from "../http/request-body";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
@@ -28,7 +30,7 @@ export const graphDatabaseNameInput = z
   .regex(graphDatabaseNameShape, `db_name must be a graph database name: ${graphDatabaseNameRule}`);
 
 export const snapshotLocationInput = z.object({
-  path: z.string("path is required").min(1, "path is required").max(1024, "path is too long"),
+  path: text(1024, "path is required").min(1, "path is required"),
   db_name: graphDatabaseNameInput,
 });
 export type SnapshotLocationInput = z.input<typeof snapshotLocationInput>;
@@ -144,12 +146,7 @@ export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array)
   const max = env().MAX_SNAPSHOT_BYTES;
   if (bytes.byteLength > max) throw new AppError("too_large", `The snapshot is larger than the maximum of ${max} bytes`);
   if (bytes.byteLength === 0) throw new AppError("invalid", "The body must be the snapshot JSON");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new AppError("invalid", "The body is not valid JSON");
-  }
+  const parsed = parseJsonBytes(bytes);
   const problem = snapshotStructureProblem(parsed);
   if (problem) throw new AppError("invalid", `Invalid snapshot: ${problem}`);
   try {

@@ -1,5 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import { serverSecret } from "../auth/secret";
 import type { Tx } from "../db/client";
 import { env } from "../env";
@@ -25,7 +26,7 @@ const key = () => new TextEncoder().encode(syncTokenSecret());
 
 /** Body of POST /sync/token: the room is a canvas snapshot path, with the graph database it lives in. */
 export const issueSyncTokenInput = z.object({
-  room: z.string("room is required").min(1, "room is required").max(1024, "room is too long"),
+  room: text(1024, "room is required").min(1, "room is required"),
   db_name: graphDatabaseNameInput,
 });
 

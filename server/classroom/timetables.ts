@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -122,7 +123,7 @@ function assertDatesOrdered(startsOn: string | null | undefined, endsOn: string 
 }
 
 const timetableFields = {
-  name: z.string().trim().min(1, "name is required").max(200, "name must have at most 200 characters"),
+  name: text(200).trim().min(1, "name is required"),
   type: z.enum(timetableTypes, `type must be one of ${timetableTypes.join(", ")}`),
   class_id: z.uuid("class_id must be a class id").nullable(),
   starts_on: isoDate.nullable(),
@@ -256,10 +257,8 @@ const entryFields = {
   period: z.number().int().min(1, "period must be 1 or more").max(100, "period must be at most 100"),
   start_time: timeOfDay,
   end_time: timeOfDay,
-  room: z
-    .string()
+  room: text(100)
     .trim()
-    .max(100, "room must have at most 100 characters")
     .transform((room) => (room === "" ? null : room))
     .nullable(),
   class_id: z.uuid("class_id must be a class id").nullable(),

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../db/schema";
@@ -11,7 +12,7 @@ import { AppError, notFound } from "../errors";
 export const createBatchInput = z.object({
   template_id: z.uuid("template_id must be a template id"),
   class_id: z.uuid("class_id must be a class id").nullish(),
-  title: z.string().trim().min(1, "title must not be blank").max(300).nullish(),
+  title: text(300).trim().min(1, "title must not be blank").nullish(),
 });
 export const listBatchesInput = z.object({
   include_archived: z.boolean().default(false),

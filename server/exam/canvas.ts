@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decimal, integer, storableJsonObject, text } from "../http/input-rules";
 import { AppError } from "../errors";
 
 /**
@@ -7,17 +8,18 @@ import { AppError } from "../errors";
  * Rectangles are page-relative: x, y, width, height in 0–1, origin at the top-left of the page.
  */
 
-const markScheme = z.looseObject({ type: z.string().min(1, "mark_scheme.type is required") });
+const markScheme = storableJsonObject({ type: text(100, "mark_scheme.type is required").min(1, "mark_scheme.type is required") });
 
 export const questionPayload = z.object({
   id: z.uuid("id must be a UUID"),
   parent_id: z.uuid("parent_id must be a UUID").nullable().default(null),
-  label: z.string().trim().min(1, "label is required").max(100),
-  order: z.number().int().min(0).default(0),
-  max_marks: z.number().min(0, "max_marks must be 0 or more").max(999999.99).multipleOf(0.01).nullable().default(null),
-  answer_type: z.string().max(100).nullable().default(null),
+  label: text(100).trim().min(1, "label is required"),
+  order: integer({ min: 0 }).default(0),
+  // exam_questions.max_marks is numeric(8, 2).
+  max_marks: decimal(8, 2, { min: 0 }).nullable().default(null),
+  answer_type: text(100).nullable().default(null),
   mark_scheme: markScheme.nullable().default(null),
-  spec_ref: z.string().max(200).nullable().default(null),
+  spec_ref: text(200).nullable().default(null),
   is_container: z.boolean().default(false),
 });
 
@@ -26,9 +28,9 @@ const unit = z.number().min(0).max(1);
 export const responseAreaPayload = z.object({
   id: z.uuid("id must be a UUID"),
   question_id: z.uuid("question_id must be a UUID"),
-  page: z.number().int().min(1, "page must be 1 or more"),
+  page: integer({ min: 1 }),
   kind: z.enum(["response", "context"]).default("response"),
-  response_form: z.string().max(100).nullable().default(null),
+  response_form: text(100).nullable().default(null),
   x: unit,
   y: unit,
   width: unit,
@@ -38,7 +40,7 @@ export const responseAreaPayload = z.object({
 export const boundaryPayload = z.object({
   id: z.uuid("id must be a UUID"),
   question_id: z.uuid("question_id must be a UUID"),
-  page: z.number().int().min(1, "page must be 1 or more"),
+  page: integer({ min: 1 }),
   top: unit,
   bottom: unit,
 });

@@ -1,16 +1,5 @@
 import { z } from "zod";
-import { AppError, notFound } from "../errors";
-
-/** The JSON body of a REST request; malformed JSON is a 400 like any other bad input. */
-export async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError("invalid", "The request body is not valid JSON");
-  }
-}
+import { notFound } from "../errors";
 
 /** A boolean query parameter as tools send them: true/false, 1/0, yes/no; absent is undefined. */
 export const queryBoolean = z

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
+import { decimal, jsonValue, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
@@ -10,10 +11,11 @@ import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "./po
 export const markUpsertBody = z.object({
   submission_id: z.uuid("submission_id must be a submission id"),
   question_id: z.uuid("question_id must be a question id"),
-  awarded_marks: z.number("awarded_marks must be a number").multipleOf(0.01, "awarded_marks has at most two decimals").nullable(),
-  mark_scheme_detail: z.json().optional(),
-  annotation_shape_ids: z.array(z.string().max(200)).max(1000).optional(),
-  comment: z.string().max(10000).nullable().optional(),
+  // exam_mark_entries.awarded_marks is numeric(8, 2); the range against max_marks is a rule of upsertMarks.
+  awarded_marks: decimal(8, 2).nullable(),
+  mark_scheme_detail: jsonValue().optional(),
+  annotation_shape_ids: z.array(text(200)).max(1000).optional(),
+  comment: text(10000).nullable().optional(),
   confirmed: z.boolean().optional(),
 });
 export const upsertMarkInput = z.object({ mark_id: z.uuid("mark id must be a UUID"), body: markUpsertBody });

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { textProblem } from "../http/input-rules";
 
 /**
  * A small streaming multipart/form-data reader (RFC 7578) over a Web ReadableStream. Parts are read in
@@ -87,6 +88,9 @@ export class MultipartReader {
       const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
       if (name === undefined) this.malformed();
       const filename = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1] ?? null;
+      // The file name is stored (files.original_name): the same text rule as every other field.
+      const filenameProblem = filename === null ? null : textProblem(filename);
+      if (filenameProblem) throw new AppError("invalid", `${name.slice(0, 100)}: the file name ${filenameProblem}`, name.slice(0, 100));
       let consumed = false;
       const body = this.partBody(() => (consumed = true));
       yield { name, filename, contentType: headers.get("content-type") ?? null, body };

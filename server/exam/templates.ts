@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
+import { integer, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import {
@@ -25,26 +26,24 @@ const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
 // ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
 
 export const createTemplateInput = z.object({
-  title: z.string().trim().min(1, "title is required").max(300),
-  subject: z.string().trim().max(200).nullish(),
-  exam_id: z.string().trim().min(1).max(200).nullish(),
-  exam_code: z
-    .string()
+  title: text(300).trim().min(1, "title is required"),
+  subject: text(200).trim().nullish(),
+  exam_id: text(200).trim().min(1).nullish(),
+  exam_code: text(200)
     .trim()
     .min(1)
-    .max(200)
     // `template-…` is the graph's paper key of a template without a code: typing one would join that paper.
     .refine((code) => !isReservedExamCode(code), "exam_code must not start with 'template-': that form is reserved for templates without a catalogue code")
     .nullish(),
   source_file_id: z.uuid("source_file_id must be a file id").nullish(),
-  page_count: z.number().int().min(1, "page_count must be 1 or more").max(2000).nullish(),
+  page_count: integer({ min: 1, max: 2000 }).nullish(),
   institute_id: z.uuid("institute_id must be an institute id").nullish(),
 });
 
 export const listTemplatesInput = z.object({
   status: z.enum(templateStatusValues).optional(),
-  subject: z.string().trim().min(1).optional(),
-  exam_code: z.string().trim().min(1).optional(),
+  subject: text(200).trim().min(1).optional(),
+  exam_code: text(200).trim().min(1).optional(),
   include_archived: z.boolean().default(false),
 });
 
@@ -56,9 +55,9 @@ export const templateIdInput = z.object({ template_id: z.uuid("template id must 
  */
 export const saveTemplateBody = z
   .object({
-    title: z.string().trim().min(1, "title must not be blank").max(300).optional(),
-    subject: z.string().trim().max(200).nullable().optional(),
-    page_count: z.number().int().min(1, "page_count must be 1 or more").max(2000).nullable().optional(),
+    title: text(300).trim().min(1, "title must not be blank").optional(),
+    subject: text(200).trim().nullable().optional(),
+    page_count: integer({ min: 1, max: 2000 }).nullable().optional(),
     status: z.enum(templateStatusValues).optional(),
     questions: z.array(questionPayload).max(2000).optional(),
     response_areas: z.array(responseAreaPayload).max(10000).optional(),
@@ -73,10 +72,10 @@ export const saveTemplateInput = templateIdInput.extend({ body: saveTemplateBody
 
 /** PATCH /api/exam/questions/{id}: the mark scheme of one question; every field optional. */
 export const editMarkSchemeBody = z.object({
-  max_marks: z.number().min(0, "max_marks must be 0 or more").max(999999.99).multipleOf(0.01).nullable().optional(),
-  mark_scheme: z.looseObject({ type: z.string().min(1) }).nullable().optional(),
-  answer_type: z.string().max(100).nullable().optional(),
-  spec_ref: z.string().max(200).nullable().optional(),
+  max_marks: questionPayload.shape.max_marks.unwrap().optional(),
+  mark_scheme: questionPayload.shape.mark_scheme.unwrap().optional(),
+  answer_type: questionPayload.shape.answer_type.unwrap().optional(),
+  spec_ref: questionPayload.shape.spec_ref.unwrap().optional(),
 });
 export const editMarkSchemeInput = z.object({ question_id: z.uuid("question id must be a UUID"), body: editMarkSchemeBody });
 

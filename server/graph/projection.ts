@@ -1,5 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
@@ -20,7 +21,7 @@ import { GraphNodeOwnedError, type GraphNodeInput, type GraphRelationshipInput, 
  * exam_code alone, so no template can change them for the others).
  */
 
-export const graphSyncInput = z.object({ templateId: z.string() });
+export const graphSyncInput = z.object({ templateId: text(100) });
 
 export const graphSyncOutput = z.object({
   exam_code: z.string(),

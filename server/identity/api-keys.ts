@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import { type Tx, rowsOf } from "../db/client";
 import { apiKeys, institutes, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -16,7 +17,7 @@ const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1, "name is required").max(100, "name must have at most 100 characters"),
+  name: text(100).trim().min(1, "name is required"),
   createdBy: z.uuid().optional(),
   /** The institute the key belongs to; absent, an installation key (the command line's). */
   instituteId: z.uuid("institute must be an institute id").optional(),

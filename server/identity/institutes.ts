@@ -1,9 +1,10 @@
 import crypto from "node:crypto";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { institutes } from "../db/schema";
 
-export const createInstituteInput = z.object({ name: z.string().trim().min(1, "name is required").max(200) });
+export const createInstituteInput = z.object({ name: text(200).trim().min(1, "name is required") });
 
 /** Graph database names follow Neo4j's rules: lowercase letters, digits, dots and dashes. */
 const graphDbName = (prefix: string) => `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`;

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import { signUserToken } from "../auth/tokens";
 import type { Tx } from "../db/client";
 import { personalAccessTokens } from "../db/schema";
@@ -9,7 +10,7 @@ import { notFound } from "../errors";
 const DAY_SECONDS = 24 * 60 * 60;
 
 export const createPersonalAccessTokenInput = z.object({
-  name: z.string().trim().min(1, "name is required").max(100, "name must have at most 100 characters"),
+  name: text(100).trim().min(1, "name is required"),
   ttlDays: z.number().int().min(1, "ttlDays must be 1 to 365").max(365, "ttlDays must be 1 to 365").default(90),
 });
 

@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import { text } from "../http/input-rules";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
 import type { Tx } from "../db/client";
 import { institutes, instituteMemberships, membershipRole, users } from "../db/schema";
@@ -10,9 +11,9 @@ export type Role = (typeof roles)[number];
 
 export const createUserInput = z.object({
   email: z.email("email must be an email address").transform((email) => email.toLowerCase()),
-  password: z.string().min(MIN_PASSWORD_LENGTH, `password must have at least ${MIN_PASSWORD_LENGTH} characters`).optional(),
-  fullName: z.string().trim().min(1, "name is required").max(200),
-  displayName: z.string().trim().min(1).max(200).optional(),
+  password: text(1024).min(MIN_PASSWORD_LENGTH, `password must have at least ${MIN_PASSWORD_LENGTH} characters`).optional(),
+  fullName: text(200).trim().min(1, "name is required"),
+  displayName: text(200).trim().min(1).optional(),
   instituteId: z.uuid("institute must be an institute id").optional(),
   role: z.enum(roles).optional(),
 });

@@ -1,9 +1,9 @@
-import { AppError } from "@/server/errors";
-import { canvasRoute, readBoundedBody } from "@/server/classroom/snapshot-route";
+import { canvasRoute } from "@/server/classroom/snapshot-route";
 import { parseSnapshotPath } from "@/server/classroom/snapshots";
 import { issueSyncToken, issueSyncTokenInput, syncTokenOutput } from "@/server/classroom/sync-tokens";
 import { validatedReply } from "@/server/classroom/validated-reply";
 import { asUser } from "@/server/db/rls";
+import { readJsonBody } from "@/server/http/request-body";
 
 export const dynamic = "force-dynamic";
 
@@ -15,13 +15,7 @@ const MAX_BODY_BYTES = 16 * 1024;
  * real-time sync service, for a canvas room the caller may write.
  */
 export const POST = canvasRoute(async ({ db, request, authenticate }) => {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(await readBoundedBody(request, MAX_BODY_BYTES)));
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("invalid", 'The body must be JSON: {"room": "<bucket>/<node_type>/<node_id>", "db_name": "…"}');
-  }
+  const body = await readJsonBody(request, { maxBytes: MAX_BODY_BYTES, example: '{"room": "<bucket>/<node_type>/<node_id>", "db_name": "…"}' });
   const input = issueSyncTokenInput.parse(body);
   parseSnapshotPath(input.room); // the path rule comes before the token rule, as for snapshots
   const user = await authenticate();

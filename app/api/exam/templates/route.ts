@@ -1,5 +1,6 @@
 import { asUser } from "@/server/db/rls";
-import { queryBoolean, queryObject, readJsonBody } from "@/server/exam/http-input";
+import { queryBoolean, queryObject } from "@/server/exam/http-input";
+import { readJsonBody } from "@/server/http/request-body";
 import {
   createTemplate,
   createTemplateInput,

@@ -1,4 +1,5 @@
-import { pathId, readJsonBody } from "@/server/exam/http-input";
+import { pathId } from "@/server/exam/http-input";
+import { readJsonBody } from "@/server/http/request-body";
 import { saveMark } from "@/server/exam/mark-writer";
 import { markOutput, markUpsertBody } from "@/server/exam/marks";
 import { restRoute } from "@/server/http/rest";

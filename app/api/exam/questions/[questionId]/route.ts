@@ -1,5 +1,6 @@
 import { asUser } from "@/server/db/rls";
-import { pathId, readJsonBody } from "@/server/exam/http-input";
+import { pathId } from "@/server/exam/http-input";
+import { readJsonBody } from "@/server/http/request-body";
 import { editMarkScheme, questionOutput } from "@/server/exam/templates";
 import { restRoute } from "@/server/http/rest";
 

@@ -1,6 +1,7 @@
 import { asUser } from "@/server/db/rls";
 import { assignScan, assignScanBody, assignScanOutput } from "@/server/exam/assign-scan";
-import { pathId, readJsonBody } from "@/server/exam/http-input";
+import { pathId } from "@/server/exam/http-input";
+import { readJsonBody } from "@/server/http/request-body";
 import { restRoute } from "@/server/http/rest";
 
 export const dynamic = "force-dynamic";

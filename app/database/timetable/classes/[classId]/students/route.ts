@@ -1,8 +1,8 @@
-import { AppError } from "@/server/errors";
 import { addStudentToClass, addStudentToClassBody, enrollmentOutput } from "@/server/classroom/enrollments";
 import { classStudentsReply } from "@/server/classroom/reply-cache";
 import { validatedReply } from "@/server/classroom/validated-reply";
 import { asUser } from "@/server/db/rls";
+import { readJsonBody } from "@/server/http/request-body";
 import { restRoute } from "@/server/http/rest";
 
 export const dynamic = "force-dynamic";
@@ -17,9 +17,7 @@ export const GET = restRoute<Params>(({ db, user, params, url, request }) => {
 
 /** POST /database/timetable/classes/{class_id}/students {student_id}: a school admin adds a student. */
 export const POST = restRoute<Params>(async ({ db, user, params, request }) => {
-  const body = await request.json().catch(() => {
-    throw new AppError("invalid", "The body must be JSON: {\"student_id\": \"…\"}");
-  });
+  const body = await readJsonBody(request, { example: '{"student_id": "…"}' });
   const { student_id } = addStudentToClassBody.parse(body);
   const enrollment = await asUser(db, user.id, (tx) => addStudentToClass(tx, user.id, { classId: params.classId, studentId: student_id }));
   return validatedReply(enrollmentOutput, enrollment, "POST /database/timetable/classes/{class_id}/students");

@@ -1,0 +1,406 @@
+import fs from "node:fs";
+import fc from "fast-check";
+import { PDFDocument } from "pdf-lib";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
+import { DATABASE_REFUSED_VALUE } from "../server/errors";
+import { LONE_SURROGATE } from "../server/http/input-rules";
+import { describeOnEachDatabase } from "./support/database";
+import { createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
+import { type School, createSchool } from "./support/fixtures";
+import { fuzzSettings, hostileJsonToken, hostileString, hostileWholeBody, wrongContentType } from "./support/hostile-input";
+import { type HttpMethod, type RestRoute, callRoute, loadRestRoutes } from "./support/rest-routes";
+
+/**
+ * Hostile input on every REST operation of /api/openapi.json (issue 14): for each generated case the
+ * status is never 5xx, a refusal has the `{detail}` shape, and a refused write leaves what a read shows
+ * unchanged. Seeded: FUZZ_SEED reruns a failing run, FUZZ_CASES asks for more cases.
+ */
+
+// A data folder of this file's own (snapshots, scans, papers), set before anything reads the configuration.
+const dataDir = vi.hoisted(() => {
+  const directory = `${process.env.TMPDIR ?? "/tmp"}/markbook-fuzz-rest-${process.pid}-${Date.now()}`;
+  process.env.DATA_DIR = directory;
+  return directory;
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const { seed, cases } = fuzzSettings(300);
+const SNAPSHOT_BUCKET = "cc.public.snapshots";
+
+interface Operation {
+  route: RestRoute;
+  method: HttpMethod;
+  /** `METHOD /openapi/path`, the name used in failure reports. */
+  name: string;
+}
+
+interface Fixture {
+  school: School;
+  /** A valid value for each path parameter name. */
+  pathValues: Record<string, string>;
+  /** A valid request per operation that has a body or required query parameters. */
+  valid: Record<string, { token?: string; query?: Record<string, string>; json?: unknown; form?: FormField[] }>;
+}
+
+type FormField = { name: string; value: string } | { name: string; filename: string; contentType?: string; bytes: Uint8Array };
+
+/** A generated case: which operation, which part of the request to spoil, and the hostile material. */
+const caseArbitrary = fc.record({
+  operation: fc.nat(),
+  target: fc.nat(),
+  pick: fc.nat(),
+  token: hostileJsonToken,
+  text: hostileString,
+  whole: hostileWholeBody,
+  contentType: wrongContentType,
+  extraName: fc.constantFrom("__proto__", "constructor", "prototype", "extra", "id", "owner_id", "institute_id"),
+  etag: fc.constantFrom('"', "*", 'W/"x"', ",,,", "x".repeat(10_000), `"${"a".repeat(100_000)}"`, '"abc", W/"def", *'),
+});
+type Case = typeof caseArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+type Call = Parameters<typeof callRoute>[2] & { token: string };
+
+const MARKER = "@@hostile@@";
+
+/** Every path to a value inside `value` (objects and arrays, not the root), as key lists. */
+function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (value === null || typeof value !== "object") return [];
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
+  return entries.flatMap(([key, item]) => [[...prefix, key], ...pathsOf(item, [...prefix, key])]);
+}
+
+const shapeOf = (path: (string | number)[]) => path.map((key) => (typeof key === "number" ? "*" : key)).join(".");
+
+/** `body` as JSON text with the value at `path` replaced by the raw JSON `token` (which may be invalid JSON on purpose). */
+function withTokenAt(body: unknown, path: (string | number)[], token: string): string {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+  parent[path.at(-1)!] = MARKER;
+  return JSON.stringify(copy).replace(JSON.stringify(MARKER), () => token);
+}
+
+/** Lone surrogates cannot travel in a URL (it is UTF-8); everything else can. */
+const urlSafe = (text: string) => text.replace(new RegExp(LONE_SURROGATE, "g"), "\ufffd");
+
+/** Spoils one part of an otherwise valid request to `operation`; returns the call and a short description. */
+function hostileCall(operation: Operation, fixture: Fixture, hostile: Case): { call: Call; what: string } {
+  const { route, method, name } = operation;
+  const valid = fixture.valid[name] ?? {};
+  const token = valid.token ?? fixture.school.teacher.token;
+  const params = route.paramNames.map((param) => fixture.pathValues[param]!);
+  const query: [string, string][] = Object.entries(valid.query ?? {});
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  let body: BodyInit | undefined;
+  if (valid.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(valid.json);
+  }
+  if (valid.form) {
+    const form = multipartBody(valid.form);
+    headers["content-type"] = form.contentType;
+    body = form.body;
+  }
+
+  // Archiving and deleting with a valid id would end the fixture's life: these always get a hostile id.
+  const destructive = method === "DELETE" || route.folder.endsWith("/archive");
+  if (destructive && params.length > 0) params[hostile.pick % params.length] = urlSafe(hostile.text);
+
+  const documentedQuery = (route.operations[method]?.parameters ?? []).filter((parameter) => parameter.in === "query").map((p) => p.name);
+  const targets: string[] = ["query", "duplicate query"];
+  if (params.length > 0) targets.push("path");
+  if ((route.operations[method]?.parameters ?? []).some((parameter) => parameter.name === "If-None-Match")) targets.push("if-none-match");
+  if (valid.json !== undefined) targets.push("field", "field", "field", "duplicate key", "extra key", "missing key", "whole body", "whole body", "content type");
+  if (valid.form) targets.push("form field", "filename", "part type", "missing file", "whole body", "content type");
+  const target = targets[hostile.target % targets.length]!;
+  const what = (detail: string) => `${name} ${target}: ${detail.length > 160 ? `${detail.slice(0, 160)}… (${detail.length} chars)` : detail}`;
+  let description = "";
+
+  switch (target) {
+    case "path": {
+      const index = hostile.pick % params.length;
+      params[index] = urlSafe(hostile.text);
+      description = `${route.paramNames[index]}=${JSON.stringify(params[index])}`;
+      break;
+    }
+    case "query":
+    case "duplicate query": {
+      const names = [...documentedQuery, "unexpected"];
+      const param = names[hostile.pick % names.length]!;
+      const value = urlSafe(hostile.text);
+      if (target === "query") {
+        const index = query.findIndex(([existing]) => existing === param);
+        if (index >= 0) query.splice(index, 1);
+      }
+      query.push([param, value]);
+      description = `${param}=${JSON.stringify(value)}`;
+      break;
+    }
+    case "if-none-match":
+      headers["if-none-match"] = hostile.etag;
+      description = JSON.stringify(hostile.etag);
+      break;
+    case "field": {
+      // A field name first (array positions aside), then one of its places: each field is tried as
+      // often as any other, however many times it occurs in the body.
+      const paths = pathsOf(valid.json);
+      const shapes = [...new Set(paths.map(shapeOf))];
+      const shape = shapes[hostile.pick % shapes.length]!;
+      const places = paths.filter((path) => shapeOf(path) === shape);
+      const path = places[Math.floor(hostile.pick / shapes.length) % places.length]!;
+      body = withTokenAt(valid.json, path, hostile.token);
+      description = `${path.join(".")} = ${hostile.token}`;
+      break;
+    }
+    case "duplicate key": {
+      const keys = Object.keys(valid.json as object);
+      const key = keys[hostile.pick % keys.length]!;
+      const text = JSON.stringify(valid.json);
+      const pair = `${JSON.stringify(key)}:${hostile.token}`;
+      // Hostile first (a last-wins parser keeps the valid one) or last (it keeps the hostile one).
+      body = hostile.pick % 2 === 0 ? `{${pair},${text.slice(1)}` : `${text.slice(0, -1)},${pair}}`;
+      description = `${key} twice, once as ${hostile.token}`;
+      break;
+    }
+    case "extra key":
+      body = `${JSON.stringify(valid.json).slice(0, -1)},${JSON.stringify(hostile.extraName)}:${hostile.token}}`;
+      description = `${hostile.extraName} = ${hostile.token}`;
+      break;
+    case "missing key": {
+      const keys = Object.keys(valid.json as object);
+      const key = keys[hostile.pick % keys.length]!;
+      const { [key]: _removed, ...rest } = valid.json as Record<string, unknown>;
+      body = JSON.stringify(rest);
+      description = key;
+      break;
+    }
+    case "whole body":
+      body = hostile.whole;
+      description = hostile.whole;
+      break;
+    case "content type":
+      if (hostile.contentType) headers["content-type"] = hostile.contentType;
+      else delete headers["content-type"];
+      description = JSON.stringify(hostile.contentType);
+      break;
+    case "form field":
+    case "filename":
+    case "part type":
+    case "missing file": {
+      const form = valid.form!.map((field) => ({ ...field }));
+      const fileIndex = form.findIndex((field) => "filename" in field);
+      if (target === "form field") {
+        const names = [...form.filter((field) => "value" in field).map((field) => field.name), "unexpected"];
+        const fieldName = names[hostile.pick % names.length]!;
+        const existing = form.find((field) => field.name === fieldName && "value" in field) as { value: string } | undefined;
+        if (existing && hostile.pick % 3 !== 0) existing.value = hostile.text;
+        else form.unshift({ name: fieldName, value: hostile.text });
+        description = `${fieldName}=${JSON.stringify(hostile.text)}`;
+      } else if (target === "filename") {
+        (form[fileIndex] as { filename: string }).filename = hostile.text;
+        description = JSON.stringify(hostile.text);
+      } else if (target === "part type") {
+        (form[fileIndex] as { contentType?: string }).contentType = hostile.text.replace(/[\r\n]/g, "");
+        description = JSON.stringify(hostile.text);
+      } else {
+        form.splice(fileIndex, 1);
+        description = "no file part";
+      }
+      const encoded = multipartBody(form);
+      headers["content-type"] = encoded.contentType;
+      body = encoded.body;
+      break;
+    }
+  }
+  if (body !== undefined && method === "GET") body = undefined;
+  return { call: { params, query: new URLSearchParams(query), headers, body, token }, what: what(description) };
+}
+
+describeOnEachDatabase("hostile input on every REST operation", (database) => {
+  let fixture: Fixture;
+  let operations: Operation[];
+
+  const jsonCall = async (folder: string, method: HttpMethod, token: string, body: unknown, params: string[] = []) => {
+    const route = operations.find((operation) => operation.route.folder === folder && operation.method === method)!.route;
+    const response = await callRoute(route, method, {
+      params,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${folder} answered ${response.status}: ${await response.text()}`);
+    return response.json();
+  };
+
+  beforeAll(async () => {
+    operations = (await loadRestRoutes()).flatMap((route) =>
+      route.methods.map((method) => ({ route, method, name: `${method} ${route.openApiPath}` })),
+    );
+    const db = database().db;
+    const school = await createSchool(db, "Fuzz");
+    const teacher = school.teacher.token;
+    const roster = await createClassWithStudents(db, school, 2);
+
+    // Template A (marked; its second question has no max_marks) and template B (never marked, no
+    // page count), so that canvas and mark-scheme writes get past every rule to the database.
+    const canvasA = sampleCanvas();
+    canvasA.questions[3]!.max_marks = null as never;
+    const templateA = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz A", page_count: 4 });
+    await jsonCall("api/exam/templates/[templateId]", "PUT", teacher, { ...canvasA, ids: undefined }, [templateA.id]);
+    const canvasB = sampleCanvas();
+    const templateB = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz B" });
+    await jsonCall("api/exam/templates/[templateId]", "PUT", teacher, { questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries }, [templateB.id]);
+
+    const batch = await jsonCall("api/exam/batches", "POST", teacher, { template_id: templateA.id, class_id: roster.class.id, title: "Fuzz batch" });
+    const queue = await jsonCall("api/exam/batches/[batchId]/queue", "GET", teacher, undefined, [batch.id]);
+    const submission = queue.submissions[0];
+    const markId = crypto.randomUUID();
+    const markBody = {
+      submission_id: submission.id,
+      question_id: canvasA.ids.q2,
+      awarded_marks: 1.5,
+      mark_scheme_detail: { points: ["M1"], note: "ok" },
+      annotation_shape_ids: ["shape:1"],
+      comment: "Good",
+      confirmed: false,
+    };
+    await jsonCall("api/exam/marks/[markId]", "PUT", teacher, markBody, [markId]);
+
+    const paper = await PDFDocument.create();
+    paper.addPage([595, 842]);
+    const paperBytes = await paper.save();
+    const filesRoute = operations.find((operation) => operation.route.folder === "api/exam/files")!.route;
+    const upload = multipartBody([{ name: "file", filename: "paper.pdf", bytes: paperBytes }]);
+    const uploaded = await callRoute(filesRoute, "POST", { headers: { authorization: `Bearer ${teacher}`, "content-type": upload.contentType }, body: upload.body });
+    if (uploaded.status !== 201) throw new Error(`file upload answered ${uploaded.status}: ${await uploaded.text()}`);
+    const file = await uploaded.json();
+
+    const canvasPath = `${SNAPSHOT_BUCKET}/User/${school.teacher.id}`;
+    fixture = {
+      school,
+      pathValues: {
+        templateId: templateB.id,
+        markedTemplateId: templateA.id,
+        batchId: batch.id,
+        fileId: file.id,
+        markId,
+        questionId: canvasB.ids.q2,
+        submissionId: submission.id,
+        classId: roster.class.id,
+      },
+      valid: {
+        "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
+        "PUT /api/exam/templates/{templateId}": {
+          json: { title: "Fuzz B", page_count: null, questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries },
+        },
+        "PATCH /api/exam/questions/{questionId}": {
+          json: { max_marks: 5, mark_scheme: { type: "points", points: ["M1", "A1"] }, answer_type: "numeric", spec_ref: "8300.A2" },
+        },
+        "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
+        "PUT /api/exam/marks/{markId}": { json: markBody },
+        "POST /api/exam/submissions/{submissionId}/assign": { json: { student_id: roster.students[1]!.id } },
+        "POST /api/exam/batches/{batchId}/scans": {
+          form: [
+            { name: "student_id", value: roster.students[0]!.id },
+            { name: "matching_method", value: "manual" },
+            { name: "file", filename: "scan.pdf", bytes: pdfBytes() },
+          ],
+        },
+        "POST /api/exam/files": { form: [{ name: "file", filename: "paper.pdf", bytes: paperBytes }] },
+        "POST /database/timetable/classes/{class_id}/students": { token: school.admin.token, json: { student_id: roster.students[1]!.id } },
+        "GET /get_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name } },
+        "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },
+        "POST /sync/token": { json: { room: canvasPath, db_name: school.teacher.user_db_name } },
+        "GET /graph/node/children": { query: { neo4j_node_id: school.teacher.id, neo4j_db_name: school.teacher.user_db_name } },
+      },
+    };
+  }, 120_000);
+
+  /** What the owner reads of everything a write could touch, as one comparable text. */
+  async function readState(): Promise<string> {
+    const { pathValues, school } = fixture;
+    const reads: [string, string[], Record<string, string>?, string?][] = [
+      ["api/exam/templates", []],
+      ["api/exam/templates/[templateId]", [pathValues.templateId!]],
+      ["api/exam/templates/[templateId]", [pathValues.markedTemplateId!]],
+      ["api/exam/batches", [], { include_archived: "true" }],
+      ["api/exam/batches/[batchId]/queue", [pathValues.batchId!]],
+      ["api/exam/batches/[batchId]/results", [pathValues.batchId!]],
+      ["database/timetable/classes/[classId]/students", [pathValues.classId!], { include_inactive: "true" }, school.admin.token],
+      ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],
+    ];
+    const texts = [];
+    for (const [folder, params, query, token] of reads) {
+      const route = operations.find((operation) => operation.route.folder === folder && operation.method === "GET")!.route;
+      const response = await callRoute(route, "GET", { params, query, headers: { authorization: `Bearer ${token ?? school.teacher.token}` } });
+      const text = await response.text();
+      if (response.status >= 500) throw new Error(`the read GET /${folder} answered ${response.status}: ${text.slice(0, 200)}`);
+      texts.push(`${folder} ${response.status} ${text}`);
+    }
+    return texts.join("\n");
+  }
+
+  it(
+    "never answers 5xx, refuses with {detail}, and leaves nothing half-written",
+    async () => {
+      // Every operation with a body or a required query parameter has a valid request to spoil: a new
+      // route without one fails here rather than being fuzzed with nonsense only.
+      for (const { route, method, name } of operations) {
+        const operation = route.operations[method]!;
+        const needsRecipe = operation.requestBody !== undefined || (operation.parameters ?? []).some((p) => p.in === "query" && p.required);
+        if (needsRecipe) expect(fixture.valid[name], `a valid request for ${name}`).toBeDefined();
+      }
+
+      const runs = database().kind === "pglite" ? cases : Math.max(50, Math.floor(cases / 3));
+      const generated = fc.sample(caseArbitrary, { seed, numRuns: runs });
+      const failures: string[] = [];
+      let state = await readState();
+      const statuses = new Map<number, number>();
+      for (const hostile of generated) {
+        const operation = operations[hostile.operation % operations.length]!;
+        const { call, what } = hostileCall(operation, fixture, hostile);
+        let response: Response;
+        try {
+          response = await callRoute(operation.route, operation.method, call);
+        } catch (error) {
+          failures.push(`${what} → threw ${(error as Error).message}`);
+          continue;
+        }
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        const text = await response.text();
+        if (response.status >= 500) {
+          failures.push(`${what} → ${response.status} ${text.slice(0, 200)}`);
+        } else if (response.status >= 400) {
+          let detail: unknown;
+          try {
+            detail = (JSON.parse(text) as { detail?: unknown }).detail;
+          } catch {
+            detail = undefined;
+          }
+          if (typeof detail !== "string" || detail.length === 0 || detail.length > 2000) {
+            failures.push(`${what} → ${response.status} without a readable {detail}: ${text.slice(0, 200)}`);
+          } else if (detail === DATABASE_REFUSED_VALUE) {
+            failures.push(`${what} → refused by the database's safety net, not by the edge schemas`);
+          }
+        }
+        if (operation.method === "GET") continue;
+        let after: string;
+        try {
+          after = await readState();
+        } catch (error) {
+          failures.push(`${what} → ${response.status}, then ${(error as Error).message}`);
+          break;
+        }
+        if (response.status >= 400 && after !== state) failures.push(`${what} → ${response.status} but the data changed`);
+        state = after;
+      }
+      if (failures.length > 0) {
+        const summary = `${failures.length} of ${runs} hostile requests failed (FUZZ_SEED=${seed}, FUZZ_CASES=${cases}):\n${failures.join("\n")}`;
+        expect.fail(summary);
+      }
+      // The run reached validation, not only the front door: most cases are refused as bad input.
+      expect(statuses.get(400) ?? 0).toBeGreaterThan(runs / 4);
+    },
+    900_000,
+  );
+});
