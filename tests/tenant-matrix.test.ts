@@ -65,6 +65,7 @@ interface Own {
   templateId: string;
   questionId: string;
   classId: string;
+  batchId: string;
   submissionId: string;
   unmatchedSubmissionId: string;
   timetableId: string;
@@ -131,6 +132,8 @@ const syncTokenOpensNoRoomOfA = async (reply: unknown, { a }: Aim) => {
 };
 /** The rooms A's own sync tokens name (filled in by the fixtures). */
 let roomsOfA: string[] = [];
+/** ETags of A's cached REST lists (filled in by the fixtures). */
+const etagsOfA: Partial<Record<"classStudents" | "paperChildren" | "classes" | "schoolStudents", string>> = {};
 
 // ── The REST table: "METHOD /openapi/path" → how B aims at A, and what it must answer ────────────
 
@@ -176,6 +179,8 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "POST /api/exam/batches/{batchId}/scans": [
     { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
     { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
+    // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
+    { aim: "B's own batch, for A's student", answer: ownerOnly("own"), build: ({ a, b }) => ({ params: [b.batchId], ...scanUpload(a.studentId) }) },
   ],
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
@@ -204,6 +209,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a }) => ({ params: [a.markId], ...json({ submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 0, comment: "taken" }) }),
     },
     {
+      aim: "B's own submission with A's question",
+      answer: ownerOnly(404),
+      build: ({ a, b }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: b.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
+    },
+    {
       aim: "A's mark id on B's own submission",
       answer: ownerOnly(409),
       ghost: false,
@@ -215,12 +225,20 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ query: { class_id: a.classId } }) },
   ],
-  "GET /database/timetable/classes": [{ aim: "the list", answer: "own", build: () => ({}) }],
+  "GET /database/timetable/classes": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
+  ],
   "GET /database/timetable/classes/teaching": [{ aim: "the list", answer: "own", build: () => ({}) }],
   "GET /database/timetable/classes/enrolled": [{ aim: "the list", answer: "own", build: () => ({}) }],
-  "GET /database/timetable/classes/school/students": [{ aim: "the list", answer: "own", build: () => ({}) }],
+  "GET /database/timetable/classes/school/students": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.schoolStudents! } }) },
+  ],
   "GET /database/timetable/classes/{class_id}/students": [
     { aim: "A's class", answer: 404, build: ({ a }) => ({ params: [a.classId], query: { include_inactive: "true" } }) },
+    // A cached reply of A's must not answer B, not even as a 304.
+    { aim: "A's class, with the ETag A got", answer: 404, build: ({ a }) => ({ params: [a.classId], headers: { "if-none-match": etagsOfA.classStudents! } }) },
   ],
   "POST /database/timetable/classes/{class_id}/students": [
     { aim: "A's class and student", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ student_id: a.studentId }) }) },
@@ -231,6 +249,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's paper in A's curriculum database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb } }) },
     { aim: "A's paper named in B's own curriculum database", answer: 404, build: ({ a, b }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb } }) },
     { aim: "A's teacher's personal database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.teacherId, neo4j_db_name: a.teacherDb } }) },
+    {
+      aim: "A's paper in A's curriculum database, with the ETag A got",
+      answer: 403,
+      build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb }, headers: { "if-none-match": etagsOfA.paperChildren! } }),
+    },
   ],
   "GET /get_canvas_node_file": [
     { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.lessonPath, a.graphDb) }) },
@@ -358,7 +381,10 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "classes.schoolStudents": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.schoolStaff": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.students": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, includeInactive: true }) }],
-  "classes.create": [{ aim: "a class in A's school", answer: 404, build: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) }],
+  "classes.create": [
+    { aim: "a class in A's school", answer: 404, build: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) },
+    { aim: "a class of B's taught by A's teacher", answer: { admin: 400, teacher: 403, student: 403 }, build: ({ a }) => ({ name: "Beta class", teacherId: a.teacherId }) },
+  ],
   "classes.rename": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, name: "Taken over" }) }],
   "classes.addStudent": [
     { aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) },
@@ -570,6 +596,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     expect(ownUnmatched.status).toBe(201);
     const ownTimetable = await as(schoolB.admin).timetables.create({ name: "Beta timetable" });
     own = {
+      batchId: ownBatch.id,
       templateId: ownTemplate.id,
       questionId: ownCanvas.ids.q2,
       classId: ownRoster.class.id,
@@ -580,6 +607,18 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       curriculumDb: schoolB.institute.curriculum_db_name,
     };
     await settleGraphProjections();
+    const etagOf = async (key: string, person: Person, call: RouteCall) => {
+      const { route, method } = routes.get(key)!;
+      const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });
+      expect(response.status, key).toBe(200);
+      return response.headers.get("etag")!;
+    };
+    etagsOfA.classStudents = await etagOf("GET /database/timetable/classes/{class_id}/students", admin, { params: [target.classId] });
+    etagsOfA.paperChildren = await etagOf("GET /graph/node/children", teacher, {
+      query: { neo4j_node_id: target.paperKey, neo4j_db_name: target.curriculumDb },
+    });
+    etagsOfA.classes = await etagOf("GET /database/timetable/classes", admin, {});
+    etagsOfA.schoolStudents = await etagOf("GET /database/timetable/classes/school/students", admin, {});
     baseline = await fingerprintOfA();
   }, 120_000);
 
