@@ -7,10 +7,10 @@ import { verifySyncToken } from "../server/classroom/sync-tokens";
 import type { Db } from "../server/db/client";
 import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
-import { settleGraphProjections, syntheticExamCode } from "../server/graph/projection";
+import { settleGraphProjections } from "../server/graph/projection";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
+import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { type HttpMethod, type RestRoute, type RouteCall, callRoute, loadRestRoutes } from "./support/rest-routes";
 
@@ -58,12 +58,15 @@ interface Target {
   tokenId: string;
   lessonPath: string;
   teacherCanvasPath: string;
+  /** The paper node of A's template in A's curriculum graph: a catalogue code, which B's schools may use too. */
   paperKey: string;
 }
 
 /** B's own resources, for calls that point from B's things at A's. */
 interface Own {
   templateId: string;
+  /** A template of B's on the same catalogue paper as A's. */
+  samePaperTemplateId: string;
   questionId: string;
   classId: string;
   batchId: string;
@@ -163,7 +166,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     },
   ],
   "DELETE /api/exam/templates/{templateId}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "POST /api/exam/templates/{templateId}/graph-sync": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
+  "POST /api/exam/templates/{templateId}/graph-sync": [
+    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) },
+    // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
+    { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), build: ({ b }) => ({ params: [b.samePaperTemplateId] }) },
+  ],
   "PATCH /api/exam/questions/{questionId}": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
   ],
@@ -250,7 +257,8 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   ],
   "GET /graph/node/children": [
     { aim: "A's paper in A's curriculum database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb } }) },
-    { aim: "A's paper named in B's own curriculum database", answer: 404, build: ({ a, b }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb } }) },
+    // B has a template on the same catalogue paper: B's own paper node, holding none of A's questions.
+    { aim: "A's paper code in B's own curriculum database", answer: "own", build: ({ a, b }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb } }) },
     { aim: "A's teacher's personal database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.teacherId, neo4j_db_name: a.teacherDb } }) },
     {
       aim: "A's paper in A's curriculum database, with the ETag A got",
@@ -356,7 +364,10 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       return { mark_id: call.params![0], body: JSON.parse(String(call.body)) };
     },
   })),
-  "graph.syncTemplate": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ templateId: a.templateId }) }],
+  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{templateId}/graph-sync"]!.map((kase) => ({
+    ...kase,
+    build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
+  })),
   "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
   "tokens.list": [{ aim: "the caller's tokens", answer: "own", build: () => undefined }],
   "tokens.create": [{ aim: "a token of the caller's own", answer: "own", build: () => ({ name: "beta token", ttlDays: 1 }) }],
@@ -517,7 +528,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const uploaded = await post("POST /api/exam/files", teacher.token, paperUpload(await pdf.save(), `alpha-paper-${tag}.pdf`));
     expect(uploaded.status).toBe(201);
     const file = (await uploaded.json()) as { id: string };
-    const template = await as(teacher).exam.templates.create({ title: `Alpha paper ${tag}`, page_count: 3, source_file_id: file.id });
+    const cataloguePaper = await createCataloguePaper(db);
+    const template = await as(teacher).exam.templates.create({ title: `Alpha paper ${tag}`, page_count: 3, source_file_id: file.id, exam_id: cataloguePaper.id });
     const canvas = sampleCanvas();
     await as(teacher).exam.templates.save({ template_id: template.id, body: { ...canvas, status: "ready" } });
     await as(teacher).graph.syncTemplate({ templateId: template.id });
@@ -579,7 +591,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       tokenId: token.id,
       lessonPath,
       teacherCanvasPath,
-      paperKey: syntheticExamCode(template.id),
+      paperKey: cataloguePaper.exam_code,
     };
     // Each id with every run of hex digits replaced: the same shape, existing nowhere.
     const ghostOf = (value: string) => value.replace(/[0-9a-f]{8,}/gi, (run) => crypto.randomBytes(run.length).toString("hex").slice(0, run.length));
@@ -587,7 +599,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
 
     const people = [schoolA.admin, schoolA.head, schoolA.teacher, schoolA.otherTeacher, schoolA.student, schoolA.otherStudent, ...roster.students];
     secrets = [
-      ...Object.values(target),
+      // The catalogue code is public (every school may set the same paper); the rest is A's alone.
+      ...Object.values({ ...target, paperKey: undefined }).filter((value) => value !== undefined),
       schoolA.institute.name,
       ...people.flatMap((person) => [person.id, person.email, person.full_name, person.user_db_name, person.username]),
       ...canvas.questions.map((question) => question.id),
@@ -610,6 +623,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const ownCanvas = sampleCanvas();
     const ownTemplate = await as(schoolB.teacher).exam.templates.create({ title: "Beta paper", page_count: 3 });
     await as(schoolB.teacher).exam.templates.save({ template_id: ownTemplate.id, body: { ...ownCanvas, status: "ready" } });
+    const samePaper = await as(schoolB.teacher).exam.templates.create({ title: "Beta mock", page_count: 3, exam_id: cataloguePaper.id });
+    await as(schoolB.teacher).exam.templates.save({ template_id: samePaper.id, body: { ...sampleCanvas(), status: "ready" } });
     const ownRoster = await createClassWithStudents(db, schoolB, 1);
     const ownBatch = await as(schoolB.teacher).exam.batches.create({ template_id: ownTemplate.id, class_id: ownRoster.class.id });
     const ownQueue = await as(schoolB.teacher).exam.batches.queue({ batch_id: ownBatch.id });
@@ -617,6 +632,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     expect(ownUnmatched.status).toBe(201);
     const ownTimetable = await as(schoolB.admin).timetables.create({ name: "Beta timetable" });
     own = {
+      samePaperTemplateId: samePaper.id,
       batchId: ownBatch.id,
       templateId: ownTemplate.id,
       questionId: ownCanvas.ids.q2,
