@@ -1,0 +1,777 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { PDFDocument } from "pdf-lib";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
+import { verifySyncToken } from "../server/classroom/sync-tokens";
+import type { Db } from "../server/db/client";
+import { env } from "../server/env";
+import { errorCodes } from "../server/errors";
+import { settleGraphProjections } from "../server/graph/projection";
+import { appRouter, createCaller } from "../server/trpc/root";
+import { describeOnEachDatabase } from "./support/database";
+import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
+import { type School, createSchool } from "./support/fixtures";
+import { type HttpMethod, type RestRoute, type RouteCall, callRoute, loadRestRoutes } from "./support/rest-routes";
+
+/**
+ * The cross-school matrix (issue 14): every REST route and every tRPC procedure, called by each of
+ * school B's roles and aimed at school A's resources, must refuse as if they did not exist (404, or
+ * the contract's 403), say so in `{detail}` without naming anything of A's, answer exactly as it does
+ * for ids that exist nowhere, and leave A's data as it was. Lists must hold B's rows only.
+ *
+ * The tests are generated from the route files on disk and from the tRPC router: a route or procedure
+ * without an entry in the tables below is a failing test until someone writes down how it must answer.
+ */
+
+// A data folder of this file's own (uploaded files, scans, canvas snapshots), set before anything reads the configuration.
+const dataDir = vi.hoisted(() => {
+  const directory = `${process.env.TMPDIR ?? "/tmp"}/markbook-tenants-${process.pid}-${Date.now()}`;
+  process.env.DATA_DIR = directory;
+  return directory;
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+type Role = "admin" | "head" | "teacher" | "student";
+const roles: Role[] = ["admin", "head", "teacher", "student"];
+type Person = School["teacher"];
+
+/** School A's resources as B aims at them: the real ids, or their ghosts (the same shapes, existing nowhere). */
+interface Target {
+  instituteId: string;
+  graphDb: string;
+  curriculumDb: string;
+  teacherId: string;
+  teacherDb: string;
+  templateId: string;
+  questionId: string;
+  fileId: string;
+  classId: string;
+  studentId: string;
+  batchId: string;
+  submissionId: string;
+  unmatchedSubmissionId: string;
+  markId: string;
+  timetableId: string;
+  entryId: string;
+  apiKeyId: string;
+  tokenId: string;
+  lessonPath: string;
+  teacherCanvasPath: string;
+  /** The paper node of A's template in A's curriculum graph: a catalogue code, which B's schools may use too. */
+  paperKey: string;
+}
+
+/** B's own resources, for calls that point from B's things at A's. */
+interface Own {
+  templateId: string;
+  /** A template of B's on the same catalogue paper as A's. */
+  samePaperTemplateId: string;
+  questionId: string;
+  classId: string;
+  batchId: string;
+  submissionId: string;
+  unmatchedSubmissionId: string;
+  timetableId: string;
+  graphDb: string;
+  curriculumDb: string;
+}
+
+interface Aim {
+  a: Target;
+  me: Person;
+  b: Own;
+}
+
+/**
+ * What a call must answer: a refusal with that status (`{detail}` on REST, the matching tRPC code),
+ * `own` (success, with nothing of A's in it: lists and the caller's own things), or `isolated` (canvas
+ * addresses that B may use in B's own database: refused, or answered without A's canvas).
+ */
+type Answer = 400 | 403 | 404 | 409 | "own" | "isolated";
+
+interface Case<Call> {
+  /** How the call is aimed at A. */
+  aim: string;
+  /** One answer for every role of B, or one per role (a role left out is not called). */
+  answer: Answer | Partial<Record<Role, Answer>>;
+  build(aim: Aim): Call;
+  /**
+   * false when the answer for A's ids may rightly differ from the answer for ids that exist nowhere:
+   * a client-chosen global key that A already holds cannot be taken, whoever asks.
+   */
+  ghost?: false;
+  /** Further checks of a reply that is not a refusal. */
+  check?(reply: unknown): Promise<void>;
+}
+
+const bucket = () => env().SNAPSHOT_BUCKET;
+const json = (body: unknown): RouteCall => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+const snapshotQuery = (path: string, dbName: string) => ({ path, db_name: dbName });
+const canvasWith = (marker: string) => {
+  const snapshot = emptyCanvasSnapshot() as { document: { store: Record<string, unknown> } };
+  snapshot.document.store["shape:marker"] = { id: "shape:marker", typeName: "shape", type: "text", props: { text: marker } };
+  return snapshot;
+};
+/** A canvas B writes: new text every time, so that an overwrite of A's canvas always shows. */
+const canvasOfB = () => json(canvasWith(`beta-${crypto.randomUUID()}`));
+const scanUpload = (studentId?: string): RouteCall => {
+  const form = multipartBody([
+    { name: "file", filename: "scan.pdf", bytes: pdfBytes() },
+    ...(studentId ? [{ name: "student_id", value: studentId }] : []),
+  ]);
+  return { body: form.body, headers: { "content-type": form.contentType, "content-length": String(form.body.length) } };
+};
+const paperUpload = (bytes: Uint8Array, filename = "paper.pdf"): RouteCall => {
+  const form = multipartBody([{ name: "file", filename, bytes }]);
+  return { body: form.body, headers: { "content-type": form.contentType, "content-length": String(form.body.length) } };
+};
+
+/** A sync token B obtained must not open A's room (whatever the room is called once rooms are per database). */
+const syncTokenOpensNoRoomOfA = async (reply: unknown) => {
+  const token = (reply as { token?: string }).token;
+  expect.soft(token, "a sync token in the reply").toBeTypeOf("string");
+  for (const room of roomsOfA) {
+    await expect.soft(verifySyncToken(token ?? "", { room }), `a token issued to B opens A's room ${room}`).rejects.toThrow();
+  }
+};
+/** The rooms A's own sync tokens name (filled in by the fixtures). */
+let roomsOfA: string[] = [];
+/** ETags of A's cached REST lists (filled in by the fixtures). */
+const etagsOfA: Partial<Record<"classStudents" | "paperChildren" | "classes" | "schoolStudents", string>> = {};
+
+// ── The REST table: "METHOD /openapi/path" → how B aims at A, and what it must answer ────────────
+
+const schoolAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: 403, teacher: 403, student: 403 });
+const staffOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: answer, student: 403 });
+const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher: answer });
+
+const restMatrix: Record<string, Case<RouteCall>[]> = {
+  "GET /api/exam/templates": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "filtered by A's paper code", answer: "own", build: ({ a }) => ({ query: { exam_code: a.paperKey, include_archived: "true" } }) },
+  ],
+  "POST /api/exam/templates": [
+    { aim: "institute_id of A", answer: 403, build: ({ a }) => json({ title: "Beta paper", institute_id: a.instituteId }) },
+    { aim: "source_file_id of A's paper", answer: staffOnly(400), build: ({ a }) => json({ title: "Beta paper", source_file_id: a.fileId }) },
+  ],
+  "GET /api/exam/templates/{templateId}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
+  "PUT /api/exam/templates/{templateId}": [
+    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId], ...json({ title: "Taken over", status: "archived" }) }) },
+    {
+      aim: "B's own template saved with A's question id",
+      answer: ownerOnly(400),
+      ghost: false,
+      build: ({ a, b }) => ({ params: [b.templateId], ...json(canvasTakingQuestionId(a.questionId)) }),
+    },
+  ],
+  "DELETE /api/exam/templates/{templateId}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
+  "POST /api/exam/templates/{templateId}/graph-sync": [
+    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) },
+    // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
+    { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), build: ({ b }) => ({ params: [b.samePaperTemplateId] }) },
+  ],
+  "PATCH /api/exam/questions/{questionId}": [
+    { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
+  ],
+  "GET /api/exam/batches": [
+    { aim: "the list", answer: "own", build: () => ({ query: { include_archived: "true" } }) },
+    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ query: { include_archived: "true", template_id: a.templateId } }) },
+  ],
+  "POST /api/exam/batches": [
+    { aim: "A's template", answer: 404, build: ({ a }) => json({ template_id: a.templateId, title: "Beta batch" }) },
+    { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
+  ],
+  "POST /api/exam/batches/{batchId}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batchId}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batchId}/results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batchId}/csv": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batchId}/scans": [
+    { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
+    { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
+    // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
+    { aim: "B's own batch, for A's student", answer: ownerOnly("own"), build: ({ a, b }) => ({ params: [b.batchId], ...scanUpload(a.studentId) }) },
+  ],
+  "POST /api/exam/files": [
+    { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
+  ],
+  "GET /api/exam/files/{fileId}": [{ aim: "A's paper", answer: 404, build: ({ a }) => ({ params: [a.fileId] }) }],
+  "GET /api/exam/submissions/{submissionId}/scan": [
+    { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
+  ],
+  "POST /api/exam/submissions/{submissionId}/assign": [
+    { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ params: [a.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }) },
+    {
+      aim: "B's unmatched scan given to A's student",
+      answer: { admin: 403, head: 403, teacher: 400, student: 404 },
+      build: ({ a, b }) => ({ params: [b.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }),
+    },
+  ],
+  "PUT /api/exam/marks/{markId}": [
+    {
+      aim: "A's submission and question",
+      answer: 404,
+      build: ({ a }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
+    },
+    {
+      aim: "A's mark id on A's submission",
+      answer: 404,
+      build: ({ a }) => ({ params: [a.markId], ...json({ submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 0, comment: "taken" }) }),
+    },
+    {
+      aim: "B's own submission with A's question",
+      answer: ownerOnly(404),
+      build: ({ a, b }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: b.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
+    },
+    {
+      aim: "A's mark id on B's own submission",
+      answer: ownerOnly(409),
+      ghost: false,
+      build: ({ a, b }) => ({ params: [a.markId], ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 }) }),
+    },
+  ],
+  "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
+  "GET /database/timetable/timetables": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ query: { class_id: a.classId } }) },
+  ],
+  "GET /database/timetable/classes": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
+  ],
+  "GET /database/timetable/classes/teaching": [{ aim: "the list", answer: "own", build: () => ({}) }],
+  "GET /database/timetable/classes/enrolled": [{ aim: "the list", answer: "own", build: () => ({}) }],
+  "GET /database/timetable/classes/school/students": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.schoolStudents! } }) },
+  ],
+  "GET /database/timetable/classes/{class_id}/students": [
+    { aim: "A's class", answer: 404, build: ({ a }) => ({ params: [a.classId], query: { include_inactive: "true" } }) },
+    // A cached reply of A's must not answer B, not even as a 304.
+    { aim: "A's class, with the ETag A got", answer: 404, build: ({ a }) => ({ params: [a.classId], headers: { "if-none-match": etagsOfA.classStudents! } }) },
+  ],
+  "POST /database/timetable/classes/{class_id}/students": [
+    { aim: "A's class and student", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ student_id: a.studentId }) }) },
+    { aim: "A's class, B's student", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ student_id: me.id }) }) },
+    { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ student_id: a.studentId }) }) },
+  ],
+  "GET /graph/node/children": [
+    { aim: "A's paper in A's curriculum database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb } }) },
+    // B has a template on the same catalogue paper: B's own paper node, holding none of A's questions.
+    { aim: "A's paper code in B's own curriculum database", answer: "own", build: ({ a, b }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb } }) },
+    { aim: "A's teacher's personal database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.teacherId, neo4j_db_name: a.teacherDb } }) },
+    {
+      aim: "A's paper in A's curriculum database, with the ETag A got",
+      answer: 403,
+      build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb }, headers: { "if-none-match": etagsOfA.paperChildren! } }),
+    },
+  ],
+  "GET /get_canvas_node_file": [
+    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.lessonPath, a.graphDb) }) },
+    { aim: "A's lesson named in B's own database", answer: "isolated", build: ({ a, b }) => ({ query: snapshotQuery(a.lessonPath, b.graphDb) }) },
+    { aim: "A's teacher's canvas in A's teacher's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.teacherCanvasPath, a.teacherDb) }) },
+    { aim: "A's teacher's canvas named in B's own database", answer: "isolated", build: ({ a, me }) => ({ query: snapshotQuery(a.teacherCanvasPath, me.user_db_name) }) },
+  ],
+  "PUT /put_canvas_node_file": [
+    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.lessonPath, a.graphDb), ...canvasOfB() }) },
+    { aim: "A's lesson named in B's own database", answer: "isolated", build: ({ a, b }) => ({ query: snapshotQuery(a.lessonPath, b.graphDb), ...canvasOfB() }) },
+    {
+      aim: "A's teacher's canvas in A's teacher's database",
+      answer: 403,
+      build: ({ a }) => ({ query: snapshotQuery(a.teacherCanvasPath, a.teacherDb), ...canvasOfB() }),
+    },
+    {
+      aim: "A's teacher's canvas named in B's own database",
+      answer: "isolated",
+      build: ({ a, me }) => ({ query: snapshotQuery(a.teacherCanvasPath, me.user_db_name), ...canvasOfB() }),
+    },
+  ],
+  "POST /sync/token": [
+    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => json({ room: a.lessonPath, db_name: a.graphDb }) },
+    { aim: "A's lesson named in B's own database", answer: "isolated", check: syncTokenOpensNoRoomOfA, build: ({ a, b }) => json({ room: a.lessonPath, db_name: b.graphDb }) },
+    { aim: "A's teacher's canvas in A's teacher's database", answer: 403, build: ({ a }) => json({ room: a.teacherCanvasPath, db_name: a.teacherDb }) },
+    {
+      aim: "A's teacher's canvas named in B's own database",
+      answer: "isolated",
+      check: syncTokenOpensNoRoomOfA,
+      build: ({ a, me }) => json({ room: a.teacherCanvasPath, db_name: me.user_db_name }),
+    },
+  ],
+};
+
+/** B's own template's canvas, with its one question under an id that A's template already holds. */
+function canvasTakingQuestionId(questionId: string) {
+  return {
+    questions: [{ id: questionId, label: "1", order: 0, max_marks: 5, is_container: false }],
+    response_areas: [],
+    boundaries: [],
+  };
+}
+
+// ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
+
+const timetableManagers = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: 403, student: 403 });
+const keyAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: 403, teacher: 403, student: 403 });
+const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
+
+const trpcMatrix: Record<string, Case<unknown>[]> = {
+  "me.profile": [{ aim: "the caller's profile", answer: "own", build: () => undefined }],
+  "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
+  "exam.templates.list": [
+    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
+    { aim: "filtered by A's paper code", answer: "own", build: ({ a }) => ({ exam_code: a.paperKey, include_archived: true }) },
+  ],
+  "exam.templates.get": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.create": restMatrix["POST /api/exam/templates"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "exam.templates.save": [
+    { aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId, body: { title: "Taken over", status: "archived" } }) },
+    {
+      aim: "B's own template saved with A's question id",
+      answer: ownerOnly(400),
+      ghost: false,
+      build: ({ a, b }) => ({ template_id: b.templateId, body: canvasTakingQuestionId(a.questionId) }),
+    },
+  ],
+  "exam.templates.archive": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.questions.editMarkScheme": [
+    { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
+  ],
+  "exam.batches.list": [
+    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
+    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
+  ],
+  "exam.batches.overview": [
+    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
+    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
+  ],
+  "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.batches.results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.submissions.assign": [
+    { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
+    {
+      aim: "B's unmatched scan given to A's student",
+      answer: { admin: 403, head: 403, teacher: 400, student: 404 },
+      build: ({ a, b }) => ({ submission_id: b.unmatchedSubmissionId, student_id: a.studentId }),
+    },
+  ],
+  "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.marks.upsert": restMatrix["PUT /api/exam/marks/{markId}"]!.map((kase) => ({
+    ...kase,
+    build: (aim: Aim) => {
+      const call = kase.build(aim);
+      return { mark_id: call.params![0], body: JSON.parse(String(call.body)) };
+    },
+  })),
+  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{templateId}/graph-sync"]!.map((kase) => ({
+    ...kase,
+    build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
+  })),
+  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
+  "tokens.list": [{ aim: "the caller's tokens", answer: "own", build: () => undefined }],
+  "tokens.create": [{ aim: "a token of the caller's own", answer: "own", build: () => ({ name: "beta token", ttlDays: 1 }) }],
+  "tokens.revoke": [{ aim: "A's teacher's token", answer: 404, build: ({ a }) => ({ id: a.tokenId }) }],
+  "timetables.list": [
+    { aim: "the list", answer: "own", build: () => ({}) },
+    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },
+  ],
+  "timetables.get": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.create": [{ aim: "a class timetable for A's class", answer: timetableManagers(404), build: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
+  "timetables.update": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
+  "timetables.activate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.deactivate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.delete": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.createEntry": [
+    { aim: "A's timetable", answer: 404, build: ({ a }) => ({ timetable_id: a.timetableId, ...entry }) },
+    { aim: "B's timetable with A's class", answer: timetableManagers(404), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, class_id: a.classId }) },
+    { aim: "B's timetable with A's teacher", answer: timetableManagers(400), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, teacher_id: a.teacherId }) },
+  ],
+  "timetables.updateEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId, room: "Taken over" }) }],
+  "timetables.deleteEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId }) }],
+  "classes.list": [{ aim: "the list", answer: "own", build: () => undefined }],
+  "classes.teaching": [{ aim: "the list", answer: "own", build: () => undefined }],
+  "classes.enrolled": [{ aim: "the list", answer: "own", build: () => undefined }],
+  "classes.schoolStudents": [{ aim: "the list", answer: "own", build: () => undefined }],
+  "classes.schoolStaff": [{ aim: "the list", answer: "own", build: () => undefined }],
+  "classes.students": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, includeInactive: true }) }],
+  "classes.create": [
+    { aim: "a class in A's school", answer: 404, build: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) },
+    { aim: "a class of B's taught by A's teacher", answer: schoolAdmins(400), build: ({ a }) => ({ name: "Beta class", teacherId: a.teacherId }) },
+  ],
+  "classes.rename": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, name: "Taken over" }) }],
+  "classes.addStudent": [
+    { aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) },
+    { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ classId: b.classId, studentId: a.studentId }) },
+  ],
+  "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
+  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
+  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
+    ...kase,
+    build: (aim: Aim) => {
+      const call = kase.build(aim);
+      return { ...(call.query as object), snapshot: JSON.parse(String(call.body)) };
+    },
+  })),
+  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
+  "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
+  "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
+  "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],
+};
+
+// ── Running a case ──────────────────────────────────────────────────────────────────────────────
+
+interface Reply {
+  status: number;
+  /** The refusal's message (`detail`, or the tRPC message), null for a success. */
+  message: string | null;
+  /** Everything the caller got back, as text. */
+  text: string;
+  data: unknown;
+}
+
+const statusOfTrpcCode = new Map<string, number>(Object.values(errorCodes).map((code) => [code.trpc, code.status]));
+
+async function restReply(route: RestRoute, method: HttpMethod, call: RouteCall, token: string): Promise<Reply> {
+  const response = await callRoute(route, method, { ...call, headers: { ...call.headers, authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  if (response.ok) {
+    let data: unknown = text;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // a CSV or a PDF: its text is what is checked
+    }
+    return { status: response.status, message: null, text, data };
+  }
+  let detail: unknown;
+  try {
+    detail = (JSON.parse(text) as { detail?: unknown }).detail;
+  } catch {
+    detail = undefined;
+  }
+  expect.soft(typeof detail, `${method} ${route.openApiPath} answers ${response.status} with a {detail} body: ${text.slice(0, 200)}`).toBe("string");
+  return { status: response.status, message: typeof detail === "string" ? detail : text, text, data: undefined };
+}
+
+async function trpcReply(db: Db, path: string, input: unknown, user: Person): Promise<Reply> {
+  const caller = createCaller({ db, user: { id: user.id } });
+  const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (input: unknown) => Promise<unknown>;
+  try {
+    const data = await procedure(input);
+    return { status: 200, message: null, text: JSON.stringify(data) ?? "", data };
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    return { status: statusOfTrpcCode.get(code ?? "") ?? 500, message: message ?? String(error), text: message ?? String(error), data: undefined };
+  }
+}
+
+/** Every tRPC procedure by its path ("exam.templates.get"): at run time tRPC v11 keeps them in one flat record. */
+const trpcProcedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
+
+/** Every REST route and method on disk, as "METHOD /openapi/path": one test each. */
+const restRouteKeys = (await loadRestRoutes()).flatMap((route) => route.methods.map((method) => `${method} ${route.openApiPath}`));
+
+describe("the cross-school matrix's tables", () => {
+  it("have an entry for every REST route and method, and none for a route that is gone", () => {
+    const tabled = Object.keys(restMatrix);
+    expect(restRouteKeys.filter((key) => !tabled.includes(key)), "routes without a matrix entry (say how each must answer)").toEqual([]);
+    expect(tabled.filter((key) => !restRouteKeys.includes(key)), "matrix entries for routes that no longer exist").toEqual([]);
+  });
+
+  it("have an entry for every tRPC procedure, and none for a procedure that is gone", () => {
+    const listed = Object.keys(trpcProcedures);
+    const tabled = Object.keys(trpcMatrix);
+    expect(listed.filter((key) => !tabled.includes(key)), "procedures without a matrix entry (say how each must answer)").toEqual([]);
+    expect(tabled.filter((key) => !listed.includes(key)), "matrix entries for procedures that no longer exist").toEqual([]);
+  });
+});
+
+describeOnEachDatabase("cross-school matrix", (database) => {
+  let schoolA: School;
+  let schoolB: School;
+  let target: Target;
+  let ghost: Target;
+  let own: Own;
+  /** Everything of A's that B must never be told: ids, names, titles, the canvas marker. */
+  let secrets: string[];
+  let routes: Map<string, { route: RestRoute; method: HttpMethod }>;
+  let fileRoute: RestRoute;
+  /** The text inside A's stored canvases. */
+  let marker: string;
+  let storeCanvasesOfA: () => Promise<void>;
+
+  const as = (person: Person) => createCaller({ db: database().db, user: { id: person.id } });
+  const personOf = (role: Role): Person => schoolB[role];
+
+  beforeAll(async () => {
+    const db = database().db;
+    const tag = crypto.randomBytes(4).toString("hex");
+    routes = new Map();
+    for (const route of await loadRestRoutes()) {
+      for (const method of route.methods) routes.set(`${method} ${route.openApiPath}`, { route, method });
+    }
+    fileRoute = routes.get("GET /api/exam/files/{fileId}")!.route;
+    const post = (key: string, token: string, call: RouteCall) => {
+      const { route, method } = routes.get(key)!;
+      return callRoute(route, method, { ...call, headers: { ...call.headers, authorization: `Bearer ${token}` } });
+    };
+
+    schoolA = await createSchool(db, "Alpha");
+    schoolB = await createSchool(db, "Beta");
+    const { teacher, admin } = schoolA;
+
+    // School A holds one of everything.
+    const pdf = await PDFDocument.create();
+    for (let page = 0; page < 3; page++) pdf.addPage([595, 842]);
+    const uploaded = await post("POST /api/exam/files", teacher.token, paperUpload(await pdf.save(), `alpha-paper-${tag}.pdf`));
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as { id: string };
+    const cataloguePaper = await createCataloguePaper(db);
+    const template = await as(teacher).exam.templates.create({ title: `Alpha paper ${tag}`, page_count: 3, source_file_id: file.id, exam_id: cataloguePaper.id });
+    const canvas = sampleCanvas();
+    await as(teacher).exam.templates.save({ template_id: template.id, body: { ...canvas, status: "ready" } });
+    await as(teacher).graph.syncTemplate({ templateId: template.id });
+    const roster = await createClassWithStudents(db, schoolA, 2);
+    const batch = await as(teacher).exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: `Alpha batch ${tag}` });
+    const matched = await post("POST /api/exam/batches/{batchId}/scans", teacher.token, { params: [batch.id], ...scanUpload(roster.students[0]!.id) });
+    expect(matched.status).toBe(200);
+    const unmatched = await post("POST /api/exam/batches/{batchId}/scans", teacher.token, { params: [batch.id], ...scanUpload() });
+    expect(unmatched.status).toBe(201);
+    const submissionId = ((await matched.json()) as { id: string }).id;
+    const mark = await as(teacher).exam.marks.upsert({
+      mark_id: crypto.randomUUID(),
+      body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
+    });
+    const timetable = await as(admin).timetables.create({ name: `Alpha timetable ${tag}`, type: "class", class_id: roster.class.id });
+    const timetableEntry = await as(admin).timetables.createEntry({
+      timetable_id: timetable.id,
+      day: 1,
+      period: 1,
+      start_time: "09:00",
+      end_time: "10:00",
+      room: `Alpha room ${tag}`,
+      class_id: roster.class.id,
+      teacher_id: teacher.id,
+    });
+    const lessonPath = `${bucket()}/Lesson/lesson-${crypto.randomBytes(8).toString("hex")}`;
+    const teacherCanvasPath = `${bucket()}/Teacher/${teacher.id}`;
+    marker = `alpha-canvas-${tag}`;
+    storeCanvasesOfA = async () => {
+      await as(teacher).snapshots.put({ path: lessonPath, db_name: schoolA.institute.graph_db_name, snapshot: canvasWith(marker) });
+      await as(teacher).snapshots.put({ path: teacherCanvasPath, db_name: teacher.user_db_name, snapshot: canvasWith(marker) });
+    };
+    await storeCanvasesOfA();
+    roomsOfA = [
+      (await as(teacher).snapshots.syncToken({ room: lessonPath, db_name: schoolA.institute.graph_db_name })).room,
+      (await as(teacher).snapshots.syncToken({ room: teacherCanvasPath, db_name: teacher.user_db_name })).room,
+    ];
+    const apiKey = await as(admin).speech.apiKeys.create({ name: `alpha-key-${tag}` });
+    const token = await as(teacher).tokens.create({ name: `alpha-token-${tag}`, ttlDays: 1 });
+
+    target = {
+      instituteId: schoolA.institute.id,
+      graphDb: schoolA.institute.graph_db_name,
+      curriculumDb: schoolA.institute.curriculum_db_name,
+      teacherId: teacher.id,
+      teacherDb: teacher.user_db_name,
+      templateId: template.id,
+      questionId: canvas.ids.q2,
+      fileId: file.id,
+      classId: roster.class.id,
+      studentId: roster.students[0]!.id,
+      batchId: batch.id,
+      submissionId,
+      unmatchedSubmissionId: ((await unmatched.json()) as { id: string }).id,
+      markId: mark.id,
+      timetableId: timetable.id,
+      entryId: timetableEntry.id,
+      apiKeyId: apiKey.id,
+      tokenId: token.id,
+      lessonPath,
+      teacherCanvasPath,
+      paperKey: cataloguePaper.exam_code,
+    };
+    // Each id with every run of hex digits replaced: the same shape, existing nowhere.
+    const ghostOf = (value: string) => value.replace(/[0-9a-f]{8,}/gi, (run) => crypto.randomBytes(run.length).toString("hex").slice(0, run.length));
+    ghost = Object.fromEntries(Object.entries(target).map(([name, value]) => [name, ghostOf(value)])) as unknown as Target;
+
+    const people = [schoolA.admin, schoolA.head, schoolA.teacher, schoolA.otherTeacher, schoolA.student, schoolA.otherStudent, ...roster.students];
+    secrets = [
+      // The catalogue code is public (every school may set the same paper); the rest is A's alone.
+      ...Object.values({ ...target, paperKey: undefined }).filter((value) => value !== undefined),
+      schoolA.institute.name,
+      ...people.flatMap((person) => [person.id, person.email, person.full_name, person.user_db_name, person.username]),
+      ...canvas.questions.map((question) => question.id),
+      ...canvas.response_areas.map((area) => area.id),
+      ...canvas.boundaries.map((boundary) => boundary.id),
+      roster.class.name,
+      template.title,
+      batch.title,
+      timetable.name,
+      timetableEntry.room!,
+      `alpha-paper-${tag}`,
+      mark.comment!,
+      apiKey.name,
+      apiKey.prefix,
+      token.name,
+      marker,
+    ].map((secret) => secret.toLowerCase());
+
+    // School B has a little of its own, to point from it at A's things.
+    const ownCanvas = sampleCanvas();
+    const ownTemplate = await as(schoolB.teacher).exam.templates.create({ title: "Beta paper", page_count: 3 });
+    await as(schoolB.teacher).exam.templates.save({ template_id: ownTemplate.id, body: { ...ownCanvas, status: "ready" } });
+    const samePaper = await as(schoolB.teacher).exam.templates.create({ title: "Beta mock", page_count: 3, exam_id: cataloguePaper.id });
+    await as(schoolB.teacher).exam.templates.save({ template_id: samePaper.id, body: { ...sampleCanvas(), status: "ready" } });
+    const ownRoster = await createClassWithStudents(db, schoolB, 1);
+    const ownBatch = await as(schoolB.teacher).exam.batches.create({ template_id: ownTemplate.id, class_id: ownRoster.class.id });
+    const ownQueue = await as(schoolB.teacher).exam.batches.queue({ batch_id: ownBatch.id });
+    const ownUnmatched = await post("POST /api/exam/batches/{batchId}/scans", schoolB.teacher.token, { params: [ownBatch.id], ...scanUpload() });
+    expect(ownUnmatched.status).toBe(201);
+    const ownTimetable = await as(schoolB.admin).timetables.create({ name: "Beta timetable" });
+    own = {
+      samePaperTemplateId: samePaper.id,
+      batchId: ownBatch.id,
+      templateId: ownTemplate.id,
+      questionId: ownCanvas.ids.q2,
+      classId: ownRoster.class.id,
+      submissionId: ownQueue.submissions[0]!.id,
+      unmatchedSubmissionId: ((await ownUnmatched.json()) as { id: string }).id,
+      timetableId: ownTimetable.id,
+      graphDb: schoolB.institute.graph_db_name,
+      curriculumDb: schoolB.institute.curriculum_db_name,
+    };
+    await settleGraphProjections();
+    const etagOf = async (key: string, person: Person, call: RouteCall) => {
+      const { route, method } = routes.get(key)!;
+      const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });
+      expect(response.status, key).toBe(200);
+      return response.headers.get("etag")!;
+    };
+    etagsOfA.classStudents = await etagOf("GET /database/timetable/classes/{class_id}/students", admin, { params: [target.classId] });
+    etagsOfA.paperChildren = await etagOf("GET /graph/node/children", teacher, {
+      query: { neo4j_node_id: target.paperKey, neo4j_db_name: target.curriculumDb },
+    });
+    etagsOfA.classes = await etagOf("GET /database/timetable/classes", admin, {});
+    etagsOfA.schoolStudents = await etagOf("GET /database/timetable/classes/school/students", admin, {});
+    baseline = await fingerprintOfA();
+  }, 120_000);
+
+  /** A's data as A reads it, through the same procedures A's users use. */
+  async function fingerprintOfA(): Promise<string> {
+    const teacher = as(schoolA.teacher);
+    const admin = as(schoolA.admin);
+    const file = await callRoute(fileRoute, "GET", { params: [target.fileId], headers: { authorization: `Bearer ${schoolA.teacher.token}` } });
+    return JSON.stringify({
+      template: await teacher.exam.templates.get({ template_id: target.templateId }),
+      queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
+      results: await teacher.exam.batches.results({ batch_id: target.batchId }),
+      marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
+      file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
+      classes: await admin.classes.list(),
+      students: await admin.classes.students({ classId: target.classId, includeInactive: true }),
+      timetable: await admin.timetables.get({ id: target.timetableId }),
+      apiKey: (await admin.speech.apiKeys.list()).filter((key) => key.id === target.apiKeyId),
+      tokens: await teacher.tokens.list(),
+      lesson: await teacher.snapshots.get({ path: target.lessonPath, db_name: target.graphDb }),
+      personalCanvas: await teacher.snapshots.get({ path: target.teacherCanvasPath, db_name: target.teacherDb }),
+      paper: await teacher.graph.children({ neo4j_node_id: target.paperKey, neo4j_db_name: target.curriculumDb }),
+    });
+  }
+  let baseline: string;
+
+  /** Things of A's in `text` that the caller did not send themselves (repeating what one sent tells nothing). */
+  const leaksIn = (text: string, sent: string) => {
+    const reply = text.toLowerCase();
+    const request = sent.toLowerCase();
+    return secrets.filter((secret) => reply.includes(secret) && !request.includes(secret));
+  };
+
+  /** The reply with A's ids (and their ghosts) replaced by their names, to compare the two. */
+  const normalized = (reply: Reply) => {
+    let message = reply.message ?? reply.text;
+    for (const [name, value] of Object.entries(target)) message = message.replaceAll(value, `<${name}>`);
+    for (const [name, value] of Object.entries(ghost)) message = message.replaceAll(value, `<${name}>`);
+    return { status: reply.status, message };
+  };
+
+  const answerFor = (kase: Case<unknown>, role: Role): Answer | undefined =>
+    typeof kase.answer === "object" ? kase.answer[role] : kase.answer;
+
+  async function runCase<Call>(
+    label: string,
+    kase: Case<Call>,
+    isWrite: boolean,
+    send: (call: Call, person: Person) => Promise<Reply>,
+    sentText: (call: Call) => string,
+  ) {
+    for (const role of roles) {
+      const answer = answerFor(kase as Case<unknown>, role);
+      if (answer === undefined) continue;
+      const me = personOf(role);
+      const where = `${label} — ${kase.aim}, as B's ${role}`;
+      const call = kase.build({ a: target, me, b: own });
+      const reply = await send(call, me);
+      expect.soft(reply.status, `${where}: never a 5xx (${reply.text.slice(0, 200)})`).toBeLessThan(500);
+      expect.soft(leaksIn(reply.text, sentText(call)), `${where}: the reply names A's things`).toEqual([]);
+      if (typeof answer === "number") {
+        expect.soft(reply.status, `${where}: ${reply.text.slice(0, 200)}`).toBe(answer);
+        if (kase.ghost !== false) {
+          // The same answer as for ids that exist nowhere: nothing is learnt about A.
+          const ghostReply = await send(kase.build({ a: ghost, me, b: own }), me);
+          expect.soft(normalized(reply), `${where}: answers as for ids that do not exist`).toEqual(normalized(ghostReply));
+        }
+      } else if (answer === "own") {
+        expect.soft([200, 201], `${where}: succeeds with the caller's own data (${reply.text.slice(0, 200)})`).toContain(reply.status);
+      } else {
+        expect.soft([200, 201, 403, 404], `${where}: refused, or answered from B's own database (${reply.text.slice(0, 200)})`).toContain(reply.status);
+        if (reply.status < 300) await kase.check?.(reply.data);
+      }
+    }
+    // Once per case, after all of B's roles made the call (reading A's data back per call cost four times as much).
+    if (isWrite) {
+      const now = await fingerprintOfA();
+      expect.soft(now, `${label} — ${kase.aim}, as B's ${roles.filter((role) => answerFor(kase as Case<unknown>, role)).join(", ")}: A's data changed`).toBe(baseline);
+      if (now !== baseline) {
+        // Put A's canvases back (the writes most likely to get through), so later cases still test reads of them.
+        await storeCanvasesOfA();
+        baseline = await fingerprintOfA();
+      }
+    }
+  }
+
+  for (const key of restRouteKeys) {
+    it(`REST ${key}`, { timeout: 300_000 }, async () => {
+      const cases = restMatrix[key];
+      expect(cases, `no matrix entry for ${key}: add one saying how it must answer another school`).toBeDefined();
+      const { route, method } = routes.get(key)!;
+      for (const kase of cases!) {
+        await runCase(
+          key,
+          kase,
+          method !== "GET",
+          (call, person) => restReply(route, method, call, person.token),
+          (call) => JSON.stringify([call.params, call.query]) + (call.body instanceof Uint8Array ? Buffer.from(call.body).toString("latin1") : String(call.body ?? "")),
+        );
+      }
+    });
+  }
+
+  for (const [path, procedure] of Object.entries(trpcProcedures)) {
+    it(`tRPC ${path}`, { timeout: 300_000 }, async () => {
+      const cases = trpcMatrix[path];
+      expect(cases, `no matrix entry for ${path}: add one saying how it must answer another school`).toBeDefined();
+      for (const kase of cases!) {
+        await runCase(
+          path,
+          kase,
+          procedure._def.type === "mutation",
+          (input, person) => trpcReply(database().db, path, input, person),
+          (input) => JSON.stringify(input) ?? "",
+        );
+      }
+    });
+  }
+});
