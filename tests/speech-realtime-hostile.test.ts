@@ -8,35 +8,20 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import { type RealtimeMessage, type RealtimeRefusal, type RealtimeSession, connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 
-type Message = { type: string; [field: string]: unknown };
-type Session = { ws: WebSocket; messages: Message[]; closed: Promise<number> };
-type Refusal = { status: number; body: { error: Record<string, unknown> } };
+type Message = RealtimeMessage;
+type Session = RealtimeSession;
+type Refusal = RealtimeRefusal;
 
 const KEY = "mk_test_hostile";
 /** No database: the soak opens hundreds of sessions, and keys are not what this file tests. */
 const authenticate = async (key: string) => (key === KEY ? "hostile-key" : null);
 
-function connect(url: string) {
-  return new Promise<Session | Refusal>((resolve, reject) => {
-    const ws = new WebSocket(url);
-    const messages: Message[] = [];
-    const closed = new Promise<number>((done) => ws.on("close", (code) => done(code)));
-    ws.on("message", (data) => messages.push(JSON.parse(String(data)) as Message));
-    ws.on("open", () => resolve({ ws, messages, closed }));
-    ws.on("unexpected-response", (_request, response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }));
-    });
-    ws.on("error", reject);
-  });
-}
 
 async function open(url: string): Promise<Session> {
-  const session = await connect(url);
+  const session = await connectRealtime(url);
   if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
   return session;
 }
@@ -115,7 +100,7 @@ describe.skipIf(!testModelAvailable)("/v1/websocket against hostile frames", () 
       ["sample_rate=16k", "sample_rate"],
       ["language=EN", "language"],
     ]) {
-      expect(await connect(`${server.websocketURL}?api_key=${KEY}&${query}`), query).toMatchObject({
+      expect(await connectRealtime(`${server.websocketURL}?api_key=${KEY}&${query}`), query).toMatchObject({
         status: 400,
         body: { error: { type: "invalid_request_error", code: "invalid_parameters", param } },
       });
@@ -123,7 +108,7 @@ describe.skipIf(!testModelAvailable)("/v1/websocket against hostile frames", () 
   });
 
   it("says which model is missing and how to install it: 400 model_not_found before the upgrade", async () => {
-    const refusal = await connect(`${server.websocketURL}?api_key=${KEY}&model=small`);
+    const refusal = await connectRealtime(`${server.websocketURL}?api_key=${KEY}&model=small`);
     expect(refusal).toMatchObject({ status: 400, body: { error: { type: "invalid_request_error", code: "model_not_found", param: "model" } } });
     const message = String((refusal as Refusal).body.error.message);
     expect(message).toContain("'small'");

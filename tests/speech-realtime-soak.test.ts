@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { readAudioFixture } from "./support/speech-audio";
+import { connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 
 const KEY = "mk_test_soak";
@@ -90,24 +91,6 @@ interface Outcome {
   messages: Message[];
 }
 
-function handshake(url: string) {
-  return new Promise<{ ws: WebSocket; messages: Message[]; closed: Promise<number> } | { status: number; body: unknown }>((resolve, reject) => {
-    const ws = new WebSocket(url);
-    const messages: Message[] = [];
-    const closed = new Promise<number>((done) => ws.on("close", (code) => done(code)));
-    ws.on("message", (data) => messages.push(JSON.parse(String(data)) as Message));
-    ws.on("open", () => resolve({ ws, messages, closed }));
-    ws.on("unexpected-response", (_request, response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }));
-    });
-    ws.on("error", (error) => {
-      if (ws.readyState === WebSocket.CONNECTING) reject(error);
-      // after the upgrade: a close follows (e.g. the server ended the session); nothing to do
-    });
-  });
-}
 
 function rawUpgradeRequest(port: number) {
   return (
@@ -125,13 +108,13 @@ function audio(seconds: number, encoding: string) {
 }
 
 async function runSession(server: RunningSpeechServer, plan: Extract<Plan, { kind: "session" }>): Promise<Outcome> {
-  let opened = await handshake(`${server.websocketURL}?api_key=${KEY}${plan.query}`);
+  let opened = await connectRealtime(`${server.websocketURL}?api_key=${KEY}${plan.query}`);
   // The server is full (more clients than its limit): wait a little for a session to end, as a client would.
   for (let attempt = 0; !("ws" in opened) && opened.status === 429 && attempt < 100; attempt++) {
     refusedAsFull++;
     expect(opened.body).toMatchObject({ error: { type: "rate_limit_error", code: "rate_limit_exceeded" } });
     await sleep(20);
-    opened = await handshake(`${server.websocketURL}?api_key=${KEY}${plan.query}`);
+    opened = await connectRealtime(`${server.websocketURL}?api_key=${KEY}${plan.query}`);
   }
   if (!("ws" in opened)) return { plan: plan.kind, status: opened.status, errorBody: opened.body, messages: [] };
   const { ws, messages, closed } = opened;
@@ -247,7 +230,7 @@ describe.skipIf(!testModelAvailable)("socket soak: hundreds of misbehaving /v1/w
         else if (item.kind === "silent-socket") outcomes.push(await runSilentSocket(server));
         else {
           const query = { "no-key": "", "wrong-key": "api_key=mk_wrong" }[item.query] ?? `api_key=${KEY}${item.query}`;
-          const refused = await handshake(`${server.websocketURL}?${query}`);
+          const refused = await connectRealtime(`${server.websocketURL}?${query}`);
           if ("ws" in refused) throw new Error(`a bad handshake (${item.query}) was upgraded`);
           outcomes.push({ plan: item.kind, status: refused.status, errorBody: refused.body, messages: [] });
         }
@@ -280,7 +263,7 @@ describe.skipIf(!testModelAvailable)("socket soak: hundreds of misbehaving /v1/w
     expect(health.realtime).toMatchObject({ status: "healthy", sessions: 0 });
 
     // A normal session works: audio, end, a final, closed.
-    const normal = await handshake(`${server.websocketURL}?api_key=${KEY}&language=en&temperature=1`);
+    const normal = await connectRealtime(`${server.websocketURL}?api_key=${KEY}&language=en&temperature=1`);
     if (!("ws" in normal)) throw new Error(`refused after the soak: ${JSON.stringify(normal)}`);
     normal.ws.send(PCM);
     normal.ws.send(JSON.stringify({ type: "end" }));

@@ -1,6 +1,6 @@
 /** The real-time WebSocket end to end: a fixture streamed at real-time pace, with the `ws` client. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import type { Database } from "../server/db/client";
 import { useDatabase } from "../server/db/client";
 import { asService } from "../server/db/rls";
@@ -8,9 +8,10 @@ import { createApiKey } from "../server/identity/api-keys";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture } from "./support/speech-audio";
 import { stabilisePartial } from "../server/speech/realtime";
+import { type RealtimeMessage, connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 
-type Message = { type: string; [field: string]: unknown };
+type Message = RealtimeMessage;
 
 /** PCM s16le of the speech fixture (16 kHz mono). */
 function speechPcm(): Buffer {
@@ -19,28 +20,6 @@ function speechPcm(): Buffer {
   return wav.subarray(data + 8, data + 8 + wav.readUInt32LE(data + 4));
 }
 
-/** Opens a session; resolves with the refusal (status and body) when the handshake is refused. */
-function connect(url: string, headers: Record<string, string> = {}) {
-  return new Promise<
-    { ws: WebSocket; messages: Message[]; closed: Promise<number> } | { status: number; retryAfter?: string; body: { error: Record<string, unknown> } }
-  >(
-    (resolve, reject) => {
-      const ws = new WebSocket(url, { headers });
-      const messages: Message[] = [];
-      const closed = new Promise<number>((done) => ws.on("close", (code) => done(code)));
-      ws.on("message", (data) => messages.push(JSON.parse(String(data)) as Message));
-      ws.on("open", () => resolve({ ws, messages, closed }));
-      ws.on("unexpected-response", (_request, response) => {
-        let body = "";
-        response.on("data", (chunk: Buffer) => (body += chunk));
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] as string | undefined, body: JSON.parse(body) }),
-        );
-      });
-      ws.on("error", (error) => reject(error));
-    },
-  );
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,11 +67,11 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
   });
 
   it("refuses a bad key with 401 and bad parameters with 400, before the upgrade, with the Error body", async () => {
-    const noKey = await connect(server.websocketURL);
+    const noKey = await connectRealtime(server.websocketURL);
     expect(noKey).toMatchObject({ status: 401, body: { error: { type: "authentication_error", code: "invalid_api_key" } } });
-    const wrongKey = await connect(`${server.websocketURL}?api_key=mk_wrong`);
+    const wrongKey = await connectRealtime(`${server.websocketURL}?api_key=mk_wrong`);
     expect(wrongKey).toMatchObject({ status: 401 });
-    const wrongHeader = await connect(server.websocketURL, { authorization: "Bearer mk_wrong" });
+    const wrongHeader = await connectRealtime(server.websocketURL, { authorization: "Bearer mk_wrong" });
     expect(wrongHeader).toMatchObject({ status: 401 });
     for (const [query, param] of [
       ["language=english", "language"],
@@ -101,7 +80,7 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
       ["encoding=mp3", "encoding"],
       ["sample_rate=44100", "sample_rate"],
     ]) {
-      expect(await connect(`${server.websocketURL}?api_key=${key}&${query}`)).toMatchObject({
+      expect(await connectRealtime(`${server.websocketURL}?api_key=${key}&${query}`)).toMatchObject({
         status: 400,
         body: { error: { type: "invalid_request_error", code: "invalid_parameters", param } },
       });
@@ -109,12 +88,12 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
   });
 
   it("streams speech at real-time pace: ready, detected language, stabilised partials, finals with words, closing message", async () => {
-    const session = await connect(`${server.websocketURL}?api_key=${key}&model=tiny&temperature=1`);
+    const session = await connectRealtime(`${server.websocketURL}?api_key=${key}&model=tiny&temperature=1`);
     if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
     const { ws, messages, closed } = session;
     const pcm = speechPcm();
     // A second session is over the limit of one: refused before the upgrade, with 429.
-    expect(await connect(`${server.websocketURL}?api_key=${key}`)).toMatchObject({ status: 429, body: { error: { code: "rate_limit_exceeded" } } });
+    expect(await connectRealtime(`${server.websocketURL}?api_key=${key}`)).toMatchObject({ status: 429, body: { error: { code: "rate_limit_exceeded" } } });
 
     // `ready` comes once the model is loaded.
     while (!messages.some((message) => message.type === "ready")) await sleep(20);
@@ -159,13 +138,13 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
   }, 120_000); // ~15 s of audio at real-time pace, then its finals: generous on a busy machine
 
   it("refuses a model that is not installed (downloads off) before the upgrade: 400 model_not_found", async () => {
-    const refusal = await connect(`${server.websocketURL}?api_key=${key}&model=small`);
+    const refusal = await connectRealtime(`${server.websocketURL}?api_key=${key}&model=small`);
     expect(refusal).toMatchObject({ status: 400, body: { error: { type: "invalid_request_error", code: "model_not_found", param: "model" } } });
   });
 
   it("takes float32 frames when asked (encoding=pcm_f32le)", async () => {
     while (server.realtimeSessions() > 0) await sleep(20); // the limit is one session
-    const session = await connect(`${server.websocketURL}?encoding=pcm_f32le&language=en`, { authorization: `Bearer ${key}` });
+    const session = await connectRealtime(`${server.websocketURL}?encoding=pcm_f32le&language=en`, { authorization: `Bearer ${key}` });
     if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
     const s16 = speechPcm();
     const f32 = Buffer.alloc(s16.length * 2);
@@ -202,7 +181,7 @@ describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {
   });
 
   it("counts a session's audio against its key's seconds per minute: past them, an error, the finals so far, closed", async () => {
-    const session = await connect(`${server.websocketURL}?api_key=${key}&language=en`);
+    const session = await connectRealtime(`${server.websocketURL}?api_key=${key}&language=en`);
     if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
     session.ws.send(speechPcm().subarray(0, 32_000 * 3)); // 3 s, one more than the key may send this minute
     expect(await session.closed).toBe(1000);
@@ -212,12 +191,12 @@ describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {
     expect(session.messages.some((message) => message.type === "final")).toBe(true);
 
     // The same key's next session is refused its first frame; another key is not limited by it.
-    const again = await connect(`${server.websocketURL}?api_key=${key}&language=en`);
+    const again = await connectRealtime(`${server.websocketURL}?api_key=${key}&language=en`);
     if (!("ws" in again)) throw new Error(`refused: ${JSON.stringify(again)}`);
     again.ws.send(speechPcm().subarray(0, 3200));
     expect(await again.closed).toBe(1000);
     expect(again.messages.at(-1)).toMatchObject({ type: "closed", reason: "rate_limited", audio_seconds: 0 });
-    const neighbour = await connect(`${server.websocketURL}?api_key=${otherKey}&language=en`);
+    const neighbour = await connectRealtime(`${server.websocketURL}?api_key=${otherKey}&language=en`);
     if (!("ws" in neighbour)) throw new Error(`refused: ${JSON.stringify(neighbour)}`);
     neighbour.ws.send(speechPcm().subarray(0, 32_000));
     neighbour.ws.send(JSON.stringify({ type: "end" }));
@@ -227,7 +206,7 @@ describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {
 
   it("counts each session as a request of its key: past the requests per minute, 429 with Retry-After at the handshake", async () => {
     // The key opened two sessions in the test above (its limit is 2 per minute).
-    const refused = await connect(`${server.websocketURL}?api_key=${key}`);
+    const refused = await connectRealtime(`${server.websocketURL}?api_key=${key}`);
     expect(refused).toMatchObject({ status: 429, body: { error: { type: "rate_limit_error", code: "rate_limit_exceeded" } } });
     expect(Number((refused as { retryAfter?: string }).retryAfter)).toBeGreaterThan(0);
   });
