@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AppError } from "../errors";
+import { partHeaderEnd } from "../http/multipart-part-headers";
 
 export interface UploadedFile {
   path: string;
@@ -21,7 +22,6 @@ export interface MultipartUpload {
 
 const MAX_FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 64;
-const MAX_HEADER_BYTES = 16 * 1024;
 /** Room for the fields and part headers besides the file, when judging Content-Length up front. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
@@ -171,11 +171,8 @@ export async function parseMultipartUpload(
             progressed = true;
           }
         } else if (state === "headers") {
-          const end = pending.indexOf("\r\n\r\n");
-          if (end < 0) {
-            if (pending.length > MAX_HEADER_BYTES) throw new AppError("invalid", "Multipart part headers are too long.");
-            break;
-          }
+          const end = partHeaderEnd(pending);
+          if (end < 0) break;
           await startPart(pending.subarray(0, end).toString("utf8"));
           pending = pending.subarray(end + 4);
           state = "body";
