@@ -32,8 +32,10 @@ export function drainUnreadBodies(server: http.Server, bounds: DrainBounds = DEF
 /**
  * Handlers stop reading early by leaving a `for await` loop or cancelling a Web stream made from the
  * request (Next's Request body is the IncomingMessage itself): both end its async iterator, which by
- * default destroys the request and with it the socket, before the answer is even written. Iterators of
- * this request leave it open instead; a client that goes away still errors them as before.
+ * default destroys the request. Node then keeps the connection but silently discards the rest of the
+ * body for as long as the client sends it, with no bound, so the drain could never stop a client that
+ * sends forever. Iterators of this request leave it open instead; a client that goes away still errors
+ * them as before.
  */
 function keepBodyReadable(request: http.IncomingMessage) {
   Object.defineProperty(request, Symbol.asyncIterator, {
