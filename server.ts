@@ -11,6 +11,7 @@ import { DEMO_PASSWORD } from "./server/db/demo-school";
 import { ConfigError, env } from "./server/env";
 import { closeGraphStore } from "./server/graph/index";
 import { settleGraphProjections } from "./server/graph/projection";
+import { drainUnreadBodies } from "./server/http/unread-body";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
 import { logger } from "./server/logger";
 import { handleSpeechRequest, isSpeechPath } from "./server/speech/http";
@@ -45,6 +46,8 @@ async function start(): Promise<Running> {
     const handle = app.getRequestHandler();
     await app.prepare();
 
+    // An early answer (413 and the like) reaches a client that is still sending its body.
+    drainUnreadBodies(server);
     server.on("request", (request, response) => {
       // The speech API is plain Node code, outside Next's bundle (onnxruntime and workers stay native).
       if (isSpeechPath(request.url)) {

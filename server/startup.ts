@@ -4,6 +4,8 @@ import { rememberDemoSchool } from "./db/demo-school";
 import { migrateDatabase } from "./db/migrate";
 import { env } from "./env";
 import { logger } from "./logger";
+import { removeSpoolLeftovers } from "./speech/multipart";
+import { localStorageRoot, removeTemporaryLeftovers } from "./storage/local";
 
 export interface OpenedDatabase {
   database: Database;
@@ -54,6 +56,7 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
         ? `Database: embedded PGlite in ${config.dataDir}`
         : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
     );
+    await removeCrashLeftovers(config.databaseKind === "pglite");
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {
       const started = Date.now();
@@ -67,6 +70,30 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
   } catch (error) {
     await opened.close().catch(() => {});
     throw error;
+  }
+}
+
+/** A storage folder shared with other processes: a temporary file untouched this long is left over. */
+const SHARED_LEFTOVER_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temporary files a killed process left behind (half-written objects in the storage folder,
+ * spooled speech uploads) and says how many. With the embedded database this process holds the DATA_DIR
+ * lock, so no other process writes there and every one is a leftover; otherwise only old ones are.
+ */
+async function removeCrashLeftovers(dataDirLocked: boolean) {
+  try {
+    const storage = await removeTemporaryLeftovers(localStorageRoot(), { olderThanMs: dataDirLocked ? 0 : SHARED_LEFTOVER_AGE_MS });
+    const spool = await removeSpoolLeftovers();
+    const files = storage.files + spool.files;
+    if (files === 0) return;
+    const bytes = storage.bytes + spool.bytes;
+    logger.info(
+      `Removed ${files} temporary file${files === 1 ? "" : "s"} (${bytes} bytes) left by an interrupted upload or snapshot: ` +
+        `${storage.files} in the storage folder, ${spool.files} spooled speech upload${spool.files === 1 ? "" : "s"}`,
+    );
+  } catch (error) {
+    logger.warn("Temporary files left by an earlier run could not all be removed", error);
   }
 }
 

@@ -54,7 +54,8 @@ function readLock(file: string): LockContent | null {
   return { pid: Number.isInteger(pid) && pid > 0 ? pid : 0, holder: holderLine?.trim() === "cli" ? "cli" : "server" };
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (also one of another user). */
+export function isAlive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
     process.kill(pid, 0); // signal 0: existence check only

@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
 import { textProblem } from "../http/input-rules";
+import { partHeaderEnd } from "../http/multipart-part-headers";
 
 /**
  * A small streaming multipart/form-data reader (RFC 7578) over a Web ReadableStream. Parts are read in
@@ -16,8 +17,9 @@ export interface MultipartPart {
 }
 
 const CRLF = Buffer.from("\r\n");
-const HEADER_END = Buffer.from("\r\n\r\n");
-const MAX_HEADER_BYTES = 16 * 1024;
+const HEADER_END_LENGTH = 4; // CRLFCRLF
+/** What may come before the first delimiter (clients send none). */
+const MAX_PREAMBLE_BYTES = 16 * 1024;
 
 /** The boundary of a multipart/form-data content type, or null when it is not one. */
 export function multipartBoundary(contentType: string | null): string | null {
@@ -70,7 +72,7 @@ export class MultipartReader {
     // The first delimiter has no leading CRLF; prefixing one lets a single search handle both cases.
     this.buffer = Buffer.concat([CRLF, this.buffer]);
     while (this.buffer.indexOf(this.delimiter) < 0) {
-      if (this.buffer.length > MAX_HEADER_BYTES) this.malformed();
+      if (this.buffer.length > MAX_PREAMBLE_BYTES) this.malformed();
       if (!(await this.fill())) this.malformed();
     }
     this.buffer = this.buffer.subarray(this.buffer.indexOf(this.delimiter) + this.delimiter.length);
@@ -78,12 +80,12 @@ export class MultipartReader {
       while (this.buffer.length < 2) if (!(await this.fill())) this.malformed();
       if (this.buffer[0] === 0x2d && this.buffer[1] === 0x2d) return; // "--": the closing delimiter
       let headerEnd: number;
-      while ((headerEnd = this.buffer.indexOf(HEADER_END)) < 0) {
-        if (this.buffer.length > MAX_HEADER_BYTES) this.malformed();
+      // The header block starts after the CRLF that ends the delimiter line.
+      while ((headerEnd = partHeaderEnd(this.buffer, 2)) < 0) {
         if (!(await this.fill())) this.malformed();
       }
       const headers = parseHeaders(this.buffer.subarray(2, headerEnd).toString("utf8"));
-      this.buffer = this.buffer.subarray(headerEnd + HEADER_END.length);
+      this.buffer = this.buffer.subarray(headerEnd + HEADER_END_LENGTH);
       const disposition = headers.get("content-disposition") ?? "";
       const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
       if (name === undefined) this.malformed();

@@ -15,9 +15,6 @@ import { parseSpeechOptions, transcriptionOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 
-/** After an early error answer, at most this much of the unread body is swallowed before hanging up. */
-const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
-
 export type SpeechRequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
 export const isSpeechPath = (url: string | undefined) => (url ?? "").startsWith("/v1/") || url === "/v1";
@@ -212,8 +209,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 }
 
 /**
- * Answers with the contract's error body. When the request body was not read (an early 401, 413…), the
- * connection is closed after the answer; what the client still sends meanwhile is discarded, up to a cap.
+ * Answers with the contract's error body. A body the client is still sending is read and discarded
+ * after the answer by the http server (server/http/unread-body.ts), so the client reads this answer.
  */
 function sendError(request: IncomingMessage, response: ServerResponse, error: unknown, headers: Record<string, string>) {
   const { status, body } = openaiErrorBody(error);
@@ -222,14 +219,5 @@ function sendError(request: IncomingMessage, response: ServerResponse, error: un
     response.destroy();
     return;
   }
-  const bodyUnread = !request.readableEnded;
-  sendJson(response, status, body, bodyUnread ? { ...headers, connection: "close" } : headers);
-  if (bodyUnread) {
-    let drained = 0;
-    request.on("data", (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > DRAIN_LIMIT_BYTES) request.destroy();
-    });
-    request.resume();
-  }
+  sendJson(response, status, body, headers);
 }

@@ -2,7 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isAlive } from "../db/data-dir-lock";
 import { AppError } from "../errors";
+import { partHeaderEnd } from "../http/multipart-part-headers";
 
 export interface UploadedFile {
   path: string;
@@ -21,9 +23,40 @@ export interface MultipartUpload {
 
 const MAX_FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 64;
-const MAX_HEADER_BYTES = 16 * 1024;
 /** Room for the fields and part headers besides the file, when judging Content-Length up front. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
+/**
+ * Uploads are spooled to `markbook-speech-<pid>-<random>/` in the system's temporary folder (ffmpeg reads
+ * them from there); the pid says which process owns the folder, as the system's temporary folder may be
+ * shared with other Markbook processes.
+ */
+const SPOOL_PREFIX = "markbook-speech-";
+const spoolName = /^markbook-speech-(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes the spool folders of processes that ended without cleaning up (killed mid-request). Run at
+ * start, before this process spools anything: a folder named with this process's own pid is then a
+ * leftover of an earlier process that had the same pid (common for pid 1 in containers).
+ */
+export async function removeSpoolLeftovers(temporaryRoot = os.tmpdir()): Promise<{ files: number; bytes: number }> {
+  const removed = { files: 0, bytes: 0 };
+  const entries = await fs.promises.readdir(temporaryRoot, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const owner = spoolName.exec(entry.name)?.[1];
+    if (!entry.isDirectory() || owner === undefined) continue;
+    if (Number(owner) !== process.pid && isAlive(Number(owner))) continue;
+    const folder = path.join(temporaryRoot, entry.name);
+    for (const file of await fs.promises.readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      const stat = file.isFile() ? await fs.promises.stat(path.join(folder, file.name)).catch(() => null) : null;
+      if (!stat) continue;
+      removed.files += 1;
+      removed.bytes += stat.size;
+    }
+    await fs.promises.rm(folder, { recursive: true, force: true });
+  }
+  return removed;
+}
 
 export function multipartBoundary(contentType: string | undefined): string | null {
   if (!contentType || !/^multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
@@ -124,7 +157,7 @@ export async function parseMultipartUpload(
     if (++fieldCount > MAX_FIELDS) throw new AppError("invalid", "Too many form fields.");
     if (headers.name === fileField && headers.filename !== undefined) {
       if (file) throw new AppError("invalid", "Only one file may be uploaded.", fileField);
-      directory ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), "markbook-speech-"));
+      directory ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
       const filePath = path.join(directory, `upload-${crypto.randomBytes(6).toString("hex")}`);
       file = { path: filePath, filename: headers.filename, contentType: headers.contentType, size: 0 };
       fileStream = fs.createWriteStream(filePath, { flags: "wx" });
@@ -171,11 +204,8 @@ export async function parseMultipartUpload(
             progressed = true;
           }
         } else if (state === "headers") {
-          const end = pending.indexOf("\r\n\r\n");
-          if (end < 0) {
-            if (pending.length > MAX_HEADER_BYTES) throw new AppError("invalid", "Multipart part headers are too long.");
-            break;
-          }
+          const end = partHeaderEnd(pending);
+          if (end < 0) break;
           await startPart(pending.subarray(0, end).toString("utf8"));
           pending = pending.subarray(end + 4);
           state = "body";

@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseEnv } from "../../server/env";
+import { drainUnreadBodies } from "../../server/http/unread-body";
 import { type SpeechConfig, speechConfigFromEnv } from "../../server/speech/config";
 import { createSpeechHandler } from "../../server/speech/http";
 import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../../server/speech/realtime";
@@ -53,7 +54,9 @@ export async function startSpeechServer(
 ): Promise<RunningSpeechServer> {
   const service = createSpeechService(config, options);
   const handler = createSpeechHandler(service);
-  const server = http.createServer((request, response) => void handler(request, response));
+  const server = http.createServer();
+  drainUnreadBodies(server); // as server.ts does
+  server.on("request", (request, response) => void handler(request, response));
   const realtime = createRealtimeUpgradeHandler(service, realtimeOptions);
   server.on("upgrade", (request, socket, head) => {
     if ((request.url ?? "").split("?")[0] === REALTIME_PATH) realtime(request, socket, head);
