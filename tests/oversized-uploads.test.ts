@@ -88,7 +88,7 @@ describe("the unread body after an early answer (Next-style routes)", () => {
   afterAll(() => server?.close());
 
   const earlyAnswerHead = (length: string) =>
-    `PUT /put_canvas_node_file?path=elsewhere/User/x&db_name=x HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n${length}\r\n\r\n`;
+    `PUT /put_canvas_node_file?path=elsewhere/User/x&db_name=school-graph HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n${length}\r\n\r\n`;
 
   it("keeps the connection after the answer while the rest of the body arrives, then serves the next request on it", async () => {
     const connection = await RawConnection.open(server.port);
