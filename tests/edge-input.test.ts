@@ -132,11 +132,8 @@ describeOnEachDatabase("input refused at the edge", (database) => {
   });
 
   it("refuses JSON bodies no client means on every JSON route: wrong type, wrong content type, duplicate or prototype keys, deep nesting", async () => {
-    const post = (handler: typeof createTemplateRoute, body: string, contentType = "application/json", params?: Record<string, string>) =>
-      handler(
-        new Request("http://localhost/", { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": contentType }, body }),
-        params ? { params: Promise.resolve(params) } : undefined,
-      );
+    const post = (handler: typeof createTemplateRoute, body: string, contentType = "application/json") =>
+      handler(new Request("http://localhost/", { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": contentType }, body }));
     const bodies: [string, RegExp][] = [
       ["null", /expected object/],
       ["[]", /expected object/],

@@ -167,7 +167,7 @@ describe.skipIf(!testModelAvailable)("hostile input on every /v1 HTTP route", ()
   /** Spoils one part of an otherwise valid request to `route`; returns it and a short description. */
   function hostileRequest(route: Route, hostile: Case): { request: Request; what: string } {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    let pathname = route.path;
+    let pathname: string = route.path;
     let method: string = route.method;
     let body: Buffer | undefined;
     const fields: { name: string; value: string | Buffer }[] = isUpload(route) ? validFields(route) : [];
@@ -195,7 +195,7 @@ describe.skipIf(!testModelAvailable)("hostile input on every /v1 HTTP route", ()
       case "query": {
         const names = ["model", "language", "task", "encoding", "sample_rate", "temperature", "prompt", "api_key", "unexpected"];
         const name = names[hostile.pick % names.length]!;
-        const [base, query = ""] = pathname.split("?");
+        const [base = "", query = ""] = pathname.split("?");
         const kept = query.split("&").filter((pair) => pair && !pair.startsWith(`${name}=`));
         // Now and then a malformed escape, which URLSearchParams reads as it stands.
         const encoded = hostile.pick % 7 === 0 ? "%zz%E0%A4%A" : inUrl(hostile.text);
