@@ -33,7 +33,7 @@ if (!testModelAvailable) console.warn(`\nfuzz-speech skipped: no whisper-tiny-ra
 
 const { seed, cases } = fuzzSettings(300);
 
-/** Every HTTP route of the speech contract (/work/shared/spec/speech-api.md, "Endpoints"). */
+/** Every HTTP route of the speech contract ("Endpoints" of the speech API specification). */
 const ROUTES = [
   { name: "POST /v1/audio/transcriptions", method: "POST", path: "/v1/audio/transcriptions" },
   { name: "POST /v1/audio/translations", method: "POST", path: "/v1/audio/translations" },
@@ -275,7 +275,7 @@ describe.skipIf(!testModelAvailable)("hostile input on every /v1 HTTP route", ()
         // The one target that runs the model: a hostile prompt reaches the tokenizer and the decoder.
         file!.bytes = speech;
         fields.find((field) => field.name === "prompt")!.value = value;
-        description = `prompt=${show(value).slice(0, 100)} (${typeof value === "string" ? value.length : value.length} long)`;
+        description = `prompt=${show(value).slice(0, 100)} (${value.length} long)`;
         break;
     }
 
