@@ -90,7 +90,10 @@ export function openaiErrorBody(error: unknown) {
 }
 
 export function toTRPCError(error: unknown): TRPCError {
-  if (error instanceof TRPCError && !(error.cause instanceof AppError) && error.code !== "INTERNAL_SERVER_ERROR") {
+  // tRPC's input parser wraps zod's issues in a BAD_REQUEST whose message is their JSON; they are read
+  // as the REST edge reads them, so both name the field in one sentence.
+  const translated = error instanceof TRPCError && (error.cause instanceof AppError || error.cause instanceof ZodError);
+  if (error instanceof TRPCError && !translated && error.code !== "INTERNAL_SERVER_ERROR") {
     return error;
   }
   const appError = toAppError(error instanceof TRPCError ? (error.cause ?? error) : error);

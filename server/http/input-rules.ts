@@ -41,13 +41,16 @@ export function text(max: number, required = "required") {
   return z.string({ error: required }).max(max, `must have at most ${max} characters`).check(storableText);
 }
 
-/** A whole number that fits PostgreSQL `integer` (or the tighter bounds given). */
+/**
+ * A whole number that fits PostgreSQL `integer` (or the tighter bounds given). The bounds are checked
+ * first so that 2^53 reads "must be at most …" (zod's int() also refuses unsafe integers).
+ */
 export function integer({ min = PG_INTEGER_MIN, max = PG_INTEGER_MAX }: { min?: number; max?: number } = {}) {
   return z
     .number({ error: "must be a number" })
-    .int("must be a whole number")
     .min(min, `must be ${min} or more`)
-    .max(max, `must be at most ${max}`);
+    .max(max, `must be at most ${max}`)
+    .int("must be a whole number");
 }
 
 /**

@@ -28,10 +28,13 @@ export function listModels(config: SpeechConfig) {
   return { object: "list" as const, data: SPEECH_MODEL_IDS.map((id) => modelObject(config, id)) };
 }
 
+/** A name the client sent, quoted in a message: long enough to recognise, never the whole of a huge one. */
+const quoted = (name: string) => `'${name.length > 100 ? `${name.slice(0, 100)}…` : name}'`;
+
 /** GET /v1/models/{model}: 404 model_not_found for anything that is not one of the five ids. */
 export function retrieveModel(config: SpeechConfig, id: string): ModelObject {
   if (!isSpeechModelId(id)) {
-    throw new AppError("not_found", `The model '${id}' does not exist. Models: ${SPEECH_MODEL_IDS.join(", ")}.`, "model", "model_not_found");
+    throw new AppError("not_found", `The model ${quoted(id)} does not exist. Models: ${SPEECH_MODEL_IDS.join(", ")}.`, "model", "model_not_found");
   }
   return modelObject(config, id);
 }
@@ -53,7 +56,7 @@ export function resolveRequestedModel(config: SpeechConfig, requested: string | 
   let model: SpeechModelId;
   if (requested === undefined || requested === "" || requested === OPENAI_DEFAULT_MODEL_ALIAS) model = config.defaultModel;
   else if (isSpeechModelId(requested)) model = requested;
-  else throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got '${requested}'`, "model");
+  else throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got ${quoted(requested)}`, "model");
   const source = config.modelSources[model];
   if (!config.allowRemoteModels && !modelOnDisk(config.modelsDir, source)) throw modelNotInstalled(config, model, source);
   return model;

@@ -93,6 +93,11 @@ export function registerRealtimeRoute(service: SpeechService) {
 export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeatMs = HEARTBEAT_MS } = {}) {
   // maxPayload: a bigger frame (or fragmented message) closes the socket with 1009 before it is buffered.
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  // A handshake `ws` itself refuses (not GET, a bad Sec-WebSocket-Key or version) gets the contract's
+  // 400 and error body, not ws's plain-text answer.
+  server.on("wsClientError", (error, socket) => {
+    if (!socket.destroyed) refuse(socket, new AppError("invalid", `The WebSocket handshake was refused: ${error.message}.`));
+  });
   // The count lives on the service: the handshake's limit and /v1/health read the same set.
   const sessions = service.realtimeSessions;
   const heartbeat = new Heartbeat(heartbeatMs);

@@ -98,7 +98,10 @@ export function pdfBytes(size = 2048): Uint8Array {
   return bytes;
 }
 
-type FormPart = { name: string; value: string } | { name: string; filename: string; contentType?: string; bytes: Uint8Array };
+/** Values and file names may be raw bytes, for the fuzz tests' invalid UTF-8. */
+type FormPart = { name: string; value: string | Uint8Array } | { name: string; filename: string | Uint8Array; contentType?: string; bytes: Uint8Array };
+
+const bytesOf = (value: string | Uint8Array) => (typeof value === "string" ? Buffer.from(value) : Buffer.from(value));
 
 /** A multipart/form-data body written by hand, so tests control every header. */
 export function multipartBody(parts: FormPart[], boundary = `----markbook${crypto.randomBytes(8).toString("hex")}`) {
@@ -106,10 +109,11 @@ export function multipartBody(parts: FormPart[], boundary = `----markbook${crypt
   for (const part of parts) {
     chunks.push(Buffer.from(`--${boundary}\r\n`));
     if ("value" in part) {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
+      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n`), bytesOf(part.value), Buffer.from("\r\n"));
     } else {
       const type = part.contentType === undefined ? "application/pdf" : part.contentType;
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\n${type ? `Content-Type: ${type}\r\n` : ""}\r\n`));
+      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"; filename="`), bytesOf(part.filename));
+      chunks.push(Buffer.from(`"\r\n${type ? `Content-Type: ${type}\r\n` : ""}\r\n`));
       chunks.push(Buffer.from(part.bytes));
       chunks.push(Buffer.from("\r\n"));
     }

@@ -1,15 +1,15 @@
 import { asUser } from "@/server/db/rls";
 import { pathId } from "@/server/exam/http-input";
 import { readJsonBody } from "@/server/http/request-body";
-import { editMarkScheme, questionOutput } from "@/server/exam/templates";
+import { editMarkScheme, editMarkSchemeBody, questionOutput } from "@/server/exam/templates";
 import { restRoute } from "@/server/http/rest";
 
 export const dynamic = "force-dynamic";
 
 /** PATCH /api/exam/questions/{id}: the mark scheme of one question (not blocked by recorded marks). */
 export const PATCH = restRoute<{ questionId: string }>(async ({ db, user, params, request }) => {
-  const body = await readJsonBody(request);
-  return questionOutput.parse(
-    await asUser(db, user.id, (tx) => editMarkScheme(tx, user.id, { question_id: pathId(params.questionId, "Question"), body: body as never })),
-  );
+  const questionId = pathId(params.questionId, "Question");
+  // Parsed here so that a refusal names the field as this client sent it (`mark_scheme.points.0`).
+  const body = editMarkSchemeBody.parse(await readJsonBody(request));
+  return questionOutput.parse(await asUser(db, user.id, (tx) => editMarkScheme(tx, user.id, { question_id: questionId, body })));
 });

@@ -5,6 +5,7 @@ import {
   archiveTemplate,
   getTemplate,
   saveTemplate,
+  saveTemplateBody,
   templateOutput,
   templateWithCanvasOutput,
 } from "@/server/exam/templates";
@@ -23,8 +24,9 @@ export const GET = restRoute<Params>(async ({ db, user, params }) => {
 /** PUT /api/exam/templates/{id}: full-replace save of the canvas and template-level fields. */
 export const PUT = restRoute<Params>(async ({ db, user, params, request }) => {
   const template_id = pathId(params.templateId, "Template");
-  const body = await readJsonBody(request);
-  return templateWithCanvasOutput.parse(await saveTemplate(db, user.id, { template_id, body: body as never }));
+  // Parsed here so that a refusal names the field as this client sent it (`questions.1.label`).
+  const body = saveTemplateBody.parse(await readJsonBody(request));
+  return templateWithCanvasOutput.parse(await saveTemplate(db, user.id, { template_id, body }));
 });
 
 /** DELETE /api/exam/templates/{id}: soft delete (archived; the row is kept). */
