@@ -12,6 +12,8 @@ test("sign-in page, empty and with an error, has no axe violations (WCAG 2.1 A/A
 });
 
 test("signed-in pages have no axe violations (WCAG 2.1 A/AA, best practices)", async ({ page }) => {
+  // Several pages, an axe run each: ~18 s on a quiet machine, twice that on a busy one.
+  test.setTimeout(90_000);
   await signIn(page);
   for (const path of ["/templates", "/batches", "/timetables"]) {
     await page.goto(path);
@@ -37,6 +39,7 @@ test("signed-in pages have no axe violations (WCAG 2.1 A/AA, best practices)", a
 });
 
 test("the template editor, with a question and an area selected, has no axe violations", async ({ page }) => {
+  test.setTimeout(90_000);
   await signIn(page);
   await page.getByRole("link", { name: "Mathematics Paper 1 (Non-calculator), June 2026 mock" }).click();
   await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();

@@ -187,6 +187,7 @@ test.describe("the timetables list", () => {
 
 test.describe("a teacher", () => {
   test("sees the timetable and classes read-only, and no speech API keys", async ({ page, browser }) => {
+    test.setTimeout(60_000); // two signed-in browsers
     // The demo timetable's address, as an admin would share it.
     const adminPage = await browser.newPage();
     await signIn(adminPage, ADMIN_EMAIL);

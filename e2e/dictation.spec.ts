@@ -61,12 +61,12 @@ test("a dictated comment shows the speech service's text live, and is saved with
   await expect(stop).toBeVisible();
   // Live: the first text the service sends (a partial, or a final) is in the field while listening.
   // The first session loads the model, hence the longer wait.
-  await expect.poll(() => said("partial").length + said("final").length, { timeout: 60_000 }).toBeGreaterThan(0);
-  const live = said("partial").at(-1)?.text ?? said("final")[0]!.segment!.text;
+  // A random-weight model may say a blank piece first: wait for the first that is not.
+  const spoken = () => [...said("partial").map((frame) => frame.text), ...said("final").map((frame) => frame.segment?.text)].filter((text) => text?.trim());
+  await expect.poll(() => spoken().length, { timeout: 60_000 }).toBeGreaterThan(0);
   await expect(comment).not.toHaveValue("");
   expect(said("ready")).toHaveLength(1);
   await screenshot(page, testInfo, "dictation-listening");
-  expect(live.trim()).not.toBe("");
 
   // Stop: the service sends the last finals, then `closed`; the field holds the finals, nothing else.
   await stop.click();
