@@ -5,7 +5,8 @@ import { migrateDatabase } from "./db/migrate";
 import { env } from "./env";
 import { logger } from "./logger";
 import { removeSpoolLeftovers } from "./speech/multipart";
-import { localStorageRoot, removeTemporaryLeftovers } from "./storage/local";
+import { configuredObjectStorage, removeStorageLeftovers } from "./storage/configured-storage";
+import { useObjectStorage } from "./storage/object-storage";
 
 export interface OpenedDatabase {
   database: Database;
@@ -46,7 +47,10 @@ export interface StartedMarkbook extends OpenedDatabase {
   demoInstituteId: string | null;
 }
 
-/** Everything the server needs before it listens: the database, migrated, and the demo school if enabled. */
+/**
+ * Everything the server needs before it listens: the database, migrated, the configured object storage
+ * installed, and the demo school if enabled.
+ */
 export async function startMarkbook(): Promise<StartedMarkbook> {
   const config = env();
   const opened = await openConfiguredDatabase("server");
@@ -56,6 +60,7 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
         ? `Database: embedded PGlite in ${config.dataDir}`
         : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
     );
+    useObjectStorage(configuredObjectStorage());
     await removeCrashLeftovers(config.databaseKind === "pglite");
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {
@@ -83,7 +88,7 @@ const SHARED_LEFTOVER_AGE_MS = 60 * 60 * 1000;
  */
 async function removeCrashLeftovers(dataDirLocked: boolean) {
   try {
-    const storage = await removeTemporaryLeftovers(localStorageRoot(), { olderThanMs: dataDirLocked ? 0 : SHARED_LEFTOVER_AGE_MS });
+    const storage = await removeStorageLeftovers({ olderThanMs: dataDirLocked ? 0 : SHARED_LEFTOVER_AGE_MS });
     const spool = await removeSpoolLeftovers();
     const files = storage.files + spool.files;
     if (files === 0) return;

@@ -5,7 +5,8 @@ import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
-import { getObject, putObject } from "../storage/local";
+import { objectStorage } from "../storage/configured-storage";
+import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
 import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "./graph-access";
 
@@ -122,9 +123,9 @@ export interface LoadedSnapshot {
 export async function loadSnapshot(address: SnapshotAddress): Promise<LoadedSnapshot> {
   let bytes: Buffer;
   try {
-    bytes = await getObject(address.bucket, address.key);
+    bytes = await readObjectBytes(objectStorage(), address.bucket, address.key);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { snapshot: emptyCanvasSnapshot(), source: "default" };
+    if (isObjectNotFound(error)) return { snapshot: emptyCanvasSnapshot(), source: "default" };
     throw new AppError("upstream", "The snapshot store could not be read");
   }
   let parsed: unknown;
@@ -139,8 +140,8 @@ export async function loadSnapshot(address: SnapshotAddress): Promise<LoadedSnap
 
 /**
  * Validates and stores a snapshot: 413 above MAX_SNAPSHOT_BYTES, 400 (with the reason) when it is not
- * JSON or not a valid snapshot. The object is replaced atomically (the storage port writes a temporary
- * file and renames it), so a reader sees the old version or the new one, never half a file.
+ * JSON or not a valid snapshot. The object is replaced atomically (the storage port's promise), so a
+ * reader sees the old version or the new one, never half a file.
  */
 export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array) {
   const max = env().MAX_SNAPSHOT_BYTES;
@@ -150,7 +151,7 @@ export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array)
   const problem = snapshotStructureProblem(parsed);
   if (problem) throw new AppError("invalid", `Invalid snapshot: ${problem}`);
   try {
-    await putObject(address.bucket, address.key, bytes);
+    await putObjectBytes(objectStorage(), address.bucket, address.key, bytes, { contentType: "application/json" });
   } catch {
     throw new AppError("upstream", "The snapshot could not be stored");
   }

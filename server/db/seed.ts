@@ -1,28 +1,22 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
+import type { z } from "zod";
 import { hashPassword } from "../auth/passwords";
 import { createClass } from "../classroom/classes";
 import { enrollStudent } from "../classroom/enrollments";
 import { demoGraphExists, seedDemoGraph } from "../graph/demo-graph";
+import type { questionPayload } from "../exam/canvas";
+import { createTemplateInput, insertTemplate, replaceTemplate, type saveTemplateBody, saveTemplateInput } from "../exam/templates";
 import { createInstitute } from "../identity/institutes";
 import { logger } from "../logger";
 import { type Role, createUser, findUserByEmail } from "../identity/users";
-import { putObject } from "../storage/local";
+import { objectStorage } from "../storage/configured-storage";
+import { putObjectBytes } from "../storage/object-storage";
 import type { Db, Tx } from "./client";
 import { type DemoPart, type GeneratedPaper, demoPaper, demoPaperQuestions, generateDemoPaper } from "./demo-paper";
 import { DEMO_INSTITUTE_NAME, DEMO_MARKER_EMAIL, DEMO_PASSWORD, demoStaff } from "./demo-school";
 import { asService } from "./rls";
-import {
-  examPapers,
-  examQuestionBoundaries,
-  examQuestions,
-  examResponseAreas,
-  examTemplates,
-  files,
-  instituteMemberships,
-  timetableEntries,
-  timetables,
-} from "./schema";
+import { examPapers, files, instituteMemberships, timetableEntries, timetables } from "./schema";
 
 // The demo school -------------------------------------------------------------------------------
 
@@ -111,7 +105,7 @@ export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; cre
   const hashing = Promise.all(people.map(() => hashPassword(DEMO_PASSWORD)));
   hashing.catch(() => {}); // awaited below; this only keeps an early exit from leaving it unhandled
   const paper = await generateDemoPaper();
-  await putObject(PAPER_BUCKET, PAPER_KEY, paper.bytes);
+  await putObjectBytes(objectStorage(), PAPER_BUCKET, PAPER_KEY, paper.bytes, { contentType: "application/pdf" });
 
   const seeded = await asService(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
@@ -260,39 +254,42 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
     })
     .onConflictDoNothing();
 
-  const [template] = await tx
-    .insert(examTemplates)
-    .values({
-      institute_id: instituteId,
-      owner_id: ownerId,
+  // The template as its owner would make it in the editor: created, then saved ready with its canvas,
+  // through the same rules (the institute rule, validateCanvas) as the REST and tRPC routes.
+  const template = await insertTemplate(
+    tx,
+    ownerId,
+    createTemplateInput.parse({
       title: "Mathematics Paper 1 (Non-calculator), June 2026 mock",
       subject: demoPaper.subject,
       exam_id: demoPaper.id,
       exam_code: demoPaper.examCode,
       source_file_id: file!.id,
       page_count: paper.pageCount,
-      status: "ready",
-    })
-    .returning();
-  const templateId = template!.id;
+      institute_id: instituteId,
+    }),
+  );
+  await replaceTemplate(tx, ownerId, saveTemplateInput.parse({ template_id: template.id, body: { status: "ready", ...demoCanvas(paper) } }));
+}
 
-  // Client-owned UUIDs, as the template editor would send them.
+/**
+ * The demo paper's canvas as the template editor would send it: client-owned UUIDs, questions in
+ * paper order (containers before their parts), the areas and boundaries drawn with the PDF.
+ */
+function demoCanvas(paper: GeneratedPaper): z.input<typeof saveTemplateBody> {
   const questionIds = new Map<string, string>();
-  const questionRows: (typeof examQuestions.$inferInsert)[] = [];
-  let order = 0;
+  const questions: z.input<typeof questionPayload>[] = [];
   for (const question of demoPaperQuestions) {
     const id = crypto.randomUUID();
     questionIds.set(question.label, id);
     const parts = question.parts ?? [];
     const marks = question.leaf?.marks ?? parts.reduce((sum, part) => sum + part.marks, 0);
-    order += 1;
-    questionRows.push({
+    questions.push({
       id,
-      template_id: templateId,
       parent_id: null,
       label: question.label,
-      order,
-      max_marks: String(marks),
+      order: questions.length + 1,
+      max_marks: marks,
       answer_type: question.leaf ? "written" : null,
       mark_scheme: question.leaf ? markScheme(question.leaf) : null,
       spec_ref: question.leaf?.specRef ?? question.specRef ?? null,
@@ -301,14 +298,12 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
     for (const part of parts) {
       const partId = crypto.randomUUID();
       questionIds.set(part.label, partId);
-      order += 1;
-      questionRows.push({
+      questions.push({
         id: partId,
-        template_id: templateId,
         parent_id: id,
         label: part.label,
-        order,
-        max_marks: String(part.marks),
+        order: questions.length + 1,
+        max_marks: part.marks,
         answer_type: "written",
         mark_scheme: markScheme(part),
         spec_ref: part.specRef,
@@ -316,12 +311,10 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
       });
     }
   }
-  // Parents first: a part's foreign key needs its container.
-  await tx.insert(examQuestions).values(questionRows);
-  await tx.insert(examResponseAreas).values(
-    paper.areas.map((area) => ({
+  return {
+    questions,
+    response_areas: paper.areas.map((area) => ({
       id: crypto.randomUUID(),
-      template_id: templateId,
       question_id: questionIds.get(area.label)!,
       page: area.page,
       kind: area.kind,
@@ -331,15 +324,12 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
       width: area.width,
       height: area.height,
     })),
-  );
-  await tx.insert(examQuestionBoundaries).values(
-    paper.boundaries.map((boundary) => ({
+    boundaries: paper.boundaries.map((boundary) => ({
       id: crypto.randomUUID(),
-      template_id: templateId,
       question_id: questionIds.get(boundary.label)!,
       page: boundary.page,
       top: boundary.top,
       bottom: boundary.bottom,
     })),
-  );
+  };
 }

@@ -8,7 +8,8 @@ import { files, instituteMemberships } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
-import { type ObjectStorage, ObjectNotFoundError, objectStorage } from "../storage/object-storage";
+import { objectStorage } from "../storage/configured-storage";
+import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
 import { MultipartReader, multipartBoundary } from "./multipart";
 import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
 
@@ -61,7 +62,7 @@ const tooLarge = (maxBytes: number) => pdfTooLarge("PDF", maxBytes);
  * The whole PDF is held in memory once stored, to count its pages (bounded by MAX_SCAN_BYTES).
  */
 export async function uploadTemplateFile(db: Db, callerId: string, upload: FileUpload, options: FileOptions = {}) {
-  const storage = options.storage ?? (await objectStorage());
+  const storage = options.storage ?? objectStorage();
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
   const { institute_id: requested } = uploadFileQuery.parse({ institute_id: upload.instituteId });
@@ -159,11 +160,11 @@ export async function openFile(db: Db, callerId: string, fileId: string, options
     if (!file) throw notFound("File");
     return file;
   });
-  const storage = options.storage ?? (await objectStorage());
+  const storage = options.storage ?? objectStorage();
   try {
     return { file: publicFile(row), body: await storage.get(row.bucket, row.storage_key) };
   } catch (error) {
-    if (error instanceof ObjectNotFoundError) throw notFound("File");
+    if (isObjectNotFound(error)) throw notFound("File");
     logger.error("file read failed", error);
     throw new AppError("upstream", "The file could not be read from storage; try again");
   }

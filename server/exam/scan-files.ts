@@ -5,7 +5,8 @@ import { asUser } from "../db/rls";
 import { examSubmissions, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
-import { type ObjectStorage, ObjectNotFoundError, objectStorage } from "../storage/object-storage";
+import { objectStorage } from "../storage/configured-storage";
+import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
 
 export const submissionIdInput = z.object({ submission_id: z.uuid("submission id must be a UUID") });
 
@@ -25,11 +26,11 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
     return row;
   });
   if (!scan) throw notFound("Scan");
-  const storage = options.storage ?? (await objectStorage());
+  const storage = options.storage ?? objectStorage();
   try {
     return { ...scan, body: await storage.get(scan.bucket, scan.key) };
   } catch (error) {
-    if (error instanceof ObjectNotFoundError) throw notFound("Scan");
+    if (isObjectNotFound(error)) throw notFound("Scan");
     logger.error("scan read failed", error);
     throw new AppError("upstream", "The scan could not be read from storage; try again");
   }

@@ -7,7 +7,8 @@ import { examBatches, examSubmissions, files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
-import { type ObjectStorage, objectStorage } from "../storage/object-storage";
+import { objectStorage } from "../storage/configured-storage";
+import type { ObjectStorage } from "../storage/object-storage";
 import { submissionOutput } from "./batches";
 import { MultipartReader, multipartBoundary } from "./multipart";
 import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
@@ -47,7 +48,7 @@ export interface ScanOptions {
  * A stored file whose database write then fails is deleted again.
  */
 export async function uploadScan(db: Db, callerId: string, batchId: string, upload: ScanUpload, options: ScanOptions = {}) {
-  const storage = options.storage ?? (await objectStorage());
+  const storage = options.storage ?? objectStorage();
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
 

@@ -189,7 +189,12 @@ export async function createTemplate(db: Db, callerId: string, input: z.input<ty
   return asUser(db, callerId, (tx) => insertTemplate(tx, callerId, { ...values, exam_code: examCode }));
 }
 
-async function insertTemplate(tx: Tx, callerId: string, values: z.output<typeof createTemplateInput>): Promise<TemplateRow> {
+/**
+ * Creates a template owned by the caller inside the caller's transaction: the institute rule and the
+ * source file check, then the row. `exam_code` must already be resolved when `exam_id` is given
+ * (createTemplate reads it from the catalogue first).
+ */
+export async function insertTemplate(tx: Tx, callerId: string, values: z.output<typeof createTemplateInput>): Promise<TemplateRow> {
   const instituteId = await resolveInstitute(tx, callerId, values.institute_id);
   if (values.source_file_id) {
     // RLS: a file of another institute is invisible, so it reads as unknown.
@@ -299,7 +304,11 @@ export async function saveTemplate(db: Db, callerId: string, input: z.input<type
   return saved;
 }
 
-async function replaceTemplate(tx: Tx, callerId: string, { template_id: templateId, body }: z.output<typeof saveTemplateInput>) {
+/**
+ * The full-replace save inside the caller's transaction (saveTemplate opens it and schedules the graph
+ * projection after the commit): owner check, validateCanvas, the 409 guard, then the replace.
+ */
+export async function replaceTemplate(tx: Tx, callerId: string, { template_id: templateId, body }: z.output<typeof saveTemplateInput>) {
   const template = await findOwnTemplateForUpdate(tx, callerId, templateId);
   const pageCount = body.page_count === undefined ? template.page_count : body.page_count;
 

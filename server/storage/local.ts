@@ -109,16 +109,3 @@ export function createLocalStorage(root = localStorageRoot()): ObjectStorage {
     },
   };
 }
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
-}
-
-/** Writes a whole object held in memory (small files: the demo paper). */
-export async function putObject(bucket: string, key: string, bytes: Uint8Array): Promise<void> {
-  await createLocalStorage().put(bucket, key, once(bytes));
-}
-
-export async function getObject(bucket: string, key: string): Promise<Buffer> {
-  return fs.readFile(localObjectPath(bucket, key));
-}
