@@ -294,7 +294,7 @@ async function templateHasMarks(tx: Tx, templateId: string): Promise<boolean> {
  * Full-replace save, as the caller in one transaction: the template row and its questions are locked
  * first, so a mark being written concurrently either commits before the 409 check (and is seen) or
  * waits for the replace; the old canvas is deleted and the new one inserted, and any failure rolls all
- * of it back.
+ * of it back. Takes the database because the graph projection is scheduled after the commit.
  */
 export async function saveTemplate(db: Db, callerId: string, input: z.input<typeof saveTemplateInput>) {
   const values = saveTemplateInput.parse(input);
