@@ -34,7 +34,7 @@ function memoryStorage(): ObjectStorage & { objects: Map<string, Buffer> } {
     async get(bucket, key) {
       const bytes = objects.get(`${bucket}/${key}`);
       if (!bytes) throw new ObjectNotFoundError(bucket, key);
-      return new Blob([bytes]).stream();
+      return new Blob([Uint8Array.from(bytes)]).stream();
     },
     async delete(bucket, key) {
       objects.delete(`${bucket}/${key}`);
