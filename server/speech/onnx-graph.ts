@@ -6,7 +6,7 @@
  * - shareTiedEmbeddingProjection (merged decoder): the decoder is one `If` node with two branches, without
  *   and with the key/value cache, and in the q8 exports each branch computes the logits from its own copy
  *   of the tied embedding: Transpose(int8 embedding) → DequantizeLinear → MatMul. onnxruntime folds the
- *   dequantization at load (session.disable_quant_qdq, whisper-engine.ts) once per branch: two identical
+ *   dequantization at load (session.disable_quant_qdq, whisper/model.ts) once per branch: two identical
  *   float matrices of vocabulary × width (76 MB each for tiny). One branch's Transpose and
  *   DequantizeLinear move to the main graph and both branches read its output: one copy.
  * - fuseEncoderAttention (encoder): each self-attention is exported as MatMul(Q, Kᵀ) → Softmax → MatMul(·, V)

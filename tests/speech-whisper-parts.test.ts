@@ -1,0 +1,207 @@
+/**
+ * The parts of Whisper decoding that need no model (server/speech/whisper/): the fallback's decisions,
+ * the decoder prompt, language detection from logits, the token picker, and segment and word assembly.
+ * The decoding itself, with a model, is tested through the API (speech-api.test.ts).
+ */
+import type { Tensor } from "@huggingface/transformers";
+import { describe, expect, it } from "vitest";
+import { CancelledError } from "../server/speech/whisper/cancelled";
+import { compressionRatio, decodeWithFallback, judgeDecode, temperaturesToTry } from "../server/speech/whisper/fallback";
+import { mostLikelyLanguage, noSpeechProbability } from "../server/speech/whisper/first-step";
+import type { LoadedWhisper } from "../server/speech/whisper/model";
+import { decoderPrompt, maxNewTokens, previousTextAfter } from "../server/speech/whisper/prompt";
+import { windowSegments } from "../server/speech/whisper/segments";
+import { TokenPicker } from "../server/speech/whisper/token-picker";
+
+const thresholds = { logprobThreshold: -1, noSpeechThreshold: 0.6, compressionRatioThreshold: 2.4 };
+
+describe("temperature fallback", () => {
+  it("tries 0 then the fallback temperatures, or only a temperature the caller chose", () => {
+    expect(temperaturesToTry(0, [0.2, 0.4])).toEqual([0, 0.2, 0.4]);
+    expect(temperaturesToTry(0, [])).toEqual([0]);
+    expect(temperaturesToTry(0.7, [0.2, 0.4])).toEqual([0.7]);
+  });
+
+  it("judges a decode: silence only when unsure and <|nospeech|> is likely; a loop or an unsure decode is retried", () => {
+    const sure = { avgLogprob: -0.3, compressionRatio: 1.5 };
+    const unsure = { avgLogprob: -1.5, compressionRatio: 1.5 };
+    const looping = { avgLogprob: -0.3, compressionRatio: 3 };
+    expect(judgeDecode(sure, 0.1, thresholds)).toBe("accept");
+    expect(judgeDecode(sure, 0.9, thresholds)).toBe("accept");
+    expect(judgeDecode(unsure, 0.9, thresholds)).toBe("silence");
+    expect(judgeDecode(unsure, 0.1, thresholds)).toBe("retry");
+    expect(judgeDecode(looping, 0.1, thresholds)).toBe("retry");
+    expect(judgeDecode(looping, 0.9, thresholds)).toBe("retry");
+    // The thresholds themselves pass.
+    expect(judgeDecode({ avgLogprob: -1, compressionRatio: 2.4 }, 0.6, thresholds)).toBe("accept");
+  });
+
+  it("measures repetition by compression ratio: a loop passes the threshold, a sentence does not", () => {
+    expect(compressionRatio("")).toBe(0);
+    expect(compressionRatio("The area of the enlarged triangle is one hundred and fifty square centimetres.")).toBeLessThan(2.4);
+    expect(compressionRatio(" the the the the the the the the the the the the the the the the the the")).toBeGreaterThan(2.4);
+  });
+
+  const decodes = (byTemperature: Record<number, { avgLogprob: number; compressionRatio: number }>) => {
+    const tried: number[] = [];
+    const decodeAt = async (temperature: number) => {
+      tried.push(temperature);
+      return { temperature, ...byTemperature[temperature]! };
+    };
+    return { tried, decodeAt };
+  };
+
+  it("stops at the first decode accepted", async () => {
+    const { tried, decodeAt } = decodes({ 0: { avgLogprob: -2, compressionRatio: 1 }, 0.2: { avgLogprob: -0.5, compressionRatio: 1 }, 0.4: { avgLogprob: -0.1, compressionRatio: 1 } });
+    const decoded = await decodeWithFallback([0, 0.2, 0.4], decodeAt, 0.1, thresholds);
+    expect(decoded?.temperature).toBe(0.2);
+    expect(tried).toEqual([0, 0.2]);
+  });
+
+  it("keeps the last decode when none is accepted", async () => {
+    const { tried, decodeAt } = decodes({ 0: { avgLogprob: -0.1, compressionRatio: 5 }, 0.2: { avgLogprob: -3, compressionRatio: 1 } });
+    const decoded = await decodeWithFallback([0, 0.2], decodeAt, 0.1, thresholds);
+    expect(decoded?.temperature).toBe(0.2);
+    expect(tried).toEqual([0, 0.2]);
+  });
+
+  it("gives no decode for silence, even after a retry", async () => {
+    const { tried, decodeAt } = decodes({ 0: { avgLogprob: -0.1, compressionRatio: 5 }, 0.2: { avgLogprob: -3, compressionRatio: 1 }, 0.4: { avgLogprob: -0.1, compressionRatio: 1 } });
+    expect(await decodeWithFallback([0, 0.2, 0.4], decodeAt, 0.9, thresholds)).toBeNull();
+    expect(tried).toEqual([0, 0.2]);
+  });
+});
+
+const tokens: LoadedWhisper["tokens"] = {
+  sot: 900,
+  eot: 901,
+  startOfPrev: 902,
+  noSpeech: 903,
+  noTimestamps: 904,
+  timestampBegin: 1000,
+  transcribe: 905,
+  translate: 906,
+  languages: new Map([
+    [910, "en"],
+    [911, "fr"],
+  ]),
+  languageIds: new Map([
+    ["en", 910],
+    ["fr", 911],
+  ]),
+};
+
+describe("decoder prompt", () => {
+  const base = { tokens, multilingual: true, promptTokens: [], previousText: [], languageCode: "fr", task: "transcribe" as const, useTimestamps: true };
+
+  it("starts a multilingual transcript with the language and task, and a monolingual one with <|startoftranscript|> alone", () => {
+    expect(decoderPrompt(base)).toEqual([900, 911, 905]);
+    expect(decoderPrompt({ ...base, task: "translate" })).toEqual([900, 911, 906]);
+    expect(decoderPrompt({ ...base, multilingual: false })).toEqual([900]);
+    expect(decoderPrompt({ ...base, useTimestamps: false })).toEqual([900, 911, 905, 904]);
+  });
+
+  it("puts the caller's prompt and the previous text after <|startofprev|>, keeping the last 223 tokens", () => {
+    expect(decoderPrompt({ ...base, promptTokens: [1, 2], previousText: [3] })).toEqual([902, 1, 2, 3, 900, 911, 905]);
+    const long = Array.from({ length: 300 }, (_, i) => i);
+    const prompt = decoderPrompt({ ...base, promptTokens: long.slice(0, 100), previousText: long.slice(100) });
+    expect(prompt.slice(0, 2)).toEqual([902, 77]);
+    expect(prompt.length).toBe(1 + 223 + 3);
+  });
+
+  it("limits new tokens to the decoder's 448 positions, one kept for <|endoftext|>", () => {
+    expect(maxNewTokens(4, 96)).toBe(96);
+    expect(maxNewTokens(227, 448)).toBe(220);
+    expect(maxNewTokens(447, 96)).toBe(1);
+  });
+
+  it("conditions the next window on this one's text unless it was sampled above 0.5", () => {
+    expect(previousTextAfter([1], { tokens: [2, 1003, 3], temperature: 0 }, 901)).toEqual([1, 2, 3]);
+    expect(previousTextAfter([1], { tokens: [2], temperature: 0.5 }, 901)).toEqual([1, 2]);
+    expect(previousTextAfter([1], { tokens: [2], temperature: 0.6 }, 901)).toEqual([]);
+  });
+});
+
+describe("first step", () => {
+  it("detects the language among the language tokens only, and none when the model knows none", () => {
+    const logits = new Float32Array(1001).fill(-5);
+    logits[910] = 1;
+    logits[911] = 2;
+    logits[5] = 10;
+    expect(mostLikelyLanguage(logits, tokens.languages)).toBe("fr");
+    expect(mostLikelyLanguage(logits, new Map())).toBeUndefined();
+  });
+
+  it("reads the no-speech probability as a softmax over the vocabulary", () => {
+    const logits = new Float32Array([0, Math.log(3), 0, 0]);
+    expect(noSpeechProbability(logits, 1)).toBeCloseTo(0.5, 6);
+  });
+});
+
+describe("token picker", () => {
+  const step = (values: number[]) => [{ data: new Float32Array(values) }] as unknown as Tensor;
+  const row = (logits: Tensor) => Array.from((logits as unknown as { data: Float32Array }[])[0]!.data);
+
+  it("at temperature 0 takes the argmax, records its log-probability, and leaves only it possible", () => {
+    const picker = new TokenPicker(0, () => false);
+    const logits = picker._call([], step([0, Math.log(3), 0, 0]));
+    expect(picker.tokens).toEqual([1]);
+    expect(picker.logprobs[0]).toBeCloseTo(Math.log(0.5), 6);
+    expect(row(logits)).toEqual([-Infinity, 0, -Infinity, -Infinity]);
+  });
+
+  it("never samples a token that is impossible", () => {
+    const picker = new TokenPicker(1, () => false);
+    for (let i = 0; i < 50; i++) picker._call([], step([-Infinity, 0, -Infinity, 0]));
+    expect(new Set(picker.tokens).size).toBeLessThanOrEqual(2);
+    expect(picker.tokens.every((token) => token === 1 || token === 3)).toBe(true);
+  });
+
+  it("stops the decode once the job is cancelled", () => {
+    const picker = new TokenPicker(0, () => true);
+    expect(() => picker._call([], step([0, 1]))).toThrow(CancelledError);
+  });
+});
+
+describe("segments of a window", () => {
+  const vocabulary: Record<number, string> = { 1: " Hello", 2: " world", 3: " again", 4: " ", 5: " Pytha", 6: "goras", 7: " said" };
+  const decodeText = (ids: number[]) => ids.map((id) => vocabulary[id] ?? "").join("");
+  const place = { offsetSeconds: 30, windowSeconds: 30, noSpeechProb: 0.05, firstId: 0, timestampBegin: 1000, useTimestamps: true };
+  const decode = (ids: number[], more: { tokenTimes?: number[]; logprobs?: number[] } = {}) => ({
+    tokens: ids,
+    logprobs: more.logprobs ?? ids.map(() => -0.1),
+    tokenTimes: more.tokenTimes ?? null,
+    temperature: 0.2,
+    avgLogprob: -0.25,
+    compressionRatio: 1.2,
+  });
+
+  it("splits at pairs of timestamp tokens, in the transcript's time, with the decode's statistics", () => {
+    const segments = windowSegments(decode([1000, 1, 2, 1050, 1050, 3, 1100]), place, decodeText);
+    expect(segments).toEqual([
+      { id: 0, seek: 30, start: 30, end: 31, text: " Hello world", tokens: [1000, 1, 2, 1050], temperature: 0.2, avg_logprob: -0.25, compression_ratio: 1.2, no_speech_prob: 0.05 },
+      { id: 1, seek: 30, start: 31, end: 32, text: " again", tokens: [1050, 3, 1100], temperature: 0.2, avg_logprob: -0.25, compression_ratio: 1.2, no_speech_prob: 0.05 },
+    ]);
+  });
+
+  it("numbers on from the transcript's segments so far, and leaves out blank segments", () => {
+    const segments = windowSegments(decode([1000, 4, 1050, 1050, 3, 1100]), { ...place, firstId: 5 }, decodeText);
+    expect(segments.map(({ id, text, start }) => ({ id, text, start }))).toEqual([{ id: 5, text: " again", start: 31 }]);
+  });
+
+  it("without timestamps, gives the whole window as one segment", () => {
+    const segments = windowSegments(decode([1, 2]), { ...place, useTimestamps: false, windowSeconds: 12.5 }, decodeText);
+    expect(segments.map(({ start, end, text }) => ({ start, end, text }))).toEqual([{ start: 30, end: 42.5, text: " Hello world" }]);
+  });
+
+  it("joins tokens into words at leading spaces, each ending where the next token starts", () => {
+    const logprobs = [0, Math.log(0.9), Math.log(0.5), Math.log(0.8), 0];
+    const [segment] = windowSegments(decode([1000, 5, 6, 7, 1050], { tokenTimes: [0, 0.1, 0.3, 0.6, 1], logprobs }), place, decodeText);
+    expect(segment!.words).toHaveLength(2);
+    const [pythagoras, said] = segment!.words!;
+    expect(pythagoras).toMatchObject({ word: "Pythagoras", start: expect.closeTo(30.1, 6), end: expect.closeTo(30.6, 6) });
+    expect(pythagoras!.probability).toBeCloseTo(0.7, 6);
+    expect(said).toMatchObject({ word: "said", start: expect.closeTo(30.6, 6), end: 31 });
+    expect(said!.probability).toBeCloseTo(0.8, 6);
+  });
+});
