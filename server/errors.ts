@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { postgresErrorCode } from "./exam/postgres-errors";
+import { postgresErrorCode } from "./db/postgres-errors";
 import { logger } from "./logger";
 
 /** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */

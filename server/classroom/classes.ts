@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { callerRolesIn, callerSchoolIdQuery, findCallerSchool, isSchoolAdmin } from "./caller-school";
-import { violatedUniqueConstraint } from "./database-violations";
+import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const createClassInput = z.object({
   instituteId: z.uuid("institute must be an institute id"),

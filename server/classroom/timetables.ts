@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { callerRolesIn, findCallerSchool, isTimetableManager } from "./caller-school";
-import { violatedUniqueConstraint } from "./database-violations";
+import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const timetableTypes = ["school", "class", "teacher", "exam"] as const;
 

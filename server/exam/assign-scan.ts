@@ -5,7 +5,7 @@ import { examBatches, examMarkEntries, examQuestions, examSubmissions, institute
 import { AppError, notFound } from "../errors";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 
 export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
 export const assignScanInput = assignScanBody.extend({ submission_id: z.uuid("submission_id must be a submission id") });

@@ -5,7 +5,7 @@ import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate 
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 export const markUpsertBody = z.object({

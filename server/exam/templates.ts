@@ -17,7 +17,7 @@ import {
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/projection";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
