@@ -1,11 +1,4 @@
-import { z } from "zod";
 import { notFound } from "../errors";
-
-/** A boolean query parameter as tools send them: true/false, 1/0, yes/no; absent is undefined. */
-export const queryBoolean = z
-  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
-  .transform((value) => ["true", "1", "yes"].includes(value))
-  .optional();
 
 /** The query parameters of a URL as a plain object (the last value wins), for a zod schema to parse. */
 export function queryObject(url: URL): Record<string, string> {

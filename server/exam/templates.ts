@@ -19,9 +19,9 @@ import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/projection";
+import { resolveStaffInstitute } from "./staff-institute";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
-const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
 
 // ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
 
@@ -140,41 +140,6 @@ async function catalogueExamCode(db: Db, examId: string): Promise<string | null>
 // ── Rules ──────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The institute rule: a given institute must be one of the caller's (403); omitted, the sole
- * membership is used; several memberships make it required (400); none is 403. Only staff of an
- * institute (not its students) may create its templates (403).
- */
-async function resolveInstitute(tx: Tx, callerId: string, requested: string | null | undefined): Promise<string> {
-  let memberships: { institute_id: string; role: string }[];
-  try {
-    memberships = await tx
-      .select({ institute_id: instituteMemberships.institute_id, role: instituteMemberships.role })
-      .from(instituteMemberships)
-      .where(eq(instituteMemberships.user_id, callerId));
-  } catch (error) {
-    // The contract's 502: the membership lookup itself failed (not "no membership", which is 403).
-    logger.error("institute membership lookup failed", error);
-    throw new AppError("upstream", "Institute membership could not be resolved");
-  }
-  const instituteIds = [...new Set(memberships.map((m) => m.institute_id))];
-  let chosen: string;
-  if (requested) {
-    if (!instituteIds.includes(requested.toLowerCase())) throw new AppError("forbidden", "You are not a member of that institute", "institute_id");
-    chosen = requested.toLowerCase();
-  } else if (instituteIds.length === 0) {
-    throw new AppError("forbidden", "You have no institute membership");
-  } else if (instituteIds.length > 1) {
-    throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
-  } else {
-    chosen = instituteIds[0]!;
-  }
-  if (!memberships.some((m) => m.institute_id === chosen && staffRoles.has(m.role))) {
-    throw new AppError("forbidden", "Only staff of the institute can create exam templates", "institute_id");
-  }
-  return chosen;
-}
-
-/**
  * Creates a template owned by the caller. Takes the database rather than a transaction because the
  * catalogue read (service rights) comes first, then everything else runs as the caller in one
  * transaction.
@@ -190,7 +155,7 @@ export async function createTemplate(db: Db, callerId: string, input: z.input<ty
 }
 
 async function insertTemplate(tx: Tx, callerId: string, values: z.output<typeof createTemplateInput>): Promise<TemplateRow> {
-  const instituteId = await resolveInstitute(tx, callerId, values.institute_id);
+  const instituteId = await resolveStaffInstitute(tx, callerId, values.institute_id, "create exam templates");
   if (values.source_file_id) {
     // RLS: a file of another institute is invisible, so it reads as unknown.
     const [file] = await tx.select({ id: files.id }).from(files).where(eq(files.id, values.source_file_id));

@@ -104,3 +104,21 @@ export function jsonValue() {
 export function storableJsonObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
   return z.looseObject(shape).check(storableJson);
 }
+
+/** A query parameter given with nothing after it (`?class_id=`) means "no filter", as most APIs read it. */
+export const emptyAsAbsent = (value: unknown) => (value === "" ? undefined : value);
+
+const QUERY_TRUE = ["true", "1", "yes"];
+/**
+ * A boolean query parameter, one rule for every route: true/1/yes or false/0/no as tools send them, or a
+ * real boolean (the same schema serves as a tRPC input). An empty value (`?active=`) is absent; anything
+ * else is a 400 naming the parameter.
+ */
+export const queryBoolean = z.preprocess(
+  emptyAsAbsent,
+  z
+    .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => QUERY_TRUE.includes(value))], {
+      error: "must be true or false",
+    })
+    .optional(),
+);

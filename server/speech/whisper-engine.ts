@@ -18,7 +18,7 @@ import {
   WhisperTimeStampLogitsProcessor,
   env as transformersEnv,
 } from "@huggingface/transformers";
-import { SAMPLE_RATE } from "./audio";
+import { SAMPLE_RATE, isSilent } from "./audio";
 import type { EngineSettings, TranscribeRequest, TranscribeResult } from "./engine-protocol";
 import { fuseEncoderAttention, shareTiedEmbeddingProjection } from "./onnx-graph";
 import type { Segment, Word } from "./formats";
@@ -30,8 +30,6 @@ const HOP_LENGTH = 160;
 /** Whisper's decoder has 448 positions; OpenAI keeps at most 223 prompt tokens. */
 const MAX_TARGET_POSITIONS = 448;
 const MAX_PROMPT_TOKENS = 223;
-/** Windows quieter than this (peak amplitude) are not decoded: Whisper would only hallucinate. */
-const SILENCE_PEAK = 1e-3;
 
 export class CancelledError extends Error {
   constructor() {
@@ -360,9 +358,7 @@ export async function transcribeWithWhisper(
     if (isCancelled()) throw new CancelledError();
     const window = samples.subarray(windowStart, Math.min(windowStart + WINDOW_SAMPLES, samples.length));
     const offsetSeconds = windowStart / SAMPLE_RATE;
-    let peak = 0;
-    for (let i = 0; i < window.length; i++) peak = Math.max(peak, Math.abs(window[i]!));
-    if (peak < SILENCE_PEAK || window.length < SAMPLE_RATE / 10) continue;
+    if (isSilent(window) || window.length < SAMPLE_RATE / 10) continue;
 
     lapStart = performance.now();
     const input_features = await logMelFeatures(processor, window);

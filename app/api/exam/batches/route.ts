@@ -1,6 +1,7 @@
 import { asUser } from "@/server/db/rls";
 import { batchListOutput, createBatch, createBatchInput, createdBatchOutput, listBatches, listBatchesInput } from "@/server/exam/batches";
-import { queryBoolean, queryObject } from "@/server/exam/http-input";
+import { queryObject } from "@/server/exam/http-input";
+import { queryBoolean } from "@/server/http/input-rules";
 import { readJsonBody } from "@/server/http/request-body";
 import { restRoute } from "@/server/http/rest";
 

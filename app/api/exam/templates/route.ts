@@ -1,5 +1,6 @@
 import { asUser } from "@/server/db/rls";
-import { queryBoolean, queryObject } from "@/server/exam/http-input";
+import { queryObject } from "@/server/exam/http-input";
+import { queryBoolean } from "@/server/http/input-rules";
 import { readJsonBody } from "@/server/http/request-body";
 import {
   createTemplate,
