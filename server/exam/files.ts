@@ -7,6 +7,7 @@ import { asUser } from "../db/rls";
 import { files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
+import { validatedReply } from "../http/validated-reply";
 import { logger } from "../logger";
 import { type ObjectStorage, ObjectNotFoundError, objectStorage } from "../storage/object-storage";
 import type { MultipartReader } from "./multipart";
@@ -47,7 +48,7 @@ export interface FileOptions {
 }
 
 type FileRow = typeof files.$inferSelect;
-const publicFile = (row: FileRow) => fileOutput.parse(row);
+const publicFile = (row: FileRow) => validatedReply(fileOutput, row, "exam file");
 
 /**
  * Stores a template paper. The institute follows the template rule: the given one must be a staff

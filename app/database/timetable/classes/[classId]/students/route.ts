@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { addStudentToClass, addStudentToClassBody, enrollmentOutput } from "@/server/classroom/enrollments";
 import { classStudentsReply } from "@/server/classroom/reply-cache";
-import { validatedReply } from "@/server/classroom/validated-reply";
+import { validatedReply } from "@/server/http/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { queryBoolean } from "@/server/http/input-rules";
 import { readJsonBody } from "@/server/http/request-body";
