@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -144,7 +144,7 @@ export async function loadAdministeredClass(tx: Tx, userId: string, classId: str
 }
 
 export const renameClassInput = z.object({
-  classId: z.uuid("class must be a class id"),
+  classId: recordId("Class"),
   name: createClassInput.shape.name,
 });
 

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { emptyAsAbsent, queryBoolean, text } from "../http/input-rules";
+import { emptyAsAbsent, queryBoolean, recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -155,10 +155,10 @@ export async function createTimetable(tx: Tx, userId: string, input: z.input<typ
   return created as TimetableRow;
 }
 
-export const timetableIdInput = z.object({ id: z.uuid("id must be a timetable id") });
+export const timetableIdInput = z.object({ id: recordId("Timetable") });
 
 export const updateTimetableInput = z.object({
-  id: z.uuid("id must be a timetable id"),
+  id: recordId("Timetable"),
   name: timetableFields.name.optional(),
   type: timetableFields.type.optional(),
   class_id: timetableFields.class_id.optional(),
@@ -276,7 +276,7 @@ export const createTimetableEntryInput = z
 
 export const updateTimetableEntryInput = z
   .object({
-    id: z.uuid("id must be a timetable entry id"),
+    id: recordId("Timetable entry"),
     day: entryFields.day.optional(),
     period: entryFields.period.optional(),
     start_time: entryFields.start_time.optional(),
@@ -287,7 +287,7 @@ export const updateTimetableEntryInput = z
   })
   .refine(endAfterStart, endAfterStartMessage);
 
-export const timetableEntryIdInput = z.object({ id: z.uuid("id must be a timetable entry id") });
+export const timetableEntryIdInput = z.object({ id: recordId("Timetable entry") });
 
 type EntryValues = Omit<z.infer<typeof timetableEntryOutput>, "id">;
 

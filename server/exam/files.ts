@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
 import { files } from "../db/schema";
@@ -22,7 +23,7 @@ import { resolveStaffInstitute } from "./staff-institute";
  */
 
 
-export const fileIdInput = z.object({ file_id: z.uuid("file id must be a UUID") });
+export const fileIdInput = z.object({ file_id: recordId("File") });
 export const uploadFileQuery = z.object({ institute_id: z.uuid("institute_id must be an institute id").optional() });
 
 export const fileOutput = z.object({

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import { integer, text } from "../http/input-rules";
+import { integer, recordId, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import {
@@ -47,7 +47,7 @@ export const listTemplatesInput = z.object({
   include_archived: z.boolean().default(false),
 });
 
-export const templateIdInput = z.object({ template_id: z.uuid("template id must be a UUID") });
+export const templateIdInput = z.object({ template_id: recordId("Template") });
 
 /**
  * The full-replace save: template-level fields (all optional) plus the canvas. The three canvas arrays
@@ -77,7 +77,7 @@ export const editMarkSchemeBody = z.object({
   answer_type: questionPayload.shape.answer_type.unwrap().optional(),
   spec_ref: questionPayload.shape.spec_ref.unwrap().optional(),
 });
-export const editMarkSchemeInput = z.object({ question_id: z.uuid("question id must be a UUID"), body: editMarkSchemeBody });
+export const editMarkSchemeInput = z.object({ question_id: recordId("Question"), body: editMarkSchemeBody });
 
 export const templateOutput = z.object({
   id: z.uuid(),
