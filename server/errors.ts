@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { postgresErrorCode } from "./exam/postgres-errors";
+import { postgresErrorCode } from "./db/postgres-errors";
 import { logger } from "./logger";
 
 /** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */
@@ -36,6 +36,18 @@ export class AppError extends Error {
 
   get status(): number {
     return errorCodes[this.code].status;
+  }
+}
+
+/**
+ * A reply that breaks its own declared schema (server/http/validated-reply.ts, or tRPC's `.output()`):
+ * the server's bug. toAppError logs it and answers a generic 500, on REST and tRPC alike; it is not a
+ * ZodError, which reads as the client's bad input (400).
+ */
+export class ReplySchemaError extends Error {
+  constructor(what: string, cause: ZodError) {
+    super(`${what}: the reply does not match its schema: ${cause.message}`, { cause });
+    this.name = "ReplySchemaError";
   }
 }
 
@@ -89,9 +101,16 @@ export function openaiErrorBody(error: unknown) {
   };
 }
 
+/** The message of the TRPCError that @trpc/server throws when a procedure's `.output()` check fails. */
+const TRPC_OUTPUT_CHECK_FAILED = "Output validation failed";
+
 export function toTRPCError(error: unknown): TRPCError {
   // tRPC's input parser wraps zod's issues in a BAD_REQUEST whose message is their JSON; they are read
-  // as the REST edge reads them, so both name the field in one sentence.
+  // as the REST edge reads them, so both name the field in one sentence. Its output check wraps them
+  // too, under its own message: a reply that breaks its schema, a 500 as on REST.
+  if (error instanceof TRPCError && error.cause instanceof ZodError && error.message === TRPC_OUTPUT_CHECK_FAILED) {
+    return toTRPCError(new ReplySchemaError("tRPC procedure", error.cause));
+  }
   const translated = error instanceof TRPCError && (error.cause instanceof AppError || error.cause instanceof ZodError);
   if (error instanceof TRPCError && !translated && error.code !== "INTERNAL_SERVER_ERROR") {
     return error;

@@ -96,12 +96,12 @@ describeOnEachDatabase("the reply cache of the classroom lists", (database) => {
       expect(namesOf(await after.json())[0]).toBe("Aaron Newcomer");
     });
 
-    it("keeps the errors as they were: 401 without a token, 400 and 404 for a bad class", async () => {
+    it("keeps the errors as they were: 401 without a token, 404 for a malformed or unknown class", async () => {
       const anonymous = await schoolStudentsRoute(new Request(`http://localhost${STUDENTS}`));
       expect(anonymous.status).toBe(401);
       expect(await anonymous.json()).toHaveProperty("detail");
       const malformed = await getClassStudents("not-a-class", school.admin.token);
-      expect(malformed.status).toBe(400);
+      expect(malformed.status).toBe(404);
       const unknown = await getClassStudents(crypto.randomUUID(), school.admin.token);
       expect(unknown.status).toBe(404);
       // A class of another school reads as 404, even once its staff have it cached.

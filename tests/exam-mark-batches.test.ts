@@ -211,6 +211,9 @@ describeOnEachDatabase("exam marks written together", (database) => {
   });
 
   it("saveMark: bad input is refused before it is queued", () => {
-    expect(() => saveMark(database().db, school.teacher.id, { mark_id: "x", body: { submission_id: "y", question_id: "z", awarded_marks: 1 } })).toThrow(ZodError);
+    const body = { submission_id: "y", question_id: "z", awarded_marks: 1 };
+    expect(() => saveMark(database().db, school.teacher.id, { mark_id: crypto.randomUUID(), body })).toThrow(ZodError);
+    // A malformed mark id names no mark: not found, as on the REST path (and before anything is queued).
+    expect(() => saveMark(database().db, school.teacher.id, { mark_id: "x", body })).toThrow(AppError);
   });
 });

@@ -6,7 +6,7 @@ import {
   storeSnapshot,
   storeSnapshotOutput,
 } from "@/server/classroom/snapshots";
-import { validatedReply } from "@/server/classroom/validated-reply";
+import { validatedReply } from "@/server/http/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { env } from "@/server/env";
 import { readBoundedBody } from "@/server/http/request-body";

@@ -50,7 +50,7 @@ export function TemplateEditor({ templateId, userId }: { templateId: string; use
     );
   }
   if (template.isError) {
-    const missing = ["NOT_FOUND", "BAD_REQUEST"].includes(errorCode(template.error) ?? "");
+    const missing = errorCode(template.error) === "NOT_FOUND";
     return (
       <div className="page">
         <h1>{missing ? "Template not found" : "The template could not be loaded"}</h1>

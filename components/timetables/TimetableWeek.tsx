@@ -75,7 +75,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
     );
   }
   if (timetable.isError) {
-    if (errorCode(timetable.error) === "NOT_FOUND" || errorCode(timetable.error) === "BAD_REQUEST") {
+    if (errorCode(timetable.error) === "NOT_FOUND") {
       return (
         <div className="page">
           <Link href="/timetables" className="back-link">← All timetables</Link>

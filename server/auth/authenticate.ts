@@ -32,8 +32,25 @@ export async function authenticateToken(db: Db, token: string): Promise<Authenti
   return { id: claims.userId };
 }
 
+export const MISSING_BEARER_TOKEN = "Missing bearer token (Authorization: Bearer <token>)";
+
 export async function authenticateBearer(db: Db, authorization: string | null): Promise<AuthenticatedUser> {
   const token = bearerToken(authorization);
-  if (!token) throw new AppError("unauthenticated", "Missing bearer token (Authorization: Bearer <token>)");
+  if (!token) throw new AppError("unauthenticated", MISSING_BEARER_TOKEN);
   return authenticateToken(db, token);
+}
+
+/**
+ * Who is calling, for REST and tRPC alike: a Bearer token (external tools, tests) or else the next-auth
+ * session cookie (the web app). A request that sends an Authorization header is judged by it alone: a bad
+ * token is refused (401) even when a valid cookie rides along, so a tool never acts as whoever is signed
+ * in to the browser. Null when the request carries no credential, or a stale or forged cookie.
+ */
+export async function authenticateRequest(db: Db, headers: Headers): Promise<AuthenticatedUser | null> {
+  if (headers.has("authorization")) return authenticateBearer(db, headers.get("authorization"));
+  if (!headers.has("cookie")) return null;
+  // Loaded on first use: bearer-only callers (external tools, the in-process benchmark run by tsx, which
+  // cannot load next-auth's CommonJS default export) never need next-auth.
+  const { authenticateSessionCookie } = await import("./session");
+  return authenticateSessionCookie(db, headers);
 }

@@ -1,11 +1,12 @@
 import { and, asc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { staffRoles } from "../identity/users";
 import { callerRolesIn, callerSchoolIdQuery, findCallerSchool, isSchoolAdmin } from "./caller-school";
-import { violatedUniqueConstraint } from "./database-violations";
+import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const createClassInput = z.object({
   instituteId: z.uuid("institute must be an institute id"),
@@ -13,9 +14,6 @@ export const createClassInput = z.object({
   subject: text(200).trim().min(1).optional(),
   teacherId: z.uuid("teacher must be a user id").optional(),
 });
-
-/** Roles that may be a class's teacher. */
-const teachingRoles = ["teacher", "department_head", "school_admin"] as const;
 
 export async function createClass(tx: Tx, input: z.input<typeof createClassInput>) {
   const { instituteId, name, subject, teacherId } = createClassInput.parse(input);
@@ -29,7 +27,7 @@ export async function createClass(tx: Tx, input: z.input<typeof createClassInput
         and(
           eq(instituteMemberships.institute_id, instituteId),
           eq(instituteMemberships.user_id, teacherId),
-          inArray(instituteMemberships.role, [...teachingRoles]),
+          inArray(instituteMemberships.role, [...staffRoles]),
         ),
       );
     if (!membership) throw new AppError("invalid", "The teacher must be a member of staff of the class's institute", "teacher");
@@ -146,7 +144,7 @@ export async function loadAdministeredClass(tx: Tx, userId: string, classId: str
 }
 
 export const renameClassInput = z.object({
-  classId: z.uuid("class must be a class id"),
+  classId: recordId("Class"),
   name: createClassInput.shape.name,
 });
 

@@ -1,12 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, instituteMemberships, userType, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { loadAdministeredClass } from "./classes";
 
 export const enrollStudentInput = z.object({
-  classId: z.uuid("class must be a class id"),
+  classId: recordId("Class"),
   studentId: z.uuid("student must be a user id"),
 });
 
@@ -85,7 +86,7 @@ export async function removeEnrollment(tx: Tx, userId: string, input: z.input<ty
 }
 
 export const listClassStudentsInput = z.object({
-  classId: z.uuid("class must be a class id"),
+  classId: recordId("Class"),
   /** Also list students whose enrollment was ended. */
   includeInactive: z.boolean().default(false),
 });

@@ -11,7 +11,7 @@ import { classStudentsOutput, listClassStudents, listClassStudentsInput } from "
 import type { CallerGraphDatabases } from "./graph-access";
 import { type GraphChildrenInput, authorizeGraphChildren, graphChildrenInput, graphChildrenOutput, listGraphChildren, readGraphChildren } from "./graph-children";
 import { listSchoolStudents, schoolStudentsOutput } from "./school-students";
-import { validatedReply } from "./validated-reply";
+import { validatedReply } from "../http/validated-reply";
 
 /**
  * The reply cache of the big read-mostly REST lists: a school's students and classes, a class's roster,

@@ -2,10 +2,8 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { instituteMemberships, users } from "../db/schema";
+import { staffRoles } from "../identity/users";
 import { callerSchoolIdQuery } from "./caller-school";
-
-/** Roles that can teach a lesson: the people a timetable entry or a class may name as its teacher. */
-const teachingRoles = ["teacher", "department_head", "school_admin"] as const;
 
 export const schoolStaffMemberOutput = z.object({
   id: z.uuid(),
@@ -28,7 +26,7 @@ export async function listSchoolStaff(tx: Tx, userId: string) {
     .where(
       and(
         inArray(instituteMemberships.institute_id, callerSchoolIdQuery(tx, userId)),
-        inArray(instituteMemberships.role, [...teachingRoles]),
+        inArray(instituteMemberships.role, [...staffRoles]),
       ),
     )
     .orderBy(asc(users.full_name), asc(users.id));

@@ -1,5 +1,5 @@
 import { decodeJwt } from "jose";
-import { authenticateBearer } from "../auth/authenticate";
+import { MISSING_BEARER_TOKEN, authenticateBearer } from "../auth/authenticate";
 import { bearerToken } from "../auth/tokens";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
@@ -13,7 +13,7 @@ import { AppError, detailResponse } from "../errors";
 export async function authenticateCanvasCaller(db: Db, request: Request): Promise<{ id: string }> {
   const authorization = request.headers.get("authorization");
   const token = bearerToken(authorization);
-  if (!token) throw new AppError("forbidden", "Missing bearer token (Authorization: Bearer <token>)");
+  if (!token) throw new AppError("forbidden", MISSING_BEARER_TOKEN);
   try {
     return await authenticateBearer(db, authorization);
   } catch (error) {

@@ -1,26 +1,20 @@
 import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { emptyAsAbsent, queryBoolean, recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { staffRoles } from "../identity/users";
 import { callerRolesIn, findCallerSchool, isTimetableManager } from "./caller-school";
-import { violatedUniqueConstraint } from "./database-violations";
+import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const timetableTypes = ["school", "class", "teacher", "exam"] as const;
 
-/** A query-string boolean (`true`/`false`/`1`/`0`) or a real one (tRPC). */
-const booleanParam = z.union([
-  z.boolean(),
-  z.enum(["true", "false", "1", "0"], "must be true or false").transform((value) => value === "true" || value === "1"),
-]);
-/** `?class_id=` with nothing after it means "no filter", as most APIs read it. */
-const emptyAsAbsent = (value: unknown) => (value === "" ? undefined : value);
 
 export const listTimetablesInput = z.object({
   class_id: z.preprocess(emptyAsAbsent, z.uuid("class_id must be a class id").optional()),
   type: z.preprocess(emptyAsAbsent, z.enum(timetableTypes, `type must be one of ${timetableTypes.join(", ")}`).optional()),
-  active: z.preprocess(emptyAsAbsent, booleanParam.optional()),
+  active: queryBoolean,
 });
 
 const isoDate = z.iso.date("must be a date (YYYY-MM-DD)");
@@ -161,10 +155,10 @@ export async function createTimetable(tx: Tx, userId: string, input: z.input<typ
   return created as TimetableRow;
 }
 
-export const timetableIdInput = z.object({ id: z.uuid("id must be a timetable id") });
+export const timetableIdInput = z.object({ id: recordId("Timetable") });
 
 export const updateTimetableInput = z.object({
-  id: z.uuid("id must be a timetable id"),
+  id: recordId("Timetable"),
   name: timetableFields.name.optional(),
   type: timetableFields.type.optional(),
   class_id: timetableFields.class_id.optional(),
@@ -250,8 +244,6 @@ export async function getTimetable(tx: Tx, input: z.input<typeof timetableIdInpu
 // Entries ------------------------------------------------------------------------------------------
 
 const dayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const teachingRoles = ["teacher", "department_head", "school_admin"] as const;
-
 const entryFields = {
   day: z.number().int().min(1, "day must be 1 (Monday) to 7 (Sunday)").max(7, "day must be 1 (Monday) to 7 (Sunday)"),
   period: z.number().int().min(1, "period must be 1 or more").max(100, "period must be at most 100"),
@@ -284,7 +276,7 @@ export const createTimetableEntryInput = z
 
 export const updateTimetableEntryInput = z
   .object({
-    id: z.uuid("id must be a timetable entry id"),
+    id: recordId("Timetable entry"),
     day: entryFields.day.optional(),
     period: entryFields.period.optional(),
     start_time: entryFields.start_time.optional(),
@@ -295,7 +287,7 @@ export const updateTimetableEntryInput = z
   })
   .refine(endAfterStart, endAfterStartMessage);
 
-export const timetableEntryIdInput = z.object({ id: z.uuid("id must be a timetable entry id") });
+export const timetableEntryIdInput = z.object({ id: recordId("Timetable entry") });
 
 type EntryValues = Omit<z.infer<typeof timetableEntryOutput>, "id">;
 
@@ -309,7 +301,7 @@ async function assertEntryReferences(tx: Tx, entry: EntryValues, instituteId: st
         and(
           eq(instituteMemberships.institute_id, instituteId),
           eq(instituteMemberships.user_id, entry.teacher_id),
-          inArray(instituteMemberships.role, [...teachingRoles]),
+          inArray(instituteMemberships.role, [...staffRoles]),
         ),
       );
     if (!staff) throw new AppError("invalid", "teacher_id is not a member of staff of this school", "teacher_id");

@@ -1,14 +1,15 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 
 export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
-export const assignScanInput = assignScanBody.extend({ submission_id: z.uuid("submission_id must be a submission id") });
+export const assignScanInput = assignScanBody.extend({ submission_id: recordId("Submission") });
 export const assignScanOutput = submissionOutput;
 
 type SubmissionRow = typeof examSubmissions.$inferSelect;

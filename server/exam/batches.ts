@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { recordId, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../db/schema";
@@ -18,7 +18,7 @@ export const listBatchesInput = z.object({
   include_archived: z.boolean().default(false),
   template_id: z.uuid("template_id must be a template id").optional(),
 });
-export const batchIdInput = z.object({ batch_id: z.uuid("batch id must be a UUID") });
+export const batchIdInput = z.object({ batch_id: recordId("Batch") });
 
 export const batchOutput = z.object({
   id: z.uuid(),

@@ -2,16 +2,19 @@ import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
-import { files, instituteMemberships } from "../db/schema";
+import { files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
+import { validatedReply } from "../http/validated-reply";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
-import { MultipartReader, multipartBoundary } from "./multipart";
-import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
+import type { MultipartReader } from "./multipart";
+import { type PdfUpload, type UploadedPart, openPdfUpload, streamPdfToStorage } from "./pdf-upload";
+import { resolveStaffInstitute } from "./staff-institute";
 
 /**
  * Template paper files: POST /api/exam/files stores an uploaded PDF (checked as scans are: declared
@@ -20,10 +23,8 @@ import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload
  * The contract names no upload path for a template's PDF; this one follows the scan upload's style.
  */
 
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
 
-export const fileIdInput = z.object({ file_id: z.uuid("file id must be a UUID") });
+export const fileIdInput = z.object({ file_id: recordId("File") });
 export const uploadFileQuery = z.object({ institute_id: z.uuid("institute_id must be an institute id").optional() });
 
 export const fileOutput = z.object({
@@ -38,10 +39,7 @@ export const fileOutput = z.object({
   created_at: z.date(),
 });
 
-export interface FileUpload {
-  contentType: string | null;
-  contentLength: number | null;
-  body: ReadableStream<Uint8Array> | null;
+export interface FileUpload extends PdfUpload {
   instituteId?: string;
 }
 
@@ -52,9 +50,7 @@ export interface FileOptions {
 }
 
 type FileRow = typeof files.$inferSelect;
-const publicFile = (row: FileRow) => fileOutput.parse(row);
-
-const tooLarge = (maxBytes: number) => pdfTooLarge("PDF", maxBytes);
+const publicFile = (row: FileRow) => validatedReply(fileOutput, row, "exam file");
 
 /**
  * Stores a template paper. The institute follows the template rule: the given one must be a staff
@@ -66,16 +62,9 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
   const { institute_id: requested } = uploadFileQuery.parse({ institute_id: upload.instituteId });
-  const instituteId = await asUser(db, callerId, (tx) => resolveStaffInstitute(tx, callerId, requested));
+  const instituteId = await asUser(db, callerId, (tx) => resolveStaffInstitute(tx, callerId, requested, "upload exam papers"));
 
-  const boundary = multipartBoundary(upload.contentType);
-  if (!boundary || !upload.body) throw new AppError("unsupported_media", "Send the PDF as multipart/form-data with a file field");
-  if (upload.contentLength !== null && upload.contentLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
-    await upload.body.cancel("too large").catch(() => {});
-    throw tooLarge(maxBytes);
-  }
-
-  const reader = new MultipartReader(upload.body, boundary, maxBytes + MULTIPART_OVERHEAD_BYTES);
+  const reader = await openPdfUpload(upload, maxBytes, "PDF");
   let stored: { key: string; bytes: Buffer; sha256: string; originalName: string | null } | null = null;
   try {
     for await (const part of reader.parts()) {
@@ -112,21 +101,6 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
     }
     throw error;
   }
-}
-
-async function resolveStaffInstitute(tx: Tx, callerId: string, requested: string | undefined): Promise<string> {
-  const memberships = await tx
-    .select({ institute_id: instituteMemberships.institute_id, role: instituteMemberships.role })
-    .from(instituteMemberships)
-    .where(eq(instituteMemberships.user_id, callerId));
-  const staffOf = [...new Set(memberships.filter((m) => staffRoles.has(m.role)).map((m) => m.institute_id))];
-  if (requested) {
-    if (!staffOf.includes(requested.toLowerCase())) throw new AppError("forbidden", "You are not a member of staff of that institute", "institute_id");
-    return requested.toLowerCase();
-  }
-  if (staffOf.length === 0) throw new AppError("forbidden", "Only staff of a school can upload exam papers");
-  if (staffOf.length > 1) throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
-  return staffOf[0]!;
 }
 
 /** The paper into storage (the scan rules: type, size, signature), kept in memory to count its pages. */

@@ -1,11 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { decimal, jsonValue, text } from "../http/input-rules";
+import { decimal, jsonValue, recordId, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 export const markUpsertBody = z.object({
@@ -18,7 +18,7 @@ export const markUpsertBody = z.object({
   comment: text(10000).nullable().optional(),
   confirmed: z.boolean().optional(),
 });
-export const upsertMarkInput = z.object({ mark_id: z.uuid("mark id must be a UUID"), body: markUpsertBody });
+export const upsertMarkInput = z.object({ mark_id: recordId("Mark"), body: markUpsertBody });
 
 export const markOutput = z.object({
   id: z.uuid(),

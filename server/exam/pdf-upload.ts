@@ -2,11 +2,24 @@ import crypto from "node:crypto";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { ObjectStorage } from "../storage/object-storage";
-import type { MultipartReader } from "./multipart";
+import { MultipartReader, multipartBoundary } from "./multipart";
 
 /** Content types a PDF upload (a scan or a template paper) may declare. */
 export const acceptedPdfTypes = ["application/pdf", "application/x-pdf"];
 const PDF_SIGNATURE = Buffer.from("%PDF-");
+
+/**
+ * Room for the multipart framing and the small form fields around the PDF (a scan's fields are 1 KB at
+ * most). The upload's whole body is bounded by the PDF's maximum plus this.
+ */
+const PDF_FORM_OVERHEAD_BYTES = 64 * 1024;
+
+/** A PDF upload as its route hands it over: the request's content type, declared length and body. */
+export interface PdfUpload {
+  contentType: string | null;
+  contentLength: number | null;
+  body: ReadableStream<Uint8Array> | null;
+}
 
 export interface UploadedPart {
   contentType: string | null;
@@ -16,6 +29,21 @@ export interface UploadedPart {
 
 export const pdfTooLarge = (what: string, maxBytes: number) =>
   new AppError("too_large", `The ${what} is larger than the maximum of ${maxBytes} bytes`);
+
+/**
+ * Opens a PDF upload (a scan or a template paper): multipart/form-data with a body (else 415), and a
+ * declared length within the maximum and the form around it (else 413 at once, the sender's stream
+ * cancelled). The reader holds what actually arrives to the same bound.
+ */
+export async function openPdfUpload(upload: PdfUpload, maxBytes: number, what: "scan" | "PDF"): Promise<MultipartReader> {
+  const boundary = multipartBoundary(upload.contentType);
+  if (!boundary || !upload.body) throw new AppError("unsupported_media", `Send the ${what} as multipart/form-data with a file field`);
+  if (upload.contentLength !== null && upload.contentLength > maxBytes + PDF_FORM_OVERHEAD_BYTES) {
+    await upload.body.cancel("too large").catch(() => {});
+    throw pdfTooLarge(what, maxBytes);
+  }
+  return new MultipartReader(upload.body, boundary, maxBytes + PDF_FORM_OVERHEAD_BYTES);
+}
 
 /**
  * Streams one PDF part of a multipart upload into storage, checking in this order: the declared type

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { examSubmissions, files } from "../db/schema";
@@ -8,7 +9,7 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
 
-export const submissionIdInput = z.object({ submission_id: z.uuid("submission id must be a UUID") });
+export const submissionIdInput = z.object({ submission_id: recordId("Submission") });
 
 /**
  * GET /api/exam/submissions/{id}/scan: the scanned PDF of one submission, streamed from storage.

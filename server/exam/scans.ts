@@ -10,11 +10,9 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
 import { submissionOutput } from "./batches";
-import { MultipartReader, multipartBoundary } from "./multipart";
-import { type UploadedPart, pdfTooLarge, streamPdfToStorage } from "./pdf-upload";
+import type { MultipartReader } from "./multipart";
+import { type PdfUpload, type UploadedPart, openPdfUpload, streamPdfToStorage } from "./pdf-upload";
 
-/** Room for the multipart framing and the small form fields around the file. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 const MAX_FIELD_BYTES = 1024;
 
 export const scanFields = z.object({
@@ -22,12 +20,6 @@ export const scanFields = z.object({
   matching_method: z.enum(["manual", "ordered"], { error: "matching_method must be manual or ordered" }).default("manual"),
 });
 export const scanUploadOutput = submissionOutput;
-
-export interface ScanUpload {
-  contentType: string | null;
-  contentLength: number | null;
-  body: ReadableStream<Uint8Array> | null;
-}
 
 export interface ScanOptions {
   storage?: ObjectStorage;
@@ -47,21 +39,14 @@ export interface ScanOptions {
  * 7. the match gets the scan (status matched), or a new unmatched submission is created.
  * A stored file whose database write then fails is deleted again.
  */
-export async function uploadScan(db: Db, callerId: string, batchId: string, upload: ScanUpload, options: ScanOptions = {}) {
+export async function uploadScan(db: Db, callerId: string, batchId: string, upload: PdfUpload, options: ScanOptions = {}) {
   const storage = options.storage ?? objectStorage();
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
 
   await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
 
-  const boundary = multipartBoundary(upload.contentType);
-  if (!boundary || !upload.body) throw new AppError("unsupported_media", "Send the scan as multipart/form-data with a file field");
-  if (upload.contentLength !== null && upload.contentLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
-    await upload.body.cancel("too large").catch(() => {});
-    throw tooLarge(maxBytes);
-  }
-
-  const reader = new MultipartReader(upload.body, boundary, maxBytes + MULTIPART_OVERHEAD_BYTES);
+  const reader = await openPdfUpload(upload, maxBytes, "scan");
   const fields: Record<string, string> = {};
   let stored: { key: string; byteSize: number; sha256: string; originalName: string | null } | null = null;
   try {
@@ -85,8 +70,6 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
     throw error;
   }
 }
-
-const tooLarge = (maxBytes: number) => pdfTooLarge("scan", maxBytes);
 
 async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
   const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));

@@ -1,12 +1,13 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { examMarkEntries, examSubmissions } from "../db/schema";
 import { notFound } from "../errors";
 import { submissionOutput } from "./batches";
 import { markFromRow, markOutput } from "./marks";
 
-export const submissionMarksInput = z.object({ submission_id: z.uuid("submission id must be a UUID") });
+export const submissionMarksInput = z.object({ submission_id: recordId("Submission") });
 export const submissionMarksOutput = z.object({ submission: submissionOutput, marks: z.array(markOutput) });
 
 /**

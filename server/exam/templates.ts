@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import { integer, text } from "../http/input-rules";
+import { integer, recordId, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import {
@@ -17,11 +17,11 @@ import {
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "./postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/projection";
+import { resolveStaffInstitute } from "./staff-institute";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
-const staffRoles = new Set(["school_admin", "department_head", "teacher"]);
 
 // ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
 
@@ -47,7 +47,7 @@ export const listTemplatesInput = z.object({
   include_archived: z.boolean().default(false),
 });
 
-export const templateIdInput = z.object({ template_id: z.uuid("template id must be a UUID") });
+export const templateIdInput = z.object({ template_id: recordId("Template") });
 
 /**
  * The full-replace save: template-level fields (all optional) plus the canvas. The three canvas arrays
@@ -77,7 +77,7 @@ export const editMarkSchemeBody = z.object({
   answer_type: questionPayload.shape.answer_type.unwrap().optional(),
   spec_ref: questionPayload.shape.spec_ref.unwrap().optional(),
 });
-export const editMarkSchemeInput = z.object({ question_id: z.uuid("question id must be a UUID"), body: editMarkSchemeBody });
+export const editMarkSchemeInput = z.object({ question_id: recordId("Question"), body: editMarkSchemeBody });
 
 export const templateOutput = z.object({
   id: z.uuid(),
@@ -140,41 +140,6 @@ async function catalogueExamCode(db: Db, examId: string): Promise<string | null>
 // ── Rules ──────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The institute rule: a given institute must be one of the caller's (403); omitted, the sole
- * membership is used; several memberships make it required (400); none is 403. Only staff of an
- * institute (not its students) may create its templates (403).
- */
-async function resolveInstitute(tx: Tx, callerId: string, requested: string | null | undefined): Promise<string> {
-  let memberships: { institute_id: string; role: string }[];
-  try {
-    memberships = await tx
-      .select({ institute_id: instituteMemberships.institute_id, role: instituteMemberships.role })
-      .from(instituteMemberships)
-      .where(eq(instituteMemberships.user_id, callerId));
-  } catch (error) {
-    // The contract's 502: the membership lookup itself failed (not "no membership", which is 403).
-    logger.error("institute membership lookup failed", error);
-    throw new AppError("upstream", "Institute membership could not be resolved");
-  }
-  const instituteIds = [...new Set(memberships.map((m) => m.institute_id))];
-  let chosen: string;
-  if (requested) {
-    if (!instituteIds.includes(requested.toLowerCase())) throw new AppError("forbidden", "You are not a member of that institute", "institute_id");
-    chosen = requested.toLowerCase();
-  } else if (instituteIds.length === 0) {
-    throw new AppError("forbidden", "You have no institute membership");
-  } else if (instituteIds.length > 1) {
-    throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
-  } else {
-    chosen = instituteIds[0]!;
-  }
-  if (!memberships.some((m) => m.institute_id === chosen && staffRoles.has(m.role))) {
-    throw new AppError("forbidden", "Only staff of the institute can create exam templates", "institute_id");
-  }
-  return chosen;
-}
-
-/**
  * Creates a template owned by the caller. Takes the database rather than a transaction because the
  * catalogue read (service rights) comes first, then everything else runs as the caller in one
  * transaction.
@@ -195,7 +160,7 @@ export async function createTemplate(db: Db, callerId: string, input: z.input<ty
  * (createTemplate reads it from the catalogue first).
  */
 export async function insertTemplate(tx: Tx, callerId: string, values: z.output<typeof createTemplateInput>): Promise<TemplateRow> {
-  const instituteId = await resolveInstitute(tx, callerId, values.institute_id);
+  const instituteId = await resolveStaffInstitute(tx, callerId, values.institute_id, "create exam templates");
   if (values.source_file_id) {
     // RLS: a file of another institute is invisible, so it reads as unknown.
     const [file] = await tx.select({ id: files.id }).from(files).where(eq(files.id, values.source_file_id));

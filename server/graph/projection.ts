@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { recordId, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
@@ -33,7 +33,6 @@ export const graphSyncOutput = z.object({
 });
 export type GraphSyncResult = z.infer<typeof graphSyncOutput>;
 
-const uuidShape = z.uuid();
 
 /** The paper key of a template without a catalogue code. */
 export const syntheticExamCode = (templateId: string) => `template-${templateId}`;
@@ -48,8 +47,8 @@ export const isReservedExamCode = (code: string) => code.toLowerCase().startsWit
  * POST /api/exam/templates/{id}/graph-sync: the owner runs the projection now and gets its counts.
  * 404 when the template is missing or not visible to the caller, 403 when visible but not theirs.
  */
-export async function syncTemplateGraph(db: Db, userId: string, templateId: string): Promise<GraphSyncResult> {
-  if (!uuidShape.safeParse(templateId).success) throw notFound("Template");
+export async function syncTemplateGraph(db: Db, userId: string, id: string): Promise<GraphSyncResult> {
+  const templateId = recordId("Template").parse(id);
   const template = await asUser(db, userId, async (tx) => {
     const [row] = await tx
       .select({ owner_id: examTemplates.owner_id })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { notFound } from "../errors";
 
 /**
  * Edge primitives for every input schema (REST bodies, query and path parameters, tRPC inputs): each
@@ -103,4 +104,39 @@ export function jsonValue() {
 /** An object of free-form JSON fields (a mark scheme) with the same rules as `jsonValue`, and a typed shape. */
 export function storableJsonObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
   return z.looseObject(shape).check(storableJson);
+}
+
+/** A query parameter given with nothing after it (`?class_id=`) means "no filter", as most APIs read it. */
+export const emptyAsAbsent = (value: unknown) => (value === "" ? undefined : value);
+
+const QUERY_TRUE = ["true", "1", "yes"];
+/**
+ * A boolean query parameter, one rule for every route: true/1/yes or false/0/no as tools send them, or a
+ * real boolean (the same schema serves as a tRPC input). An empty value (`?active=`) is absent; anything
+ * else is a 400 naming the parameter.
+ */
+export const queryBoolean = z.preprocess(
+  emptyAsAbsent,
+  z
+    .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => QUERY_TRUE.includes(value))], {
+      error: "must be true or false",
+    })
+    .optional(),
+);
+
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The id of the record a request is about (a REST path's id, the tRPC input that plays its part): one
+ * that cannot name any record is 404 `what` not found, as one outside the caller's scope, on REST and
+ * tRPC alike. Ids that refer to another record (a body's student_id, a filter) stay z.uuid: a 400
+ * naming the field. Lowercased, as PostgreSQL prints uuids.
+ */
+export function recordId(what: string) {
+  return z
+    .string()
+    .check((context) => {
+      if (!uuidShape.test(context.value)) throw notFound(what);
+    })
+    .transform((value) => value.toLowerCase());
 }

@@ -1,5 +1,5 @@
 import type { AuthenticatedUser } from "../auth/authenticate";
-import { authenticateBearer } from "../auth/authenticate";
+import { MISSING_BEARER_TOKEN, authenticateRequest } from "../auth/authenticate";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
@@ -32,17 +32,12 @@ export function restRoute<Params = Record<string, never>>(
   };
 }
 
-/**
- * A Bearer token (external tools) or else the next-auth session cookie (the web app posting a form, as
- * the scan upload does). As in the tRPC context, a request with an Authorization header is judged by it
- * alone, so a tool never acts as whoever is signed in to the browser.
- */
+/** REST has no public routes: a caller without a valid credential is told which one is missing. */
 async function authenticateRestCaller(db: Db, headers: Headers): Promise<AuthenticatedUser> {
-  if (headers.has("authorization") || !headers.has("cookie")) return authenticateBearer(db, headers.get("authorization"));
-  // Loaded on first use: bearer-only callers (external tools, the in-process benchmark run by tsx, which
-  // cannot load next-auth's CommonJS default export) never need next-auth.
-  const { authenticateSessionCookie } = await import("../auth/session");
-  const user = await authenticateSessionCookie(db, headers);
-  if (!user) throw new AppError("unauthenticated", "Sign in first (no valid session cookie or bearer token)");
-  return user;
+  const user = await authenticateRequest(db, headers);
+  if (user) return user;
+  throw new AppError(
+    "unauthenticated",
+    headers.has("cookie") ? "Sign in first (no valid session cookie or bearer token)" : MISSING_BEARER_TOKEN,
+  );
 }

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { recordId, text } from "../http/input-rules";
 import { signUserToken } from "../auth/tokens";
 import type { Tx } from "../db/client";
 import { personalAccessTokens } from "../db/schema";
@@ -14,7 +14,7 @@ export const createPersonalAccessTokenInput = z.object({
   ttlDays: z.number().int().min(1, "ttlDays must be 1 to 365").max(365, "ttlDays must be 1 to 365").default(90),
 });
 
-export const revokePersonalAccessTokenInput = z.object({ id: z.uuid("id must be a token id") });
+export const revokePersonalAccessTokenInput = z.object({ id: recordId("Token") });
 
 /** Mints a token for external tools. The token itself is returned once and never stored. */
 export async function createPersonalAccessToken(

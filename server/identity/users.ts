@@ -8,6 +8,8 @@ import { AppError, notFound } from "../errors";
 
 export const roles = membershipRole.enumValues;
 export type Role = (typeof roles)[number];
+/** The staff of an institute: every role but student. They may teach a class, create templates and upload papers. */
+export const staffRoles: readonly Role[] = ["school_admin", "department_head", "teacher"];
 
 export const createUserInput = z.object({
   email: z.email("email must be an email address").transform((email) => email.toLowerCase()),

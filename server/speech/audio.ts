@@ -96,9 +96,15 @@ export function decodeAudioFile(
   });
 }
 
-/** Peak below -60 dBFS counts as silence: Whisper would only hallucinate on it. */
-export function isSilent(samples: Float32Array, threshold = 1e-3): boolean {
-  for (let i = 0; i < samples.length; i++) if (Math.abs(samples[i]!) > threshold) return false;
+/** The peak amplitude (-60 dBFS) at or below which audio counts as silence. */
+const SILENCE_PEAK = 1e-3;
+
+/**
+ * Silence is not decoded, neither a whole upload (answered without the model) nor one 30 s window of
+ * it: Whisper would only hallucinate on it.
+ */
+export function isSilent(samples: Float32Array): boolean {
+  for (let i = 0; i < samples.length; i++) if (Math.abs(samples[i]!) > SILENCE_PEAK) return false;
   return true;
 }
 

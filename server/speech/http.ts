@@ -10,7 +10,7 @@ import { CancelledJobError } from "./engine-pool";
 import { type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
-import { MULTIPART_OVERHEAD_BYTES, fileTooLarge, multipartBoundary, parseMultipartUpload } from "./multipart";
+import { SPEECH_FORM_OVERHEAD_BYTES, fileTooLarge, multipartBoundary, parseMultipartUpload } from "./multipart";
 import { parseSpeechOptions, transcriptionOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
@@ -146,7 +146,7 @@ async function transcribeUpload(
   const boundary = multipartBoundary(request.headers["content-type"]);
   if (!boundary) throw new AppError("invalid", "The body must be multipart/form-data with the audio in the 'file' field.", "file");
   const declaredLength = Number(request.headers["content-length"] ?? NaN);
-  if (declaredLength > config.maxAudioBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooLarge(config.maxAudioBytes);
+  if (declaredLength > config.maxAudioBytes + SPEECH_FORM_OVERHEAD_BYTES) throw fileTooLarge(config.maxAudioBytes);
 
   // The client going away cancels everything that follows, including a queued or running inference.
   const abort = new AbortController();

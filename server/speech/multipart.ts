@@ -23,8 +23,13 @@ export interface MultipartUpload {
 
 const MAX_FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 64;
-/** Room for the fields and part headers besides the file, when judging Content-Length up front. */
-export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+/**
+ * Room for the fields and part headers besides the file, when judging Content-Length up front (the
+ * parser bounds each field and the file while reading). A parallel of the exam's PDF_FORM_OVERHEAD_BYTES
+ * (server/exam/pdf-upload.ts), larger because a speech form carries text fields of up to 64 KB (a prompt,
+ * repeated options) where a scan's are 1 KB.
+ */
+export const SPEECH_FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 /**
  * Uploads are spooled to `markbook-speech-<pid>-<random>/` in the system's temporary folder (ffmpeg reads

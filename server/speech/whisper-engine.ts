@@ -5,7 +5,7 @@
  * through those parts; the engine worker imports the engine from here. Runs inside an engine worker
  * thread (never on the server's event loop).
  */
-import { SAMPLE_RATE } from "./audio";
+import { SAMPLE_RATE, isSilent } from "./audio";
 import type { EngineSettings, TranscribeRequest, TranscribeResult } from "./engine-protocol";
 import type { Segment, Word } from "./formats";
 import { CancelledError } from "./whisper/cancelled";
@@ -23,8 +23,6 @@ export { type LoadedWhisper, disposeWhisper, loadWhisper } from "./whisper/model
 
 const WINDOW_SECONDS = 30;
 const WINDOW_SAMPLES = WINDOW_SECONDS * SAMPLE_RATE;
-/** Windows quieter than this (peak amplitude) are not decoded: Whisper would only hallucinate. */
-const SILENCE_PEAK = 1e-3;
 
 /** What the model cannot do is refused before any decoding: word timestamps without cross-attentions, a language it does not know. */
 function checkRequestFitsModel(loaded: LoadedWhisper, request: TranscribeRequest) {
@@ -39,11 +37,9 @@ function checkRequestFitsModel(loaded: LoadedWhisper, request: TranscribeRequest
   }
 }
 
-/** Too quiet, or under a tenth of a second: not worth a decode. */
+/** Too quiet (the one silence rule, `isSilent`), or under a tenth of a second: not worth a decode. */
 function skipWindow(window: Float32Array): boolean {
-  let peak = 0;
-  for (let i = 0; i < window.length; i++) peak = Math.max(peak, Math.abs(window[i]!));
-  return peak < SILENCE_PEAK || window.length < SAMPLE_RATE / 10;
+  return isSilent(window) || window.length < SAMPLE_RATE / 10;
 }
 
 export async function transcribeWithWhisper(

@@ -1,21 +1,13 @@
-import { authenticateBearer } from "../auth/authenticate";
-import { authenticateSessionCookie } from "../auth/session";
+import { authenticateRequest } from "../auth/authenticate";
 import { getDatabase } from "../db/client";
 import { toTRPCError } from "../errors";
 import type { Context } from "./init";
 
-/**
- * Who is calling: a Bearer token (external tools, tests) or else the next-auth session cookie (the web
- * app). A request that sends an Authorization header is judged by it alone: a bad token is UNAUTHORIZED
- * even when a valid cookie rides along, so a tool never acts as whoever is signed in to the browser.
- */
+/** Who is calling (authenticateRequest); `user` is null for a caller without credentials, refused by userProcedure. */
 export async function createContext({ headers }: { headers: Headers }): Promise<Context> {
   const { db } = await getDatabase();
   try {
-    const user = headers.has("authorization")
-      ? await authenticateBearer(db, headers.get("authorization"))
-      : await authenticateSessionCookie(db, headers);
-    return { db, user };
+    return { db, user: await authenticateRequest(db, headers) };
   } catch (error) {
     throw toTRPCError(error);
   }

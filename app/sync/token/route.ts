@@ -1,7 +1,7 @@
 import { canvasRoute } from "@/server/classroom/snapshot-route";
 import { parseSnapshotPath } from "@/server/classroom/snapshots";
 import { issueSyncToken, issueSyncTokenInput, syncTokenOutput } from "@/server/classroom/sync-tokens";
-import { validatedReply } from "@/server/classroom/validated-reply";
+import { validatedReply } from "@/server/http/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { readJsonBody } from "@/server/http/request-body";
 

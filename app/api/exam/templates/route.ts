@@ -1,5 +1,6 @@
 import { asUser } from "@/server/db/rls";
-import { queryBoolean, queryObject } from "@/server/exam/http-input";
+import { queryObject } from "@/server/exam/http-input";
+import { queryBoolean } from "@/server/http/input-rules";
 import { readJsonBody } from "@/server/http/request-body";
 import {
   createTemplate,
@@ -10,6 +11,7 @@ import {
   templateOutput,
 } from "@/server/exam/templates";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +19,7 @@ export const dynamic = "force-dynamic";
 export const POST = restRoute(async ({ db, user, request }) => {
   const body = createTemplateInput.parse(await readJsonBody(request));
   const template = await createTemplate(db, user.id, body);
-  return Response.json(templateOutput.parse(template), { status: 201 });
+  return Response.json(validatedReply(templateOutput, template, "POST /api/exam/templates"), { status: 201 });
 });
 
 const listQuery = listTemplatesInput.extend({ include_archived: queryBoolean });
@@ -26,5 +28,5 @@ const listQuery = listTemplatesInput.extend({ include_archived: queryBoolean });
 export const GET = restRoute(async ({ db, user, url }) => {
   const filters = listQuery.parse(queryObject(url));
   const templates = await asUser(db, user.id, (tx) => listTemplates(tx, { ...filters, include_archived: filters.include_archived ?? false }));
-  return templateListOutput.parse({ templates });
+  return validatedReply(templateListOutput, { templates }, "GET /api/exam/templates");
 });

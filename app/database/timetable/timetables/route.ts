@@ -1,6 +1,6 @@
 import { listTimetables, listTimetablesOutput } from "@/server/classroom/timetables";
 import { asUser } from "@/server/db/rls";
-import { validatedReply } from "@/server/classroom/validated-reply";
+import { validatedReply } from "@/server/http/validated-reply";
 import { restRoute } from "@/server/http/rest";
 
 export const dynamic = "force-dynamic";

@@ -3,6 +3,7 @@ import { readJsonBody } from "@/server/http/request-body";
 import { saveMark } from "@/server/exam/mark-writer";
 import { markOutput, markUpsertBody } from "@/server/exam/marks";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
 export const PUT = restRoute<{ markId: string }>(async ({ db, user, params, request }) => {
   const markId = pathId(params.markId, "Mark");
   const body = markUpsertBody.parse(await readJsonBody(request));
-  return markOutput.parse(await saveMark(db, user.id, { mark_id: markId, body }));
+  return validatedReply(markOutput, await saveMark(db, user.id, { mark_id: markId, body }), "PUT /api/exam/marks/{markId}");
 });

@@ -3,6 +3,7 @@ import { pathId } from "@/server/exam/http-input";
 import { readJsonBody } from "@/server/http/request-body";
 import { editMarkScheme, editMarkSchemeBody, questionOutput } from "@/server/exam/templates";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -11,5 +12,5 @@ export const PATCH = restRoute<{ questionId: string }>(async ({ db, user, params
   const questionId = pathId(params.questionId, "Question");
   // Parsed here so that a refusal names the field as this client sent it (`mark_scheme.points.0`).
   const body = editMarkSchemeBody.parse(await readJsonBody(request));
-  return questionOutput.parse(await asUser(db, user.id, (tx) => editMarkScheme(tx, user.id, { question_id: questionId, body })));
+  return validatedReply(questionOutput, await asUser(db, user.id, (tx) => editMarkScheme(tx, user.id, { question_id: questionId, body })), "PATCH /api/exam/questions/{questionId}");
 });

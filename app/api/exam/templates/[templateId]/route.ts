@@ -10,6 +10,7 @@ import {
   templateWithCanvasOutput,
 } from "@/server/exam/templates";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +19,7 @@ type Params = { templateId: string };
 /** GET /api/exam/templates/{id}: the template with its whole canvas. */
 export const GET = restRoute<Params>(async ({ db, user, params }) => {
   const template_id = pathId(params.templateId, "Template");
-  return templateWithCanvasOutput.parse(await asUser(db, user.id, (tx) => getTemplate(tx, template_id)));
+  return validatedReply(templateWithCanvasOutput, await asUser(db, user.id, (tx) => getTemplate(tx, template_id)), "GET /api/exam/templates/{templateId}");
 });
 
 /** PUT /api/exam/templates/{id}: full-replace save of the canvas and template-level fields. */
@@ -26,11 +27,11 @@ export const PUT = restRoute<Params>(async ({ db, user, params, request }) => {
   const template_id = pathId(params.templateId, "Template");
   // Parsed here so that a refusal names the field as this client sent it (`questions.1.label`).
   const body = saveTemplateBody.parse(await readJsonBody(request));
-  return templateWithCanvasOutput.parse(await saveTemplate(db, user.id, { template_id, body }));
+  return validatedReply(templateWithCanvasOutput, await saveTemplate(db, user.id, { template_id, body }), "PUT /api/exam/templates/{templateId}");
 });
 
 /** DELETE /api/exam/templates/{id}: soft delete (archived; the row is kept). */
 export const DELETE = restRoute<Params>(async ({ db, user, params }) => {
   const template_id = pathId(params.templateId, "Template");
-  return templateOutput.parse(await asUser(db, user.id, (tx) => archiveTemplate(tx, user.id, template_id)));
+  return validatedReply(templateOutput, await asUser(db, user.id, (tx) => archiveTemplate(tx, user.id, template_id)), "DELETE /api/exam/templates/{templateId}");
 });

@@ -1,5 +1,5 @@
 import { classListOutput, listTaughtClasses } from "@/server/classroom/classes";
-import { validatedReply } from "@/server/classroom/validated-reply";
+import { validatedReply } from "@/server/http/validated-reply";
 import { asUser } from "@/server/db/rls";
 import { restRoute } from "@/server/http/rest";
 

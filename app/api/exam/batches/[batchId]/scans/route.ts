@@ -1,6 +1,7 @@
 import { pathId } from "@/server/exam/http-input";
 import { scanUploadOutput, uploadScan } from "@/server/exam/scans";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -17,5 +18,5 @@ export const POST = restRoute<{ batchId: string }>(async ({ db, user, params, re
     contentLength: length && /^\d+$/.test(length) ? Number(length) : null,
     body: request.body,
   });
-  return Response.json(scanUploadOutput.parse(submission), { status: created ? 201 : 200 });
+  return Response.json(validatedReply(scanUploadOutput, submission, "POST /api/exam/batches/{batchId}/scans"), { status: created ? 201 : 200 });
 });

@@ -3,6 +3,7 @@ import { assignScan, assignScanBody, assignScanOutput } from "@/server/exam/assi
 import { pathId } from "@/server/exam/http-input";
 import { readJsonBody } from "@/server/http/request-body";
 import { restRoute } from "@/server/http/rest";
+import { validatedReply } from "@/server/http/validated-reply";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
 export const POST = restRoute<{ submissionId: string }>(async ({ db, user, params, request }) => {
   const submissionId = pathId(params.submissionId, "Submission");
   const body = assignScanBody.parse(await readJsonBody(request));
-  return assignScanOutput.parse(await asUser(db, user.id, (tx) => assignScan(tx, user.id, { submission_id: submissionId, ...body })));
+  return validatedReply(assignScanOutput, await asUser(db, user.id, (tx) => assignScan(tx, user.id, { submission_id: submissionId, ...body })), "POST /api/exam/submissions/{submissionId}/assign");
 });
