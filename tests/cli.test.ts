@@ -96,7 +96,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(JSON.stringify(stored)).not.toContain(key);
     });
 
-    it("lists API keys and revokes one by id", async () => {
+    it("lists API keys and revokes one by id", { timeout: CHAIN_TIMEOUT }, async () => {
       const key = await result(["api-key", "create", "--name", "Old laptop"], target.env);
       const listing = (await markbook(["api-key", "list"], target.env)).stdout;
       const line = listing.split("\n").find((row) => row.endsWith("\tOld laptop"));

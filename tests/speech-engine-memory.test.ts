@@ -100,7 +100,8 @@ describe.skipIf(!testModelAvailable)("speech engine memory: the rewritten graphs
     await Promise.all([original.release(), shared.release()]);
   });
 
-  it("the encoder's attention runs as fused MultiHeadAttention and gives the same attention output", async () => {
+  // Two ONNX sessions built and run on the tiny encoder: seconds alone, several times that on a busy machine.
+  it("the encoder's attention runs as fused MultiHeadAttention and gives the same attention output", { timeout: 120_000 }, async () => {
     const fused = fuseEncoderAttention(encoderBytes());
     expect(fused).not.toBeNull();
     expect(Buffer.from(fused!).includes("MultiHeadAttention")).toBe(true);
