@@ -65,7 +65,7 @@ export function TemplateEditor({ templateId, userId }: { templateId: string; use
 
 type ConflictState = { changes: ReturnType<typeof markSchemeChanges> } | null;
 
-function Workspace({ templateId, initial, readOnly }: { templateId: string; initial: ServerTemplate & { source_file_id: string | null; exam_code: string | null }; readOnly: boolean }) {
+function Workspace({ templateId, initial, readOnly }: { templateId: string; initial: ServerTemplate; readOnly: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [saved, setSaved] = useState<EditorDocument>(() => documentFromServer(initial));

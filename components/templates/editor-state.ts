@@ -4,7 +4,9 @@
  * page-relative (0–1, origin top-left), as the API stores them.
  */
 
-export type TemplateStatus = "draft" | "ready" | "archived";
+import type { TemplateStatus } from "@/server/exam/templates";
+
+export type { TemplateStatus };
 export type AreaKind = "response" | "context";
 export type MarkScheme = { type: string; [key: string]: unknown };
 

@@ -1,24 +1,9 @@
-import type { EditorDocument, MarkScheme, TemplateStatus } from "./editor-state";
+import type { z } from "zod";
+import type { templateWithCanvasOutput } from "@/server/exam/templates";
+import type { EditorDocument, MarkScheme } from "./editor-state";
 
-/** The shape exam.templates.get and exam.templates.save answer (the parts the editor uses). */
-export interface ServerTemplate {
-  title: string;
-  subject: string | null;
-  status: TemplateStatus;
-  page_count: number | null;
-  questions: Array<{
-    id: string;
-    parent_id: string | null;
-    label: string;
-    max_marks: number | null;
-    answer_type: string | null;
-    mark_scheme: { type: string; [key: string]: unknown } | null;
-    spec_ref: string | null;
-    is_container: boolean;
-  }>;
-  response_areas: Array<{ id: string; question_id: string; page: number; kind: "response" | "context"; response_form: string | null; x: number; y: number; width: number; height: number }>;
-  boundaries: Array<{ id: string; question_id: string; page: number; top: number; bottom: number }>;
-}
+/** What exam.templates.get and exam.templates.save answer: the server's own reply schema. */
+export type ServerTemplate = z.output<typeof templateWithCanvasOutput>;
 
 /** The editor's document from the server's template (questions already in tree order). */
 export function documentFromServer(template: ServerTemplate): EditorDocument {

@@ -1,6 +1,8 @@
 import { Badge } from "@/components/ui/Badge";
 
-export type TemplateStatus = "draft" | "ready" | "archived";
+import type { TemplateStatus } from "@/server/exam/templates";
+
+export type { TemplateStatus };
 
 export const statusLabels: Record<TemplateStatus, string> = { draft: "Draft", ready: "Ready", archived: "Archived" };
 

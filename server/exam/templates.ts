@@ -22,6 +22,7 @@ import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/pr
 import { resolveStaffInstitute } from "./staff-institute";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
+export type TemplateStatus = (typeof templateStatusValues)[number];
 
 // ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
 
