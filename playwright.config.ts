@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
 
 /**
@@ -6,7 +8,7 @@ import { defineConfig } from "@playwright/test";
  * run starts from a newly seeded demo school.
  *   E2E_PORT=3100        port of the test server
  *   E2E_SKIP_BUILD=1     reuse the existing .next build (local iterations only)
- *   CHROMIUM_PATH=…      another Chromium binary (default /usr/bin/chromium)
+ *   CHROMIUM_PATH=…      another Chromium binary (default /usr/bin/chromium, else the headless shell from npm)
  *   E2E_BASE_URL=…       test a server that is already running (it must have the demo school); no web server is started
  */
 const port = Number(process.env.E2E_PORT ?? 3100);
@@ -31,9 +33,21 @@ const speechEnv = {
   SPEECH_FALLBACK_TEMPERATURES: "off",
 };
 
+/**
+ * The machine's Chromium, else the Chromium headless shell that `@sparticuz/chromium` ships in npm
+ * (unpacked to /tmp on first use), so `npm test` needs no system browser. Its path is only known
+ * asynchronously, and the config is read synchronously: a child process asks for it.
+ */
+function chromiumExecutable(): string {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  if (fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
+  const script = "import('@sparticuz/chromium').then(async ({ default: chromium }) => process.stdout.write(await chromium.executablePath()))";
+  return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" });
+}
+
 /** Chromium as every spec launches it; a spec that needs more flags (fake microphone) extends these. */
 export const chromiumLaunchOptions = {
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  executablePath: chromiumExecutable(),
   // --headless is added by Playwright itself.
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
 };

@@ -25,6 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { type Browser, type BrowserContext, type Page, chromium } from "@playwright/test";
+import { chromiumLaunchOptions } from "../playwright.config";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
@@ -371,10 +372,7 @@ async function main() {
   ensureBuild();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-bench-ui-"));
   const server = await startServer(dataDir);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions);
   try {
     const context = await browser.newContext({ viewport: VIEWPORT });
     await prepareContext(context);
