@@ -3,7 +3,7 @@ import { GET as listEnrolledRoute } from "../app/database/timetable/classes/enro
 import { GET as listSchoolClassesRoute } from "../app/database/timetable/classes/route";
 import { GET as listSchoolStudentsRoute } from "../app/database/timetable/classes/school/students/route";
 import { GET as listTeachingRoute } from "../app/database/timetable/classes/teaching/route";
-import { GET as listClassStudentsRoute, POST as addStudentRoute } from "../app/database/timetable/classes/[classId]/students/route";
+import { GET as listClassStudentsRoute, POST as addStudentRoute } from "../app/database/timetable/classes/[class_id]/students/route";
 import { signUserToken } from "../server/auth/tokens";
 import { createClass } from "../server/classroom/classes";
 import { asService } from "../server/db/rls";
@@ -22,7 +22,7 @@ const addStudent = (classId: string, token: string, body: unknown) =>
       headers: { ...bearer(token), "content-type": "application/json" },
       body: typeof body === "string" ? body : JSON.stringify(body),
     }),
-    { params: Promise.resolve({ classId }) },
+    { params: Promise.resolve({ class_id: classId }) },
   );
 
 describeOnEachDatabase("classes and students", (database) => {
@@ -146,7 +146,7 @@ describeOnEachDatabase("classes and students", (database) => {
       expect(await response.json()).toMatchObject({ active: true });
       const listed = await (
         await listClassStudentsRoute(new Request(`http://localhost/database/timetable/classes/${artId}/students`, { headers: bearer(school.teacher.token) }), {
-          params: Promise.resolve({ classId: artId }),
+          params: Promise.resolve({ class_id: artId }),
         })
       ).json();
       expect(listed.students.map((student: { id: string }) => student.id)).toContain(school.otherStudent.id);
@@ -162,7 +162,7 @@ describeOnEachDatabase("classes and students", (database) => {
       expect(foreign.status).toBe(404);
       const foreignList = await listClassStudentsRoute(
         new Request(`http://localhost/database/timetable/classes/${otherClassId}/students`, { headers: bearer(school.admin.token) }),
-        { params: Promise.resolve({ classId: otherClassId }) },
+        { params: Promise.resolve({ class_id: otherClassId }) },
       );
       expect(foreignList.status).toBe(404);
     });

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
-import { GET as classStudentsRoute, POST as addStudentRoute } from "../app/database/timetable/classes/[classId]/students/route";
+import { GET as classStudentsRoute, POST as addStudentRoute } from "../app/database/timetable/classes/[class_id]/students/route";
 import { GET as schoolClassesRoute } from "../app/database/timetable/classes/route";
 import { GET as schoolStudentsRoute } from "../app/database/timetable/classes/school/students/route";
 import { GET as graphChildrenRoute } from "../app/graph/node/children/route";
@@ -25,7 +25,7 @@ const CLASSES = "/database/timetable/classes";
 const classStudentsPath = (classId: string) => `/database/timetable/classes/${classId}/students`;
 const getClassStudents = (classId: string, token: string, headers: Record<string, string> = {}) =>
   classStudentsRoute(new Request(`http://localhost${classStudentsPath(classId)}`, { headers: { authorization: `Bearer ${token}`, ...headers } }), {
-    params: Promise.resolve({ classId }),
+    params: Promise.resolve({ class_id: classId }),
   });
 
 async function json(response: Response) {
@@ -151,7 +151,7 @@ describeOnEachDatabase("the reply cache of the classroom lists", (database) => {
           headers: { authorization: `Bearer ${school.admin.token}`, "content-type": "application/json" },
           body: JSON.stringify({ student_id: pupil.id }),
         }),
-        { params: Promise.resolve({ classId: mathsId }) },
+        { params: Promise.resolve({ class_id: mathsId }) },
       );
       expect(added.status).toBe(200);
       expect(namesOf(await json(await getClassStudents(mathsId, school.teacher.token)))).toContain("Eve Enrolled");
@@ -161,7 +161,7 @@ describeOnEachDatabase("the reply cache of the classroom lists", (database) => {
       const withInactive = await json(
         await classStudentsRoute(
           new Request(`http://localhost${classStudentsPath(mathsId)}?include_inactive=true`, { headers: { authorization: `Bearer ${school.teacher.token}` } }),
-          { params: Promise.resolve({ classId: mathsId }) },
+          { params: Promise.resolve({ class_id: mathsId }) },
         ),
       );
       expect(withInactive.students.find((student: { full_name: string }) => student.full_name === "Eve Enrolled").active).toBe(false);

@@ -1,12 +1,12 @@
 import crypto from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
-import { PUT as markRoute } from "../app/api/exam/marks/[markId]/route";
-import { PATCH as questionRoute } from "../app/api/exam/questions/[questionId]/route";
-import { GET as templateRoute, PUT as saveTemplateRoute } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
+import { PATCH as questionRoute } from "../app/api/exam/questions/[question_id]/route";
+import { GET as templateRoute, PUT as saveTemplateRoute } from "../app/api/exam/templates/[template_id]/route";
 import { GET as listTemplatesRoute, POST as createTemplateRoute } from "../app/api/exam/templates/route";
-import { POST as addStudentRoute } from "../app/database/timetable/classes/[classId]/students/route";
+import { POST as addStudentRoute } from "../app/database/timetable/classes/[class_id]/students/route";
 import { GET as childrenRoute } from "../app/graph/node/children/route";
 import { POST as syncTokenRoute } from "../app/sync/token/route";
 import { parseJson } from "../server/http/request-body";
@@ -29,7 +29,7 @@ describeOnEachDatabase("input refused at the edge", (database) => {
   let studentId: string;
 
   const refusal = async (response: Response) => ({ status: response.status, detail: ((await response.json()) as { detail: string }).detail });
-  const readTemplate = async () => (await callRest(templateRoute, { token: school.teacher.token, params: { templateId } })).json();
+  const readTemplate = async () => (await callRest(templateRoute, { token: school.teacher.token, params: { template_id: templateId } })).json();
 
   beforeAll(async () => {
     school = await createSchool(database().db, "Edge");
@@ -41,11 +41,11 @@ describeOnEachDatabase("input refused at the edge", (database) => {
     templateId = template.id;
     canvas = sampleCanvas();
     canvas.questions[3]!.max_marks = null as never;
-    const saved = await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { templateId }, body: canvas });
+    const saved = await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { template_id: templateId }, body: canvas });
     expect(saved.status).toBe(200);
     const batch = await (await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: templateId, class_id: classId } })).json();
     batchId = batch.id;
-    submissionId = (await (await callRest(queueRoute, { token: school.teacher.token, params: { batchId } })).json()).submissions[0].id;
+    submissionId = (await (await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } })).json()).submissions[0].id;
   });
 
   it("refuses integers beyond PostgreSQL integer in question order and area and boundary page, naming the field", async () => {
@@ -58,7 +58,7 @@ describeOnEachDatabase("input refused at the edge", (database) => {
     for (const [field, spoil] of cases) {
       const body = structuredClone(canvas);
       spoil(body);
-      const response = await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { templateId }, body });
+      const response = await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { template_id: templateId }, body });
       expect(await refusal(response)).toEqual({ status: 400, detail: `${field}: must be at most 2147483647` });
     }
     expect(await readTemplate()).toEqual(before);
@@ -75,14 +75,14 @@ describeOnEachDatabase("input refused at the edge", (database) => {
     });
     const relabel = structuredClone(canvas);
     relabel.questions[1]!.label = "1\u0000a";
-    expect(await refusal(await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { templateId }, body: relabel }))).toEqual({
+    expect(await refusal(await callRest(saveTemplateRoute, { method: "PUT", token: school.teacher.token, params: { template_id: templateId }, body: relabel }))).toEqual({
       status: 400,
       detail: "questions.1.label: must not contain NUL characters",
     });
     const scheme = await callRest(questionRoute, {
       method: "PATCH",
       token: school.teacher.token,
-      params: { questionId: canvas.ids.q2 },
+      params: { question_id: canvas.ids.q2 },
       body: { mark_scheme: { type: "points", points: ["M1\u0000"] } },
     });
     expect(await refusal(scheme)).toEqual({ status: 400, detail: "mark_scheme.points.0: must not contain NUL characters" });
@@ -102,7 +102,7 @@ describeOnEachDatabase("input refused at the edge", (database) => {
 
   it("refuses marks too large for numeric(8, 2) when the question has no max_marks, and NUL inside the stored detail", async () => {
     const mark = (body: Record<string, unknown>) =>
-      callRest(markRoute, { method: "PUT", token: school.teacher.token, params: { markId: crypto.randomUUID() }, body });
+      callRest(markRoute, { method: "PUT", token: school.teacher.token, params: { mark_id: crypto.randomUUID() }, body });
     const valid = { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 3 };
     expect(await refusal(await mark({ ...valid, awarded_marks: 1_000_000 }))).toEqual({ status: 400, detail: "awarded_marks: must be at most 999999.99" });
     expect(await refusal(await mark({ ...valid, awarded_marks: 2 ** 53 }))).toEqual({ status: 400, detail: "awarded_marks: must be at most 999999.99" });
@@ -160,7 +160,7 @@ describeOnEachDatabase("input refused at the edge", (database) => {
         headers: { authorization: `Bearer ${school.admin.token}`, "content-type": "application/json" },
         body: `{"student_id": "${studentId}", "student_id": "${studentId}"}`,
       }),
-      { params: Promise.resolve({ classId }) },
+      { params: Promise.resolve({ class_id: classId }) },
     );
     expect(await refusal(addStudent)).toEqual({ status: 400, detail: 'The key "student_id" appears twice in one object of the body' });
     const token = await post(syncTokenRoute as typeof createTemplateRoute, '{"__proto__": {}}');

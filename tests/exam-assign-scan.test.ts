@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { POST as scansRoute } from "../app/api/exam/batches/[batchId]/scans/route";
-import { POST as assignRoute } from "../app/api/exam/submissions/[submissionId]/assign/route";
-import { GET as scanFileRoute } from "../app/api/exam/submissions/[submissionId]/scan/route";
+import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
+import { POST as assignRoute } from "../app/api/exam/submissions/[submission_id]/assign/route";
+import { GET as scanFileRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { GET as openApiRoute } from "../app/api/openapi.json/route";
 import { asService, asUser } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
@@ -44,7 +44,7 @@ describeOnEachDatabase("assigning an unmatched scan to a student", (database) =>
         headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
         body: form.body,
       }),
-      { params: Promise.resolve({ batchId }) },
+      { params: Promise.resolve({ batch_id: batchId }) },
     );
     expect(response.status).toBe(201);
     const submission = await response.json();
@@ -60,7 +60,7 @@ describeOnEachDatabase("assigning an unmatched scan to a student", (database) =>
   const marksOn = (submissionId: string) =>
     asService(database().db, (tx) => tx.select().from(examMarkEntries).where(eq(examMarkEntries.submission_id, submissionId)));
   const assignOverRest = (token: string | undefined, submissionId: string, body: unknown) =>
-    callRest(assignRoute, { method: "POST", token, body, params: { submissionId } });
+    callRest(assignRoute, { method: "POST", token, body, params: { submission_id: submissionId } });
 
   beforeAll(async () => {
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-assign-"));
@@ -96,7 +96,7 @@ describeOnEachDatabase("assigning an unmatched scan to a student", (database) =>
     expect(queue.progress).toMatchObject({ total: 3, absent: 2, in_progress: 1 });
     // The stored file went with it: the student's submission serves the scan's bytes.
     const file = await scanFileRoute(new Request("http://localhost/x", { headers: { authorization: `Bearer ${school.teacher.token}` } }), {
-      params: Promise.resolve({ submissionId: slot.id }),
+      params: Promise.resolve({ submission_id: slot.id }),
     });
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()).toBe("%PDF-");
@@ -313,9 +313,9 @@ describeOnEachDatabase("assigning an unmatched scan to a student", (database) =>
     expect(again.status).toBe(404);
 
     const document = await openApiRoute().json();
-    const route = await import("../app/api/exam/submissions/[submissionId]/assign/route");
+    const route = await import("../app/api/exam/submissions/[submission_id]/assign/route");
     expect(route.dynamic).toBe("force-dynamic");
-    const operation = document.paths["/api/exam/submissions/{submissionId}/assign"];
+    const operation = document.paths["/api/exam/submissions/{submission_id}/assign"];
     expect(Object.keys(operation).filter((key) => key !== "parameters")).toEqual(["post"]);
     expect(operation.post.requestBody.content["application/json"].schema.required).toEqual(["student_id"]);
     expect(Object.keys(operation.post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409"]));

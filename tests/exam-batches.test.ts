@@ -1,13 +1,13 @@
 import crypto from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { POST as archiveRoute } from "../app/api/exam/batches/[batchId]/archive/route";
-import { GET as csvRoute } from "../app/api/exam/batches/[batchId]/csv/route";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
-import { GET as resultsRoute } from "../app/api/exam/batches/[batchId]/results/route";
+import { POST as archiveRoute } from "../app/api/exam/batches/[batch_id]/archive/route";
+import { GET as csvRoute } from "../app/api/exam/batches/[batch_id]/csv/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
+import { GET as resultsRoute } from "../app/api/exam/batches/[batch_id]/results/route";
 import { GET as listRoute, POST as createRoute } from "../app/api/exam/batches/route";
-import { PUT as markRoute } from "../app/api/exam/marks/[markId]/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
-import { DELETE as deleteTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
+import { DELETE as deleteTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { enrollments } from "../server/db/schema";
@@ -25,9 +25,9 @@ describeOnEachDatabase("exam batches", (database) => {
   let roster: Awaited<ReturnType<typeof createClassWithStudents>>;
 
   const createBatch = (token: string, body: unknown) => callRest(createRoute, { method: "POST", token, body });
-  const batchGet = (route: typeof queueRoute, token: string, batchId: string) => callRest(route, { token, params: { batchId } });
+  const batchGet = (route: typeof queueRoute, token: string, batchId: string) => callRest(route, { token, params: { batch_id: batchId } });
   const mark = (token: string, body: Record<string, unknown>, markId: string = crypto.randomUUID()) =>
-    callRest(markRoute, { method: "PUT", token, body, params: { markId } });
+    callRest(markRoute, { method: "PUT", token, body, params: { mark_id: markId } });
 
   beforeAll(async () => {
     school = await createSchool(database().db, "Batches");
@@ -35,7 +35,7 @@ describeOnEachDatabase("exam batches", (database) => {
     const response = await callRest(postTemplate, { method: "POST", token: school.teacher.token, body: { title: "Mock", page_count: 4 } });
     template = await response.json();
     canvas = sampleCanvas();
-    expect((await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: canvas, params: { templateId: template.id } })).status).toBe(200);
+    expect((await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: canvas, params: { template_id: template.id } })).status).toBe(200);
     roster = await createClassWithStudents(database().db, school, 3);
     // An enrollment that ended: that student is not on a new batch's roster.
     await asService(database().db, (tx) =>
@@ -86,7 +86,7 @@ describeOnEachDatabase("exam batches", (database) => {
 
     it("refuses a batch of an archived template (409)", async () => {
       const created = await (await callRest(postTemplate, { method: "POST", token: school.teacher.token, body: { title: "Old" } })).json();
-      await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { templateId: created.id } });
+      await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { template_id: created.id } });
       expect((await createBatch(school.teacher.token, { template_id: created.id })).status).toBe(409);
     });
   });
@@ -104,10 +104,10 @@ describeOnEachDatabase("exam batches", (database) => {
       };
       expect(await titles(`?template_id=${other.id}`)).toEqual(["third", "second", "first"]);
 
-      expect((await callRest(archiveRoute, { method: "POST", token: school.otherTeacher.token, params: { batchId: second.id } })).status).toBe(403);
-      expect((await callRest(archiveRoute, { method: "POST", token: otherSchool.teacher.token, params: { batchId: second.id } })).status).toBe(404);
+      expect((await callRest(archiveRoute, { method: "POST", token: school.otherTeacher.token, params: { batch_id: second.id } })).status).toBe(403);
+      expect((await callRest(archiveRoute, { method: "POST", token: otherSchool.teacher.token, params: { batch_id: second.id } })).status).toBe(404);
       for (let attempt = 0; attempt < 2; attempt++) {
-        const archived = await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batchId: second.id } });
+        const archived = await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batch_id: second.id } });
         expect(archived.status).toBe(200);
         expect(await archived.json()).toMatchObject({ id: second.id, status: "archived" });
       }
@@ -122,7 +122,7 @@ describeOnEachDatabase("exam batches", (database) => {
     it("refuses marks on an archived batch with a clear 409", async () => {
       const batch = await (await createBatch(school.teacher.token, { template_id: template.id, class_id: roster.class.id })).json();
       const queue = await (await batchGet(queueRoute, school.teacher.token, batch.id)).json();
-      await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batchId: batch.id } });
+      await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batch_id: batch.id } });
       const refused = await mark(school.teacher.token, { submission_id: queue.submissions[0].id, question_id: canvas.ids.q2, awarded_marks: 1 });
       expect(refused.status).toBe(409);
       expect((await refused.json()).detail).toMatch(/archived/);

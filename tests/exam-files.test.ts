@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { GET as getFileRoute } from "../app/api/exam/files/[fileId]/route";
+import { GET as getFileRoute } from "../app/api/exam/files/[file_id]/route";
 import { POST as uploadRoute } from "../app/api/exam/files/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { createCaller } from "../server/trpc/root";
@@ -43,7 +43,7 @@ describeOnEachDatabase("exam template files", (database) => {
     return uploadRoute(request);
   }
 
-  const download = (token: string, fileId: string) => callRest(getFileRoute, { token, params: { fileId } });
+  const download = (token: string, fileId: string) => callRest(getFileRoute, { token, params: { file_id: fileId } });
 
   beforeAll(async () => {
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-files-"));

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
@@ -45,7 +45,7 @@ describeOnEachDatabase("exam marks written together", (database) => {
 
   async function templateWithBatch(owner: School["teacher"], layout: ReturnType<typeof sampleCanvas>) {
     const template = await (await callRest(postTemplate, { method: "POST", token: owner.token, body: { title: "Mock", page_count: 4 } })).json();
-    expect((await callRest(putTemplate, { method: "PUT", token: owner.token, body: layout, params: { templateId: template.id } })).status).toBe(200);
+    expect((await callRest(putTemplate, { method: "PUT", token: owner.token, body: layout, params: { template_id: template.id } })).status).toBe(200);
     const batch = await (await callRest(createBatchRoute, { method: "POST", token: owner.token, body: { template_id: template.id } })).json();
     return batch.id as string;
   }

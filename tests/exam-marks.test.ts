@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
-import { PUT as markRoute } from "../app/api/exam/marks/[markId]/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
@@ -21,7 +21,7 @@ describeOnEachDatabase("exam marks", (database) => {
   let submissions: { id: string; status: string }[];
 
   const mark = (token: string, body: Record<string, unknown>, markId: string = crypto.randomUUID()) =>
-    callRest(markRoute, { method: "PUT", token, body, params: { markId } });
+    callRest(markRoute, { method: "PUT", token, body, params: { mark_id: markId } });
   const statusOf = async (submissionId: string) => {
     const [row] = await asService(database().db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId)));
     return row!.status;
@@ -30,7 +30,7 @@ describeOnEachDatabase("exam marks", (database) => {
   async function templateWithCanvas(token: string) {
     const template = await (await callRest(postTemplate, { method: "POST", token, body: { title: "Mock", page_count: 4 } })).json();
     const layout = sampleCanvas();
-    expect((await callRest(putTemplate, { method: "PUT", token, body: layout, params: { templateId: template.id } })).status).toBe(200);
+    expect((await callRest(putTemplate, { method: "PUT", token, body: layout, params: { template_id: template.id } })).status).toBe(200);
     return { template, layout };
   }
 
@@ -43,7 +43,7 @@ describeOnEachDatabase("exam marks", (database) => {
     const roster = await createClassWithStudents(database().db, school, 4);
     const batch = await (await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: made.template.id, class_id: roster.class.id } })).json();
     batchId = batch.id;
-    submissions = (await (await callRest(queueRoute, { token: school.teacher.token, params: { batchId } })).json()).submissions;
+    submissions = (await (await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } })).json()).submissions;
   });
 
   it("upserts with batch_id from the submission and marked_by teacher; writes optional fields only when supplied", async () => {
@@ -164,7 +164,7 @@ describeOnEachDatabase("exam marks", (database) => {
       const [submission] = await asService(database().db, (tx) => tx.insert(examSubmissions).values({ batch_id: batch.id, status: "matched" }).returning());
       const markId = crypto.randomUUID();
       const [saved, marked] = await Promise.all([
-        callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: layout, params: { templateId: template.id } }),
+        callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: layout, params: { template_id: template.id } }),
         mark(school.otherTeacher.token, { submission_id: submission!.id, question_id: layout.ids.q2, awarded_marks: 1 }, markId),
       ]);
       expect([200, 409]).toContain(saved.status);

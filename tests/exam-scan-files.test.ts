@@ -3,11 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
-import { POST as scansRoute } from "../app/api/exam/batches/[batchId]/scans/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
+import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
-import { GET as scanRoute } from "../app/api/exam/submissions/[submissionId]/scan/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
@@ -27,7 +27,7 @@ describeOnEachDatabase("exam submission scans", (database) => {
   let canvas: ReturnType<typeof sampleCanvas>;
   const scanBytes = pdfBytes(3000);
 
-  const getScan = (submissionId: string, token?: string) => callRest(scanRoute, { token, params: { submissionId } });
+  const getScan = (submissionId: string, token?: string) => callRest(scanRoute, { token, params: { submission_id: submissionId } });
 
   beforeAll(async () => {
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-scan-files-"));
@@ -37,7 +37,7 @@ describeOnEachDatabase("exam submission scans", (database) => {
     const template = await (await callRest(postTemplate, { method: "POST", token: school.teacher.token, body: { title: "Mock", page_count: 3 } })).json();
     templateId = template.id;
     canvas = sampleCanvas();
-    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: canvas, params: { templateId } });
+    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: canvas, params: { template_id: templateId } });
     const roster = await createClassWithStudents(database().db, school, 2);
     const batch = await (
       await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: template.id, class_id: roster.class.id } })
@@ -53,11 +53,11 @@ describeOnEachDatabase("exam submission scans", (database) => {
         headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
         body: form.body,
       }),
-      { params: Promise.resolve({ batchId }) },
+      { params: Promise.resolve({ batch_id: batchId }) },
     );
     expect(uploaded.status).toBe(200);
     scannedId = (await uploaded.json()).id;
-    const queue = await (await callRest(queueRoute, { token: school.teacher.token, params: { batchId } })).json();
+    const queue = await (await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } })).json();
     absentId = queue.submissions.find((s: { status: string }) => s.status === "absent").id;
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
@@ -94,7 +94,7 @@ describeOnEachDatabase("exam submission scans", (database) => {
     const form = multipartBody([{ name: "matching_method", value: "ordered" }, { name: "file", filename: "two.pdf", bytes: pdfBytes() }]);
     const uploaded = await scansRoute(
       new Request(`http://localhost/x`, { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType }, body: form.body }),
-      { params: Promise.resolve({ batchId }) },
+      { params: Promise.resolve({ batch_id: batchId }) },
     );
     const submission = await uploaded.json();
     fs.rmSync(path.join(storageRoot, "cc.exam.submissions", submission.scan_url));
@@ -113,7 +113,7 @@ describeOnEachDatabase("exam submission scans", (database) => {
     const form = multipartBody([{ name: "matching_method", value: "ordered" }, { name: "file", filename: "s.pdf", bytes: pdfBytes() }]);
     await scansRoute(
       new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType }, body: form.body }),
-      { params: Promise.resolve({ batchId: batch.id }) },
+      { params: Promise.resolve({ batch_id: batch.id }) },
     );
     const { batches } = await as(school.otherTeacher).exam.batches.overview();
     const row = batches.find((b) => b.id === batch.id)!;

@@ -4,11 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as archiveRoute } from "../app/api/exam/batches/[batchId]/archive/route";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
-import { POST as scansRoute } from "../app/api/exam/batches/[batchId]/scans/route";
+import { POST as archiveRoute } from "../app/api/exam/batches/[batch_id]/archive/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
+import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { examBatches, examSubmissions, files } from "../server/db/schema";
@@ -43,7 +43,7 @@ describeOnEachDatabase("exam scans", (database) => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, "content-type": form.contentType };
     if (init.contentLength !== false) headers["content-length"] = String(form.body.length);
     const request = new Request(`http://localhost/api/exam/batches/${batchId}/scans`, { method: "POST", headers, body: form.body });
-    return scansRoute(request, { params: Promise.resolve({ batchId }) });
+    return scansRoute(request, { params: Promise.resolve({ batch_id: batchId }) });
   }
 
   const scan = (fields: Record<string, string> = {}, file: Partial<{ bytes: Uint8Array; contentType: string }> = {}) =>
@@ -60,7 +60,7 @@ describeOnEachDatabase("exam scans", (database) => {
     otherSchool = await createSchool(database().db, "Elsewhere");
     const template = await (await callRest(postTemplate, { method: "POST", token: school.teacher.token, body: { title: "Mock", page_count: 4 } })).json();
     templateId = template.id;
-    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: sampleCanvas(), params: { templateId } });
+    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: sampleCanvas(), params: { template_id: templateId } });
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
 
@@ -72,7 +72,7 @@ describeOnEachDatabase("exam scans", (database) => {
       expect((await upload(school.teacher.token, crypto.randomUUID(), scan())).status).toBe(404);
       const colleague = await upload(school.otherTeacher.token, batch.id, scan());
       expect(colleague.status).toBe(403);
-      await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batchId: batch.id } });
+      await callRest(archiveRoute, { method: "POST", token: school.teacher.token, params: { batch_id: batch.id } });
       const archived = await upload(school.teacher.token, batch.id, scan());
       expect(archived.status).toBe(409);
       expect((await archived.json()).detail).toMatch(/archived/);
@@ -86,7 +86,7 @@ describeOnEachDatabase("exam scans", (database) => {
       expect((await upload(school.teacher.token, batch.id, scan({}, { contentType: "application/x-pdf" }))).status).toBe(201);
       const raw = await scansRoute(
         new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": "application/pdf" }, body: Buffer.from(pdfBytes()) }),
-        { params: Promise.resolve({ batchId: batch.id }) },
+        { params: Promise.resolve({ batch_id: batch.id }) },
       );
       expect(raw.status).toBe(415);
       expect(storedFiles().length).toBe(before + 1);
@@ -125,7 +125,7 @@ describeOnEachDatabase("exam scans", (database) => {
         duplex: "half",
       } as RequestInit);
       const before = storedFiles().length;
-      const response = await scansRoute(request, { params: Promise.resolve({ batchId: batch.id }) });
+      const response = await scansRoute(request, { params: Promise.resolve({ batch_id: batch.id }) });
       expect(response.status).toBe(413);
       expect(cancelled).toBe(true);
       // Read no further than the limit plus a little buffering: the rest of the 60 MB was never pulled.
@@ -142,7 +142,7 @@ describeOnEachDatabase("exam scans", (database) => {
         headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(60 * 1024 * 1024) },
         body: form.body,
       });
-      expect((await scansRoute(request, { params: Promise.resolve({ batchId: batch.id }) })).status).toBe(413);
+      expect((await scansRoute(request, { params: Promise.resolve({ batch_id: batch.id }) })).status).toBe(413);
     });
 
     it("4: refuses a body declared as PDF that is not one (415), storing nothing", async () => {
@@ -216,7 +216,7 @@ describeOnEachDatabase("exam scans", (database) => {
       const overflow = await upload(school.teacher.token, batch.id, scan({ matching_method: "ordered" }));
       expect(overflow.status).toBe(201);
       expect((await overflow.json()).status).toBe("unmatched");
-      const queue = await (await callRest(queueRoute, { token: school.teacher.token, params: { batchId: batch.id } })).json();
+      const queue = await (await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batch.id } })).json();
       expect(queue.submissions.map((s: { status: string }) => s.status).sort()).toEqual(["matched", "unmatched", "unmatched"]);
     });
 

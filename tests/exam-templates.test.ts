@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PATCH as patchQuestion } from "../app/api/exam/questions/[questionId]/route";
-import { DELETE as deleteTemplate, GET as getTemplate, PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PATCH as patchQuestion } from "../app/api/exam/questions/[question_id]/route";
+import { DELETE as deleteTemplate, GET as getTemplate, PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { GET as listTemplates, POST as postTemplate } from "../app/api/exam/templates/route";
 import { signUserToken } from "../server/auth/tokens";
 import { asService } from "../server/db/rls";
@@ -20,9 +20,9 @@ describeOnEachDatabase("exam templates", (database) => {
   let paper: Awaited<ReturnType<typeof createCataloguePaper>>;
 
   const create = (token: string, body: unknown) => callRest(postTemplate, { method: "POST", path: "/api/exam/templates", token, body });
-  const get = (token: string, id: string) => callRest(getTemplate, { path: `/api/exam/templates/${id}`, token, params: { templateId: id } });
+  const get = (token: string, id: string) => callRest(getTemplate, { path: `/api/exam/templates/${id}`, token, params: { template_id: id } });
   const put = (token: string, id: string, body: unknown) =>
-    callRest(putTemplate, { method: "PUT", path: `/api/exam/templates/${id}`, token, body, params: { templateId: id } });
+    callRest(putTemplate, { method: "PUT", path: `/api/exam/templates/${id}`, token, body, params: { template_id: id } });
   const list = (token: string, query = "") => callRest(listTemplates, { path: `/api/exam/templates${query}`, token });
 
   async function newTemplate(token = school.teacher.token, body: Record<string, unknown> = {}) {
@@ -96,7 +96,7 @@ describeOnEachDatabase("exam templates", (database) => {
       const ready = await newTemplate(school.teacher.token, { subject: `Physics ${tag}`, exam_code: `CODE-${tag}` });
       expect((await put(school.teacher.token, ready.id, { status: "ready" })).status).toBe(200);
       const archived = await newTemplate(school.teacher.token, { subject: `Physics ${tag}` });
-      expect((await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { templateId: archived.id } })).status).toBe(200);
+      expect((await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { template_id: archived.id } })).status).toBe(200);
       const foreign = await newTemplate(otherSchool.teacher.token, { subject: `Physics ${tag}` });
 
       const ids = async (query: string, token = school.teacher.token) => {
@@ -223,7 +223,7 @@ describeOnEachDatabase("exam templates", (database) => {
       for (const token of [otherSchool.teacher.token, school.student.token]) {
         expect((await put(token, template.id, { title: "x" })).status).toBe(404);
         expect((await get(token, template.id)).status).toBe(404);
-        expect((await callRest(deleteTemplate, { method: "DELETE", token, params: { templateId: template.id } })).status).toBe(404);
+        expect((await callRest(deleteTemplate, { method: "DELETE", token, params: { template_id: template.id } })).status).toBe(404);
       }
       expect((await get(school.teacher.token, crypto.randomUUID())).status).toBe(404);
       expect((await get(school.teacher.token, "not-a-uuid")).status).toBe(404);
@@ -251,7 +251,7 @@ describeOnEachDatabase("exam templates", (database) => {
 
       // The mark-scheme PATCH is not blocked by the guard, but cannot drop max_marks below a mark given.
       const patch = (body: unknown, token = school.teacher.token, id = canvas.ids.q2) =>
-        callRest(patchQuestion, { method: "PATCH", token, body, params: { questionId: id } });
+        callRest(patchQuestion, { method: "PATCH", token, body, params: { question_id: id } });
       const edited = await patch({ mark_scheme: { type: "points", points: ["B1"] }, max_marks: 4 });
       expect(edited.status).toBe(200);
       expect(await edited.json()).toMatchObject({ id: canvas.ids.q2, max_marks: 4, mark_scheme: { type: "points", points: ["B1"] }, label: "2" });
@@ -267,8 +267,8 @@ describeOnEachDatabase("exam templates", (database) => {
   describe("soft delete", () => {
     it("archives the template and keeps the row; only the owner may", async () => {
       const template = await newTemplate();
-      expect((await callRest(deleteTemplate, { method: "DELETE", token: school.otherTeacher.token, params: { templateId: template.id } })).status).toBe(403);
-      const response = await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { templateId: template.id } });
+      expect((await callRest(deleteTemplate, { method: "DELETE", token: school.otherTeacher.token, params: { template_id: template.id } })).status).toBe(403);
+      const response = await callRest(deleteTemplate, { method: "DELETE", token: school.teacher.token, params: { template_id: template.id } });
       expect(response.status).toBe(200);
       expect((await response.json()).status).toBe("archived");
       const [row] = await asService(database().db, (tx) => tx.select().from(examTemplates).where(eq(examTemplates.id, template.id)));

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { encode } from "next-auth/jwt";
 import { beforeAll, expect, it } from "vitest";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { GET as listTemplatesRoute } from "../app/api/exam/templates/route";
 import { authOptions, sessionCookieName } from "../server/auth/next-auth";
 import { createCaller } from "../server/trpc/root";
@@ -66,7 +66,7 @@ describeOnEachDatabase("exam tRPC router and session-cookie REST", (database) =>
     // A bad bearer token is judged alone even with a valid cookie alongside.
     const both = await listTemplatesRoute(new Request("http://localhost/api/exam/templates", { headers: { cookie, authorization: "Bearer nope" } }));
     expect(both.status).toBe(401);
-    const anonymous = await queueRoute(new Request("http://localhost/x"), { params: Promise.resolve({ batchId: crypto.randomUUID() }) });
+    const anonymous = await queueRoute(new Request("http://localhost/x"), { params: Promise.resolve({ batch_id: crypto.randomUUID() }) });
     expect(anonymous.status).toBe(401);
   });
 });

@@ -246,13 +246,13 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     const canvasA = sampleCanvas();
     canvasA.questions[3]!.max_marks = null as never;
     const templateA = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz A", page_count: 4 });
-    await jsonCall("api/exam/templates/[templateId]", "PUT", teacher, { ...canvasA, ids: undefined }, [templateA.id]);
+    await jsonCall("api/exam/templates/[template_id]", "PUT", teacher, { ...canvasA, ids: undefined }, [templateA.id]);
     const canvasB = sampleCanvas();
     const templateB = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz B" });
-    await jsonCall("api/exam/templates/[templateId]", "PUT", teacher, { questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries }, [templateB.id]);
+    await jsonCall("api/exam/templates/[template_id]", "PUT", teacher, { questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries }, [templateB.id]);
 
     const batch = await jsonCall("api/exam/batches", "POST", teacher, { template_id: templateA.id, class_id: roster.class.id, title: "Fuzz batch" });
-    const queue = await jsonCall("api/exam/batches/[batchId]/queue", "GET", teacher, undefined, [batch.id]);
+    const queue = await jsonCall("api/exam/batches/[batch_id]/queue", "GET", teacher, undefined, [batch.id]);
     const submission = queue.submissions[0];
     const markId = crypto.randomUUID();
     const markBody = {
@@ -264,7 +264,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       comment: "Good",
       confirmed: false,
     };
-    await jsonCall("api/exam/marks/[markId]", "PUT", teacher, markBody, [markId]);
+    await jsonCall("api/exam/marks/[mark_id]", "PUT", teacher, markBody, [markId]);
 
     const paper = await PDFDocument.create();
     paper.addPage([595, 842]);
@@ -279,27 +279,27 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     fixture = {
       school,
       pathValues: {
-        templateId: templateB.id,
+        template_id: templateB.id,
         markedTemplateId: templateA.id,
-        batchId: batch.id,
-        fileId: file.id,
-        markId,
-        questionId: canvasB.ids.q2,
-        submissionId: submission.id,
-        classId: roster.class.id,
+        batch_id: batch.id,
+        file_id: file.id,
+        mark_id: markId,
+        question_id: canvasB.ids.q2,
+        submission_id: submission.id,
+        class_id: roster.class.id,
       },
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
-        "PUT /api/exam/templates/{templateId}": {
+        "PUT /api/exam/templates/{template_id}": {
           json: { title: "Fuzz B", page_count: null, questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries },
         },
-        "PATCH /api/exam/questions/{questionId}": {
+        "PATCH /api/exam/questions/{question_id}": {
           json: { max_marks: 5, mark_scheme: { type: "points", points: ["M1", "A1"] }, answer_type: "numeric", spec_ref: "8300.A2" },
         },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
-        "PUT /api/exam/marks/{markId}": { json: markBody },
-        "POST /api/exam/submissions/{submissionId}/assign": { json: { student_id: roster.students[1]!.id } },
-        "POST /api/exam/batches/{batchId}/scans": {
+        "PUT /api/exam/marks/{mark_id}": { json: markBody },
+        "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },
+        "POST /api/exam/batches/{batch_id}/scans": {
           form: [
             { name: "student_id", value: roster.students[0]!.id },
             { name: "matching_method", value: "manual" },
@@ -321,12 +321,12 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     const { pathValues, school } = fixture;
     const reads: [string, string[], Record<string, string>?, string?][] = [
       ["api/exam/templates", []],
-      ["api/exam/templates/[templateId]", [pathValues.templateId!]],
-      ["api/exam/templates/[templateId]", [pathValues.markedTemplateId!]],
+      ["api/exam/templates/[template_id]", [pathValues.template_id!]],
+      ["api/exam/templates/[template_id]", [pathValues.markedTemplateId!]],
       ["api/exam/batches", [], { include_archived: "true" }],
-      ["api/exam/batches/[batchId]/queue", [pathValues.batchId!]],
-      ["api/exam/batches/[batchId]/results", [pathValues.batchId!]],
-      ["database/timetable/classes/[classId]/students", [pathValues.classId!], { include_inactive: "true" }, school.admin.token],
+      ["api/exam/batches/[batch_id]/queue", [pathValues.batch_id!]],
+      ["api/exam/batches/[batch_id]/results", [pathValues.batch_id!]],
+      ["database/timetable/classes/[class_id]/students", [pathValues.class_id!], { include_inactive: "true" }, school.admin.token],
       ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],
     ];
     const texts = [];

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { POST } from "../app/api/exam/templates/[templateId]/graph-sync/route";
+import { POST } from "../app/api/exam/templates/[template_id]/graph-sync/route";
 import { POST as createTemplateRoute } from "../app/api/exam/templates/route";
 import type { Tx } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
@@ -77,7 +77,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
         method: "POST",
         headers: token ? { authorization: `Bearer ${token}` } : {},
       }),
-      { params: Promise.resolve({ templateId }) },
+      { params: Promise.resolve({ template_id: templateId }) },
     );
 
   const childIds = async (id: string, nodeType?: string, database = graphDb()) =>

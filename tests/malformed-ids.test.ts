@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as getTemplateRoute } from "../app/api/exam/templates/[templateId]/route";
-import { GET as classStudentsRoute } from "../app/database/timetable/classes/[classId]/students/route";
+import { GET as getTemplateRoute } from "../app/api/exam/templates/[template_id]/route";
+import { GET as classStudentsRoute } from "../app/database/timetable/classes/[class_id]/students/route";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
@@ -20,14 +20,14 @@ describeOnEachDatabase("a malformed id", (database) => {
   });
 
   it("is NOT_FOUND through tRPC, as it is 404 on REST", async () => {
-    expect((await get(getTemplateRoute, "/api/exam/templates/not-a-uuid", { templateId: "not-a-uuid" })).status).toBe(404);
+    expect((await get(getTemplateRoute, "/api/exam/templates/not-a-uuid", { template_id: "not-a-uuid" })).status).toBe(404);
     await expect(as(school.teacher).exam.templates.get({ template_id: "not-a-uuid" })).rejects.toMatchObject({ code: "NOT_FOUND", message: "Template not found" });
     await expect(as(school.admin).timetables.get({ id: "not-a-uuid" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(school.admin).classes.students({ classId: "not-a-uuid" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("is 404 for a class's students on REST, as for the exam paths", async () => {
-    const response = await get(classStudentsRoute, "/database/timetable/classes/not-a-uuid/students", { classId: "not-a-uuid" });
+    const response = await get(classStudentsRoute, "/database/timetable/classes/not-a-uuid/students", { class_id: "not-a-uuid" });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ detail: "Class not found" });
   });

@@ -9,10 +9,10 @@ import fs from "node:fs";
 import path from "node:path";
 import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { POST as scansRoute } from "../app/api/exam/batches/[batchId]/scans/route";
+import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { POST as filesRoute } from "../app/api/exam/files/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route";
+import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { PUT as snapshotRoute } from "../app/put_canvas_node_file/route";
 import { type Database, useDatabase } from "../server/db/client";
@@ -46,7 +46,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 const routes: WebHandler = async (request) => {
   const { pathname } = new URL(request.url);
   const scans = /^\/api\/exam\/batches\/([^/]+)\/scans$/.exec(pathname);
-  if (scans) return scansRoute(request, { params: Promise.resolve({ batchId: scans[1]! }) });
+  if (scans) return scansRoute(request, { params: Promise.resolve({ batch_id: scans[1]! }) });
   if (pathname === "/api/exam/files") return filesRoute(request);
   if (pathname === "/put_canvas_node_file") return snapshotRoute(request);
   return new Response("no such route", { status: 404 });
@@ -155,7 +155,7 @@ describeOnEachDatabase("oversized uploads through fetch", (database) => {
     useObjectStorage(createLocalStorage(path.join(dataDir, "storage")));
     school = await createSchool(database().db, "Oversized");
     const template = await (await callRest(postTemplate, { method: "POST", token: school.teacher.token, body: { title: "Mock", page_count: 4 } })).json();
-    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: sampleCanvas(), params: { templateId: template.id } });
+    await callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: sampleCanvas(), params: { template_id: template.id } });
     const roster = await createClassWithStudents(database().db, school, 1);
     const batch = await (
       await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: template.id, class_id: roster.class.id } })

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { GET as queueRoute } from "../app/api/exam/batches/[batchId]/queue/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { GET as listTimetablesRoute } from "../app/database/timetable/timetables/route";
 import { logger } from "../server/logger";
 import { createCaller } from "../server/trpc/root";
@@ -33,7 +33,7 @@ describeOnEachDatabase("a reply that breaks its own schema", (database) => {
   it("is a logged 500 on an exam route, a classroom route and through tRPC alike", async () => {
     const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
     try {
-      const exam = await get(queueRoute, `/api/exam/batches/${batchId}/queue`, { batchId });
+      const exam = await get(queueRoute, `/api/exam/batches/${batchId}/queue`, { batch_id: batchId });
       expect(exam.status).toBe(500);
       expect(await exam.json()).toEqual({ detail: "Internal server error" });
 

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { type Db, type Tx, rowsOf } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
+import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../server/identity/roles";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../server/db/schema";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
@@ -154,5 +155,23 @@ describeOnEachDatabase("row-level security", (database) => {
     });
     expect(switched).toContain(templateB);
     expect((await staffInstitutes(db)).ids).toEqual([]);
+  });
+
+  it("groups roles as server/identity/roles.ts does, whether the scope comes from asUser or from the policies' own reading", async () => {
+    const { db } = database();
+    const scopeFunctions = ["my_institute_ids", "my_staff_institute_ids", "my_admin_institute_ids", "my_timetable_manager_institute_ids"];
+    const scopes = (tx: Tx) =>
+      Promise.all(scopeFunctions.map(async (name) => rowsOf<{ ids: string[] }>(await tx.execute(sql`select array(select app.${sql.raw(name)}()) as ids`))[0]!.ids.length > 0));
+    for (const [person, role] of [[schoolA.admin, "school_admin"], [schoolA.head, "department_head"], [schoolA.teacher, "teacher"], [schoolA.student, "student"]] as const) {
+      const expected = [true, staffRoles.includes(role), schoolAdminRoles.includes(role), timetableManagerRoles.includes(role)];
+      // asUser hands the groups over as settings; with them marked as read for somebody else, the
+      // functions read the memberships with the role lists the migrations spell out.
+      expect(await asUser(db, person.id, scopes), `${role}, scope from asUser`).toEqual(expected);
+      const fromPolicies = await asUser(db, person.id, async (tx) => {
+        await tx.execute(sql`select set_config('app.scope_user_id', '', true)`);
+        return scopes(tx);
+      });
+      expect(fromPolicies, `${role}, scope read by the policies`).toEqual(expected);
+    }
   });
 });

@@ -155,8 +155,8 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "institute_id of A", answer: 403, build: ({ a }) => json({ title: "Beta paper", institute_id: a.instituteId }) },
     { aim: "source_file_id of A's paper", answer: staffOnly(400), build: ({ a }) => json({ title: "Beta paper", source_file_id: a.fileId }) },
   ],
-  "GET /api/exam/templates/{templateId}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "PUT /api/exam/templates/{templateId}": [
+  "GET /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
+  "PUT /api/exam/templates/{template_id}": [
     { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId], ...json({ title: "Taken over", status: "archived" }) }) },
     {
       aim: "B's own template saved with A's question id",
@@ -165,13 +165,13 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a, b }) => ({ params: [b.templateId], ...json(canvasTakingQuestionId(a.questionId)) }),
     },
   ],
-  "DELETE /api/exam/templates/{templateId}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "POST /api/exam/templates/{templateId}/graph-sync": [
+  "DELETE /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
+  "POST /api/exam/templates/{template_id}/graph-sync": [
     { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) },
     // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
     { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), build: ({ b }) => ({ params: [b.samePaperTemplateId] }) },
   ],
-  "PATCH /api/exam/questions/{questionId}": [
+  "PATCH /api/exam/questions/{question_id}": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
   ],
   "GET /api/exam/batches": [
@@ -182,11 +182,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's template", answer: 404, build: ({ a }) => json({ template_id: a.templateId, title: "Beta batch" }) },
     { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
   ],
-  "POST /api/exam/batches/{batchId}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batchId}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batchId}/results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batchId}/csv": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/batches/{batchId}/scans": [
+  "POST /api/exam/batches/{batch_id}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/csv": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/scans": [
     { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
     { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
     // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
@@ -195,11 +195,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
   ],
-  "GET /api/exam/files/{fileId}": [{ aim: "A's paper", answer: 404, build: ({ a }) => ({ params: [a.fileId] }) }],
-  "GET /api/exam/submissions/{submissionId}/scan": [
+  "GET /api/exam/files/{file_id}": [{ aim: "A's paper", answer: 404, build: ({ a }) => ({ params: [a.fileId] }) }],
+  "GET /api/exam/submissions/{submission_id}/scan": [
     { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
   ],
-  "POST /api/exam/submissions/{submissionId}/assign": [
+  "POST /api/exam/submissions/{submission_id}/assign": [
     { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ params: [a.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }) },
     {
       aim: "B's unmatched scan given to A's student",
@@ -207,7 +207,7 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a, b }) => ({ params: [b.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }),
     },
   ],
-  "PUT /api/exam/marks/{markId}": [
+  "PUT /api/exam/marks/{mark_id}": [
     {
       aim: "A's submission and question",
       answer: 404,
@@ -357,14 +357,14 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   ],
   "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId }) }],
-  "exam.marks.upsert": restMatrix["PUT /api/exam/marks/{markId}"]!.map((kase) => ({
+  "exam.marks.upsert": restMatrix["PUT /api/exam/marks/{mark_id}"]!.map((kase) => ({
     ...kase,
     build: (aim: Aim) => {
       const call = kase.build(aim);
       return { mark_id: call.params![0], body: JSON.parse(String(call.body)) };
     },
   })),
-  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{templateId}/graph-sync"]!.map((kase) => ({
+  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{template_id}/graph-sync"]!.map((kase) => ({
     ...kase,
     build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
   })),
@@ -512,7 +512,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     for (const route of await loadRestRoutes()) {
       for (const method of route.methods) routes.set(`${method} ${route.openApiPath}`, { route, method });
     }
-    fileRoute = routes.get("GET /api/exam/files/{fileId}")!.route;
+    fileRoute = routes.get("GET /api/exam/files/{file_id}")!.route;
     const post = (key: string, token: string, call: RouteCall) => {
       const { route, method } = routes.get(key)!;
       return callRoute(route, method, { ...call, headers: { ...call.headers, authorization: `Bearer ${token}` } });
@@ -535,9 +535,9 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     await as(teacher).graph.syncTemplate({ templateId: template.id });
     const roster = await createClassWithStudents(db, schoolA, 2);
     const batch = await as(teacher).exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: `Alpha batch ${tag}` });
-    const matched = await post("POST /api/exam/batches/{batchId}/scans", teacher.token, { params: [batch.id], ...scanUpload(roster.students[0]!.id) });
+    const matched = await post("POST /api/exam/batches/{batch_id}/scans", teacher.token, { params: [batch.id], ...scanUpload(roster.students[0]!.id) });
     expect(matched.status).toBe(200);
-    const unmatched = await post("POST /api/exam/batches/{batchId}/scans", teacher.token, { params: [batch.id], ...scanUpload() });
+    const unmatched = await post("POST /api/exam/batches/{batch_id}/scans", teacher.token, { params: [batch.id], ...scanUpload() });
     expect(unmatched.status).toBe(201);
     const submissionId = ((await matched.json()) as { id: string }).id;
     const mark = await as(teacher).exam.marks.upsert({
@@ -628,7 +628,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const ownRoster = await createClassWithStudents(db, schoolB, 1);
     const ownBatch = await as(schoolB.teacher).exam.batches.create({ template_id: ownTemplate.id, class_id: ownRoster.class.id });
     const ownQueue = await as(schoolB.teacher).exam.batches.queue({ batch_id: ownBatch.id });
-    const ownUnmatched = await post("POST /api/exam/batches/{batchId}/scans", schoolB.teacher.token, { params: [ownBatch.id], ...scanUpload() });
+    const ownUnmatched = await post("POST /api/exam/batches/{batch_id}/scans", schoolB.teacher.token, { params: [ownBatch.id], ...scanUpload() });
     expect(ownUnmatched.status).toBe(201);
     const ownTimetable = await as(schoolB.admin).timetables.create({ name: "Beta timetable" });
     own = {

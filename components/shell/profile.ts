@@ -1,3 +1,5 @@
+import type { Role } from "@/server/identity/roles";
+
 /** The signed-in user as the shell shows them (a subset of `me.profile`). */
 export interface ShellProfile {
   full_name: string;
@@ -7,7 +9,7 @@ export interface ShellProfile {
   memberships: ReadonlyArray<{ institute_id: string; institute_name: string; role: Role }>;
 }
 
-export type Role = "school_admin" | "department_head" | "teacher" | "student";
+export type { Role };
 
 export const roleLabels: Record<Role, string> = {
   school_admin: "School admin",

@@ -46,8 +46,3 @@ export async function callerRolesIn(tx: Tx, userId: string, instituteId: string)
   return memberships.map((membership) => membership.role);
 }
 
-/** Who may manage timetables: the roles the timetable listing and the RLS write policy name. */
-export const timetableManagerRoles: readonly Role[] = ["school_admin", "department_head"];
-
-export const isTimetableManager = (roles: readonly Role[]) => roles.some((role) => timetableManagerRoles.includes(role));
-export const isSchoolAdmin = (roles: readonly Role[]) => roles.includes("school_admin");

@@ -4,8 +4,9 @@ import { recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { staffRoles } from "../identity/users";
-import { callerRolesIn, callerSchoolIdQuery, findCallerSchool, isSchoolAdmin } from "./caller-school";
+import { staffRoles } from "../identity/roles";
+import { isSchoolAdmin } from "../identity/roles";
+import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "./caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const createClassInput = z.object({

@@ -16,11 +16,12 @@ import { type CallerGraphDatabases, findCallerGraphDatabases, isOwnGraphDatabase
 const requiredText = text(512).trim().min(1, "required");
 
 export const graphChildrenInput = z.object({
-  neo4j_node_id: requiredText,
-  neo4j_db_name: requiredText,
-  /** Only children of this type (for example "CalendarMonth"). */
-  node_type: text(64).trim().min(1).optional(),
-  section_id: text(64).trim().min(1).optional(),
+  neo4j_node_id: requiredText.describe("Id of the node whose children are listed"),
+  neo4j_db_name: requiredText.describe(
+    "Graph database of the node: the caller's personal, institute or curriculum database, or the global one for calendar nodes",
+  ),
+  node_type: text(64).trim().min(1).optional().describe("Only children of this type; a type starting with Calendar allows the global database"),
+  section_id: text(64).trim().min(1).optional().describe("`calendar` allows the global database"),
 });
 export type GraphChildrenInput = z.input<typeof graphChildrenInput>;
 

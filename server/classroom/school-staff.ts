@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { instituteMemberships, users } from "../db/schema";
-import { staffRoles } from "../identity/users";
+import { staffRoles } from "../identity/roles";
 import { callerSchoolIdQuery } from "./caller-school";
 
 export const schoolStaffMemberOutput = z.object({

@@ -31,8 +31,12 @@ export const graphDatabaseNameInput = z
   .regex(graphDatabaseNameShape, `db_name must be a graph database name: ${graphDatabaseNameRule}`);
 
 export const snapshotLocationInput = z.object({
-  path: text(1024, "path is required").min(1, "path is required"),
-  db_name: graphDatabaseNameInput,
+  path: text(1024, "path is required")
+    .min(1, "path is required")
+    .describe("<bucket>/<node_type>/<node_id>; the bucket must be SNAPSHOT_BUCKET (default cc.public.snapshots); node_type and node_id: letters, digits, _ and -"),
+  db_name: graphDatabaseNameInput.describe(
+    "The graph database the snapshot belongs to: one of the caller's (personal, institute or curriculum; the global database only to read a calendar canvas). The same path in another database is another canvas.",
+  ),
 });
 export type SnapshotLocationInput = z.input<typeof snapshotLocationInput>;
 

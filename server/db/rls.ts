@@ -1,4 +1,5 @@
 import { type Placeholder, sql } from "drizzle-orm";
+import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../identity/roles";
 import { type Db, type Rows, type Statement, type TransactionPreamble, type Tx, beginWithPreamble, statementTemplate, transactionInOneTrip } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */
@@ -20,9 +21,9 @@ const callerSettings = (userId: string | Placeholder) => sql`select set_config('
     set_config('app.timetable_manager_institute_ids', scope.timetable_manager_institute_ids, true),
     set_config('role', ${APP_ROLE}, true)
   from (select ${institutesWith()} as institute_ids,
-      ${institutesWith("school_admin", "department_head", "teacher")} as staff_institute_ids,
-      ${institutesWith("school_admin")} as admin_institute_ids,
-      ${institutesWith("school_admin", "department_head")} as timetable_manager_institute_ids
+      ${institutesWith(...staffRoles)} as staff_institute_ids,
+      ${institutesWith(...schoolAdminRoles)} as admin_institute_ids,
+      ${institutesWith(...timetableManagerRoles)} as timetable_manager_institute_ids
     from institute_memberships where user_id = ${userId}::uuid) as scope`;
 
 const callerSettingsStatement = statementTemplate(callerSettings(sql.placeholder("userId")));

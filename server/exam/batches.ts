@@ -16,7 +16,7 @@ export const createBatchInput = z.object({
 });
 export const listBatchesInput = z.object({
   include_archived: z.boolean().default(false),
-  template_id: z.uuid("template_id must be a template id").optional(),
+  template_id: z.uuid("template_id must be a template id").optional().describe("Only batches of this template"),
 });
 export const batchIdInput = z.object({ batch_id: recordId("Batch") });
 

@@ -25,7 +25,7 @@ import { resolveStaffInstitute } from "./staff-institute";
 
 
 export const fileIdInput = z.object({ file_id: recordId("File") });
-export const uploadFileQuery = z.object({ institute_id: z.uuid("institute_id must be an institute id").optional() });
+export const uploadFileQuery = z.object({ institute_id: z.uuid("institute_id must be an institute id").optional().describe("Required for a member of several institutes") });
 
 export const fileOutput = z.object({
   id: z.uuid(),

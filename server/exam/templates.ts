@@ -42,9 +42,9 @@ export const createTemplateInput = z.object({
 });
 
 export const listTemplatesInput = z.object({
-  status: z.enum(templateStatusValues).optional(),
-  subject: text(200).trim().min(1).optional(),
-  exam_code: text(200).trim().min(1).optional(),
+  status: z.enum(templateStatusValues).optional().describe("Only this status"),
+  subject: text(200).trim().min(1).optional().describe("Only this subject (case-insensitive)"),
+  exam_code: text(200).trim().min(1).optional().describe("Only this catalogue paper code"),
   include_archived: z.boolean().default(false),
 });
 

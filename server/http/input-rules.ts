@@ -138,5 +138,6 @@ export function recordId(what: string) {
     .check((context) => {
       if (!uuidShape.test(context.value)) throw notFound(what);
     })
-    .transform((value) => value.toLowerCase());
+    .transform((value) => value.toLowerCase())
+    .meta({ format: "uuid", description: `${what} id` });
 }

@@ -1,24 +1,21 @@
 import crypto from "node:crypto";
-import { classroomOpenApi } from "../classroom/openapi";
-import { examOpenApi } from "../exam/openapi";
-import { graphOpenApi } from "../graph/openapi";
-import { type OpenApiFragment, detailErrorSchema } from "./openapi-schema";
+import { restRoutes, restTags } from "../rest-routes";
+import { detailErrorSchema, jsonSchemaOf } from "./openapi-schema";
+import type { AnyRouteDefinition, ErrorStatus, ReplySpec } from "./route";
 
 /**
- * The OpenAPI 3.1 document served at /api/openapi.json, built from fragments that each domain
- * contributes (generated from the same zod schemas its handlers use). Adding a domain is one import
- * and one entry in `fragments`.
+ * The OpenAPI 3.1 document served at /api/openapi.json, assembled from the route definitions
+ * (server/rest-routes.ts): each route's operation comes from the same zod schemas its handler is
+ * parsed and checked with, so the document cannot drift from what the routes do.
  */
 
-const fragments: OpenApiFragment[] = [examOpenApi, graphOpenApi, classroomOpenApi];
+type JsonSchema = Record<string, unknown>;
 
-export function buildOpenApiDocument() {
+export function buildOpenApiDocument(routes: AnyRouteDefinition[] = restRoutes) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const fragment of fragments) {
-    for (const [path, item] of Object.entries(structuredClone(fragment.paths))) paths[path] = { ...paths[path], ...item };
-  }
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
   const schemas: Record<string, unknown> = { Error: detailErrorSchema };
-  hoistDefinitions(paths, schemas); // on the copy: the fragments stay as their modules made them
+  hoistDefinitions(paths, schemas);
   return {
     openapi: "3.1.0",
     info: {
@@ -27,7 +24,7 @@ export function buildOpenApiDocument() {
       description: "REST paths of Markbook for external tools. Errors carry a human-readable `detail`.",
     },
     servers: [{ url: "/" }],
-    tags: fragments.flatMap((fragment) => fragment.tags ?? []),
+    tags: restTags,
     security: [{ bearerAuth: [] }],
     paths,
     components: {
@@ -38,6 +35,77 @@ export function buildOpenApiDocument() {
     },
   };
 }
+
+const unauthenticated = "Missing or invalid bearer token";
+
+function operationOf(route: AnyRouteDefinition): JsonSchema {
+  const replies = Object.entries(route.replies as Record<string, ReplySpec>);
+  const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
+  if (replies.some(([, reply]) => reply.kind === "cached-json")) parameters.push(ifNoneMatchParameter);
+  const errors = { 401: unauthenticated, ...(route.errors as Partial<Record<ErrorStatus, string>>) };
+  return {
+    tags: route.tags,
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    security: [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body ? { requestBody: requestBodyOf(route.body) } : {}),
+    responses: {
+      ...Object.fromEntries(replies.flatMap(([status, reply]) => responsesOf(Number(status), reply))),
+      ...Object.fromEntries(
+        Object.entries(errors)
+          .sort(([a], [b]) => Number(a) - Number(b))
+          .map(([status, description]) => [status, jsonContent(description, { $ref: "#/components/schemas/Error" })]),
+      ),
+    },
+  };
+}
+
+/** An object schema's members as parameters; a member's description becomes the parameter's. */
+function parametersOf(schema: AnyRouteDefinition["params"], where: "path" | "query"): JsonSchema[] {
+  if (!schema) return [];
+  const generated = jsonSchemaOf(schema, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(generated.properties ?? {}).map(([name, { description, ...property }]) => ({
+    name,
+    in: where,
+    required: where === "path" || (generated.required?.includes(name) ?? false),
+    ...(description ? { description } : {}),
+    schema: property,
+  }));
+}
+
+function requestBodyOf(body: NonNullable<AnyRouteDefinition["body"]>): JsonSchema {
+  if (body.kind === "json") return { required: true, content: { "application/json": { schema: jsonSchemaOf(body.schema, "input") } } };
+  return { required: true, content: { [body.contentType]: { schema: body.schema } } };
+}
+
+const etagHeader = { ETag: { description: "Strong entity tag of the reply (a hash of its bytes)", schema: { type: "string" } } };
+
+/** The If-None-Match header of the lists served through the reply cache (server/classroom/reply-cache.ts). */
+const ifNoneMatchParameter = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "ETag of a reply the client holds: 304 without a body while it is still the current reply",
+  schema: { type: "string" },
+};
+
+function responsesOf(status: number, reply: ReplySpec): [string, JsonSchema][] {
+  switch (reply.kind) {
+    case "json":
+      return [[String(status), jsonContent(reply.description, jsonSchemaOf(reply.schema))]];
+    case "cached-json":
+      return [
+        [String(status), { ...jsonContent(reply.description, jsonSchemaOf(reply.schema)), headers: etagHeader }],
+        ["304", { description: "Not modified: If-None-Match names the current reply", headers: etagHeader }],
+      ];
+    case "file":
+      return [[String(status), { description: reply.description, content: { [reply.contentType]: { schema: reply.schema } } }]];
+  }
+}
+
+const jsonContent = (description: string, schema: JsonSchema) => ({ description, content: { "application/json": { schema } } });
 
 /**
  * zod's JSON Schema puts recursive parts (a JSON value, say) in a `$defs` of the converted schema, with

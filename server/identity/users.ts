@@ -3,13 +3,12 @@ import { z } from "zod";
 import { text } from "../http/input-rules";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
 import type { Tx } from "../db/client";
-import { institutes, instituteMemberships, membershipRole, users } from "../db/schema";
+import { institutes, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 
-export const roles = membershipRole.enumValues;
-export type Role = (typeof roles)[number];
-/** The staff of an institute: every role but student. They may teach a class, create templates and upload papers. */
-export const staffRoles: readonly Role[] = ["school_admin", "department_head", "teacher"];
+import { roles } from "./roles";
+
+export { type Role, roles } from "./roles";
 
 export const createUserInput = z.object({
   email: z.email("email must be an email address").transform((email) => email.toLowerCase()),

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { buildOpenApiDocument } from "../../server/http/openapi";
+import { type HttpMethod, httpMethods } from "../../server/http/route";
 
 /**
  * Every REST route of the app, found on disk (each `app/**​/route.ts`) and matched to its operation in
@@ -9,8 +10,7 @@ import { buildOpenApiDocument } from "../../server/http/openapi";
  */
 
 const appDirectory = path.resolve(import.meta.dirname, "../../app");
-export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-export type HttpMethod = (typeof httpMethods)[number];
+export { httpMethods, type HttpMethod };
 
 /** Route files that are not part of the REST surface for tools (next-auth, tRPC, the document itself). */
 const notRestSurface = ["api/auth/[...nextauth]", "api/trpc/[trpc]", "api/openapi.json"];
@@ -18,9 +18,9 @@ const notRestSurface = ["api/auth/[...nextauth]", "api/trpc/[trpc]", "api/openap
 type RouteHandler = (request: Request, route?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 export interface RestRoute {
-  /** The file's folder under app/, e.g. `api/exam/batches/[batchId]/queue`. */
+  /** The file's folder under app/, e.g. `api/exam/batches/[batch_id]/queue`. */
   folder: string;
-  /** The OpenAPI path of the same route, e.g. `/api/exam/batches/{batchId}/queue`. */
+  /** The OpenAPI path of the same route, e.g. `/api/exam/batches/{batch_id}/queue`. */
   openApiPath: string;
   /** Names of the dynamic segments in the route file (`batchId`), in order. */
   paramNames: string[];
@@ -36,6 +36,9 @@ export interface OpenApiOperation {
   responses: Record<string, unknown>;
 }
 
+/** The folders under app/ that hold a `route.ts` of the REST surface. */
+export const restRouteFolders = () => routeFolders().filter((folder) => !notRestSurface.includes(folder));
+
 function routeFolders(directory = appDirectory): string[] {
   const found: string[] = [];
   for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
@@ -46,18 +49,20 @@ function routeFolders(directory = appDirectory): string[] {
   return found.sort();
 }
 
-/** Same shape of path, whatever each side names its parameters (`{class_id}` beside `[classId]`). */
-const pathShape = (routePath: string) => routePath.replace(/\{[^}]+\}|\[[^\]]+\]/g, "{}");
+/** The OpenAPI path of a route folder: `[batch_id]` is `{batch_id}` (route definitions use the folder's names). */
+export const openApiPathOf = (folder: string) => `/${folder}`.replace(/\[([^\]]+)\]/g, "{$1}");
+
+/** A route file's module: its method exports, and `dynamic`. */
+export const loadRouteModule = async (folder: string) =>
+  (await import(/* @vite-ignore */ path.join(appDirectory, folder, "route.ts"))) as Record<string, unknown>;
 
 export async function loadRestRoutes(): Promise<RestRoute[]> {
   const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, OpenApiOperation>> };
-  const documentedByShape = new Map(Object.keys(document.paths).map((documented) => [pathShape(documented), documented]));
   const routes: RestRoute[] = [];
-  for (const folder of routeFolders()) {
-    if (notRestSurface.includes(folder)) continue;
-    const module = (await import(/* @vite-ignore */ path.join(appDirectory, folder, "route.ts"))) as Record<string, unknown>;
+  for (const folder of restRouteFolders()) {
+    const module = await loadRouteModule(folder);
     const methods = httpMethods.filter((method) => typeof module[method] === "function");
-    const openApiPath = documentedByShape.get(pathShape(`/${folder}`)) ?? `/${folder}`;
+    const openApiPath = openApiPathOf(folder);
     const item = document.paths[openApiPath] ?? {};
     routes.push({
       folder,

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
+import { roles } from "../../identity/roles";
 import { check, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
-export const membershipRole = pgEnum("membership_role", ["school_admin", "department_head", "teacher", "student"]);
+export const membershipRole = pgEnum("membership_role", roles);
 export const userType = pgEnum("user_type", ["student", "teacher", "staff", "developer"]);
 
 export const institutes = pgTable("institutes", {

@@ -1,7 +1,6 @@
-import { schoolClassesReply } from "@/server/classroom/reply-cache";
-import { restRoute } from "@/server/http/rest";
+import { listSchoolClassesRoute } from "@/server/classroom/routes/classes";
+import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";
 
-/** GET /database/timetable/classes: every class of the caller's school, with total (ETag, 304). */
-export const GET = restRoute(({ db, user, request }) => schoolClassesReply(request, db, user.id));
+export const GET = nextRoute(listSchoolClassesRoute);

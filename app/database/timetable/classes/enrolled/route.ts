@@ -1,12 +1,6 @@
-import { classListOutput, listEnrolledClasses } from "@/server/classroom/classes";
-import { validatedReply } from "@/server/http/validated-reply";
-import { asUser } from "@/server/db/rls";
-import { restRoute } from "@/server/http/rest";
+import { listEnrolledClassesRoute } from "@/server/classroom/routes/classes";
+import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";
 
-/** GET /database/timetable/classes/enrolled: the classes the caller is actively enrolled in. */
-export const GET = restRoute(async ({ db, user }) => {
-  const reply = await asUser(db, user.id, (tx) => listEnrolledClasses(tx, user.id));
-  return validatedReply(classListOutput, reply, "GET /database/timetable/classes/enrolled");
-});
+export const GET = nextRoute(listEnrolledClassesRoute);

@@ -1,7 +1,6 @@
-import { schoolStudentsReply } from "@/server/classroom/reply-cache";
-import { restRoute } from "@/server/http/rest";
+import { listSchoolStudentsRoute } from "@/server/classroom/routes/classes";
+import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";
 
-/** GET /database/timetable/classes/school/students: the students of the caller's school, by full_name (ETag, 304). */
-export const GET = restRoute(({ db, user, request }) => schoolStudentsReply(request, db, user.id));
+export const GET = nextRoute(listSchoolStudentsRoute);

@@ -1,0 +1,6 @@
+import { downloadTemplateFileRoute } from "@/server/exam/routes/files";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(downloadTemplateFileRoute);

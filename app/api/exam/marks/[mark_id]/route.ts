@@ -1,0 +1,6 @@
+import { upsertMarkRoute } from "@/server/exam/routes/submissions";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const PUT = nextRoute(upsertMarkRoute);

@@ -1,0 +1,6 @@
+import { downloadScanRoute } from "@/server/exam/routes/submissions";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(downloadScanRoute);

@@ -1,0 +1,6 @@
+import { graphSyncRoute } from "@/server/graph/routes";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const POST = nextRoute(graphSyncRoute);

@@ -1,0 +1,8 @@
+import { addStudentToClassRoute, listClassStudentsRoute } from "@/server/classroom/routes/classes";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(listClassStudentsRoute);
+
+export const POST = nextRoute(addStudentToClassRoute);

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { asUser } from "../../db/rls";
+import { bootstrapProfileOutput } from "../../identity/bootstrap-profile";
+import { queryBoolean } from "../../http/input-rules";
+import { cachedJsonReply, defineRoute, jsonBody, jsonReply, recordPath } from "../../http/route";
+import { classListOutput, listEnrolledClasses, listTaughtClasses, schoolClassListOutput } from "../classes";
+import { addStudentToClass, addStudentToClassBody, classStudentsOutput, enrollmentOutput } from "../enrollments";
+import { bootstrapProfileReply, classStudentsReply, schoolClassesReply, schoolStudentsReply } from "../reply-cache";
+import { schoolStudentsOutput } from "../school-students";
+import { listTimetables, listTimetablesInput, listTimetablesOutput } from "../timetables";
+
+/** The classroom supporting endpoints: the caller's profile, timetables, classes and their students. */
+
+const tags = ["classroom"];
+const invalid = "Invalid request (see detail)";
+
+export const bootstrapProfileRoute = defineRoute({
+  method: "GET",
+  path: "/me/bootstrap",
+  operationId: "getBootstrapProfile",
+  tags,
+  summary: "The caller's bootstrap profile",
+  auth: "bearer",
+  replies: { 200: cachedJsonReply(bootstrapProfileOutput, "OK") },
+  errors: {},
+  handler: ({ request, db, user }) => bootstrapProfileReply(request, db, user.id),
+});
+
+export const listTimetablesRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/timetables",
+  operationId: "listTimetables",
+  tags,
+  summary: "Timetables of the caller's school, newest first",
+  description: "Empty when the caller has no school or is not a school_admin or department_head of it.",
+  auth: "bearer",
+  query: listTimetablesInput,
+  replies: { 200: jsonReply(listTimetablesOutput, "OK") },
+  errors: { 400: invalid },
+  handler: ({ db, user, query }) => asUser(db, user.id, (tx) => listTimetables(tx, user.id, query)),
+});
+
+export const listSchoolClassesRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/classes",
+  operationId: "listSchoolClasses",
+  tags,
+  summary: "Every class of the caller's school, with total",
+  description: "Empty (total 0) when the caller has no school.",
+  auth: "bearer",
+  replies: { 200: cachedJsonReply(schoolClassListOutput, "OK") },
+  errors: {},
+  handler: ({ request, db, user }) => schoolClassesReply(request, db, user.id),
+});
+
+export const listTaughtClassesRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/classes/teaching",
+  operationId: "listTaughtClasses",
+  tags,
+  summary: "Classes the caller teaches (main teacher, or in an active timetable)",
+  auth: "bearer",
+  replies: { 200: jsonReply(classListOutput, "OK") },
+  errors: {},
+  handler: ({ db, user }) => asUser(db, user.id, (tx) => listTaughtClasses(tx, user.id)),
+});
+
+export const listEnrolledClassesRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/classes/enrolled",
+  operationId: "listEnrolledClasses",
+  tags,
+  summary: "Classes the caller is actively enrolled in",
+  auth: "bearer",
+  replies: { 200: jsonReply(classListOutput, "OK") },
+  errors: {},
+  handler: ({ db, user }) => asUser(db, user.id, (tx) => listEnrolledClasses(tx, user.id)),
+});
+
+export const listSchoolStudentsRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/classes/school/students",
+  operationId: "listSchoolStudents",
+  tags,
+  summary: "Students of the caller's school, ordered by full_name",
+  auth: "bearer",
+  replies: { 200: cachedJsonReply(schoolStudentsOutput, "OK") },
+  errors: {},
+  handler: ({ request, db, user }) => schoolStudentsReply(request, db, user.id),
+});
+
+const classIdPath = recordPath("class_id", "Class");
+
+export const listClassStudentsRoute = defineRoute({
+  method: "GET",
+  path: "/database/timetable/classes/{class_id}/students",
+  operationId: "listClassStudents",
+  tags,
+  summary: "Students of a class, by full_name",
+  auth: "bearer",
+  params: classIdPath,
+  query: z.object({ include_inactive: queryBoolean.meta({ description: "Also students whose enrollment ended (default false)" }) }),
+  replies: { 200: cachedJsonReply(classStudentsOutput, "OK") },
+  errors: { 400: invalid, 404: "Not found, or outside the caller's scope" },
+  handler: ({ request, db, user, params, query }) =>
+    classStudentsReply(request, db, user.id, { classId: params.class_id, includeInactive: query.include_inactive ?? false }),
+});
+
+export const addStudentToClassRoute = defineRoute({
+  method: "POST",
+  path: "/database/timetable/classes/{class_id}/students",
+  operationId: "addStudentToClass",
+  tags,
+  summary: "Add a student of the school to the class (school admins)",
+  description: "Idempotent: adding an enrolled student changes nothing; an inactive enrollment becomes active again.",
+  auth: "bearer",
+  params: classIdPath,
+  body: jsonBody(addStudentToClassBody, { example: '{"student_id": "…"}' }),
+  replies: { 200: jsonReply(enrollmentOutput, "The (active) enrollment") },
+  errors: { 400: invalid, 403: "Outside the caller's scope or role", 404: "Not found, or outside the caller's scope" },
+  handler: ({ db, user, params, body }) =>
+    asUser(db, user.id, (tx) => addStudentToClass(tx, user.id, { classId: params.class_id, studentId: body.student_id })),
+});
+
+export const classRoutes = [
+  bootstrapProfileRoute,
+  listTimetablesRoute,
+  listSchoolClassesRoute,
+  listTaughtClassesRoute,
+  listEnrolledClassesRoute,
+  listSchoolStudentsRoute,
+  listClassStudentsRoute,
+  addStudentToClassRoute,
+];

@@ -1,0 +1,116 @@
+import { asUser } from "../../db/rls";
+import { queryBoolean } from "../../http/input-rules";
+import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, replyWith } from "../../http/route";
+import {
+  archiveBatch,
+  batchIdInput,
+  batchListOutput,
+  batchOutput,
+  createBatch,
+  createBatchInput,
+  createdBatchOutput,
+  getQueue,
+  getResults,
+  listBatches,
+  listBatchesInput,
+  queueOutput,
+  resultsOutput,
+} from "../batches";
+import { renderResultsCsv, resultsCsvFileName } from "../results-csv";
+
+/** Batches: one sitting of a template by a class, its marking queue and its results. */
+
+const tags = ["exam"];
+const { invalid, notVisible } = errorMeaning;
+
+export const createBatchRoute = defineRoute({
+  method: "POST",
+  path: "/api/exam/batches",
+  operationId: "createBatch",
+  tags,
+  summary: "Create a batch; each active enrollee of class_id becomes an absent submission",
+  auth: "bearer",
+  body: jsonBody(createBatchInput),
+  replies: { 201: jsonReply(createdBatchOutput, "The batch with submission_count") },
+  errors: { 400: invalid, 404: notVisible, 409: "The template is archived", 500: "The batch could not be created" },
+  handler: async ({ db, user, body }) => replyWith(201, await createBatch(db, user.id, body)),
+});
+
+export const listBatchesRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches",
+  operationId: "listBatches",
+  tags,
+  summary: "Batches visible to the caller, newest first",
+  auth: "bearer",
+  query: listBatchesInput.extend({ include_archived: queryBoolean.meta({ description: "Include archived batches (default false)" }) }),
+  replies: { 200: jsonReply(batchListOutput, "`{batches}`") },
+  errors: { 400: invalid },
+  handler: async ({ db, user, query }) => {
+    const batches = await asUser(db, user.id, (tx) => listBatches(tx, { ...query, include_archived: query.include_archived ?? false }));
+    return { batches };
+  },
+});
+
+export const archiveBatchRoute = defineRoute({
+  method: "POST",
+  path: "/api/exam/batches/{batch_id}/archive",
+  operationId: "archiveBatch",
+  tags,
+  summary: "Archive the batch (owner only; idempotent). An archived batch refuses scans and marks (409).",
+  auth: "bearer",
+  params: batchIdInput,
+  replies: { 200: jsonReply(batchOutput, "The archived batch") },
+  errors: { 403: "Not the owner", 404: notVisible },
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => archiveBatch(tx, user.id, params.batch_id)),
+});
+
+export const getQueueRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches/{batch_id}/queue",
+  operationId: "getQueue",
+  tags,
+  summary: "Submissions with mark_entry_count, and progress",
+  auth: "bearer",
+  params: batchIdInput,
+  replies: { 200: jsonReply(queueOutput, "The marking queue") },
+  errors: { 404: notVisible },
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => getQueue(tx, params.batch_id)),
+});
+
+export const getResultsRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches/{batch_id}/results",
+  operationId: "getResults",
+  tags,
+  summary: "Leaf questions in order and one result per submission (absent ones included)",
+  auth: "bearer",
+  params: batchIdInput,
+  replies: { 200: jsonReply(resultsOutput, "The results") },
+  errors: { 404: notVisible },
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => getResults(tx, params.batch_id)),
+});
+
+export const getResultsCsvRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches/{batch_id}/csv",
+  operationId: "getResultsCsv",
+  tags,
+  summary: "The results as CSV: student_name, student_id, status, one column per question label, total",
+  auth: "bearer",
+  params: batchIdInput,
+  replies: { 200: fileReply("text/csv", "attachment batch-<id>.csv (RFC 4180, UTF-8)") },
+  errors: { 404: notVisible },
+  handler: async ({ db, user, params }) => {
+    const results = await asUser(db, user.id, (tx) => getResults(tx, params.batch_id));
+    return new Response(renderResultsCsv(results), {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="${resultsCsvFileName(params.batch_id)}"`,
+        "cache-control": "no-store",
+      },
+    });
+  },
+});
+
+export const batchRoutes = [createBatchRoute, listBatchesRoute, archiveBatchRoute, getQueueRoute, getResultsRoute, getResultsCsvRoute];

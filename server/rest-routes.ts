@@ -1,0 +1,13 @@
+import { classroomRoutes, classroomTag } from "./classroom/routes";
+import { examRoutes, examTag } from "./exam/routes";
+import { graphRoutes, graphTag } from "./graph/routes";
+import type { AnyRouteDefinition } from "./http/route";
+
+/**
+ * Every REST route of Markbook, as the OpenAPI document lists them. Each `app/**​/route.ts` exports
+ * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
+ * list and its tag here.
+ */
+export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...graphRoutes, ...classroomRoutes];
+
+export const restTags = [examTag, graphTag, classroomTag];
