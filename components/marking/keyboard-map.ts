@@ -1,0 +1,85 @@
+/*
+ * The marking screen's keys, in one table: the document's key handler looks actions up in it and the
+ * shortcut sheet lists it, so the sheet always shows the keys that work.
+ */
+
+export type MarkingAction =
+  | "typeMark"
+  | "confirm"
+  | "nextQuestion"
+  | "previousQuestion"
+  | "nextScript"
+  | "previousScript"
+  | "writeComment"
+  | "backToMark"
+  | "showShortcuts";
+
+/**
+ * Where the key was pressed: the mark input, the comment box, another text field, a button or link,
+ * a radio button, or anywhere else on the page (the scan, the mark scheme, the body).
+ */
+export type Focus = "mark" | "comment" | "other-text" | "button" | "radio" | "page";
+
+export interface Shortcut {
+  action: MarkingAction;
+  /** `KeyboardEvent.key` values. */
+  keys: readonly string[];
+  description: string;
+  /** Where it works: in the comment box only the keys meant for it do; digits anywhere but the mark (which takes them itself). */
+  where: readonly ("mark" | "comment" | "page")[];
+}
+
+const digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+export const shortcuts: readonly Shortcut[] = [
+  { action: "typeMark", keys: [...digits, "."], description: "Type the mark", where: ["page"] },
+  {
+    action: "confirm",
+    keys: ["Enter"],
+    description: "Confirm the mark and move on: by student to the next question (then the next script); by question to the next script (then the next question)",
+    where: ["mark", "comment", "page"],
+  },
+  { action: "nextQuestion", keys: ["j", "ArrowDown"], description: "Next question", where: ["mark", "page"] },
+  { action: "previousQuestion", keys: ["k", "ArrowUp"], description: "Previous question", where: ["mark", "page"] },
+  { action: "nextScript", keys: ["]"], description: "Next student's script", where: ["mark", "page"] },
+  { action: "previousScript", keys: ["["], description: "Previous student's script", where: ["mark", "page"] },
+  { action: "writeComment", keys: ["c"], description: "Write a comment (Enter in the comment confirms, Shift+Enter adds a line)", where: ["mark", "page"] },
+  { action: "backToMark", keys: ["Escape"], description: "Back to the mark", where: ["comment"] },
+  { action: "showShortcuts", keys: ["?"], description: "Show this sheet", where: ["mark", "page"] },
+];
+
+const keyNames: Record<string, string> = { ArrowDown: "↓", ArrowUp: "↑", Escape: "Esc" };
+
+/** How the sheet writes a shortcut's keys: "j or ↓"; the ten digits as a range, "0–9 .". */
+export function shownKeys(keys: readonly string[]): string {
+  const named = (key: string) => keyNames[key] ?? key;
+  if (digits.every((digit) => keys.includes(digit))) return ["0–9", ...keys.filter((key) => !digits.includes(key)).map(named)].join(" ");
+  return keys.map(named).join(" or ");
+}
+
+/** The `aria-keyshortcuts` value of the control that does `action`. */
+export function ariaKeyShortcuts(action: MarkingAction): string {
+  return shortcuts.find((shortcut) => shortcut.action === action)!.keys.join(" ");
+}
+
+export interface KeyPress {
+  key: string;
+  shiftKey: boolean;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+}
+
+/**
+ * The action a key press asks for where it was pressed, or null when it is left to the browser: with
+ * Ctrl, ⌘ or Alt; in another text field; Shift+Enter in the comment (a new line); Enter on a button or
+ * link (it activates it); arrows on a radio button (they choose the marking order).
+ */
+export function shortcutFor(press: KeyPress, focus: Focus): MarkingAction | null {
+  if (press.ctrlKey || press.metaKey || press.altKey || focus === "other-text") return null;
+  if (focus === "comment" && press.key === "Enter" && press.shiftKey) return null;
+  if (focus === "button" && press.key === "Enter") return null;
+  if (focus === "radio" && press.key.startsWith("Arrow")) return null;
+  const area = focus === "mark" || focus === "comment" ? focus : "page";
+  return shortcuts.find((shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key))?.action ?? null;
+}

@@ -1,0 +1,99 @@
+/*
+ * The save queue of the marking screen as pure transitions: a draft is asked to be saved, is refused
+ * (its mark is not one), sent, or waits for the save of the same mark already on its way; a save that
+ * fails on the network or the server is tried again, then shows as an error until Retry.
+ */
+
+import { type Draft, parseMark, splitDraftKey } from "./drafts";
+
+/** What the last save of a draft did. */
+export type SaveState = { state: "saving" } | { state: "saved" } | { state: "error"; message: string };
+
+export interface SaveQueue {
+  states: Readonly<Record<string, SaveState>>;
+  /** Draft keys whose save is on its way. */
+  sending: ReadonlySet<string>;
+  /** Draft keys asked to be saved while on their way: saved again once that save settles (the draft may have changed). */
+  again: ReadonlySet<string>;
+}
+
+export const emptySaveQueue: SaveQueue = { states: {}, sending: new Set(), again: new Set() };
+
+/** The request that saves a draft (the body of `exam.marks.upsert`). */
+export interface MarkUpsert {
+  mark_id: string;
+  body: { submission_id: string; question_id: string; awarded_marks: number | null; comment: string | null; confirmed?: true };
+}
+
+const withState = (queue: SaveQueue, key: string, state: SaveState): SaveQueue => ({ ...queue, states: { ...queue.states, [key]: state } });
+
+const added = (set: ReadonlySet<string>, key: string) => new Set(set).add(key);
+
+function removed(set: ReadonlySet<string>, key: string): ReadonlySet<string> {
+  const copy = new Set(set);
+  copy.delete(key);
+  return copy;
+}
+
+/**
+ * Asks for the draft of `key` (`draft`, for a question worth `maxMarks`) to be saved: the queue after
+ * it, and the request to send, or null when there is nothing to send now (no draft, a mark that is not
+ * one, or a save of the same key on its way, after which this one runs).
+ */
+export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefined, maxMarks: number | null): { queue: SaveQueue; send: MarkUpsert | null } {
+  if (queue.sending.has(key)) return { queue: { ...queue, again: added(queue.again, key) }, send: null };
+  if (!draft) return { queue, send: null };
+  const parsed = draft.mark.trim() === "" ? null : parseMark(draft.mark, maxMarks);
+  if (parsed && "error" in parsed) return { queue: withState(queue, key, { state: "error", message: parsed.error }), send: null };
+  const { submissionId, questionId } = splitDraftKey(key);
+  const send: MarkUpsert = {
+    mark_id: draft.markId,
+    body: {
+      submission_id: submissionId,
+      question_id: questionId,
+      awarded_marks: parsed ? parsed.value : null,
+      comment: draft.comment.trim() === "" ? null : draft.comment,
+      ...(draft.confirm ? { confirmed: true as const } : {}),
+    },
+  };
+  return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send };
+}
+
+/** The save of `key` has settled: the queue after it, and whether it is to be saved again (asked for meanwhile). */
+export function settleSave(queue: SaveQueue, key: string, outcome: { saved: true } | { saved: false; message: string }): { queue: SaveQueue; again: boolean } {
+  const state: SaveState = outcome.saved ? { state: "saved" } : { state: "error", message: outcome.message };
+  return {
+    queue: { states: { ...queue.states, [key]: state }, sending: removed(queue.sending, key), again: removed(queue.again, key) },
+    again: queue.again.has(key),
+  };
+}
+
+/** Retries of a failed save (network or server error) before it shows as an error. */
+export const SAVE_RETRIES = 3;
+
+/** A save is tried again after a network error (no status) or a server error; a refusal (4xx) would only be refused again. */
+export const worthRetrying = (httpStatus: number | undefined) => httpStatus === undefined || httpStatus >= 500;
+
+/** The pause after failed attempt `attempt` (from 0): 0.4 s, doubling. */
+export const retryDelayMs = (attempt: number) => 400 * 2 ** attempt;
+
+/**
+ * Runs `send` until it succeeds, it fails in a way not `worthRetrying`, or it has failed `1 + retries`
+ * times. Every failure worth retrying is followed by its pause, the last one too (an error shows after it).
+ */
+export async function sendWithRetries<T>(
+  send: () => Promise<T>,
+  options: { retries: number; worthRetrying: (error: unknown) => boolean; sleep: (ms: number) => Promise<void> },
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  let failure: unknown = null;
+  for (let attempt = 0; attempt <= options.retries; attempt++) {
+    try {
+      return { ok: true, value: await send() };
+    } catch (error) {
+      failure = error;
+      if (!options.worthRetrying(error)) break;
+      await options.sleep(retryDelayMs(attempt));
+    }
+  }
+  return { ok: false, error: failure };
+}
