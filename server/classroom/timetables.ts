@@ -113,7 +113,10 @@ async function assertClassOfInstitute(tx: Tx, classId: string, instituteId: stri
   if (!found) throw notFound("Class");
 }
 
-function assertDatesOrdered(startsOn: string | null | undefined, endsOn: string | null | undefined) {
+/** A timetable as it will be stored, new or changed: a class timetable names its class, and it ends after it starts. */
+function assertTimetableConsistent(timetable: { type?: string; class_id?: string | null; starts_on?: string | null; ends_on?: string | null }) {
+  if (timetable.type === "class" && !timetable.class_id) throw new AppError("invalid", "A class timetable needs class_id", "class_id");
+  const { starts_on: startsOn, ends_on: endsOn } = timetable;
   if (startsOn && endsOn && endsOn < startsOn) throw new AppError("invalid", "ends_on must not be before starts_on", "ends_on");
 }
 
@@ -138,9 +141,8 @@ export async function createTimetable(tx: Tx, userId: string, input: z.input<typ
   const values = createTimetableInput.parse(input);
   const school = await findCallerSchool(tx, userId);
   if (!school || !isTimetableManager(school.roles)) throw forbiddenToManage();
-  if (values.type === "class" && !values.class_id) throw new AppError("invalid", "A class timetable needs class_id", "class_id");
   if (values.class_id) await assertClassOfInstitute(tx, values.class_id, school.instituteId);
-  assertDatesOrdered(values.starts_on, values.ends_on);
+  assertTimetableConsistent(values);
   const [created] = await tx
     .insert(timetables)
     .values({
@@ -171,9 +173,8 @@ export async function updateTimetable(tx: Tx, userId: string, input: z.input<typ
   const { id, ...changes } = updateTimetableInput.parse(input);
   const current = await loadManagedTimetable(tx, userId, id);
   const next = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
-  if (next.type === "class" && !next.class_id) throw new AppError("invalid", "A class timetable needs class_id", "class_id");
   if (changes.class_id) await assertClassOfInstitute(tx, changes.class_id, current.institute_id);
-  assertDatesOrdered(next.starts_on, next.ends_on);
+  assertTimetableConsistent(next);
   const [updated] = await tx
     .update(timetables)
     .set({
