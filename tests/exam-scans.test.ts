@@ -12,7 +12,6 @@ import { PUT as putTemplate } from "../app/api/exam/templates/[templateId]/route
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { examBatches, examSubmissions, files } from "../server/db/schema";
-import { MultipartReader } from "../server/exam/multipart";
 import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, useObjectStorage } from "../server/storage/object-storage";
 import { describeOnEachDatabase } from "./support/database";
@@ -243,27 +242,5 @@ describeOnEachDatabase("exam scans", (database) => {
       expect(rows.every((row) => row.status === "matched" && row.matching_method === "ordered" && row.scan_url)).toBe(true);
       expect(new Set(rows.map((row) => row.scan_url)).size).toBe(20);
     });
-  });
-});
-
-describe("multipart reader", () => {
-  it("reads fields and a file split across tiny chunks, in order", async () => {
-    const form = multipartBody([{ name: "student_id", value: "abc" }, { name: "file", filename: "x.pdf", bytes: Buffer.from("%PDF-\r\n--not-a-boundary\r\nend") }]);
-    const boundary = form.contentType.split("boundary=")[1]!;
-    let offset = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (offset >= form.body.length) return controller.close();
-        controller.enqueue(form.body.subarray(offset, offset + 3));
-        offset += 3;
-      },
-    });
-    const seen: [string, string | null, string][] = [];
-    for await (const part of new MultipartReader(stream, boundary, 1 << 20).parts()) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of part.body) chunks.push(Buffer.from(chunk));
-      seen.push([part.name, part.filename, Buffer.concat(chunks).toString()]);
-    }
-    expect(seen).toEqual([["student_id", null, "abc"], ["file", "x.pdf", "%PDF-\r\n--not-a-boundary\r\nend"]]);
   });
 });
