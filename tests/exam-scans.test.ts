@@ -17,6 +17,7 @@ import { type ObjectStorage, useObjectStorage } from "../server/storage/object-s
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
+import { pdfFormAroundBlanks, streamedBody } from "./support/streamed-body";
 
 const BUCKET = "cc.exam.submissions";
 
@@ -93,30 +94,8 @@ describeOnEachDatabase("exam scans", (database) => {
 
     it("3: refuses a 60 MB upload with 413 while streaming, cancelling the sender's stream early", async () => {
       const { batch } = await newBatch(1);
-      const form = multipartBody([{ name: "file", filename: "big.pdf", bytes: Buffer.alloc(0) }]);
-      const [head, tail] = [form.body.subarray(0, form.body.indexOf("\r\n\r\n") + 4), form.body.subarray(form.body.indexOf("\r\n\r\n") + 4)];
-      const total = 60 * 1024 * 1024;
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      chunk.write("%PDF-1.7");
-      let sent = 0;
-      let cancelled = false;
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(head);
-        },
-        pull(controller) {
-          if (sent >= total) {
-            controller.enqueue(tail);
-            controller.close();
-            return;
-          }
-          controller.enqueue(sent === 0 ? chunk : Buffer.alloc(chunk.length, 0x20));
-          sent += chunk.length;
-        },
-        cancel() {
-          cancelled = true;
-        },
-      });
+      const form = pdfFormAroundBlanks();
+      const { body, sent, cancelled } = streamedBody(form.head, 60 * 1024 * 1024, form.tail);
       const request = new Request(`http://localhost/api/exam/batches/${batch.id}/scans`, {
         method: "POST",
         headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
@@ -126,9 +105,9 @@ describeOnEachDatabase("exam scans", (database) => {
       const before = storedFiles().length;
       const response = await scansRoute(request, { params: Promise.resolve({ batchId: batch.id }) });
       expect(response.status).toBe(413);
-      expect(cancelled).toBe(true);
+      expect(cancelled()).toBe(true);
       // Read no further than the limit plus a little buffering: the rest of the 60 MB was never pulled.
-      expect(sent).toBeLessThan(52428800 + 1024 * 1024);
+      expect(sent()).toBeLessThan(52428800 + 1024 * 1024);
       expect(storedFiles().length).toBe(before);
       expect(fs.readdirSync(path.join(storageRoot, BUCKET), { recursive: true }).map(String).filter((f) => f.includes(".tmp-"))).toEqual([]);
     });
