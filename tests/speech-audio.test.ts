@@ -186,6 +186,11 @@ describe("streamed multipart parsing", () => {
     expect(chunksRead).toBeLessThan(10);
   });
 
+  it("holds a body without a declared length to the same bound as a declared one: 1 MiB of fields besides the file", async () => {
+    const fields = multipartBody(boundary, [...Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, value: "x".repeat(60 * 1024) })), { name: "file", value: audio, filename: "clip.mp3" }]);
+    await expect(readAudioUpload(request(inPieces(fields, 65536)), audio.length)).rejects.toMatchObject({ status: 413, openaiCode: "file_too_large" });
+  });
+
   it("refuses a body cut off before its closing boundary with 400", async () => {
     await expect(readAudioUpload(request(inPieces(body.subarray(0, body.length - 30), 512)), 1 << 20)).rejects.toMatchObject({
       status: 400,
