@@ -4,7 +4,7 @@ import { rememberDemoSchool } from "./db/demo-school";
 import { migrateDatabase } from "./db/migrate";
 import { env } from "./env";
 import { logger } from "./logger";
-import { removeSpoolLeftovers } from "./speech/multipart";
+import { removeSpoolLeftovers } from "./speech/audio-upload";
 import { configuredObjectStorage, removeStorageLeftovers } from "./storage/configured-storage";
 import { useObjectStorage } from "./storage/object-storage";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { SignJWT, decodeJwt, decodeProtectedHeader } from "jose";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
 import { POST as issueRoute } from "../app/sync/token/route";
@@ -10,6 +10,7 @@ import { globalGraphDatabase } from "../server/classroom/graph-access";
 import { SYNC_TOKEN_AUDIENCE, signSyncToken, syncTokenSecret, verifySyncToken } from "../server/classroom/sync-tokens";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
+import { signHandMadeToken } from "./support/hand-made-token";
 
 // A data folder of this file's own (the generated secret lives there), set before the configuration is read.
 const dataDir = vi.hoisted(() => {
@@ -50,6 +51,17 @@ describeOnEachDatabase("sync tokens", (database) => {
     room = `${BUCKET}/User/${school.teacher.id}`;
     personalDb = school.teacher.user_db_name;
   });
+
+  /** A sync token signed by hand: the teacher's, for their room, without a database; audience or secret as given. */
+  const handMadeSyncToken = (changes: { audience?: string; secret?: string } = {}) =>
+    signHandMadeToken({
+      claims: { room, scope: "canvas:write" },
+      subject: school.teacher.id,
+      issuer: "markbook",
+      audience: SYNC_TOKEN_AUDIENCE,
+      secret: syncTokenSecret(),
+      ...changes,
+    });
 
   describe("POST /sync/token", () => {
     it("issues an HS256 token with sub, room, scope, iat, exp and aud, living SYNC_TOKEN_TTL_SECONDS (300)", async () => {
@@ -96,10 +108,7 @@ describeOnEachDatabase("sync tokens", (database) => {
     it("answers 403 without a token or with a token without a user id, 401 with an invalid one", async () => {
       const body = { room, db_name: school.teacher.user_db_name };
       expect((await issue(undefined, body)).status).toBe(403);
-      const noSubject = await new SignJWT({})
-        .setProtectedHeader({ alg: "HS256" })
-        .setExpirationTime("5m")
-        .sign(new TextEncoder().encode(process.env.AUTH_SECRET!));
+      const noSubject = await signHandMadeToken({ secret: process.env.AUTH_SECRET! });
       expect((await issue(noSubject, body)).status).toBe(403);
       expect((await issue(await signUserToken({ userId: school.teacher.id, ttlSeconds: -5 }), body)).status).toBe(401);
     });
@@ -148,14 +157,7 @@ describeOnEachDatabase("sync tokens", (database) => {
     });
 
     it("refuses a token without a database (issued before tokens named one)", async () => {
-      const legacy = await new SignJWT({ room, scope: "canvas:write" })
-        .setProtectedHeader({ alg: "HS256" })
-        .setSubject(school.teacher.id)
-        .setIssuer("markbook")
-        .setAudience(SYNC_TOKEN_AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(new TextEncoder().encode(syncTokenSecret()));
+      const legacy = await handMadeSyncToken();
       await expect(verifySyncToken(legacy, { room, db_name: school.teacher.user_db_name })).rejects.toMatchObject({ code: "forbidden" });
     });
   });
@@ -169,14 +171,7 @@ describeOnEachDatabase("sync tokens", (database) => {
     });
 
     it("refuses a token for another audience", async () => {
-      const foreign = await new SignJWT({ room, scope: "canvas:write" })
-        .setProtectedHeader({ alg: "HS256" })
-        .setSubject(school.teacher.id)
-        .setIssuer("markbook")
-        .setAudience("some-other-service")
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(new TextEncoder().encode(syncTokenSecret()));
+      const foreign = await handMadeSyncToken({ audience: "some-other-service" });
       await expect(verifySyncToken(foreign, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated", message: expect.stringMatching(/sync service/) });
     });
 
@@ -196,14 +191,7 @@ describeOnEachDatabase("sync tokens", (database) => {
       const signature = token.split(".")[2]!;
       const flipped = `${token.slice(0, -signature.length)}${signature[0] === "A" ? "B" : "A"}${signature.slice(1)}`;
       await expect(verifySyncToken(flipped, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
-      const withAuthSecret = await new SignJWT({ room, scope: "canvas:write" })
-        .setProtectedHeader({ alg: "HS256" })
-        .setSubject(school.teacher.id)
-        .setIssuer("markbook")
-        .setAudience(SYNC_TOKEN_AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(new TextEncoder().encode(process.env.AUTH_SECRET!));
+      const withAuthSecret = await handMadeSyncToken({ secret: process.env.AUTH_SECRET! });
       await expect(verifySyncToken(withAuthSecret, { room, db_name: personalDb })).rejects.toMatchObject({ code: "unauthenticated" });
       const [, payload] = token.split(".");
       const unsigned = `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${payload}.`;

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { parseMultipartUpload, removeSpoolLeftovers } from "../server/speech/multipart";
+import { readAudioUpload, removeSpoolLeftovers } from "../server/speech/audio-upload";
 import { startMarkbook } from "../server/startup";
 import { removeTemporaryLeftovers } from "../server/storage/local";
 
@@ -92,7 +92,7 @@ describe("leftovers of a crash at the server's start", () => {
     const body = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n${"x".repeat(500)}\r\n--${boundary}--\r\n`,
     );
-    const upload = await parseMultipartUpload(Readable.from([body]), { boundary, maxFileBytes: 10_000 });
+    const upload = await readAudioUpload({ contentType: `multipart/form-data; boundary=${boundary}`, contentLength: null, body: Readable.from([body]) }, 10_000);
     expect(path.dirname(upload.file!.path).startsWith(folders.tmp)).toBe(true);
     // The process "crashes" here: cleanup() is never called.
     expect(await removeSpoolLeftovers()).toEqual({ files: 1, bytes: 500 });

@@ -1,7 +1,7 @@
 /**
- * Part headers over the limit are refused (issue 14, item 8), in both multipart readers: the exam one
- * (template PDFs and scans) and the speech one (/v1 audio). The headers arrive in one piece together
- * with their end, which is how a long header block used to slip past the limit.
+ * Part headers over the limit are refused (issue 14, item 8) by the multipart reader, on both of its
+ * uploads: the exam's (template PDFs and scans) and the speech API's (/v1 audio). The headers arrive in
+ * one piece together with their end, which is how a long header block used to slip past the limit.
  */
 import fs from "node:fs";
 import os from "node:os";

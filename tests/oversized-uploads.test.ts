@@ -22,12 +22,13 @@ import { createApiKey } from "../server/identity/api-keys";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createTestDatabase, describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, multipartBody, sampleCanvas } from "./support/exam-fixtures";
+import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { RawConnection, chunk } from "./support/raw-http";
 import { type RunningRouteServer, type WebHandler, startRouteServer } from "./support/route-server";
 import { repeatedSpeechWav } from "./support/speech-audio";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
+import { pdfFormAroundBlanks, streamedBody } from "./support/streamed-body";
 
 const MAX_SCAN_BYTES = 1024 * 1024;
 const MAX_SNAPSHOT_BYTES = 64 * 1024;
@@ -51,32 +52,6 @@ const routes: WebHandler = async (request) => {
   if (pathname === "/put_canvas_node_file") return snapshotRoute(request);
   return new Response("no such route", { status: 404 });
 };
-
-/** A body of `total` bytes in 64 KiB pieces, with no declared length (read while streaming). */
-function streamed(head: Uint8Array, total: number, tail: Uint8Array = new Uint8Array()) {
-  let sent = 0;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(head);
-    },
-    pull(controller) {
-      if (sent >= total) {
-        controller.enqueue(tail);
-        controller.close();
-        return;
-      }
-      controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
-      sent += 64 * 1024;
-    },
-  });
-}
-
-/** Head and tail of a multipart body whose `file` part is a PDF of blanks in between. */
-function pdfForm() {
-  const form = multipartBody([{ name: "file", filename: "big.pdf", bytes: Buffer.from("%PDF-1.7\n") }]);
-  const split = form.body.indexOf("%PDF-1.7\n") + "%PDF-1.7\n".length;
-  return { head: form.body.subarray(0, split), tail: form.body.subarray(split), contentType: form.contentType };
-}
 
 describe("the unread body after an early answer (Next-style routes)", () => {
   let server: RunningRouteServer;
@@ -173,24 +148,24 @@ describeOnEachDatabase("oversized uploads through fetch", (database) => {
   }
 
   it("a scan over MAX_SCAN_BYTES: 413 with its {detail}, streamed or declared", async () => {
-    const form = pdfForm();
+    const form = pdfFormAroundBlanks();
     const url = `${server.baseURL}/api/exam/batches/${batchId}/scans`;
-    const body = streamed(form.head, 16 * MAX_SCAN_BYTES, form.tail);
+    const { body } = streamedBody(form.head, 16 * MAX_SCAN_BYTES, form.tail);
     await expectTooLarge(await fetch(url, { method: "POST", headers: headers(form.contentType), body, duplex: "half" } as RequestInit));
     const declared = Buffer.concat([form.head, Buffer.alloc(16 * MAX_SCAN_BYTES, 0x20), form.tail]);
     await expectTooLarge(await fetch(url, { method: "POST", headers: headers(form.contentType), body: declared }));
   });
 
   it("a template PDF over the limit: 413 with its {detail}", async () => {
-    const form = pdfForm();
-    const body = streamed(form.head, 16 * MAX_SCAN_BYTES, form.tail);
+    const form = pdfFormAroundBlanks();
+    const { body } = streamedBody(form.head, 16 * MAX_SCAN_BYTES, form.tail);
     await expectTooLarge(await fetch(`${server.baseURL}/api/exam/files`, { method: "POST", headers: headers(form.contentType), body, duplex: "half" } as RequestInit));
   });
 
   it("a snapshot over MAX_SNAPSHOT_BYTES: 413 with its {detail}", async () => {
     const url = `${server.baseURL}/put_canvas_node_file?path=cc.public.snapshots/User/${school.teacher.id}&db_name=${school.teacher.user_db_name}`;
     const json = new TextEncoder().encode('{"document": "');
-    const body = streamed(json, 64 * MAX_SNAPSHOT_BYTES, new TextEncoder().encode('"}'));
+    const { body } = streamedBody(json, 64 * MAX_SNAPSHOT_BYTES, new TextEncoder().encode('"}'));
     await expectTooLarge(await fetch(url, { method: "PUT", headers: headers("application/json"), body, duplex: "half" } as RequestInit));
     expect(fs.existsSync(path.join(dataDir, "storage", "cc.public.snapshots", "User", school.teacher.id))).toBe(false);
   });

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../server/errors";
 import { ACCEPTED_FORMATS, SAMPLE_RATE, decodeAudioFile, isSilent, probeFfmpeg, sniffAudioFormat } from "../server/speech/audio";
 import { bundledFfmpegPath } from "../server/speech/config";
-import { multipartBoundary, parseMultipartUpload } from "../server/speech/multipart";
+import { multipartBoundary } from "../server/http/multipart";
+import { readAudioUpload } from "../server/speech/audio-upload";
 
 const fixtures = path.join(import.meta.dirname, "fixtures/audio");
 const ffmpeg = process.env.FFMPEG_PATH || bundledFfmpegPath();
@@ -147,6 +148,8 @@ describe("streamed multipart parsing", () => {
     { name: "response_format", value: "verbose_json" },
   ]);
 
+  const request = (pieces: AsyncIterable<Buffer>) => ({ contentType: `multipart/form-data; boundary=${boundary}`, contentLength: null, body: pieces });
+
   it("reads the boundary from the content type", () => {
     expect(multipartBoundary(`multipart/form-data; boundary=${boundary}`)).toBe(boundary);
     expect(multipartBoundary(`multipart/form-data; boundary="${boundary}"`)).toBe(boundary);
@@ -155,7 +158,7 @@ describe("streamed multipart parsing", () => {
   });
 
   it.each([1, 7, 64, 65536])("streams fields and the file correctly in chunks of %i bytes", async (size) => {
-    const upload = await parseMultipartUpload(inPieces(body, size), { boundary, maxFileBytes: 1024 * 1024 });
+    const upload = await readAudioUpload(request(inPieces(body, size)), 1024 * 1024);
     try {
       expect(upload.fields.get("model")).toEqual(["tiny"]);
       expect(upload.fields.get("timestamp_granularities[]")).toEqual(["word", "segment"]);
@@ -176,15 +179,20 @@ describe("streamed multipart parsing", () => {
         yield chunk;
       }
     }
-    await expect(parseMultipartUpload(counted(), { boundary, maxFileBytes: 4096 })).rejects.toMatchObject({
+    await expect(readAudioUpload(request(counted()), 4096)).rejects.toMatchObject({
       status: 413,
       openaiCode: "file_too_large",
     });
     expect(chunksRead).toBeLessThan(10);
   });
 
+  it("holds a body without a declared length to the same bound as a declared one: 1 MiB of fields besides the file", async () => {
+    const fields = multipartBody(boundary, [...Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, value: "x".repeat(60 * 1024) })), { name: "file", value: audio, filename: "clip.mp3" }]);
+    await expect(readAudioUpload(request(inPieces(fields, 65536)), audio.length)).rejects.toMatchObject({ status: 413, openaiCode: "file_too_large" });
+  });
+
   it("refuses a body cut off before its closing boundary with 400", async () => {
-    await expect(parseMultipartUpload(inPieces(body.subarray(0, body.length - 30), 512), { boundary, maxFileBytes: 1 << 20 })).rejects.toMatchObject({
+    await expect(readAudioUpload(request(inPieces(body.subarray(0, body.length - 30), 512)), 1 << 20)).rejects.toMatchObject({
       status: 400,
     });
   });

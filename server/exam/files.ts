@@ -12,8 +12,8 @@ import { validatedReply } from "../http/validated-reply";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
-import type { MultipartReader } from "./multipart";
-import { type PdfUpload, type UploadedPart, openPdfUpload, streamPdfToStorage } from "./pdf-upload";
+import type { MultipartFile } from "../http/multipart";
+import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
 import { resolveStaffInstitute } from "./staff-institute";
 
 /**
@@ -64,17 +64,13 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
   const { institute_id: requested } = uploadFileQuery.parse({ institute_id: upload.instituteId });
   const instituteId = await asUser(db, callerId, (tx) => resolveStaffInstitute(tx, callerId, requested, "upload exam papers"));
 
-  const reader = await openPdfUpload(upload, maxBytes, "PDF");
-  let stored: { key: string; bytes: Buffer; sha256: string; originalName: string | null } | null = null;
+  // Set as soon as the file is in storage, so that a refusal after it deletes the file again.
+  let stored = null as StoredPdf | null;
   try {
-    for await (const part of reader.parts()) {
-      if (part.name !== "file" || part.filename === null) continue;
-      if (stored) throw new AppError("invalid", "file: send one file per upload", "file");
-      stored = await storePdf(reader, part, { storage, bucket, instituteId, maxBytes });
-    }
-    if (!stored) throw new AppError("invalid", "file: the PDF file is required", "file");
-    const pageCount = await countPages(stored.bytes);
-    const { key, bytes, sha256, originalName } = stored;
+    const { file } = await readPdfUpload(upload, maxBytes, "PDF", async (part) => (stored = await storePdf(part, { storage, bucket, instituteId })));
+    if (!file) throw new AppError("invalid", "file: the PDF file is required", "file");
+    const pageCount = await countPages(file.bytes);
+    const { key, bytes, sha256, originalName } = file;
     const row = await asUser(db, callerId, async (tx) => {
       const [file] = await tx
         .insert(files)
@@ -94,7 +90,6 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
     });
     return publicFile(row);
   } catch (error) {
-    await reader.cancel();
     if (stored) {
       const key = stored.key;
       await storage.delete(bucket, key).catch((cleanup) => logger.error(`could not delete orphaned file ${bucket}/${key}`, cleanup));
@@ -103,14 +98,17 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
   }
 }
 
+interface StoredPdf {
+  key: string;
+  bytes: Buffer;
+  sha256: string;
+  originalName: string | null;
+}
+
 /** The paper into storage (the scan rules: type, size, signature), kept in memory to count its pages. */
-async function storePdf(
-  reader: MultipartReader,
-  part: UploadedPart,
-  { storage, bucket, instituteId, maxBytes }: { storage: ObjectStorage; bucket: string; instituteId: string; maxBytes: number },
-) {
+async function storePdf(part: MultipartFile, { storage, bucket, instituteId }: { storage: ObjectStorage; bucket: string; instituteId: string }): Promise<StoredPdf> {
   const key = `exam-templates/${instituteId}/${crypto.randomUUID()}.pdf`;
-  const { bytes, sha256 } = await streamPdfToStorage(reader, part, { storage, bucket, key, maxBytes, what: "PDF", keepBytes: true });
+  const { bytes, sha256 } = await streamPdfToStorage(part, { storage, bucket, key, what: "PDF", keepBytes: true });
   return { key, bytes: bytes!, sha256, originalName: part.filename };
 }
 

@@ -1,18 +1,22 @@
 import crypto from "node:crypto";
 import { AppError } from "../errors";
+import { textProblem } from "../http/input-rules";
+import { type MultipartFile, type MultipartRules, readMultipartForm } from "../http/multipart";
 import { logger } from "../logger";
 import type { ObjectStorage } from "../storage/object-storage";
-import { MultipartReader, multipartBoundary } from "./multipart";
 
 /** Content types a PDF upload (a scan or a template paper) may declare. */
 export const acceptedPdfTypes = ["application/pdf", "application/x-pdf"];
 const PDF_SIGNATURE = Buffer.from("%PDF-");
 
 /**
- * Room for the multipart framing and the small form fields around the PDF (a scan's fields are 1 KB at
- * most). The upload's whole body is bounded by the PDF's maximum plus this.
+ * Room for the multipart framing and the small form fields around the PDF (the reader's
+ * `formOverheadBytes`; a scan's fields are 1 KB at most). A parallel of the speech form's
+ * SPEECH_FORM_OVERHEAD_BYTES (server/speech/audio-upload.ts), whose fields are larger.
  */
 const PDF_FORM_OVERHEAD_BYTES = 64 * 1024;
+/** Bytes of one text field of a PDF upload's form (student_id, matching_method). */
+const MAX_FIELD_BYTES = 1024;
 
 /** A PDF upload as its route hands it over: the request's content type, declared length and body. */
 export interface PdfUpload {
@@ -21,42 +25,43 @@ export interface PdfUpload {
   body: ReadableStream<Uint8Array> | null;
 }
 
-export interface UploadedPart {
-  contentType: string | null;
-  filename: string | null;
-  body: AsyncIterable<Uint8Array>;
-}
-
 export const pdfTooLarge = (what: string, maxBytes: number) =>
   new AppError("too_large", `The ${what} is larger than the maximum of ${maxBytes} bytes`);
 
 /**
- * Opens a PDF upload (a scan or a template paper): multipart/form-data with a body (else 415), and a
- * declared length within the maximum and the form around it (else 413 at once, the sender's stream
- * cancelled). The reader holds what actually arrives to the same bound.
+ * Reads a PDF upload (a scan or a template paper) with the shared multipart reader
+ * (server/http/multipart.ts): multipart/form-data with a body (else 415); the whole body within the
+ * maximum and the form around it, declared (413 at once) or read (413, the sender's stream cancelled);
+ * the PDF in the `file` part, whose name is stored and so must be storable text (400), handed to
+ * `storePdf` while it streams in.
  */
-export async function openPdfUpload(upload: PdfUpload, maxBytes: number, what: "scan" | "PDF"): Promise<MultipartReader> {
-  const boundary = multipartBoundary(upload.contentType);
-  if (!boundary || !upload.body) throw new AppError("unsupported_media", `Send the ${what} as multipart/form-data with a file field`);
-  if (upload.contentLength !== null && upload.contentLength > maxBytes + PDF_FORM_OVERHEAD_BYTES) {
-    await upload.body.cancel("too large").catch(() => {});
-    throw pdfTooLarge(what, maxBytes);
-  }
-  return new MultipartReader(upload.body, boundary, maxBytes + PDF_FORM_OVERHEAD_BYTES);
+export function readPdfUpload<T>(upload: PdfUpload, maxBytes: number, what: "scan" | "PDF", storePdf: (part: MultipartFile) => Promise<T>) {
+  const rules: MultipartRules = {
+    fileField: "file",
+    maxFileBytes: maxBytes,
+    formOverheadBytes: PDF_FORM_OVERHEAD_BYTES,
+    maxFieldBytes: MAX_FIELD_BYTES,
+    notMultipart: () => new AppError("unsupported_media", `Send the ${what} as multipart/form-data with a file field`),
+    tooLarge: () => pdfTooLarge(what, maxBytes),
+  };
+  return readMultipartForm(upload, rules, async (part) => {
+    const filenameProblem = textProblem(part.filename);
+    if (filenameProblem) throw new AppError("invalid", `${rules.fileField}: the file name ${filenameProblem}`, rules.fileField);
+    return storePdf(part);
+  });
 }
 
 /**
- * Streams one PDF part of a multipart upload into storage, checking in this order: the declared type
- * (415), the size while reading (413, the sender's stream cancelled), the `%PDF-` signature on the first
- * bytes before anything is stored (415). Nothing is held in memory unless `keepBytes` asks for it (a
+ * Streams the PDF part of an upload into storage, checking in this order: the declared type (415), the
+ * `%PDF-` signature on the first bytes before anything is stored (415); the reader holds the part to
+ * the maximum size (413). Nothing is held in memory unless `keepBytes` asks for it (a
  * template paper, whose pages are counted). A storage failure is a 502.
  */
 export async function streamPdfToStorage(
-  reader: MultipartReader,
-  part: UploadedPart,
-  options: { storage: ObjectStorage; bucket: string; key: string; maxBytes: number; what: "scan" | "PDF"; keepBytes?: boolean },
+  part: MultipartFile,
+  options: { storage: ObjectStorage; bucket: string; key: string; what: "scan" | "PDF"; keepBytes?: boolean },
 ): Promise<{ byteSize: number; sha256: string; bytes: Buffer | null }> {
-  const { storage, bucket, key, maxBytes, what } = options;
+  const { storage, bucket, key, what } = options;
   const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (!acceptedPdfTypes.includes(declared)) {
     throw new AppError("unsupported_media", `The ${what} must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
@@ -67,7 +72,6 @@ export async function streamPdfToStorage(
   let size = 0;
   const take = (chunk: Uint8Array) => {
     size += chunk.byteLength;
-    if (size > maxBytes) throw pdfTooLarge(what, maxBytes);
     hash.update(chunk);
     if (options.keepBytes) kept.push(Buffer.from(chunk));
     return chunk;
@@ -88,10 +92,7 @@ export async function streamPdfToStorage(
   try {
     await storage.put(bucket, key, bytes(), { contentType: "application/pdf" });
   } catch (error) {
-    if (error instanceof AppError) {
-      if (error.code === "too_large") await reader.cancel("too large");
-      throw error;
-    }
+    if (error instanceof AppError) throw error;
     logger.error(`${what} storage failed`, error);
     throw new AppError("upstream", `The ${what} could not be stored; try again`);
   }

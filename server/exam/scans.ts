@@ -10,10 +10,8 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
 import { submissionOutput } from "./batches";
-import type { MultipartReader } from "./multipart";
-import { type PdfUpload, type UploadedPart, openPdfUpload, streamPdfToStorage } from "./pdf-upload";
-
-const MAX_FIELD_BYTES = 1024;
+import type { MultipartFile } from "../http/multipart";
+import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
 
 export const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
@@ -46,23 +44,16 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
 
   await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
 
-  const reader = await openPdfUpload(upload, maxBytes, "scan");
-  const fields: Record<string, string> = {};
-  let stored: { key: string; byteSize: number; sha256: string; originalName: string | null } | null = null;
+  // Set as soon as the file is in storage, so that a refusal after it deletes the file again.
+  let stored = null as StoredScan | null;
   try {
-    for await (const part of reader.parts()) {
-      if (part.name === "file" && part.filename !== null) {
-        if (stored) throw new AppError("invalid", "file: send one file per upload", "file");
-        stored = await storeScan(reader, part, { storage, bucket, batchId, maxBytes });
-      } else if (part.name === "student_id" || part.name === "matching_method") {
-        fields[part.name] = await readField(part.body);
-      }
-    }
-    if (!stored) throw new AppError("invalid", "file: the scan file is required", "file");
-    const { student_id: studentId, matching_method: method } = scanFields.parse(fields);
-    return await asUser(db, callerId, (tx) => recordScan(tx, callerId, batchId, { ...stored!, bucket, studentId, method }));
+    const { fields, file } = await readPdfUpload(upload, maxBytes, "scan", async (part) => (stored = await storeScan(part, { storage, bucket, batchId })));
+    if (!file) throw new AppError("invalid", "file: the scan file is required", "file");
+    // A repeated field counts by its last value.
+    const field = (name: string) => fields.get(name)?.at(-1)?.trim();
+    const { student_id: studentId, matching_method: method } = scanFields.parse({ student_id: field("student_id"), matching_method: field("matching_method") });
+    return await asUser(db, callerId, (tx) => recordScan(tx, callerId, batchId, { ...file, bucket, studentId, method }));
   } catch (error) {
-    await reader.cancel();
     if (stored) {
       const key = stored.key;
       await storage.delete(bucket, key).catch((cleanup) => logger.error(`could not delete orphaned scan ${bucket}/${key}`, cleanup));
@@ -79,25 +70,17 @@ async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
   return batch;
 }
 
-async function readField(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > MAX_FIELD_BYTES) throw new AppError("invalid", "A form field is too long");
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString("utf8").trim();
+interface StoredScan {
+  key: string;
+  byteSize: number;
+  sha256: string;
+  originalName: string | null;
 }
 
 /** Rules 2–5: type, size while streaming, signature on the first bytes, then the bytes into storage. */
-async function storeScan(
-  reader: MultipartReader,
-  part: UploadedPart,
-  { storage, bucket, batchId, maxBytes }: { storage: ObjectStorage; bucket: string; batchId: string; maxBytes: number },
-) {
+async function storeScan(part: MultipartFile, { storage, bucket, batchId }: { storage: ObjectStorage; bucket: string; batchId: string }): Promise<StoredScan> {
   const key = `exam-submissions/${batchId}/${crypto.randomUUID()}.pdf`;
-  const { byteSize, sha256 } = await streamPdfToStorage(reader, part, { storage, bucket, key, maxBytes, what: "scan" });
+  const { byteSize, sha256 } = await streamPdfToStorage(part, { storage, bucket, key, what: "scan" });
   return { key, byteSize, sha256, originalName: part.filename };
 }
 

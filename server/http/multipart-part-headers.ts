@@ -2,7 +2,7 @@ import { AppError } from "../errors";
 
 /**
  * The header block of one multipart/form-data part (its Content-Disposition and Content-Type lines) may
- * take at most this many bytes, in both multipart readers (scans and template PDFs, speech audio). Real
+ * take at most this many bytes (the multipart reader, server/http/multipart.ts, for every upload). Real
  * clients send a few hundred bytes; the bound keeps a part's headers from being held in memory unbounded.
  */
 export const MAX_PART_HEADER_BYTES = 16 * 1024;

@@ -6,11 +6,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, openaiErrorBody } from "../errors";
 import { logger } from "../logger";
 import { SAMPLE_RATE, decodeAudioFile, invalidFileFormat, isSilent, readFileHead, sniffAudioFormat } from "./audio";
+import { readAudioUpload } from "./audio-upload";
 import { CancelledJobError } from "./engine-pool";
 import { type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
-import { SPEECH_FORM_OVERHEAD_BYTES, fileTooLarge, multipartBoundary, parseMultipartUpload } from "./multipart";
 import { parseSpeechOptions, transcriptionOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
@@ -143,18 +143,17 @@ async function transcribeUpload(
   keyId: string,
 ) {
   const { config } = service;
-  const boundary = multipartBoundary(request.headers["content-type"]);
-  if (!boundary) throw new AppError("invalid", "The body must be multipart/form-data with the audio in the 'file' field.", "file");
-  const declaredLength = Number(request.headers["content-length"] ?? NaN);
-  if (declaredLength > config.maxAudioBytes + SPEECH_FORM_OVERHEAD_BYTES) throw fileTooLarge(config.maxAudioBytes);
-
   // The client going away cancels everything that follows, including a queued or running inference.
   const abort = new AbortController();
   response.on("close", () => {
     if (!response.writableFinished) abort.abort();
   });
 
-  const upload = await parseMultipartUpload(request, { boundary, maxFileBytes: config.maxAudioBytes });
+  const declaredLength = Number(request.headers["content-length"] ?? NaN);
+  const upload = await readAudioUpload(
+    { contentType: request.headers["content-type"], contentLength: Number.isFinite(declaredLength) ? declaredLength : null, body: request },
+    config.maxAudioBytes,
+  );
   try {
     const fields = readFields(upload.fields, task);
     const model = resolveRequestedModel(config, fields.model);
