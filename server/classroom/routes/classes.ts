@@ -99,11 +99,11 @@ export const listClassStudentsRoute = defineRoute({
   summary: "Students of a class, by full_name",
   auth: "bearer",
   params: classIdPath,
-  query: z.object({ include_inactive: queryBoolean.meta({ description: "Also students whose enrollment ended (default false)" }) }),
+  query: z.object({ include_inactive: queryBoolean.default(false).meta({ description: "Also students whose enrollment ended" }) }),
   replies: { 200: cachedJsonReply(classStudentsOutput, "OK") },
   errors: { 400: invalid, 404: "Not found, or outside the caller's scope" },
   handler: ({ request, db, user, params, query }) =>
-    classStudentsReply(request, db, user.id, { classId: params.class_id, includeInactive: query.include_inactive ?? false }),
+    classStudentsReply(request, db, user.id, { classId: params.class_id, includeInactive: query.include_inactive }),
 });
 
 export const addStudentToClassRoute = defineRoute({

@@ -43,11 +43,11 @@ export const listBatchesRoute = defineRoute({
   tags,
   summary: "Batches visible to the caller, newest first",
   auth: "bearer",
-  query: listBatchesInput.extend({ include_archived: queryBoolean.meta({ description: "Include archived batches (default false)" }) }),
+  query: listBatchesInput.extend({ include_archived: queryBoolean.default(false).meta({ description: "Include archived batches" }) }),
   replies: { 200: jsonReply(batchListOutput, "`{batches}`") },
   errors: { 400: invalid },
   handler: async ({ db, user, query }) => {
-    const batches = await asUser(db, user.id, (tx) => listBatches(tx, { ...query, include_archived: query.include_archived ?? false }));
+    const batches = await asUser(db, user.id, (tx) => listBatches(tx, query));
     return { batches };
   },
 });

@@ -44,11 +44,11 @@ export const listTemplatesRoute = defineRoute({
   tags,
   summary: "Templates visible to the caller (archived ones only when asked)",
   auth: "bearer",
-  query: listTemplatesInput.extend({ include_archived: queryBoolean.meta({ description: "Include archived templates (default false)" }) }),
+  query: listTemplatesInput.extend({ include_archived: queryBoolean.default(false).meta({ description: "Include archived templates" }) }),
   replies: { 200: jsonReply(templateListOutput, "Newest changes first") },
   errors: { 400: invalid },
   handler: async ({ db, user, query }) => {
-    const templates = await asUser(db, user.id, (tx) => listTemplates(tx, { ...query, include_archived: query.include_archived ?? false }));
+    const templates = await asUser(db, user.id, (tx) => listTemplates(tx, query));
     return { templates };
   },
 });
