@@ -7,10 +7,11 @@ import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
+import { formatBytes } from "@/components/ui/upload";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { UploadProgress } from "./UploadProgress";
-import { formatBytes, uploadPdf } from "./upload-pdf";
+import { uploadPdf } from "./upload-pdf";
 
 type Source = "upload" | "catalogue";
 
