@@ -7,9 +7,9 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
 import { BatchProgressBar } from "./ProgressBar";
@@ -43,9 +43,7 @@ export function BatchesList() {
         {newButton}
       </div>
       {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading batches…
-        </p>
+        <Loading>Loading batches…</Loading>
       ) : list.isError ? (
         <LoadFailed what="The batches" error={list.error} onRetry={() => list.refetch()} />
       ) : batches.length === 0 ? (

@@ -12,10 +12,11 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
+import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { StudentPicker } from "./StudentPicker";
 
@@ -57,11 +58,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
   );
 
   if (classes.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the class…
-      </p>
-    );
+    return <Loading>Loading the class…</Loading>;
   }
   const schoolClass = classes.data?.classes.find((row) => row.id === classId);
   if (!schoolClass) {
@@ -103,9 +100,9 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
       </header>
 
       {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
+        <Notice onDismiss={() => setNotice(null)}>
           {notice}
-        </Status>
+        </Notice>
       ) : null}
 
       {isSchoolAdmin ? (
@@ -132,9 +129,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
             Also show students who were removed
           </label>
           {students.isPending ? (
-            <p className="loading-line" role="status">
-              <Spinner /> Loading students…
-            </p>
+            <Loading>Loading students…</Loading>
           ) : students.isError ? (
             <LoadFailed what="The students" error={students.error} onRetry={() => students.refetch()} />
           ) : rows.length === 0 ? (

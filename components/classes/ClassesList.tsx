@@ -9,10 +9,11 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
+import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 
 /** The school's classes with their total; school admins create classes here. */
@@ -38,15 +39,13 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
         {newButton}
       </div>
       {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
+        <Notice onDismiss={() => setNotice(null)}>
           {notice}
-        </Status>
+        </Notice>
       ) : null}
 
       {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading classes…
-        </p>
+        <Loading>Loading classes…</Loading>
       ) : list.isError ? (
         <LoadFailed what="The classes" error={list.error} onRetry={() => list.refetch()} />
       ) : list.data.classes.length === 0 ? (

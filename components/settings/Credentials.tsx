@@ -4,9 +4,9 @@ import { useRef, useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { TextField } from "@/components/ui/Field";
-import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
 import { formatDate, formatDateTime } from "./token-status";
 
 /**
@@ -108,11 +108,7 @@ export function CredentialTable<Row extends { id: string }>({
   row: (item: Row) => ReactNode;
 }) {
   if (state.isPending) {
-    return (
-      <p className="cluster muted" role="status">
-        <Spinner /> {loading}
-      </p>
-    );
+    return <Loading>{loading}</Loading>;
   }
   if (state.isError || !state.data) {
     return (

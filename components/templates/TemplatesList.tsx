@@ -7,9 +7,9 @@ import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
 import { TemplateStatusBadge, type TemplateStatus } from "./template-status";
@@ -74,9 +74,7 @@ export function TemplatesList() {
       </div>
 
       {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading templates…
-        </p>
+        <Loading>Loading templates…</Loading>
       ) : list.isError ? (
         <LoadFailed what="The templates" error={list.error} onRetry={() => list.refetch()} />
       ) : shown.length === 0 ? (

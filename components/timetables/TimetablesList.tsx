@@ -11,10 +11,11 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { CalendarIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
+import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { timetableTypeLabels, type TimetableType } from "./time";
 
@@ -119,16 +120,14 @@ export function TimetablesList() {
       </div>
 
       {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
+        <Notice onDismiss={() => setNotice(null)}>
           {notice}
-        </Status>
+        </Notice>
       ) : null}
       {actionError ? <Status tone="error" title="That did not work">{errorMessage(actionError)}</Status> : null}
 
       {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading timetables…
-        </p>
+        <Loading>Loading timetables…</Loading>
       ) : list.isError ? (
         <LoadFailed what="The timetables" error={list.error} onRetry={() => list.refetch()} />
       ) : list.data.timetables.length === 0 ? (
