@@ -16,6 +16,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
+import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { StudentPicker } from "./StudentPicker";
@@ -128,72 +129,72 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
             <input type="checkbox" checked={showRemoved} onChange={(event) => setShowRemoved(event.currentTarget.checked)} />
             Also show students who were removed
           </label>
-          {students.isPending ? (
-            <Loading>Loading students…</Loading>
-          ) : students.isError ? (
-            <LoadFailed what="The students" error={students.error} onRetry={() => students.refetch()} />
-          ) : rows.length === 0 ? (
-            <p className="muted token-empty">
-              No students in this class yet.{isSchoolAdmin ? " Add them above." : ""}
-            </p>
-          ) : (
-            <Table caption={`Students of ${schoolClass.name}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">In class since</th>
-                  {showRemoved ? <th scope="col">State</th> : null}
-                  {isSchoolAdmin ? (
-                    <th scope="col" className="table__actions">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((student) => (
-                  <tr key={student.id}>
-                    <th scope="row">{student.full_name}</th>
-                    <td className="table__muted">{student.email}</td>
-                    <td className="table__muted">
-                      <time dateTime={student.enrolled_at.toISOString()}>{dateFormat.format(student.enrolled_at)}</time>
-                    </td>
-                    {showRemoved ? (
-                      <td>{student.active ? <Badge tone="success">In class</Badge> : <Badge tone="neutral">Removed</Badge>}</td>
-                    ) : null}
-                    {isSchoolAdmin ? (
-                      <td className="table__actions">
-                        {student.active ? (
-                          <Button
-                            variant="danger-quiet"
-                            size="small"
-                            onClick={() => {
-                              remove.reset();
-                              setRemoving(student);
-                            }}
-                            aria-label={`Remove ${student.full_name} from the class`}
-                          >
-                            Remove
-                          </Button>
-                        ) : (
-                          <Button
-                            variant="secondary"
-                            size="small"
-                            loading={restore.isPending && restore.variables?.studentId === student.id}
-                            onClick={() => restore.mutate({ classId, studentId: student.id })}
-                            aria-label={`Add ${student.full_name} back to the class`}
-                          >
-                            Add back
-                          </Button>
-                        )}
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
+          <QueryStates query={students} loading="Loading students…" what="The students">
+            {() =>
+              rows.length === 0 ? (
+                <p className="muted token-empty">
+                  No students in this class yet.{isSchoolAdmin ? " Add them above." : ""}
+                </p>
+              ) : (
+                <Table caption={`Students of ${schoolClass.name}`}>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">In class since</th>
+                      {showRemoved ? <th scope="col">State</th> : null}
+                      {isSchoolAdmin ? (
+                        <th scope="col" className="table__actions">
+                          <span className="visually-hidden">Actions</span>
+                        </th>
+                      ) : null}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {rows.map((student) => (
+                      <tr key={student.id}>
+                        <th scope="row">{student.full_name}</th>
+                        <td className="table__muted">{student.email}</td>
+                        <td className="table__muted">
+                          <time dateTime={student.enrolled_at.toISOString()}>{dateFormat.format(student.enrolled_at)}</time>
+                        </td>
+                        {showRemoved ? (
+                          <td>{student.active ? <Badge tone="success">In class</Badge> : <Badge tone="neutral">Removed</Badge>}</td>
+                        ) : null}
+                        {isSchoolAdmin ? (
+                          <td className="table__actions">
+                            {student.active ? (
+                              <Button
+                                variant="danger-quiet"
+                                size="small"
+                                onClick={() => {
+                                  remove.reset();
+                                  setRemoving(student);
+                                }}
+                                aria-label={`Remove ${student.full_name} from the class`}
+                              >
+                                Remove
+                              </Button>
+                            ) : (
+                              <Button
+                                variant="secondary"
+                                size="small"
+                                loading={restore.isPending && restore.variables?.studentId === student.id}
+                                onClick={() => restore.mutate({ classId, studentId: student.id })}
+                                aria-label={`Add ${student.full_name} back to the class`}
+                              >
+                                Add back
+                              </Button>
+                            )}
+                          </td>
+                        ) : null}
+                      </tr>
+                    ))}
+                  </tbody>
+                </Table>
+              )
+            }
+          </QueryStates>
           {restore.isError ? <Status tone="error">{errorMessage(restore.error)}</Status> : null}
         </div>
       </Card>

@@ -9,10 +9,9 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
-import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
-import { Loading } from "@/components/ui/Loading";
+import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 
@@ -44,43 +43,43 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
         </Notice>
       ) : null}
 
-      {list.isPending ? (
-        <Loading>Loading classes…</Loading>
-      ) : list.isError ? (
-        <LoadFailed what="The classes" error={list.error} onRetry={() => list.refetch()} />
-      ) : list.data.classes.length === 0 ? (
-        <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
-          <p>
-            {isSchoolAdmin
-              ? "A class groups the students who sit an exam together. Create one, then add its students."
-              : "Your school has no classes yet. A school admin creates them."}
-          </p>
-          {newButton}
-        </EmptyState>
-      ) : (
-        <Table caption={`Classes of your school, ${list.data.total} in all`}>
-          <thead>
-            <tr>
-              <th scope="col">Class</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Teacher</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.classes.map((row) => (
-              <tr key={row.id}>
-                <th scope="row">
-                  <Link href={`/classes/${row.id}`} className="table__primary-link">
-                    {row.name}
-                  </Link>
-                </th>
-                <td>{row.subject ?? <span className="table__muted">—</span>}</td>
-                <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryStates query={list} loading="Loading classes…" what="The classes">
+        {(data) =>
+          data.classes.length === 0 ? (
+            <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
+              <p>
+                {isSchoolAdmin
+                  ? "A class groups the students who sit an exam together. Create one, then add its students."
+                  : "Your school has no classes yet. A school admin creates them."}
+              </p>
+              {newButton}
+            </EmptyState>
+          ) : (
+            <Table caption={`Classes of your school, ${data.total} in all`}>
+              <thead>
+                <tr>
+                  <th scope="col">Class</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Teacher</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.classes.map((row) => (
+                  <tr key={row.id}>
+                    <th scope="row">
+                      <Link href={`/classes/${row.id}`} className="table__primary-link">
+                        {row.name}
+                      </Link>
+                    </th>
+                    <td>{row.subject ?? <span className="table__muted">—</span>}</td>
+                    <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )
+        }
+      </QueryStates>
 
       {isSchoolAdmin ? (
         <NewClassDialog
