@@ -1,13 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
@@ -67,14 +66,9 @@ export function BatchesList() {
               <tbody>
                 {batches.map((batch) => (
                   <tr key={batch.id}>
-                    <th scope="row">
-                      <Link href={`/batches/${batch.id}`} className="table__primary-link">
-                        {batch.title}
-                      </Link>
-                      {batch.template_title && batch.template_title !== batch.title ? (
-                        <span className="table__muted table__sub">{batch.template_title}</span>
-                      ) : null}
-                    </th>
+                    <RowLink href={`/batches/${batch.id}`} sub={batch.template_title !== batch.title ? batch.template_title : null}>
+                      {batch.title}
+                    </RowLink>
                     <td>{batch.class_name ?? <span className="table__muted">No class</span>}</td>
                     <td className="batch-list__progress">
                       <BatchProgressBar progress={batch.progress} />

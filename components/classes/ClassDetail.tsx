@@ -14,7 +14,7 @@ import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
@@ -144,9 +144,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
                       <th scope="col">In class since</th>
                       {showRemoved ? <th scope="col">State</th> : null}
                       {isSchoolAdmin ? (
-                        <th scope="col" className="table__actions">
-                          <span className="visually-hidden">Actions</span>
-                        </th>
+                        <ActionsHeader />
                       ) : null}
                     </tr>
                   </thead>

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { errorMessage } from "@/lib/trpc/errors";
 import { Button } from "@/components/ui/Button";
@@ -10,7 +9,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
@@ -66,11 +65,7 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
               <tbody>
                 {data.classes.map((row) => (
                   <tr key={row.id}>
-                    <th scope="row">
-                      <Link href={`/classes/${row.id}`} className="table__primary-link">
-                        {row.name}
-                      </Link>
-                    </th>
+                    <RowLink href={`/classes/${row.id}`}>{row.name}</RowLink>
                     <td>{row.subject ?? <span className="table__muted">—</span>}</td>
                     <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
                   </tr>

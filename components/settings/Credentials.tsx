@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/Button";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
 import { formatDate, formatDateTime } from "./token-status";
 
@@ -134,9 +134,7 @@ export function CredentialTable<Row extends { id: string }>({
               {column}
             </th>
           ))}
-          <th scope="col" className="table__actions">
-            <span className="visually-hidden">Actions</span>
-          </th>
+          <ActionsHeader />
         </tr>
       </thead>
       <tbody>

@@ -1,13 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useMemo, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
@@ -104,12 +103,9 @@ export function TemplatesList() {
               <tbody>
                 {shown.map((template) => (
                   <tr key={template.id}>
-                    <th scope="row">
-                      <Link href={`/templates/${template.id}`} className="table__primary-link">
-                        {template.title}
-                      </Link>
-                      {template.exam_code ? <span className="table__muted table__sub">{template.exam_code}</span> : null}
-                    </th>
+                    <RowLink href={`/templates/${template.id}`} sub={template.exam_code}>
+                      {template.title}
+                    </RowLink>
                     <td>
                       <TemplateStatusBadge status={template.status} />
                     </td>

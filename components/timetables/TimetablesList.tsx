@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { errorMessage as errorMessage } from "@/lib/trpc/errors";
 import { Badge } from "@/components/ui/Badge";
@@ -12,7 +11,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { CalendarIcon } from "@/components/ui/icons";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
@@ -146,19 +145,13 @@ export function TimetablesList() {
                   <th scope="col">Type</th>
                   <th scope="col">State</th>
                   <th scope="col">Dates</th>
-                  <th scope="col" className="table__actions">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <ActionsHeader />
                 </tr>
               </thead>
               <tbody>
                 {data.timetables.map((timetable) => (
                   <tr key={timetable.id}>
-                    <th scope="row">
-                      <Link href={`/timetables/${timetable.id}`} className="table__primary-link">
-                        {timetable.name}
-                      </Link>
-                    </th>
+                    <RowLink href={`/timetables/${timetable.id}`}>{timetable.name}</RowLink>
                     <td>
                       {timetableTypeLabels[timetable.type]}
                       {timetable.class_id ? <span className="table__muted table__sub">{classNames.get(timetable.class_id) ?? "A class"}</span> : null}
