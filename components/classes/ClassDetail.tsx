@@ -18,6 +18,7 @@ import { ActionsHeader, Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
+import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { StudentPicker } from "./StudentPicker";
 
@@ -242,7 +243,6 @@ function RenameClassDialog({ open, classId, currentName, onClose, onRenamed }: R
   const queryClient = useQueryClient();
   const [name, setName] = useState(currentName);
   const [error, setError] = useState<string | null>(null);
-  const [wasOpen, setWasOpen] = useState(open);
   const rename = useMutation(
     trpc.classes.rename.mutationOptions({
       onSuccess: (renamed) => {
@@ -252,14 +252,11 @@ function RenameClassDialog({ open, classId, currentName, onClose, onRenamed }: R
     }),
   );
 
-  if (open !== wasOpen) {
-    setWasOpen(open);
-    if (open) {
-      setName(currentName);
-      setError(null);
-      rename.reset();
-    }
-  }
+  useOnOpen(open, () => {
+    setName(currentName);
+    setError(null);
+    rename.reset();
+  });
 
   return (
     <FormDialog

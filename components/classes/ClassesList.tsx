@@ -12,6 +12,7 @@ import { Status } from "@/components/ui/Status";
 import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
+import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 
 /** The school's classes with their total; school admins create classes here. */
@@ -98,7 +99,6 @@ function NewClassDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
   const [subject, setSubject] = useState("");
   const [teacherId, setTeacherId] = useState("");
   const [nameError, setNameError] = useState<string | null>(null);
-  const [wasOpen, setWasOpen] = useState(open);
   const create = useMutation(
     trpc.classes.create.mutationOptions({
       onSuccess: (created) => {
@@ -108,17 +108,13 @@ function NewClassDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
     }),
   );
 
-  // Fresh fields each time the dialog opens (state set during render, as React documents).
-  if (open !== wasOpen) {
-    setWasOpen(open);
-    if (open) {
-      setName("");
-      setSubject("");
-      setTeacherId("");
-      setNameError(null);
-      create.reset();
-    }
-  }
+  useOnOpen(open, () => {
+    setName("");
+    setSubject("");
+    setTeacherId("");
+    setNameError(null);
+    create.reset();
+  });
 
   function submit() {
     if (!name.trim()) {
