@@ -101,11 +101,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
         ) : null}
       </header>
 
-      {notice ? (
-        <Notice onDismiss={() => setNotice(null)}>
-          {notice}
-        </Notice>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
       {isSchoolAdmin ? (
         <Card id="add-student" title="Add a student" description="Students of your school who are not in this class yet.">

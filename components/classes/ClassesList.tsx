@@ -37,11 +37,7 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
         </p>
         {newButton}
       </div>
-      {notice ? (
-        <Notice onDismiss={() => setNotice(null)}>
-          {notice}
-        </Notice>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
       <QueryStates query={list} loading="Loading classes…" what="The classes">
         {(data) =>

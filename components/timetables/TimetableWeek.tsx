@@ -148,11 +148,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
         </Status>
       )}
       {activate.isError ? <Status tone="error">{errorMessage(activate.error)}</Status> : null}
-      {notice ? (
-        <Notice onDismiss={() => setNotice(null)}>
-          {notice}
-        </Notice>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
       <div className="week-grid-wrap">
         {/* The day count sets the grid's narrowest width (CSS): a wider week scrolls inside its frame. */}

@@ -117,11 +117,7 @@ export function TimetablesList() {
         {newButton}
       </div>
 
-      {notice ? (
-        <Notice onDismiss={() => setNotice(null)}>
-          {notice}
-        </Notice>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
       {actionError ? <Status tone="error" title="That did not work">{errorMessage(actionError)}</Status> : null}
 
       <QueryStates query={list} loading="Loading timetables…" what="The timetables">
