@@ -6,11 +6,9 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
+import { followingChoice, matchesStudentSearch, MAX_STUDENT_OPTIONS, noStudentChosen, studentSearchNeedle } from "@/components/classes/student-search";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
-
-/** A long school list is narrowed by the search box; the select never holds more than this. */
-const MAX_SCHOOL_OPTIONS = 200;
 
 export interface UnmatchedScan {
   id: string;
@@ -44,14 +42,13 @@ export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onC
   const [chosen, setChosen] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
 
-  const needle = search.trim().toLowerCase();
+  const needle = studentSearchNeedle(search);
   const schoolChoices = (schoolStudents.data?.students ?? [])
     .filter((student) => !studentsInBatch.has(student.id))
-    .filter((student) => !needle || student.full_name.toLowerCase().includes(needle) || student.email.toLowerCase().includes(needle))
+    .filter((student) => matchesStudentSearch(student, needle))
     .map((student) => ({ id: student.id, name: `${student.full_name} (${student.email})` }));
-  const choices = showSchool ? schoolChoices.slice(0, MAX_SCHOOL_OPTIONS) : rosterWithoutScan;
-  // The choice follows the list: one no longer shown gives way to the first.
-  const selected = choices.some((choice) => choice.id === chosen) ? chosen : (choices[0]?.id ?? "");
+  const choices = showSchool ? schoolChoices.slice(0, MAX_STUDENT_OPTIONS) : rosterWithoutScan;
+  const selected = followingChoice(choices, chosen);
 
   function close() {
     assign.reset();
@@ -66,7 +63,7 @@ export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onC
     if (!scan) return;
     const student = choices.find((choice) => choice.id === selected);
     if (!student) {
-      setProblem(needle ? "No student matches this search." : "Choose a student.");
+      setProblem(noStudentChosen(needle));
       return;
     }
     setProblem(null);
@@ -125,7 +122,7 @@ export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onC
               schoolStudents.isPending
                 ? "Loading the school's students…"
                 : `${schoolChoices.length} student${schoolChoices.length === 1 ? "" : "s"} of the school without a submission in this batch${
-                    schoolChoices.length > MAX_SCHOOL_OPTIONS ? ` (first ${MAX_SCHOOL_OPTIONS} shown)` : ""
+                    schoolChoices.length > MAX_STUDENT_OPTIONS ? ` (first ${MAX_STUDENT_OPTIONS} shown)` : ""
                   }.`
             }
           />

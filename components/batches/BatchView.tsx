@@ -6,9 +6,9 @@ import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button, buttonClassName } from "@/components/ui/Button";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
 import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
@@ -43,11 +43,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
 
   if (queue.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the batch…
-      </p>
-    );
+    return <Loading>Loading the batch…</Loading>;
   }
   if (queue.isError) {
     return (

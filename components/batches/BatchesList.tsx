@@ -1,15 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
-import { LoadFailed } from "@/components/ui/LoadFailed";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
+import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
 import { BatchProgressBar } from "./ProgressBar";
@@ -42,59 +40,52 @@ export function BatchesList() {
         </div>
         {newButton}
       </div>
-      {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading batches…
-        </p>
-      ) : list.isError ? (
-        <LoadFailed what="The batches" error={list.error} onRetry={() => list.refetch()} />
-      ) : batches.length === 0 ? (
-        <EmptyState icon={<BatchIcon size={28} />} title={includeArchived ? "No batches, archived or open" : "No marking batches yet"}>
-          <p>A marking batch is one class&apos;s scripts for one exam template.</p>
-          <ol className="empty-state__steps">
-            <li>Choose <strong>New batch</strong>, pick a ready template and your class.</li>
-            <li>Upload the scanned scripts; they are matched to students.</li>
-            <li>Mark by keyboard, then download the results.</li>
-          </ol>
-          {newButton}
-        </EmptyState>
-      ) : (
-        <Table caption="Marking batches">
-          <thead>
-            <tr>
-              <th scope="col">Batch</th>
-              <th scope="col">Class</th>
-              <th scope="col">Progress</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {batches.map((batch) => (
-              <tr key={batch.id}>
-                <th scope="row">
-                  <Link href={`/batches/${batch.id}`} className="table__primary-link">
-                    {batch.title}
-                  </Link>
-                  {batch.template_title && batch.template_title !== batch.title ? (
-                    <span className="table__muted table__sub">{batch.template_title}</span>
-                  ) : null}
-                </th>
-                <td>{batch.class_name ?? <span className="table__muted">No class</span>}</td>
-                <td className="batch-list__progress">
-                  <BatchProgressBar progress={batch.progress} />
-                </td>
-                <td>
-                  <Badge tone={batch.status === "open" ? "success" : "neutral"}>{batch.status === "open" ? "Open" : "Archived"}</Badge>
-                </td>
-                <td>
-                  <time dateTime={batch.created_at.toISOString()}>{createdFormat.format(batch.created_at)}</time>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryStates query={list} loading="Loading batches…" what="The batches">
+        {() =>
+          batches.length === 0 ? (
+            <EmptyState icon={<BatchIcon size={28} />} title={includeArchived ? "No batches, archived or open" : "No marking batches yet"}>
+              <p>A marking batch is one class&apos;s scripts for one exam template.</p>
+              <ol className="empty-state__steps">
+                <li>Choose <strong>New batch</strong>, pick a ready template and your class.</li>
+                <li>Upload the scanned scripts; they are matched to students.</li>
+                <li>Mark by keyboard, then download the results.</li>
+              </ol>
+              {newButton}
+            </EmptyState>
+          ) : (
+            <Table caption="Marking batches">
+              <thead>
+                <tr>
+                  <th scope="col">Batch</th>
+                  <th scope="col">Class</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {batches.map((batch) => (
+                  <tr key={batch.id}>
+                    <RowLink href={`/batches/${batch.id}`} sub={batch.template_title !== batch.title ? batch.template_title : null}>
+                      {batch.title}
+                    </RowLink>
+                    <td>{batch.class_name ?? <span className="table__muted">No class</span>}</td>
+                    <td className="batch-list__progress">
+                      <BatchProgressBar progress={batch.progress} />
+                    </td>
+                    <td>
+                      <Badge tone={batch.status === "open" ? "success" : "neutral"}>{batch.status === "open" ? "Open" : "Archived"}</Badge>
+                    </td>
+                    <td>
+                      <time dateTime={batch.created_at.toISOString()}>{createdFormat.format(batch.created_at)}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )
+        }
+      </QueryStates>
       <NewBatchDialog open={creating} onClose={() => setCreating(false)} />
     </>
   );

@@ -2,9 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
+import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -17,7 +18,6 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const templates = useQuery({ ...trpc.exam.templates.list.queryOptions({ status: "ready" }), enabled: open });
   const teaching = useQuery({ ...trpc.classes.teaching.queryOptions(), enabled: open });
@@ -36,13 +36,6 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
     if (!classId && classes[0]) setClassId(classes[0].id);
   }, [classId, classes]);
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
-
   function close() {
     create.reset();
     setTitle("");
@@ -60,15 +53,7 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
 
   const studentCount = students.data?.students.length;
   return (
-    <dialog
-      ref={dialog}
-      className="dialog dialog--wide"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!create.isPending) close();
-      }}
-    >
+    <Modal open={open} labelledBy={titleId} className="dialog--wide" busy={create.isPending} onClose={close}>
       <form onSubmit={submit}>
         <div className="dialog__body form-stack">
           <h2 id={titleId}>New marking batch</h2>
@@ -123,6 +108,6 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
           </Button>
         </div>
       </form>
-    </dialog>
+    </Modal>
   );
 }

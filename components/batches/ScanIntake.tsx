@@ -3,7 +3,8 @@
 import { useId, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
-import { formatBytes, type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
+import { formatBytes } from "@/components/ui/upload";
+import { type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
 
 type Outcome =
   | { state: "waiting" }

@@ -12,10 +12,13 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, Table } from "@/components/ui/Table";
+import { Loading } from "@/components/ui/Loading";
+import { QueryStates } from "@/components/ui/QueryStates";
+import { Notice } from "@/components/ui/Notice";
+import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { StudentPicker } from "./StudentPicker";
 
@@ -57,11 +60,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
   );
 
   if (classes.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the class…
-      </p>
-    );
+    return <Loading>Loading the class…</Loading>;
   }
   const schoolClass = classes.data?.classes.find((row) => row.id === classId);
   if (!schoolClass) {
@@ -102,11 +101,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
         ) : null}
       </header>
 
-      {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
-          {notice}
-        </Status>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
       {isSchoolAdmin ? (
         <Card id="add-student" title="Add a student" description="Students of your school who are not in this class yet.">
@@ -131,74 +126,70 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
             <input type="checkbox" checked={showRemoved} onChange={(event) => setShowRemoved(event.currentTarget.checked)} />
             Also show students who were removed
           </label>
-          {students.isPending ? (
-            <p className="loading-line" role="status">
-              <Spinner /> Loading students…
-            </p>
-          ) : students.isError ? (
-            <LoadFailed what="The students" error={students.error} onRetry={() => students.refetch()} />
-          ) : rows.length === 0 ? (
-            <p className="muted token-empty">
-              No students in this class yet.{isSchoolAdmin ? " Add them above." : ""}
-            </p>
-          ) : (
-            <Table caption={`Students of ${schoolClass.name}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">In class since</th>
-                  {showRemoved ? <th scope="col">State</th> : null}
-                  {isSchoolAdmin ? (
-                    <th scope="col" className="table__actions">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((student) => (
-                  <tr key={student.id}>
-                    <th scope="row">{student.full_name}</th>
-                    <td className="table__muted">{student.email}</td>
-                    <td className="table__muted">
-                      <time dateTime={student.enrolled_at.toISOString()}>{dateFormat.format(student.enrolled_at)}</time>
-                    </td>
-                    {showRemoved ? (
-                      <td>{student.active ? <Badge tone="success">In class</Badge> : <Badge tone="neutral">Removed</Badge>}</td>
-                    ) : null}
-                    {isSchoolAdmin ? (
-                      <td className="table__actions">
-                        {student.active ? (
-                          <Button
-                            variant="danger-quiet"
-                            size="small"
-                            onClick={() => {
-                              remove.reset();
-                              setRemoving(student);
-                            }}
-                            aria-label={`Remove ${student.full_name} from the class`}
-                          >
-                            Remove
-                          </Button>
-                        ) : (
-                          <Button
-                            variant="secondary"
-                            size="small"
-                            loading={restore.isPending && restore.variables?.studentId === student.id}
-                            onClick={() => restore.mutate({ classId, studentId: student.id })}
-                            aria-label={`Add ${student.full_name} back to the class`}
-                          >
-                            Add back
-                          </Button>
-                        )}
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
+          <QueryStates query={students} loading="Loading students…" what="The students">
+            {() =>
+              rows.length === 0 ? (
+                <p className="muted token-empty">
+                  No students in this class yet.{isSchoolAdmin ? " Add them above." : ""}
+                </p>
+              ) : (
+                <Table caption={`Students of ${schoolClass.name}`}>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">In class since</th>
+                      {showRemoved ? <th scope="col">State</th> : null}
+                      {isSchoolAdmin ? (
+                        <ActionsHeader />
+                      ) : null}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {rows.map((student) => (
+                      <tr key={student.id}>
+                        <th scope="row">{student.full_name}</th>
+                        <td className="table__muted">{student.email}</td>
+                        <td className="table__muted">
+                          <time dateTime={student.enrolled_at.toISOString()}>{dateFormat.format(student.enrolled_at)}</time>
+                        </td>
+                        {showRemoved ? (
+                          <td>{student.active ? <Badge tone="success">In class</Badge> : <Badge tone="neutral">Removed</Badge>}</td>
+                        ) : null}
+                        {isSchoolAdmin ? (
+                          <td className="table__actions">
+                            {student.active ? (
+                              <Button
+                                variant="danger-quiet"
+                                size="small"
+                                onClick={() => {
+                                  remove.reset();
+                                  setRemoving(student);
+                                }}
+                                aria-label={`Remove ${student.full_name} from the class`}
+                              >
+                                Remove
+                              </Button>
+                            ) : (
+                              <Button
+                                variant="secondary"
+                                size="small"
+                                loading={restore.isPending && restore.variables?.studentId === student.id}
+                                onClick={() => restore.mutate({ classId, studentId: student.id })}
+                                aria-label={`Add ${student.full_name} back to the class`}
+                              >
+                                Add back
+                              </Button>
+                            )}
+                          </td>
+                        ) : null}
+                      </tr>
+                    ))}
+                  </tbody>
+                </Table>
+              )
+            }
+          </QueryStates>
           {restore.isError ? <Status tone="error">{errorMessage(restore.error)}</Status> : null}
         </div>
       </Card>
@@ -248,7 +239,6 @@ function RenameClassDialog({ open, classId, currentName, onClose, onRenamed }: R
   const queryClient = useQueryClient();
   const [name, setName] = useState(currentName);
   const [error, setError] = useState<string | null>(null);
-  const [wasOpen, setWasOpen] = useState(open);
   const rename = useMutation(
     trpc.classes.rename.mutationOptions({
       onSuccess: (renamed) => {
@@ -258,14 +248,11 @@ function RenameClassDialog({ open, classId, currentName, onClose, onRenamed }: R
     }),
   );
 
-  if (open !== wasOpen) {
-    setWasOpen(open);
-    if (open) {
-      setName(currentName);
-      setError(null);
-      rename.reset();
-    }
-  }
+  useOnOpen(open, () => {
+    setName(currentName);
+    setError(null);
+    rename.reset();
+  });
 
   return (
     <FormDialog

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { errorMessage } from "@/lib/trpc/errors";
 import { Button } from "@/components/ui/Button";
@@ -9,10 +8,11 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { UsersIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
-import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
+import { QueryStates } from "@/components/ui/QueryStates";
+import { Notice } from "@/components/ui/Notice";
+import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 
 /** The school's classes with their total; school admins create classes here. */
@@ -37,51 +37,41 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
         </p>
         {newButton}
       </div>
-      {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
-          {notice}
-        </Status>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
-      {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading classes…
-        </p>
-      ) : list.isError ? (
-        <LoadFailed what="The classes" error={list.error} onRetry={() => list.refetch()} />
-      ) : list.data.classes.length === 0 ? (
-        <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
-          <p>
-            {isSchoolAdmin
-              ? "A class groups the students who sit an exam together. Create one, then add its students."
-              : "Your school has no classes yet. A school admin creates them."}
-          </p>
-          {newButton}
-        </EmptyState>
-      ) : (
-        <Table caption={`Classes of your school, ${list.data.total} in all`}>
-          <thead>
-            <tr>
-              <th scope="col">Class</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Teacher</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.classes.map((row) => (
-              <tr key={row.id}>
-                <th scope="row">
-                  <Link href={`/classes/${row.id}`} className="table__primary-link">
-                    {row.name}
-                  </Link>
-                </th>
-                <td>{row.subject ?? <span className="table__muted">—</span>}</td>
-                <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryStates query={list} loading="Loading classes…" what="The classes">
+        {(data) =>
+          data.classes.length === 0 ? (
+            <EmptyState icon={<UsersIcon size={28} />} title="No classes yet">
+              <p>
+                {isSchoolAdmin
+                  ? "A class groups the students who sit an exam together. Create one, then add its students."
+                  : "Your school has no classes yet. A school admin creates them."}
+              </p>
+              {newButton}
+            </EmptyState>
+          ) : (
+            <Table caption={`Classes of your school, ${data.total} in all`}>
+              <thead>
+                <tr>
+                  <th scope="col">Class</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Teacher</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.classes.map((row) => (
+                  <tr key={row.id}>
+                    <RowLink href={`/classes/${row.id}`}>{row.name}</RowLink>
+                    <td>{row.subject ?? <span className="table__muted">—</span>}</td>
+                    <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )
+        }
+      </QueryStates>
 
       {isSchoolAdmin ? (
         <NewClassDialog
@@ -105,7 +95,6 @@ function NewClassDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
   const [subject, setSubject] = useState("");
   const [teacherId, setTeacherId] = useState("");
   const [nameError, setNameError] = useState<string | null>(null);
-  const [wasOpen, setWasOpen] = useState(open);
   const create = useMutation(
     trpc.classes.create.mutationOptions({
       onSuccess: (created) => {
@@ -115,17 +104,13 @@ function NewClassDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
     }),
   );
 
-  // Fresh fields each time the dialog opens (state set during render, as React documents).
-  if (open !== wasOpen) {
-    setWasOpen(open);
-    if (open) {
-      setName("");
-      setSubject("");
-      setTeacherId("");
-      setNameError(null);
-      create.reset();
-    }
-  }
+  useOnOpen(open, () => {
+    setName("");
+    setSubject("");
+    setTeacherId("");
+    setNameError(null);
+    create.reset();
+  });
 
   function submit() {
     if (!name.trim()) {

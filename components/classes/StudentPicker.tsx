@@ -8,8 +8,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
-
-const MAX_OPTIONS = 200;
+import { followingChoice, matchesStudentSearch, MAX_STUDENT_OPTIONS, noStudentChosen, studentSearchNeedle } from "./student-search";
 
 interface StudentPickerProps {
   classId: string;
@@ -30,20 +29,17 @@ export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerPr
   const [error, setError] = useState<string | null>(null);
   const add = useMutation(trpc.classes.addStudent.mutationOptions());
 
-  const needle = search.trim().toLowerCase();
+  const needle = studentSearchNeedle(search);
   const candidates = (schoolStudents.data?.students ?? []).filter((student) => !enrolledIds.has(student.id));
-  const matches = candidates.filter(
-    (student) => !needle || student.full_name.toLowerCase().includes(needle) || student.email.toLowerCase().includes(needle),
-  );
-  const shown = matches.slice(0, MAX_OPTIONS);
-  // The choice follows the search: one that no longer matches gives way to the first match.
-  const selected = shown.some((student) => student.id === chosen) ? chosen : (shown[0]?.id ?? "");
+  const matches = candidates.filter((student) => matchesStudentSearch(student, needle));
+  const shown = matches.slice(0, MAX_STUDENT_OPTIONS);
+  const selected = followingChoice(shown, chosen);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const student = candidates.find((candidate) => candidate.id === selected);
     if (!student) {
-      setError(needle ? "No student matches this search." : "Choose a student.");
+      setError(noStudentChosen(needle));
       return;
     }
     setError(null);
@@ -74,7 +70,7 @@ export function StudentPicker({ classId, enrolledIds, onAdded }: StudentPickerPr
           hint={
             schoolStudents.isPending
               ? "Loading the school's students…"
-              : `${matches.length} of ${candidates.length} students not in this class${matches.length > MAX_OPTIONS ? ` (first ${MAX_OPTIONS} shown)` : ""}.`
+              : `${matches.length} of ${candidates.length} students not in this class${matches.length > MAX_STUDENT_OPTIONS ? ` (first ${MAX_STUDENT_OPTIONS} shown)` : ""}.`
           }
           placeholder="Name or email"
           autoComplete="off"

@@ -7,7 +7,6 @@ import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
 import { Button } from "@/components/ui/Button";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
@@ -37,6 +36,7 @@ import { useMarkingKeys } from "./use-marking-keys";
 import { useSaveQueue } from "./use-save-queue";
 import { scanPath, useScans } from "./use-scans";
 import { useFillHeight } from "@/components/ui/use-fill-height";
+import { Loading } from "@/components/ui/Loading";
 
 // pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
 // runs (before the page has hydrated), so they download while the scan's bytes do.
@@ -47,11 +47,7 @@ if (typeof window !== "undefined") {
 }
 const ScanViewer = dynamic(loadScanViewer, {
   ssr: false,
-  loading: () => (
-    <p className="loading-line" role="status">
-      <Spinner /> Opening the scan…
-    </p>
-  ),
+  loading: () => <Loading>Opening the scan…</Loading>,
 });
 
 type RouterOutputs = inferRouterOutputs<AppRouter>;
@@ -243,11 +239,7 @@ export function MarkingScreen({
   );
 
   if (queue.isPending || (templateId && template.isPending)) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the marking screen…
-      </p>
-    );
+    return <Loading>Loading the marking screen…</Loading>;
   }
   if (queue.isError || template.isError) {
     return (

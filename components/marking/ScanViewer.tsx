@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
+import { Loading } from "@/components/ui/Loading";
 import { type ScanLayout, keepScans, openScan, paintPage, paintedPage, scanLayout } from "./scan-pages";
 
 export interface HighlightArea {
@@ -110,11 +110,7 @@ export default function ScanViewer({ scan, upcoming, width, areas, label }: Scan
     );
   }
   if (layout.state === "loading") {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Opening the scan…
-      </p>
-    );
+    return <Loading>Opening the scan…</Loading>;
   }
   const { pageCount, ratios } = layout.layout;
   return (

@@ -7,7 +7,7 @@ import { buttonClassName } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
-import { Spinner } from "@/components/ui/Spinner";
+import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
 import { QuestionMeansChart } from "./QuestionMeansChart";
 import { ResultsSummary } from "./ResultsSummary";
@@ -42,11 +42,7 @@ export function ResultsView({ batchId }: { batchId: string }) {
   );
 
   if (results.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the results…
-      </p>
-    );
+    return <Loading>Loading the results…</Loading>;
   }
   if (results.isError || !derived) {
     return (
@@ -126,9 +122,7 @@ export function ResultsView({ batchId }: { batchId: string }) {
                 <LoadFailed what="The specification points" error={template.error} onRetry={() => template.refetch()} />
               </div>
             ) : template.isPending ? (
-              <p className="loading-line chart" role="status">
-                <Spinner /> Loading the specification points…
-              </p>
+              <Loading className="chart">Loading the specification points…</Loading>
             ) : (
               <SpecPointChart points={specPoints} />
             )}

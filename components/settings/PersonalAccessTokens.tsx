@@ -1,19 +1,16 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
-import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { SelectField, TextField } from "@/components/ui/Field";
-import { Spinner } from "@/components/ui/Spinner";
+import { SelectField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
+import { CreateCredentialForm, CredentialTable, CredentialUsage, DateCell, RevokeCell, RevokeCredentialDialog } from "./Credentials";
 import { OneTimeSecret } from "./OneTimeSecret";
-import { formatDate, formatDateTime, tokenStatus } from "./token-status";
+import { formatDateTime, tokenStatus } from "./token-status";
 
 const lifetimes = [
   { value: "7", label: "7 days" },
@@ -47,7 +44,7 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [revoking, setRevoking] = useState<TokenRow | null>(null);
   const [revokedName, setRevokedName] = useState<string | null>(null);
-  const nameInput = useRef<HTMLInputElement>(null);
+  const [ttlDays, setTtlDays] = useState("30");
 
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
@@ -68,24 +65,7 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
     }),
   );
 
-  const [name, setName] = useState("");
-  const [ttlDays, setTtlDays] = useState("30");
-  const [nameError, setNameError] = useState<string | null>(null);
-
-  function onCreate(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (!name.trim()) {
-      setNameError("Give the token a name, so that you can recognise it later.");
-      nameInput.current?.focus();
-      return;
-    }
-    setNameError(null);
-    create.mutate(
-      { name: name.trim(), ttlDays: Number(ttlDays) },
-      { onSuccess: () => setName("") },
-    );
-  }
-
+  const now = new Date();
   return (
     <Card
       id="tokens"
@@ -93,18 +73,15 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
       description="A token lets a script or another tool call Markbook's API as you, with your permissions. Create one per tool, and revoke it when the tool no longer needs it."
     >
       <div className="stack">
-        <form className="form-row" onSubmit={onCreate} noValidate aria-label="Create a token">
-          <TextField
-            ref={nameInput}
-            label="Token name"
-            hint="For example the tool or computer that will use it."
-            name="name"
-            maxLength={100}
-            autoComplete="off"
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            error={nameError}
-          />
+        <CreateCredentialForm
+          noun="token"
+          ariaLabel="Create a token"
+          label="Token name"
+          hint="For example the tool or computer that will use it."
+          inputName="name"
+          busy={create.isPending}
+          onCreate={(name) => create.mutateAsync({ name, ttlDays: Number(ttlDays) })}
+        >
           <SelectField
             label="Lifetime"
             name="ttlDays"
@@ -113,12 +90,7 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
             value={ttlDays}
             onChange={(event) => setTtlDays(event.target.value)}
           />
-          <div className="form-row__action">
-            <Button type="submit" loading={create.isPending} loadingLabel="Creating…">
-              Create token
-            </Button>
-          </div>
-        </form>
+        </CreateCredentialForm>
 
         {create.isError ? <Status tone="error">{errorMessage(create.error)}</Status> : null}
 
@@ -140,128 +112,54 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
           <Status tone="success">Token “{revokedName}” was revoked. Tools that use it are refused from now on.</Status>
         ) : null}
 
-        <TokenList
+        <CredentialTable
           state={tokens}
-          onRevoke={(token) => {
-            revoke.reset();
-            setRevoking(token);
+          loading="Loading your tokens…"
+          failed="Your tokens could not be loaded."
+          empty="You have no tokens yet. Tokens you create are listed here."
+          caption="Your personal access tokens"
+          columns={["Name", "Created", "Expires", "Status"]}
+          row={(token) => {
+            const status = tokenStatus(token, now);
+            return (
+              <>
+                <th scope="row">{token.name}</th>
+                <DateCell date={token.created_at} />
+                <DateCell date={token.expires_at} />
+                <td>
+                  {status === "active" ? (
+                    <Badge tone="success">Active</Badge>
+                  ) : status === "revoked" ? (
+                    <Badge tone="danger">Revoked</Badge>
+                  ) : (
+                    <Badge tone="neutral">Expired</Badge>
+                  )}
+                </td>
+                <RevokeCell
+                  name={token.name}
+                  active={status === "active"}
+                  onRevoke={() => {
+                    revoke.reset();
+                    setRevoking(token);
+                  }}
+                />
+              </>
+            );
           }}
         />
 
-        <div className="stack token-usage">
-          <h3>Using a token</h3>
-          <p className="muted">
-            Send it in the <code>Authorization</code> header. For example, this returns your profile:
-          </p>
-          <pre className="code-block">
-            <code>{`curl -H "Authorization: Bearer <token>" ${origin}/me/bootstrap`}</code>
-          </pre>
-        </div>
+        <CredentialUsage noun="token" purpose="this returns your profile" example={`curl -H "Authorization: Bearer <token>" ${origin}/me/bootstrap`} />
       </div>
 
-      <ConfirmDialog
-        open={revoking !== null}
-        title="Revoke this token?"
-        confirmLabel="Revoke token"
-        busyLabel="Revoking…"
+      <RevokeCredentialDialog
+        noun="token"
+        users="Tools"
+        revoking={revoking}
         busy={revoke.isPending}
+        error={revoke.isError ? errorMessage(revoke.error) : null}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
         onCancel={() => setRevoking(null)}
-      >
-        <p>
-          Tools that use “{revoking?.name}” will be refused straight away. This cannot be undone.
-        </p>
-        {revoke.isError ? <Status tone="error">{errorMessage(revoke.error)}</Status> : null}
-      </ConfirmDialog>
+      />
     </Card>
-  );
-}
-
-interface TokenListProps {
-  state: { data?: TokenRow[]; isPending: boolean; isError: boolean; refetch: () => unknown; isFetching: boolean };
-  onRevoke: (token: TokenRow) => void;
-}
-
-function TokenList({ state, onRevoke }: TokenListProps) {
-  if (state.isPending) {
-    return (
-      <p className="cluster muted" role="status">
-        <Spinner /> Loading your tokens…
-      </p>
-    );
-  }
-  if (state.isError || !state.data) {
-    return (
-      <Status
-        tone="error"
-        action={
-          <Button variant="secondary" size="small" onClick={() => state.refetch()} loading={state.isFetching}>
-            Try again
-          </Button>
-        }
-      >
-        Your tokens could not be loaded.
-      </Status>
-    );
-  }
-  if (state.data.length === 0) {
-    return <p className="muted token-empty">You have no tokens yet. Tokens you create are listed here.</p>;
-  }
-  const now = new Date();
-  return (
-    <Table caption="Your personal access tokens">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Created</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Status</th>
-          <th scope="col" className="table__actions">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {state.data.map((token) => {
-          const status = tokenStatus(token, now);
-          return (
-            <tr key={token.id}>
-              <th scope="row">{token.name}</th>
-              <td className="table__muted">
-                <time dateTime={token.created_at.toISOString()} title={formatDateTime(token.created_at)}>
-                  {formatDate(token.created_at)}
-                </time>
-              </td>
-              <td className="table__muted">
-                <time dateTime={token.expires_at.toISOString()} title={formatDateTime(token.expires_at)}>
-                  {formatDate(token.expires_at)}
-                </time>
-              </td>
-              <td>
-                {status === "active" ? (
-                  <Badge tone="success">Active</Badge>
-                ) : status === "revoked" ? (
-                  <Badge tone="danger">Revoked</Badge>
-                ) : (
-                  <Badge tone="neutral">Expired</Badge>
-                )}
-              </td>
-              <td className="table__actions">
-                {status === "active" ? (
-                  <Button
-                    variant="danger-quiet"
-                    size="small"
-                    onClick={() => onRevoke(token)}
-                    aria-label={`Revoke ${token.name}`}
-                  >
-                    Revoke
-                  </Button>
-                ) : null}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </Table>
   );
 }

@@ -2,14 +2,16 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
+import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
+import { formatBytes } from "@/components/ui/upload";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { UploadProgress } from "./UploadProgress";
-import { formatBytes, uploadPdf } from "./upload-pdf";
+import { uploadPdf } from "./upload-pdf";
 
 type Source = "upload" | "catalogue";
 
@@ -22,7 +24,6 @@ const titleFromFileName = (name: string) => name.replace(/\.pdf$/i, "").replace(
 export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const catalogue = useQuery({ ...trpc.exam.catalogue.list.queryOptions(), enabled: open });
   const papers = catalogue.data?.papers.filter((paper) => paper.source_file_id) ?? [];
@@ -37,13 +38,6 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
   const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | null>(null);
   const create = useMutation(trpc.exam.templates.create.mutationOptions());
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
 
   function reset() {
     setFile(null);
@@ -97,15 +91,7 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
   }
 
   return (
-    <dialog
-      ref={dialog}
-      className="dialog new-template"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        close();
-      }}
-    >
+    <Modal open={open} labelledBy={titleId} className="new-template" onClose={close}>
       <form onSubmit={submit} noValidate>
         <div className="dialog__body form-stack">
           <h2 id={titleId}>New template</h2>
@@ -175,6 +161,6 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
           </Button>
         </div>
       </form>
-    </dialog>
+    </Modal>
   );
 }

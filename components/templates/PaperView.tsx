@@ -4,17 +4,13 @@ import dynamic from "next/dynamic";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useFillHeight } from "@/components/ui/use-fill-height";
 import { Button } from "@/components/ui/Button";
-import { Spinner } from "@/components/ui/Spinner";
+import { Loading } from "@/components/ui/Loading";
 import { BlankPages } from "./BlankPages";
 
 // pdf.js cannot run on the server (Node 20): the viewer loads in the browser only.
 const PdfPages = dynamic(() => import("./PdfPages"), {
   ssr: false,
-  loading: () => (
-    <p className="loading-line" role="status">
-      <Spinner /> Loading the PDF viewer…
-    </p>
-  ),
+  loading: () => <Loading>Loading the PDF viewer…</Loading>,
 });
 
 /** Page width at 100% when the column is wider (a comfortable reading size). */

@@ -2,8 +2,8 @@
 
 import { useState, type ReactNode } from "react";
 import { Document, Page, pdfjs } from "react-pdf";
-import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
+import { Loading } from "@/components/ui/Loading";
 
 // The worker is bundled and served by the app (no CDN).
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
@@ -27,9 +27,7 @@ export default function PdfPages({ url, width, renderOverlay, onPageCount }: Pdf
         onPageCount(numPages);
       }}
       loading={
-        <p className="loading-line" role="status">
-          <Spinner /> Loading the paper…
-        </p>
+        <Loading>Loading the paper…</Loading>
       }
       error={
         <Status tone="error" title="The paper could not be displayed">

@@ -6,8 +6,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
 import { PencilIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { Status } from "@/components/ui/Status";
+import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
 import { AreaInspector } from "./AreaInspector";
 import { EditorHeader } from "./EditorHeader";
@@ -43,11 +43,7 @@ export function TemplateEditor({ templateId, userId }: { templateId: string; use
   const trpc = useTRPC();
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId }), staleTime: Infinity, refetchOnWindowFocus: false });
   if (template.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the template…
-      </p>
-    );
+    return <Loading>Loading the template…</Loading>;
   }
   if (template.isError) {
     const missing = errorCode(template.error) === "NOT_FOUND";

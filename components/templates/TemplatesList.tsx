@@ -1,15 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useMemo, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
-import { LoadFailed } from "@/components/ui/LoadFailed";
-import { Table } from "@/components/ui/Table";
+import { RowLink, Table } from "@/components/ui/Table";
+import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
 import { TemplateStatusBadge, type TemplateStatus } from "./template-status";
@@ -73,61 +71,56 @@ export function TemplatesList() {
         {newButton}
       </div>
 
-      {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading templates…
-        </p>
-      ) : list.isError ? (
-        <LoadFailed what="The templates" error={list.error} onRetry={() => list.refetch()} />
-      ) : shown.length === 0 ? (
-        filtered ? (
-          <EmptyState icon={<TemplateIcon size={28} />} title="No templates match these filters">
-            <p>Clear the search or choose another status or subject.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState icon={<TemplateIcon size={28} />} title="No exam templates yet">
-            <p>A template is an exam paper with its questions and answer areas marked out. Create one to start marking.</p>
-            <ol className="empty-state__steps">
-              <li>Choose <strong>New template</strong> and upload the paper as a PDF (or pick one from the catalogue).</li>
-              <li>Add the questions and their maximum marks.</li>
-              <li>Draw a box around each question’s answer area, save, and mark the template ready.</li>
-            </ol>
-            {newButton}
-          </EmptyState>
-        )
-      ) : (
-        <Table caption="Exam templates">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Status</th>
-              <th scope="col">Subject</th>
-              <th scope="col" className="numeric">Pages</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((template) => (
-              <tr key={template.id}>
-                <th scope="row">
-                  <Link href={`/templates/${template.id}`} className="table__primary-link">
-                    {template.title}
-                  </Link>
-                  {template.exam_code ? <span className="table__muted table__sub">{template.exam_code}</span> : null}
-                </th>
-                <td>
-                  <TemplateStatusBadge status={template.status} />
-                </td>
-                <td>{template.subject ?? <span className="table__muted">—</span>}</td>
-                <td className="numeric">{template.page_count ?? <span className="table__muted">—</span>}</td>
-                <td>
-                  <time dateTime={template.updated_at.toISOString()}>{updatedFormat.format(template.updated_at)}</time>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryStates query={list} loading="Loading templates…" what="The templates">
+        {() =>
+          shown.length === 0 ? (
+            filtered ? (
+              <EmptyState icon={<TemplateIcon size={28} />} title="No templates match these filters">
+                <p>Clear the search or choose another status or subject.</p>
+              </EmptyState>
+            ) : (
+              <EmptyState icon={<TemplateIcon size={28} />} title="No exam templates yet">
+                <p>A template is an exam paper with its questions and answer areas marked out. Create one to start marking.</p>
+                <ol className="empty-state__steps">
+                  <li>Choose <strong>New template</strong> and upload the paper as a PDF (or pick one from the catalogue).</li>
+                  <li>Add the questions and their maximum marks.</li>
+                  <li>Draw a box around each question’s answer area, save, and mark the template ready.</li>
+                </ol>
+                {newButton}
+              </EmptyState>
+            )
+          ) : (
+            <Table caption="Exam templates">
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col" className="numeric">Pages</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((template) => (
+                  <tr key={template.id}>
+                    <RowLink href={`/templates/${template.id}`} sub={template.exam_code}>
+                      {template.title}
+                    </RowLink>
+                    <td>
+                      <TemplateStatusBadge status={template.status} />
+                    </td>
+                    <td>{template.subject ?? <span className="table__muted">—</span>}</td>
+                    <td className="numeric">{template.page_count ?? <span className="table__muted">—</span>}</td>
+                    <td>
+                      <time dateTime={template.updated_at.toISOString()}>{updatedFormat.format(template.updated_at)}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )
+        }
+      </QueryStates>
       <NewTemplateDialog open={creating} onClose={() => setCreating(false)} />
     </>
   );

@@ -7,9 +7,10 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { CalendarIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
+import { Loading } from "@/components/ui/Loading";
+import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { EntryDialog, type EntryDraft } from "./EntryDialog";
@@ -68,11 +69,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
   );
 
   if (timetable.isPending) {
-    return (
-      <p className="loading-line" role="status">
-        <Spinner /> Loading the timetable…
-      </p>
-    );
+    return <Loading>Loading the timetable…</Loading>;
   }
   if (timetable.isError) {
     if (errorCode(timetable.error) === "NOT_FOUND") {
@@ -151,11 +148,7 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
         </Status>
       )}
       {activate.isError ? <Status tone="error">{errorMessage(activate.error)}</Status> : null}
-      {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
-          {notice}
-        </Status>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
       <div className="week-grid-wrap">
         {/* The day count sets the grid's narrowest width (CSS): a wider week scrolls inside its frame. */}

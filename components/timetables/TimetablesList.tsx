@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { errorMessage as errorMessage } from "@/lib/trpc/errors";
 import { Badge } from "@/components/ui/Badge";
@@ -11,10 +10,10 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { CalendarIcon } from "@/components/ui/icons";
-import { Spinner } from "@/components/ui/Spinner";
-import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, RowLink, Table } from "@/components/ui/Table";
+import { QueryStates } from "@/components/ui/QueryStates";
+import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { timetableTypeLabels, type TimetableType } from "./time";
 
@@ -118,111 +117,99 @@ export function TimetablesList() {
         {newButton}
       </div>
 
-      {notice ? (
-        <Status tone="success" action={<Button variant="secondary" size="small" onClick={() => setNotice(null)}>Dismiss</Button>}>
-          {notice}
-        </Status>
-      ) : null}
+      {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
       {actionError ? <Status tone="error" title="That did not work">{errorMessage(actionError)}</Status> : null}
 
-      {list.isPending ? (
-        <p className="loading-line" role="status">
-          <Spinner /> Loading timetables…
-        </p>
-      ) : list.isError ? (
-        <LoadFailed what="The timetables" error={list.error} onRetry={() => list.refetch()} />
-      ) : list.data.timetables.length === 0 ? (
-        filtered ? (
-          <EmptyState icon={<CalendarIcon size={28} />} title="No timetables match these filters">
-            <p>Choose another state, type or class.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState icon={<CalendarIcon size={28} />} title="No timetables yet">
-            <p>A timetable says which class meets when, with which teacher and in which room. Create one, then add its lessons week by week.</p>
-            {newButton}
-          </EmptyState>
-        )
-      ) : (
-        <Table caption="Timetables, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">State</th>
-              <th scope="col">Dates</th>
-              <th scope="col" className="table__actions">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.timetables.map((timetable) => (
-              <tr key={timetable.id}>
-                <th scope="row">
-                  <Link href={`/timetables/${timetable.id}`} className="table__primary-link">
-                    {timetable.name}
-                  </Link>
-                </th>
-                <td>
-                  {timetableTypeLabels[timetable.type]}
-                  {timetable.class_id ? <span className="table__muted table__sub">{classNames.get(timetable.class_id) ?? "A class"}</span> : null}
-                </td>
-                <td>{timetable.active ? <Badge tone="success">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</td>
-                <td className="table__muted">
-                  {/* A narrow column breaks the range between the dates, never inside one. */}
-                  {timetable.starts_on || timetable.ends_on ? (
-                    <>
-                      <span className="date-range__date">{timetable.starts_on ? formatIsoDate(timetable.starts_on) : "…"} –</span>{" "}
-                      <span className="date-range__date">{timetable.ends_on ? formatIsoDate(timetable.ends_on) : "…"}</span>
-                    </>
-                  ) : (
-                    "No dates"
-                  )}
-                </td>
-                <td className="table__actions">
-                  <div className="row-actions">
-                    {timetable.active ? (
-                      <Button
-                        variant="secondary"
-                        size="small"
-                        loading={deactivate.isPending && deactivate.variables?.id === timetable.id}
-                        onClick={() => deactivate.mutate({ id: timetable.id })}
-                        aria-label={`Deactivate ${timetable.name}`}
-                      >
-                        Deactivate
-                      </Button>
-                    ) : (
-                      <Button
-                        variant="secondary"
-                        size="small"
-                        loading={activate.isPending && activate.variables?.id === timetable.id}
-                        onClick={() => activate.mutate({ id: timetable.id })}
-                        aria-label={`Activate ${timetable.name}`}
-                      >
-                        Activate
-                      </Button>
-                    )}
-                    <Button variant="secondary" size="small" onClick={() => setEditing({ mode: "rename", timetable })} aria-label={`Rename ${timetable.name}`}>
-                      Rename
-                    </Button>
-                    <Button
-                      variant="danger-quiet"
-                      size="small"
-                      onClick={() => {
-                        remove.reset();
-                        setDeleting(timetable);
-                      }}
-                      aria-label={`Delete ${timetable.name}`}
-                    >
-                      Delete
-                    </Button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryStates query={list} loading="Loading timetables…" what="The timetables">
+        {(data) =>
+          data.timetables.length === 0 ? (
+            filtered ? (
+              <EmptyState icon={<CalendarIcon size={28} />} title="No timetables match these filters">
+                <p>Choose another state, type or class.</p>
+              </EmptyState>
+            ) : (
+              <EmptyState icon={<CalendarIcon size={28} />} title="No timetables yet">
+                <p>A timetable says which class meets when, with which teacher and in which room. Create one, then add its lessons week by week.</p>
+                {newButton}
+              </EmptyState>
+            )
+          ) : (
+            <Table caption="Timetables, newest first">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Dates</th>
+                  <ActionsHeader />
+                </tr>
+              </thead>
+              <tbody>
+                {data.timetables.map((timetable) => (
+                  <tr key={timetable.id}>
+                    <RowLink href={`/timetables/${timetable.id}`}>{timetable.name}</RowLink>
+                    <td>
+                      {timetableTypeLabels[timetable.type]}
+                      {timetable.class_id ? <span className="table__muted table__sub">{classNames.get(timetable.class_id) ?? "A class"}</span> : null}
+                    </td>
+                    <td>{timetable.active ? <Badge tone="success">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</td>
+                    <td className="table__muted">
+                      {/* A narrow column breaks the range between the dates, never inside one. */}
+                      {timetable.starts_on || timetable.ends_on ? (
+                        <>
+                          <span className="date-range__date">{timetable.starts_on ? formatIsoDate(timetable.starts_on) : "…"} –</span>{" "}
+                          <span className="date-range__date">{timetable.ends_on ? formatIsoDate(timetable.ends_on) : "…"}</span>
+                        </>
+                      ) : (
+                        "No dates"
+                      )}
+                    </td>
+                    <td className="table__actions">
+                      <div className="row-actions">
+                        {timetable.active ? (
+                          <Button
+                            variant="secondary"
+                            size="small"
+                            loading={deactivate.isPending && deactivate.variables?.id === timetable.id}
+                            onClick={() => deactivate.mutate({ id: timetable.id })}
+                            aria-label={`Deactivate ${timetable.name}`}
+                          >
+                            Deactivate
+                          </Button>
+                        ) : (
+                          <Button
+                            variant="secondary"
+                            size="small"
+                            loading={activate.isPending && activate.variables?.id === timetable.id}
+                            onClick={() => activate.mutate({ id: timetable.id })}
+                            aria-label={`Activate ${timetable.name}`}
+                          >
+                            Activate
+                          </Button>
+                        )}
+                        <Button variant="secondary" size="small" onClick={() => setEditing({ mode: "rename", timetable })} aria-label={`Rename ${timetable.name}`}>
+                          Rename
+                        </Button>
+                        <Button
+                          variant="danger-quiet"
+                          size="small"
+                          onClick={() => {
+                            remove.reset();
+                            setDeleting(timetable);
+                          }}
+                          aria-label={`Delete ${timetable.name}`}
+                        >
+                          Delete
+                        </Button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )
+        }
+      </QueryStates>
 
       <TimetableDialog
         editing={editing}

@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { Button } from "./Button";
+import { Modal } from "./Modal";
 
 interface ConfirmDialogProps {
   open: boolean;
@@ -19,28 +20,11 @@ interface ConfirmDialogProps {
  * returns to the button that opened it. The safe choice (Cancel) has the initial focus.
  */
 export function ConfirmDialog({ open, title, children, confirmLabel, busyLabel, busy, onConfirm, onCancel }: ConfirmDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const bodyId = useId();
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
-
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby={titleId}
-      aria-describedby={bodyId}
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!busy) onCancel();
-      }}
-    >
+    <Modal open={open} labelledBy={titleId} describedBy={bodyId} busy={busy} onClose={onCancel}>
       <div className="dialog__body">
         <h2 id={titleId}>{title}</h2>
         <div id={bodyId} className="muted">
@@ -55,6 +39,6 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busyLabel, 
           {confirmLabel}
         </Button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+import { useId, type FormEvent, type ReactNode } from "react";
 import { Button } from "./Button";
+import { Modal } from "./Modal";
 
 interface FormDialogProps {
   open: boolean;
@@ -36,18 +37,7 @@ export function FormDialog({
   className,
   children,
 }: FormDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) {
-      element.showModal();
-      element.querySelector<HTMLElement>("input:not([type=hidden]):not([readonly]), select, textarea")?.focus();
-    }
-    if (!open && element.open) element.close();
-  }, [open]);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -55,14 +45,13 @@ export function FormDialog({
   }
 
   return (
-    <dialog
-      ref={dialog}
-      className={["dialog", "form-dialog", className].filter(Boolean).join(" ")}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!busy) onClose();
-      }}
+    <Modal
+      open={open}
+      labelledBy={titleId}
+      className={["form-dialog", className].filter(Boolean).join(" ")}
+      busy={busy}
+      onClose={onClose}
+      onOpen={focusFirstField}
     >
       {open ? (
         <form onSubmit={submit} noValidate>
@@ -84,6 +73,10 @@ export function FormDialog({
           </div>
         </form>
       ) : null}
-    </dialog>
+    </Modal>
   );
+}
+
+function focusFirstField(dialog: HTMLDialogElement) {
+  dialog.querySelector<HTMLElement>("input:not([type=hidden]):not([readonly]), select, textarea")?.focus();
 }
