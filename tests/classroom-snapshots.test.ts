@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as readRoute } from "../app/get_canvas_node_file/route";
 import { PUT as writeRoute } from "../app/put_canvas_node_file/route";
@@ -10,6 +9,7 @@ import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content
 import { globalGraphDatabase } from "../server/classroom/graph-access";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
+import { signHandMadeToken } from "./support/hand-made-token";
 
 // A data folder of this file's own, set before anything reads the configuration.
 const dataDir = vi.hoisted(() => {
@@ -214,11 +214,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
       const location = query({ path: userPath(), db_name: myDb });
       expect((await read(undefined, location)).status).toBe(403);
       expect((await write(undefined, location, JSON.stringify(snapshotWith("x")))).status).toBe(403);
-      const noSubject = await new SignJWT({})
-        .setProtectedHeader({ alg: "HS256" })
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(new TextEncoder().encode(process.env.AUTH_SECRET!));
+      const noSubject = await signHandMadeToken({ secret: process.env.AUTH_SECRET! });
       expect((await read(noSubject, location)).status).toBe(403);
       expect((await read("not-a-token", location)).status).toBe(401);
       const expired = await signUserToken({ userId: me.id, ttlSeconds: -10 });
