@@ -104,11 +104,30 @@ async function copyOfDemoTemplate(page: Page, title: string): Promise<string> {
 
 /** Drags with the mouse between two page-relative points of a page's drawing surface. */
 async function mouseDrag(page: Page, overlay: Locator, from: [number, number], to: [number, number]) {
-  const box = (await overlay.boundingBox())!;
+  const box = await settledBox(overlay);
   await page.mouse.move(box.x + box.width * from[0], box.y + box.height * from[1]);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * to[0], box.y + box.height * to[1], { steps: 8 });
   await page.mouse.up();
+}
+
+/**
+ * The element's box once it has stopped moving: after a scroll, pages above may still be laid out at
+ * their rendered height, and a drag aimed from an earlier box lands elsewhere (on a busy machine, on
+ * the toolbar, selecting its text).
+ */
+async function settledBox(element: Locator) {
+  let previous = await element.boundingBox();
+  await expect
+    .poll(async () => {
+      await element.page().waitForTimeout(100);
+      const current = await element.boundingBox();
+      const settled = previous !== null && current !== null && previous.x === current.x && previous.y === current.y && previous.height === current.height;
+      previous = current;
+      return settled;
+    })
+    .toBe(true);
+  return previous!;
 }
 
 /** A one-finger drag through Chromium's real touch input (touch events, pointer events and scrolling). */
@@ -212,7 +231,7 @@ test("the template editor in portrait: paper or questions, drawing with the mous
   // A tap on empty paper closes it.
   band = await freeBand(page2);
   await scrollPaperTo(page, page2, band);
-  let box = (await page2.boundingBox())!;
+  let box = await settledBox(page2);
   await page.touchscreen.tap(box.x + box.width * 0.5, box.y + box.height * (band + 0.04));
   await expect(areaInspector).toBeHidden();
   await expect(areas).toHaveCount(areasBefore + 1);
@@ -223,7 +242,7 @@ test("the template editor in portrait: paper or questions, drawing with the mous
   await page.getByLabel("Draw for").selectOption({ label: "Question 1a" });
   band = await freeBand(page2);
   await scrollPaperTo(page, page2, band);
-  box = (await page2.boundingBox())!;
+  box = await settledBox(page2);
   await fingerDrag(
     page,
     { x: box.x + box.width * 0.3, y: box.y + box.height * (band + 0.01) },
