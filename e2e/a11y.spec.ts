@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectNoAxeViolations, signIn } from "./helpers";
+import { ADMIN_EMAIL, expectNoAxeViolations, signIn } from "./helpers";
 
 test("sign-in page, empty and with an error, has no axe violations (WCAG 2.1 A/AA, best practices)", async ({ page }) => {
   await page.goto("/signin");
@@ -56,7 +56,7 @@ test("the template editor, with a question and an area selected, has no axe viol
 
 test("the admin screens (timetables, a week grid with its lesson dialog, classes, speech API keys) have no axe violations", async ({ page }) => {
   test.setTimeout(60_000);
-  await signIn(page, "admin@northfield.example");
+  await signIn(page, ADMIN_EMAIL);
   await page.goto("/timetables");
   await expect(page.getByRole("table", { name: /Timetables/ })).toBeVisible();
   await expectNoAxeViolations(page, "/timetables as a school admin");

@@ -1,7 +1,6 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { signIn } from "./helpers";
+import { ADMIN_EMAIL, signIn } from "./helpers";
 
-const ADMIN_EMAIL = "admin@northfield.example";
 const DEMO_TIMETABLE = "Whole school, 2025–26";
 
 /** A screenshot of the admin screens, kept with the run's artifacts under test-results/screenshots/. */

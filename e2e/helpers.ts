@@ -3,6 +3,7 @@ import { expect, type Page, type TestInfo } from "@playwright/test";
 import { scriptPdf } from "./papers";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
+export const ADMIN_EMAIL = "admin@northfield.example";
 export const DEMO_PASSWORD = "markbook-demo";
 
 /** Saves a screenshot under e2e/artifacts/ (kept by CI) and attaches it to the test report. */
