@@ -10,6 +10,7 @@ import { createClass } from "../server/classroom/classes";
 import { enrollStudent } from "../server/classroom/enrollments";
 import type { Db, Tx } from "../server/db/client";
 import { DataDirLockedError } from "../server/db/data-dir-lock";
+import { latestMigration } from "../server/db/migrate";
 import { asService } from "../server/db/rls";
 import { ConfigError, env } from "../server/env";
 import { AppError } from "../server/errors";
@@ -149,6 +150,13 @@ const commands: Record<string, Command> = {
       await enrollStudent(tx, { classId: o.class!, studentId: student.id });
       return student.id;
     }),
+  },
+  migrate: {
+    usage: "migrate",
+    summary:
+      "bring the database's schema up to date (every command does this first; run it alone before rolling out a new version, on a direct connection, not through a transaction pooler); prints the latest migration",
+    required: [],
+    run: () => Promise.resolve(latestMigration()),
   },
   seed: {
     usage: "seed",

@@ -6,7 +6,8 @@ import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyUserToken } from "../server/auth/tokens";
-import { type Database, openDatabase } from "../server/db/client";
+import { type Database, openDatabase, rowsOf } from "../server/db/client";
+import { latestMigration } from "../server/db/migrate";
 import { DataDirLockedError, LOCK_FILE_NAME, acquireDataDirLock } from "../server/db/data-dir-lock";
 import { apiKeys, enrollments, users } from "../server/db/schema";
 import { withDatabase } from "./support/global-setup";
@@ -78,6 +79,13 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
         target.env,
       );
       expect(await result(["enroll", "--class", ids.class, "--email", studentEmail], target.env)).toBe(ids.student);
+    });
+
+    it("migrates on its own and prints the newest migration, which the database has applied", async () => {
+      expect(await result(["migrate"], target.env)).toBe(latestMigration());
+      const journal = JSON.parse(fs.readFileSync("drizzle/meta/_journal.json", "utf8")) as { entries: unknown[] };
+      const applied = await target.inspect(({ db }) => db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`));
+      expect(rowsOf<{ count: number }>(applied)[0]!.count).toBe(journal.entries.length);
     });
 
     it("mints a user token whose subject is the user", async () => {

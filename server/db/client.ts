@@ -16,6 +16,8 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export interface Database {
   kind: "pglite" | "postgres";
   db: Db;
+  /** PostgreSQL's connection URL (a migration opens a connection of its own with it). */
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -42,7 +44,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     ...(options.onStatement && { debug: (_connection: number, query: string) => options.onStatement!(query) }),
   });
   const db = drizzlePostgres({ client: preparingClient(client), schema }) as unknown as Db;
-  return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
+  return { kind: "postgres", db, url: options.url, close: () => client.end({ timeout: 5 }) };
 }
 
 /** A statement to run first in a transaction (see asUser). */
