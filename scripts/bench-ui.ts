@@ -18,7 +18,7 @@
  *   BENCH_UI_PORT (3124)  BENCH_THINK_MS (1500)  BENCH_LOADS (7 cold + 7 warm)  CHROMIUM_PATH
  *   BENCH_UI_TRACE=1 prints the requests of the first cold load (start → end) to see what waits for what
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -27,6 +27,7 @@ import zlib from "node:zlib";
 import { type Browser, type BrowserContext, type Page, chromium } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { startMarkbookNode } from "../tests/support/markbook-node";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const PORT = Number(process.env.BENCH_UI_PORT ?? 3124);
@@ -57,32 +58,6 @@ function ensureBuild() {
   console.log("No production build: running next build…");
   const build = spawnSync(path.join("node_modules", ".bin", "next"), ["build"], { stdio: "inherit" });
   if (build.status !== 0) throw new Error("next build failed");
-}
-
-async function startServer(dataDir: string): Promise<ChildProcess> {
-  const server = spawn(path.join("node_modules", ".bin", "tsx"), ["server.ts"], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "pipe"],
-    detached: true, // its own process group, so the tsx wrapper and node stop together
-  });
-  let stderr = "";
-  server.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${stderr}`);
-    const ok = await fetch(`${BASE}/signin`).then((r) => r.ok, () => false);
-    if (ok) return server;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`the server did not answer within 120 s:\n${stderr}`);
-}
-
-async function stopServer(server: ChildProcess) {
-  if (server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  process.kill(-server.pid!, "SIGTERM");
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  if (server.exitCode === null) process.kill(-server.pid!, "SIGKILL");
 }
 
 // ── the data: a batch with one scanned script per student ──────────────────────────────────────
@@ -370,8 +345,7 @@ const sectionIntro = [
 
 async function main() {
   ensureBuild();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-bench-ui-"));
-  const server = await startServer(dataDir);
+  const server = await startMarkbookNode({ name: "bench-ui", port: PORT, env: { LOG_LEVEL: "warn", HOST: "0.0.0.0" } });
   const browser = await chromium.launch(chromiumLaunchOptions);
   try {
     const context = await browser.newContext({ viewport: VIEWPORT });
@@ -423,8 +397,7 @@ async function main() {
     );
   } finally {
     await browser.close();
-    await stopServer(server);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
