@@ -7,7 +7,7 @@ import { verifySyncToken } from "../server/classroom/sync-tokens";
 import type { Db } from "../server/db/client";
 import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
-import { settleGraphProjections } from "../server/graph/projection";
+import { runDueJobs } from "../server/jobs/run";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
@@ -643,7 +643,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       graphDb: schoolB.institute.graph_db_name,
       curriculumDb: schoolB.institute.curriculum_db_name,
     };
-    await settleGraphProjections();
+    await runDueJobs(database().db);
     const etagOf = async (key: string, person: Person, call: RouteCall) => {
       const { route, method } = routes.get(key)!;
       const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });
