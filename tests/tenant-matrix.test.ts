@@ -333,6 +333,8 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   ],
   "exam.templates.archive": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.graphStatus": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.retryGraph": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
   "exam.questions.editMarkScheme": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
   ],
@@ -666,6 +668,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const file = await callRoute(fileRoute, "GET", { params: [target.fileId], headers: { authorization: `Bearer ${schoolA.teacher.token}` } });
     return JSON.stringify({
       template: await teacher.exam.templates.get({ template_id: target.templateId }),
+      graphStatus: await teacher.exam.templates.graphStatus({ template_id: target.templateId }),
       queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),

@@ -5,9 +5,18 @@ import { Button } from "@/components/ui/Button";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
+import type { TemplateGraphStatus } from "@/server/graph/projection-status";
 
 /** While a projection waits or runs, its state is looked at again this often. */
 const BUSY_POLL_MS = 3_000;
+
+/** Running, or due to run within a minute: worth looking at again soon. A retry an hour away is not. */
+function isAboutToChange(status: TemplateGraphStatus | undefined): boolean {
+  if (status?.state === "running") return true;
+  if (status?.state !== "queued") return false;
+  const next = status.problem?.next_attempt_at;
+  return !next || Date.parse(next) - Date.now() < 60_000;
+}
 
 const timeOfDay = (iso: string) => new Date(iso).toLocaleString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", day: "numeric", month: "short" });
 
@@ -21,7 +30,7 @@ export function GraphProjectionNotice({ templateId }: { templateId: string }) {
   const statusKey = trpc.exam.templates.graphStatus.queryKey({ template_id: templateId });
   const status = useQuery({
     ...trpc.exam.templates.graphStatus.queryOptions({ template_id: templateId }),
-    refetchInterval: (query) => (query.state.data?.state === "queued" || query.state.data?.state === "running" ? BUSY_POLL_MS : false),
+    refetchInterval: (query) => (isAboutToChange(query.state.data) ? BUSY_POLL_MS : false),
   });
   const retry = useMutation(
     trpc.exam.templates.retryGraph.mutationOptions({
