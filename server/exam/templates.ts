@@ -268,7 +268,7 @@ export async function saveTemplate(db: Db, callerId: string, input: z.input<type
   return asUser(db, callerId, async (tx) => {
     const saved = await replaceTemplate(tx, callerId, values);
     // The projection is a job committed with the save: it runs (and is retried) on any app process,
-    // never fails the save, and is lost only if the save is.
+    // its failure never undoes the save, and it is lost only if the save is.
     await enqueueTemplateProjection(tx, saved.id);
     return saved;
   });
