@@ -10,7 +10,8 @@ import { DataDirLockedError } from "./server/db/data-dir-lock";
 import { DEMO_PASSWORD } from "./server/db/demo-school";
 import { ConfigError, env } from "./server/env";
 import { closeGraphStore } from "./server/graph/index";
-import { settleGraphProjections } from "./server/graph/projection";
+import { allJobKinds } from "./server/jobs/kinds";
+import { type JobWorker, startJobWorker } from "./server/jobs/worker";
 import { drainUnreadBodies } from "./server/http/unread-body";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
 import { logger } from "./server/logger";
@@ -25,10 +26,13 @@ const dev = process.argv.includes("--dev");
 
 /** How long open connections (keep-alive, WebSockets) may hold up a shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
+/** How long a running background job may hold up a shutdown before it is given back unfinished. */
+const JOB_GRACE_MS = 3_000;
 
 interface Running {
   markbook: StartedMarkbook;
   server: http.Server;
+  jobs: JobWorker;
   closeNext(): Promise<void>;
 }
 
@@ -86,7 +90,13 @@ async function start(): Promise<Running> {
           `with password ${DEMO_PASSWORD}. README.md lists the demo logins.`,
       );
     }
-    return { markbook, server, closeNext: () => app.close() };
+    const jobs = startJobWorker(markbook.database.db, {
+      kinds: allJobKinds,
+      concurrency: config.JOBS_CONCURRENCY,
+      pollMs: config.JOBS_POLL_MS,
+      leaseSeconds: config.JOBS_LEASE_SECONDS,
+    });
+    return { markbook, server, jobs, closeNext: () => app.close() };
   } catch (error) {
     await markbook.close().catch(() => {});
     throw error;
@@ -125,8 +135,10 @@ async function stop(running: Running) {
   clearTimeout(grace);
   await atMost(3_000, running.closeNext().catch((error: unknown) => logger.warn("Next.js did not close cleanly", error)));
   await atMost(3_000, closeSpeechService().catch((error: unknown) => logger.warn("The speech engine did not stop cleanly", error)));
-  // Background graph projections finish first, then the Neo4j driver (when one was opened) closes.
-  await atMost(3_000, settleGraphProjections().then(closeGraphStore));
+  // Running jobs get a moment to finish; the rest are given back for another process to take over.
+  // Then the Neo4j driver (when one was opened) closes.
+  await atMost(4_000, running.jobs.stop(JOB_GRACE_MS));
+  await atMost(3_000, closeGraphStore());
   // Last: PGlite must be closed cleanly, or its data folder can be left damaged.
   await markbook.close();
 }

@@ -51,6 +51,13 @@ const envSchema = z.object({
     .string()
     .regex(graphDatabaseNameShape, `must be a graph database name: ${graphDatabaseNameRule}`)
     .default("global"),
+  // Background jobs (server/jobs): every app process runs a worker over the job table.
+  /** Jobs this process runs at once; 0 = none (a web-only node, another node runs them). */
+  JOBS_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  /** How often an idle worker looks for due jobs, in milliseconds. */
+  JOBS_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(1000),
+  /** A running job's lease: a job whose process died is run again by another after this long. */
+  JOBS_LEASE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Speech service (/v1): see server/speech/config.ts for how these combine.
   /** Folder of local transformers.js model folders. Default: ../shared/models if it exists, else DATA_DIR/models. */
   MODELS_DIR: z.string().min(1).optional(),

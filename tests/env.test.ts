@@ -33,6 +33,17 @@ describe("parseEnv", () => {
     expect(parseEnv({ PORT: "", DATABASE_URL: "", SEED_DEMO: "" })).toMatchObject({ PORT: 3000, databaseKind: "pglite", seedDemo: true });
   });
 
+  it("runs one background job at a time by default; JOBS_CONCURRENCY=0 makes a web-only node; names a bad job setting", () => {
+    expect(parseEnv({})).toMatchObject({ JOBS_CONCURRENCY: 1, JOBS_POLL_MS: 1000, JOBS_LEASE_SECONDS: 300 });
+    expect(parseEnv({ JOBS_CONCURRENCY: "0", JOBS_POLL_MS: "200", JOBS_LEASE_SECONDS: "2" })).toMatchObject({
+      JOBS_CONCURRENCY: 0,
+      JOBS_POLL_MS: 200,
+      JOBS_LEASE_SECONDS: 2,
+    });
+    expect(configError({ JOBS_CONCURRENCY: "-1" }).message).toMatch(/JOBS_CONCURRENCY="-1"/);
+    expect(configError({ JOBS_LEASE_SECONDS: "0" }).message).toMatch(/JOBS_LEASE_SECONDS="0"/);
+  });
+
   it("names PORT when it is not a port number", () => {
     for (const port of ["http", "0", "70000", "30.5"]) {
       expect(configError({ PORT: port }).message).toMatch(/PORT="/);

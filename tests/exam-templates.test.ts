@@ -8,7 +8,8 @@ import { signUserToken } from "../server/auth/tokens";
 import { asService } from "../server/db/rls";
 import { examBatches, examMarkEntries, examSubmissions, examTemplates, instituteMemberships } from "../server/db/schema";
 import { graphStore } from "../server/graph/index";
-import { settleGraphProjections, syntheticExamCode } from "../server/graph/projection";
+import { syntheticExamCode } from "../server/graph/projection";
+import { runDueJobs } from "../server/jobs/run";
 import { createUser } from "../server/identity/users";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createCataloguePaper, sampleCanvas } from "./support/exam-fixtures";
@@ -149,11 +150,11 @@ describeOnEachDatabase("exam templates", (database) => {
       expect(after.boundaries).toEqual([]);
     });
 
-    it("projects the saved canvas into the graph after the save, in the background", async () => {
+    it("projects the saved canvas into the graph by the job queued with the save", async () => {
       const template = await newTemplate();
       const canvas = sampleCanvas();
       expect((await put(school.teacher.token, template.id, { ...canvas, ids: undefined })).status).toBe(200);
-      await settleGraphProjections();
+      await runDueJobs(database().db);
       const paperNode = syntheticExamCode(template.id);
       const children = await graphStore(database().db).listChildren(school.institute.curriculum_db_name, paperNode, { nodeType: "Question" });
       expect(children?.map((child) => child.id).sort()).toEqual([canvas.ids.q1, canvas.ids.q2].sort());

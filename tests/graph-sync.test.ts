@@ -5,9 +5,11 @@ import { POST } from "../app/api/exam/templates/[template_id]/graph-sync/route";
 import { POST as createTemplateRoute } from "../app/api/exam/templates/route";
 import type { Tx } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
-import { examPapers, examQuestions, examResponseAreas, examTemplates } from "../server/db/schema";
+import { backgroundJobs, examPapers, examQuestions, examResponseAreas, examTemplates } from "../server/db/schema";
 import { graphStore } from "../server/graph/index";
-import { scheduleTemplateGraphProjection, settleGraphProjections, syntheticExamCode } from "../server/graph/projection";
+import { syntheticExamCode } from "../server/graph/projection";
+import { enqueueTemplateProjection, projectTemplateJob } from "../server/graph/projection-job";
+import { runDueJobs } from "../server/jobs/run";
 import { logger } from "../server/logger";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -214,40 +216,130 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     expect(await response.json()).toEqual({ detail: expect.any(String) });
   });
 
-  it("runs a scheduled projection in the background", async () => {
-    const scheduledTemplate = await createTemplate({
+  /** Queues the template's projection job, as a save does (the owner's transaction). */
+  const queueProjection = (templateId: string, owner = school.teacher) =>
+    asUser(db(), owner.id, (tx) => enqueueTemplateProjection(tx, templateId));
+
+  it("runs a queued projection as a background job", async () => {
+    const queuedTemplate = await createTemplate({
       questions: [{ id: uuid(), parent_id: null, label: "1", order: 1 }],
       areas: [],
     });
-    const scheduled = scheduleTemplateGraphProjection(db(), scheduledTemplate);
-    await settleGraphProjections();
-    await expect(scheduled).resolves.toBeUndefined();
-    expect(await childIds(syntheticExamCode(scheduledTemplate), "Question")).toHaveLength(1);
+    await queueProjection(queuedTemplate);
+    expect(await childIds(syntheticExamCode(queuedTemplate), "Question")).toBeFalsy(); // not projected yet
+    expect(await runDueJobs(db())).toBe(1);
+    expect(await childIds(syntheticExamCode(queuedTemplate), "Question")).toHaveLength(1);
   });
 
-  it("never throws from the scheduler: a failed projection is logged and the previous projection stays whole", async () => {
+  it("a failed projection job is logged and kept for a retry, and the previous projection stays whole", async () => {
     const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
-    // A missing template.
-    await expect(scheduleTemplateGraphProjection(db(), uuid())).resolves.toBeUndefined();
-    expect(logged).toHaveBeenCalledTimes(1);
+    // A template deleted since its save: nothing to project, the job is simply done.
+    await asService(db(), (tx) => enqueueTemplateProjection(tx, uuid()));
+    expect(await runDueJobs(db())).toBe(1);
+    expect(logged).not.toHaveBeenCalled();
 
     // A projection that fails half-way: a node of another type already holds a new question's id.
     const blockedId = uuid();
     await store().write(graphDb(), (writer) => writer.upsertNodes([{ label: "Subject", key: blockedId }]));
     const before = await childIds(syntheticExamCode(templateId));
     await writeCanvas(templateId, { questions: [{ id: blockedId, parent_id: null, label: "9", order: 1 }], areas: [] });
-    await expect(scheduleTemplateGraphProjection(db(), templateId)).resolves.toBeUndefined();
-    expect(logged).toHaveBeenCalledTimes(2);
-    expect(String(logged.mock.calls[1]![0])).toMatch(new RegExp(`template ${templateId}`));
+    await queueProjection(templateId);
+    expect(await runDueJobs(db())).toBe(1);
+    expect(logged).toHaveBeenCalledTimes(1);
+    expect(String(logged.mock.calls[0]![0])).toMatch(/graph\.project-template .* failed \(attempt 1 of 8\)/);
     // All or nothing: the earlier projection is untouched.
     expect(await childIds(syntheticExamCode(templateId))).toEqual(before);
     expect((await store().getNode(graphDb(), blockedId))?.node_type).toBe("Subject");
+    // The owner sees why, and when Markbook tries again.
+    const status = await createCaller({ db: db(), user: { id: school.teacher.id } }).exam.templates.graphStatus({ template_id: templateId });
+    expect(status).toMatchObject({ state: "queued", problem: { reason: expect.any(String), next_attempt_at: expect.any(String) } });
+    expect(Date.parse(status.problem!.next_attempt_at!)).toBeGreaterThan(Date.now());
 
     // And the synchronous graph-sync reports that failure as a 500, without details.
     const response = await sync(templateId, school.teacher.token);
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ detail: "Internal server error" });
   });
+  describe("the owner sees the projection job: exam.templates.graphStatus and retryGraph", () => {
+    const templatesAs = (person: { id: string }) => createCaller({ db: db(), user: { id: person.id } }).exam.templates;
+    /** The projection kind with no wait between attempts: one runDueJobs call uses up all of them. */
+    const impatientProjection = [{ ...projectTemplateJob, backoff: { baseMs: 0, maxMs: 0 } }];
+    const projectionJobs = (templateId: string) =>
+      asService(db(), (tx) => tx.select().from(backgroundJobs).where(eq(backgroundJobs.dedupe_key, templateId)));
+    const clashMessage = (questionId: string) => `Question ${questionId} is part of another template's projection in the graph: give it a new id`;
+
+    /** A template whose question id another template has projected already: its projection fails. */
+    async function clashingTemplate() {
+      const clashId = uuid();
+      const first = await createTemplate({ questions: [{ id: clashId, parent_id: null, label: "1", order: 1 }], areas: [] });
+      expect((await sync(first, school.teacher.token)).status).toBe(200);
+      // The question leaves the first template's canvas, not (yet) its projection.
+      await writeCanvas(first, { questions: [], areas: [] });
+      const second = await createTemplate({ questions: [{ id: clashId, parent_id: null, label: "1", order: 1 }], areas: [] });
+      return { templateId: second, clashId };
+    }
+
+    it("shows nothing while all is well, the reason once a save's projection has failed, and Retry now runs it again", async () => {
+      const { templateId: id, clashId } = await clashingTemplate();
+      const owner = templatesAs(school.teacher);
+      expect(await owner.graphStatus({ template_id: id })).toEqual({ state: "none", problem: null });
+
+      // A save queues the projection with it; its attempts fail, and the job is kept as failed.
+      await owner.save({ template_id: id, body: { title: "Renamed paper" } });
+      expect(await owner.graphStatus({ template_id: id })).toEqual({ state: "queued", problem: null });
+      const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
+      expect(await runDueJobs(db(), { kinds: impatientProjection })).toBe(8);
+      expect(logged).toHaveBeenCalledTimes(8);
+      expect(await owner.graphStatus({ template_id: id })).toEqual({
+        state: "failed",
+        problem: { reason: clashMessage(clashId), next_attempt_at: null },
+      });
+
+      // The teacher gives the question a new id and presses Retry now: a fresh job, which succeeds.
+      const freshId = uuid();
+      await writeCanvas(id, { questions: [{ id: freshId, parent_id: null, label: "1", order: 1 }], areas: [] });
+      expect(await owner.retryGraph({ template_id: id })).toEqual({ state: "queued", problem: null });
+      expect(await runDueJobs(db())).toBe(1);
+      expect(await owner.graphStatus({ template_id: id })).toEqual({ state: "done", problem: null });
+      expect(await childIds(syntheticExamCode(id), "Question")).toEqual([`HAS_QUESTION ${freshId}`]);
+      expect((await projectionJobs(id)).map((job) => job.state).sort()).toEqual(["done", "failed"]);
+    });
+
+    it("Retry now brings a waiting retry forward to now", async () => {
+      const { templateId: id } = await clashingTemplate();
+      const owner = templatesAs(school.teacher);
+      vi.spyOn(logger, "error").mockImplementation(() => {});
+      await owner.save({ template_id: id, body: { title: "Renamed paper" } });
+      expect(await runDueJobs(db())).toBe(1);
+      const waiting = await owner.graphStatus({ template_id: id });
+      expect(waiting).toMatchObject({ state: "queued", problem: { next_attempt_at: expect.any(String) } });
+      expect(await runDueJobs(db())).toBe(0); // the next attempt is not due yet
+
+      const retried = await owner.retryGraph({ template_id: id });
+      expect(Date.parse(retried.problem!.next_attempt_at!)).toBeLessThan(Date.parse(waiting.problem!.next_attempt_at!));
+      expect(await runDueJobs(db())).toBe(1);
+      expect(await projectionJobs(id)).toHaveLength(1);
+      expect((await projectionJobs(id))[0]).toMatchObject({ state: "queued", attempts: 2 });
+    });
+
+    it("is the owner's only: colleagues, other schools and malformed ids get 404, and queue nothing", async () => {
+      const id = await createTemplate({ questions: [], areas: [] });
+      await templatesAs(school.teacher).save({ template_id: id, body: { title: "Renamed paper" } });
+      for (const person of [school.otherTeacher, school.head, school.admin, school.student, otherSchool.teacher, otherSchool.admin]) {
+        await expect(templatesAs(person).graphStatus({ template_id: id })).rejects.toMatchObject({ code: "NOT_FOUND", message: "Template not found" });
+        await expect(templatesAs(person).retryGraph({ template_id: id })).rejects.toMatchObject({ code: "NOT_FOUND", message: "Template not found" });
+      }
+      for (const hostile of ["not-a-uuid", "../../etc/passwd", `${id}' or '1'='1`, ""]) {
+        await expect(templatesAs(school.teacher).graphStatus({ template_id: hostile })).rejects.toMatchObject({ code: "NOT_FOUND" });
+        await expect(templatesAs(school.teacher).retryGraph({ template_id: hostile })).rejects.toMatchObject({ code: "NOT_FOUND" });
+      }
+      const jobs = await projectionJobs(id);
+      expect(jobs).toHaveLength(1);
+      expect(jobs[0]).toMatchObject({ state: "queued", owner_id: school.teacher.id });
+      await runDueJobs(db());
+    });
+  });
+
   describe("ownership: a re-sync replaces only what that template projected (issue 14)", () => {
     /** A catalogue paper with a specification; its exam_code is shared by the templates below. */
     async function cataloguePaper() {

@@ -7,7 +7,7 @@ import { verifySyncToken } from "../server/classroom/sync-tokens";
 import type { Db } from "../server/db/client";
 import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
-import { settleGraphProjections } from "../server/graph/projection";
+import { runDueJobs } from "../server/jobs/run";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
@@ -333,6 +333,8 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   ],
   "exam.templates.archive": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.graphStatus": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.retryGraph": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
   "exam.questions.editMarkScheme": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
   ],
@@ -643,7 +645,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       graphDb: schoolB.institute.graph_db_name,
       curriculumDb: schoolB.institute.curriculum_db_name,
     };
-    await settleGraphProjections();
+    await runDueJobs(database().db);
     const etagOf = async (key: string, person: Person, call: RouteCall) => {
       const { route, method } = routes.get(key)!;
       const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });
@@ -666,6 +668,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const file = await callRoute(fileRoute, "GET", { params: [target.fileId], headers: { authorization: `Bearer ${schoolA.teacher.token}` } });
     return JSON.stringify({
       template: await teacher.exam.templates.get({ template_id: target.templateId }),
+      graphStatus: await teacher.exam.templates.graphStatus({ template_id: target.templateId }),
       queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),

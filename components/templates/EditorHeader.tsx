@@ -8,6 +8,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { type EditorDocument, type TemplateStatus, totalMarks } from "./editor-state";
+import { GraphProjectionNotice } from "./GraphProjectionNotice";
 import { SaveStatus, type SaveState } from "./SaveStatus";
 import { TemplateStatusBadge } from "./template-status";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -29,7 +30,7 @@ interface EditorHeaderProps {
   onSave: () => void;
 }
 
-/** Title, details, status, the save state and button, and Sync to graph. */
+/** Title, details, status, the save state and button, Sync to graph, and (to its owner) a failed graph update. */
 export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveState, onChange, onSave }: EditorHeaderProps) {
   const trpc = useTRPC();
   const sync = useMutation(trpc.graph.syncTemplate.mutationOptions());
@@ -87,6 +88,7 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
         </Status>
       ) : null}
       {sync.isError ? <Status tone="error" title="The graph was not updated">{errorMessage(sync.error)}</Status> : null}
+      {readOnly ? null : <GraphProjectionNotice templateId={templateId} />}
     </header>
   );
 }

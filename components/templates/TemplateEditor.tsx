@@ -100,8 +100,10 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
       setSaveError(null);
       setConflict(null);
       void queryClient.invalidateQueries({ queryKey: trpc.exam.templates.list.queryKey() });
+      // The save queued a new graph projection.
+      void queryClient.invalidateQueries({ queryKey: trpc.exam.templates.graphStatus.queryKey({ template_id: templateId }) });
     },
-    [queryClient, trpc],
+    [queryClient, trpc, templateId],
   );
 
   const saveNow = useCallback(async () => {

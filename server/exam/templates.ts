@@ -18,7 +18,8 @@ import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
-import { isReservedExamCode, scheduleTemplateGraphProjection } from "../graph/projection";
+import { isReservedExamCode } from "../graph/projection";
+import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
@@ -260,19 +261,22 @@ async function templateHasMarks(tx: Tx, templateId: string): Promise<boolean> {
  * Full-replace save, as the caller in one transaction: the template row and its questions are locked
  * first, so a mark being written concurrently either commits before the 409 check (and is seen) or
  * waits for the replace; the old canvas is deleted and the new one inserted, and any failure rolls all
- * of it back. Takes the database because the graph projection is scheduled after the commit.
+ * of it back. The template's graph projection is queued as a job in the same transaction.
  */
 export async function saveTemplate(db: Db, callerId: string, input: z.input<typeof saveTemplateInput>) {
   const values = saveTemplateInput.parse(input);
-  const saved = await asUser(db, callerId, (tx) => replaceTemplate(tx, callerId, values));
-  // After the commit, so the projection reads the saved canvas; it must never fail the save.
-  void scheduleTemplateGraphProjection(db, saved.id);
-  return saved;
+  return asUser(db, callerId, async (tx) => {
+    const saved = await replaceTemplate(tx, callerId, values);
+    // The projection is a job committed with the save: it runs (and is retried) on any app process,
+    // its failure never undoes the save, and it is lost only if the save is.
+    await enqueueTemplateProjection(tx, saved.id);
+    return saved;
+  });
 }
 
 /**
- * The full-replace save inside the caller's transaction (saveTemplate opens it and schedules the graph
- * projection after the commit): owner check, validateCanvas, the 409 guard, then the replace.
+ * The full-replace save inside the caller's transaction (saveTemplate opens it and queues the graph
+ * projection): owner check, validateCanvas, the 409 guard, then the replace.
  */
 export async function replaceTemplate(tx: Tx, callerId: string, { template_id: templateId, body }: z.output<typeof saveTemplateInput>) {
   const template = await findOwnTemplateForUpdate(tx, callerId, templateId);

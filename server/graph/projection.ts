@@ -5,7 +5,6 @@ import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { logger } from "../logger";
 import { graphStore } from "./index";
 import { GraphNodeOwnedError, type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
 
@@ -243,38 +242,4 @@ function buildProjection(source: ProjectionSource) {
       spec_linked: Boolean(specification),
     } satisfies GraphSyncResult,
   };
-}
-
-// Background projection after a save -------------------------------------------------------------
-
-/**
- * The latest scheduled projection per template: a later save's projection runs after the earlier one.
- * On globalThis: the Next.js bundles load their own copies of this module, and shutdown awaits them all.
- */
-const slot = globalThis as typeof globalThis & { __markbookPendingProjections?: Map<string, Promise<void>> };
-const pending = (slot.__markbookPendingProjections ??= new Map<string, Promise<void>>());
-
-/**
- * Schedules the projection of a saved template in the background. It never throws and never rejects:
- * a failure is logged, and the save that scheduled it stands. The returned promise settles when this
- * projection is done (tests await it; a save does not).
- */
-export function scheduleTemplateGraphProjection(db: Db, templateId: string): Promise<void> {
-  const previous = pending.get(templateId) ?? Promise.resolve();
-  const run = previous
-    .then(() => projectTemplate(db, templateId))
-    .then(
-      (result) => logger.debug(`Projected template ${templateId} into the graph`, result),
-      (error: unknown) => logger.error(`Graph projection of template ${templateId} failed; the template itself is saved`, error),
-    )
-    .finally(() => {
-      if (pending.get(templateId) === run) pending.delete(templateId);
-    });
-  pending.set(templateId, run);
-  return run;
-}
-
-/** Resolves when every projection scheduled so far has settled. */
-export async function settleGraphProjections(): Promise<void> {
-  while (pending.size > 0) await Promise.all(pending.values());
 }

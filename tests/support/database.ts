@@ -3,7 +3,6 @@ import fs from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import { type Database, openDatabase, useDatabase } from "../../server/db/client";
-import { settleGraphProjections } from "../../server/graph/projection";
 import { withDatabase } from "./global-setup";
 import { postgresAdminUrl } from "./postgres";
 
@@ -50,8 +49,6 @@ export function describeOnEachDatabase(title: string, body: (database: () => Dat
         useDatabase(database);
       });
       afterAll(async () => {
-        // Projections scheduled by template saves run in the background: let them finish first.
-        await settleGraphProjections();
         await database?.close();
       });
       body(() => {

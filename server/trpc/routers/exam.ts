@@ -36,6 +36,7 @@ import {
   templateOutput,
   templateWithCanvasOutput,
 } from "../../exam/templates";
+import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
 import { router, userProcedure } from "../init";
 
 /**
@@ -70,6 +71,15 @@ export const examRouter = router({
       .input(templateIdInput)
       .output(templateOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => archiveTemplate(tx, ctx.user.id, input.template_id))),
+    /** The owner's view of the template's graph projection (the background job after a save). */
+    graphStatus: userProcedure
+      .input(templateIdInput)
+      .output(templateGraphStatusOutput)
+      .query(({ ctx, input }) => getTemplateGraphStatus(ctx.db, ctx.user.id, input.template_id)),
+    retryGraph: userProcedure
+      .input(templateIdInput)
+      .output(templateGraphStatusOutput)
+      .mutation(({ ctx, input }) => retryTemplateGraphProjection(ctx.db, ctx.user.id, input.template_id)),
   }),
   questions: router({
     editMarkScheme: userProcedure

@@ -1,0 +1,5 @@
+import { projectTemplateJob } from "../graph/projection-job";
+import type { JobKind } from "./kind";
+
+/** Every kind of background job this version of Markbook runs; a worker claims only these. */
+export const allJobKinds: readonly JobKind<unknown>[] = [projectTemplateJob];
