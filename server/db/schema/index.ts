@@ -2,3 +2,4 @@ export * from "./identity";
 export * from "./classroom";
 export * from "./exam";
 export * from "./graph";
+export * from "./speech";
