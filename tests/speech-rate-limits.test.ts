@@ -6,10 +6,12 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { openDatabase, rowsOf } from "../server/db/client";
+import { openDatabase, rowsOf, useDatabase } from "../server/db/client";
 import { AppError } from "../server/errors";
 import { SpeechRateLimiter, rateLimitHeadersOf, retryAfterOf } from "../server/speech/rate-limits";
 import { describeOnEachDatabase, openSecondHandle } from "./support/database";
+import { connectRealtime } from "./support/realtime-client";
+import { startSpeechServer, testSpeechConfig } from "./support/speech-server";
 
 const START = Date.parse("2026-03-02T09:00:00.000Z");
 
@@ -155,9 +157,11 @@ describeOnEachDatabase("speech rate limits in the database", (database) => {
 });
 
 describe("speech rate limits when the database does not answer", () => {
+  // A real driver and a port where nothing listens: the connection is refused.
+  const openUnreachable = () => openDatabase({ kind: "postgres", url: "postgres://markbook:markbook@127.0.0.1:1/markbook", poolMax: 1 });
+
   it("fail closed with 503 and Retry-After", async () => {
-    // A real driver and a port where nothing listens: the connection is refused.
-    const unreachable = await openDatabase({ kind: "postgres", url: "postgres://markbook:markbook@127.0.0.1:1/markbook", poolMax: 1 });
+    const unreachable = await openUnreachable();
     try {
       const limits = new SpeechRateLimiter(async () => unreachable.db, 10, 10);
       const failed = await refusal(limits.takeRequest(newKey()));
@@ -165,6 +169,26 @@ describe("speech rate limits when the database does not answer", () => {
       expect(retryAfterOf(failed)).toBe(1);
       expect(await refusal(limits.takeAudio(newKey(), 1))).toMatchObject({ code: "unavailable" });
     } finally {
+      await unreachable.close();
+    }
+  });
+
+  it("answer /v1 requests and WebSocket handshakes with 503 service_unavailable and Retry-After", async () => {
+    const unreachable = await openUnreachable();
+    useDatabase(unreachable);
+    const server = await startSpeechServer(testSpeechConfig(), { authenticate: async () => "key-of-a-test" });
+    try {
+      const form = new FormData();
+      form.append("model", "tiny");
+      form.append("file", new Blob([new Uint8Array(16)]), "speech.wav");
+      const response = await fetch(`${server.baseURL}/audio/transcriptions`, { method: "POST", headers: { authorization: "Bearer mk_test" }, body: form });
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("1");
+      expect((await response.json()).error).toMatchObject({ type: "server_error", code: "service_unavailable" });
+      const refused = await connectRealtime(`${server.websocketURL}?api_key=mk_test`);
+      expect(refused).toMatchObject({ status: 503, retryAfter: "1", body: { error: { code: "service_unavailable" } } });
+    } finally {
+      await server.close();
       await unreachable.close();
     }
   });

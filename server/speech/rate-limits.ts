@@ -64,7 +64,8 @@ export class SpeechRateLimiter {
   }
 
   private async take(key: string, requests: number, audioSeconds: number, limitName: () => string): Promise<RateLimitHeaders> {
-    if (this.requestsPerMinute === 0 && this.audioSecondsPerMinute === 0) return {};
+    // Nothing this take counts is limited: no round trip (the headers of the other limit stand).
+    if ((requests === 0 || this.requestsPerMinute === 0) && (audioSeconds === 0 || this.audioSecondsPerMinute === 0)) return {};
     const now = this.now();
     const window = await this.takeInDatabase(key, now, requests, audioSeconds);
     this.forgetNowAndThen(now);
