@@ -41,11 +41,11 @@ const PARTIAL_EVERY_MS = 1000;
 const MAX_BUFFERED_SECONDS = 120;
 const MAX_FRAME_BYTES = 1024 * 1024;
 /**
- * A session counts its audio against the key's budget (in the database) before processing it, at most
- * this much per take: a client streaming in real time costs one take per message it sends, one sending
- * in bursts one take per second of audio.
+ * A session counts its audio against the key's budget (in the database) before processing it, this much
+ * at a time: one take per second of audio, and the frames of that second wait for nothing. A session is
+ * thus charged its audio rounded up to the whole second.
  */
-const MAX_AUDIO_TAKE_SAMPLES = SAMPLE_RATE;
+const AUDIO_TAKE_SAMPLES = SAMPLE_RATE;
 
 /** How often an idle-looking client is pinged; one that has not answered the previous ping by then is gone. */
 const HEARTBEAT_MS = 30_000;
@@ -398,6 +398,12 @@ class RealtimeSession {
         this.frameFill = 0;
       }
     }
+    // Audio waiting for its count (the database is slow) is held too: the same bound.
+    if (this.uncounted.length * FRAME_SAMPLES > MAX_BUFFERED_SECONDS * SAMPLE_RATE) {
+      this.uncounted.length = 0;
+      this.overflow();
+      return;
+    }
     this.processCountedFrames();
   }
 
@@ -417,17 +423,16 @@ class RealtimeSession {
   }
 
   /**
-   * Takes the waiting audio (up to MAX_AUDIO_TAKE_SAMPLES) from the key's budget, then processes it.
+   * Takes the next second of audio from the key's budget, then processes the frames it covers.
    * Refused, the session ends with the error: the audio taken so far is all it transcribes.
    */
   private countAudio() {
     if (this.counting) return;
     this.counting = true;
-    const samples = Math.min(MAX_AUDIO_TAKE_SAMPLES, this.uncounted.length * FRAME_SAMPLES);
-    this.service.rateLimiter.takeAudio(this.keyId, samples / SAMPLE_RATE).then(
+    this.service.rateLimiter.takeAudio(this.keyId, AUDIO_TAKE_SAMPLES / SAMPLE_RATE).then(
       () => {
         this.counting = false;
-        this.countedSamples += samples;
+        this.countedSamples += AUDIO_TAKE_SAMPLES;
         if (this.closed) return;
         try {
           this.processCountedFrames();
@@ -497,10 +502,12 @@ class RealtimeSession {
     this.utterance = null;
     this.silentMs = 0;
     const buffered = this.finals.reduce((sum, utterance) => sum + utterance.length, 0) / SAMPLE_RATE;
-    if (buffered > MAX_BUFFERED_SECONDS) {
-      this.sendError(new AppError("rate_limited", `Too much audio is waiting to be transcribed (over ${MAX_BUFFERED_SECONDS} s): send audio no faster than real time.`, undefined, "rate_limit_exceeded"));
-      this.finish("buffer_overflow");
-    }
+    if (buffered > MAX_BUFFERED_SECONDS) this.overflow();
+  }
+
+  private overflow() {
+    this.sendError(new AppError("rate_limited", `Too much audio is waiting to be transcribed (over ${MAX_BUFFERED_SECONDS} s): send audio no faster than real time.`, undefined, "rate_limit_exceeded"));
+    this.finish("buffer_overflow");
   }
 
   /** Runs the next job: finals first, in order; else a partial of the growing utterance. */
