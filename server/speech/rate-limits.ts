@@ -64,8 +64,10 @@ export class SpeechRateLimiter {
   }
 
   private async take(key: string, requests: number, audioSeconds: number, limitName: () => string): Promise<RateLimitHeaders> {
-    // Nothing this take counts is limited: no round trip (the headers of the other limit stand).
-    if ((requests === 0 || this.requestsPerMinute === 0) && (audioSeconds === 0 || this.audioSecondsPerMinute === 0)) return {};
+    // No limit at all, or audio with no audio limit (a real-time session's frames): no round trip. A
+    // request with only an audio limit still makes one, for the audio headers of its answer.
+    if (this.requestsPerMinute === 0 && this.audioSecondsPerMinute === 0) return {};
+    if (requests === 0 && this.audioSecondsPerMinute === 0) return {};
     const now = this.now();
     const window = await this.takeInDatabase(key, now, requests, audioSeconds);
     this.forgetNowAndThen(now);
