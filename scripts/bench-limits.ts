@@ -8,12 +8,11 @@
  * with limits high enough that every take passes. Results go to docs/benchmarks.md between
  * <!-- bench:limits --> markers.
  */
-import crypto from "node:crypto";
 import os from "node:os";
-import { sql } from "drizzle-orm";
 import { type Database, openDatabase } from "../server/db/client";
 import { migrateDatabase } from "../server/db/migrate";
 import { SpeechRateLimiter } from "../server/speech/rate-limits";
+import { openScratchPostgres } from "./bench-database";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const TAKES = Number(process.env.BENCH_TAKES ?? 3000);
@@ -50,23 +49,6 @@ async function takesPerSecond(take: (key: string) => Promise<unknown>, takes: nu
   return takes / ((performance.now() - start) / 1000);
 }
 
-async function openPostgres(adminUrl: string) {
-  const name = `markbook_bench_${crypto.randomBytes(4).toString("hex")}`;
-  const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
-  await admin.db.execute(sql.raw(`create database ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: "postgres", url: url.toString(), poolMax: 10 });
-  return {
-    database,
-    async drop() {
-      await database.close();
-      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await admin.close();
-    },
-  };
-}
-
 async function main() {
   // One in-memory limiter for the whole run, as the process held it.
   const memory = new InMemoryWindows();
@@ -85,7 +67,7 @@ async function main() {
     runs.push({
       name: "PostgreSQL (loopback, postgres.js, pool of 10)",
       open: async () => {
-        const { database, drop } = await openPostgres(postgresUrl);
+        const { database, drop } = await openScratchPostgres(postgresUrl, 10);
         return databaseRun(database, drop);
       },
     });
