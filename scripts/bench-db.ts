@@ -18,6 +18,7 @@ import { asService, asUser } from "../server/db/rls";
 import { examQuestions, examTemplates } from "../server/db/schema";
 import { createInstitute } from "../server/identity/institutes";
 import { createUser } from "../server/identity/users";
+import { openScratchPostgres } from "./bench-database";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
@@ -109,23 +110,6 @@ async function benchmark(database: Database) {
   >;
 }
 
-async function openPostgres(adminUrl: string) {
-  const name = `markbook_bench_${crypto.randomBytes(4).toString("hex")}`;
-  const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
-  await admin.db.execute(sql.raw(`create database ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: "postgres", url: url.toString(), poolMax: 1 });
-  return {
-    database,
-    async drop() {
-      await database.close();
-      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await admin.close();
-    },
-  };
-}
-
 const ms = (value: number) => `${value.toFixed(3)} ms`;
 
 async function main() {
@@ -140,7 +124,7 @@ async function main() {
     },
   ];
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (postgresUrl) runs.push({ name: "PostgreSQL (loopback, postgres.js, 1 connection)", open: () => openPostgres(postgresUrl) });
+  if (postgresUrl) runs.push({ name: "PostgreSQL (loopback, postgres.js, 1 connection)", open: () => openScratchPostgres(postgresUrl, 1) });
   else console.warn("BENCH_DATABASE_URL / TEST_DATABASE_URL not set: PostgreSQL is not measured.");
 
   for (const run of runs) {

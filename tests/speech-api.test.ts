@@ -334,27 +334,35 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("429 rate_limit_exceeded with x-ratelimit headers and Retry-After past the per-key requests per minute", async () => {
-    const server = await startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_RPM: "2" }));
+  // The limits are counted in the database, shared by every server: each of these tests has a key of its own.
+  const freshKey = async (name: string) => (await asService(database.db, (tx) => createApiKey(tx, { name }))).key;
+
+  it("429 rate_limit_exceeded with x-ratelimit headers and Retry-After past the per-key requests per minute, counted across servers", async () => {
+    // Two servers (as two app nodes) on one database: the key's requests are counted once for both.
+    const [server, otherServer] = await Promise.all([1, 2].map(() => startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_RPM: "2" }))));
     try {
-      const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
+      const apiKey = await freshKey("requests");
+      const client = new OpenAI({ apiKey, baseURL: server!.baseURL, maxRetries: 0 });
+      const otherClient = new OpenAI({ apiKey, baseURL: otherServer!.baseURL, maxRetries: 0 });
       const silence = () => toFile(wavBytes(new Float32Array(8000)), "silence.wav");
       const first = await client.audio.transcriptions.create({ file: await silence(), model: "tiny" }).withResponse();
       expect(first.response.headers.get("x-ratelimit-limit-requests")).toBe("2");
       expect(first.response.headers.get("x-ratelimit-remaining-requests")).toBe("1");
-      await client.audio.transcriptions.create({ file: await silence(), model: "tiny" });
+      const second = await otherClient.audio.transcriptions.create({ file: await silence(), model: "tiny" }).withResponse();
+      expect(second.response.headers.get("x-ratelimit-remaining-requests")).toBe("0");
       const limited = await failure(client.audio.transcriptions.create({ file: await silence(), model: "tiny" }));
       expect(limited).toMatchObject({ status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" });
       expect(Number(limited.headers?.get("retry-after"))).toBeGreaterThan(0);
+      expect(limited.headers?.get("x-ratelimit-remaining-requests")).toBe("0");
     } finally {
-      await server.close();
+      await Promise.all([server?.close(), otherServer?.close()]);
     }
   });
 
   it("429 past the per-key seconds of audio per minute", async () => {
     const server = await startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_AUDIO_SECONDS: "5" }));
     try {
-      const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
+      const client = new OpenAI({ apiKey: await freshKey("audio"), baseURL: server.baseURL, maxRetries: 0 });
       const first = await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny" }).withResponse();
       expect(first.response.headers.get("x-ratelimit-limit-audio-seconds")).toBe("5");
       expect(first.response.headers.get("x-ratelimit-remaining-audio-seconds")).toBe("1");

@@ -53,7 +53,7 @@ describe.skipIf(!testModelAvailable)("/v1/websocket against hostile frames", () 
     brokenModel = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-broken-model-"));
     fs.writeFileSync(path.join(brokenModel, "config.json"), "{}"); // a folder without its weights
     server = await startSpeechServer(
-      testSpeechConfig({ SPEECH_WS_MAX_SESSIONS: "2", SPEECH_RATE_LIMIT_RPM: "0", SPEECH_MODEL_MEDIUM: brokenModel }),
+      testSpeechConfig({ SPEECH_WS_MAX_SESSIONS: "2", SPEECH_RATE_LIMIT_RPM: "0", SPEECH_RATE_LIMIT_AUDIO_SECONDS: "0", SPEECH_MODEL_MEDIUM: brokenModel }),
       { authenticate },
       { heartbeatMs: 500 },
     );

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import type { Database } from "../server/db/client";
-import { useDatabase } from "../server/db/client";
+import { openDatabase, useDatabase } from "../server/db/client";
 import { asService } from "../server/db/rls";
 import { createApiKey } from "../server/identity/api-keys";
 import { createTestDatabase } from "./support/database";
@@ -209,5 +209,23 @@ describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {
     const refused = await connectRealtime(`${server.websocketURL}?api_key=${key}`);
     expect(refused).toMatchObject({ status: 429, body: { error: { type: "rate_limit_error", code: "rate_limit_exceeded" } } });
     expect(Number((refused as { retryAfter?: string }).retryAfter)).toBeGreaterThan(0);
+  });
+
+  it("ends a session with service_unavailable when its audio cannot be counted (the database is away)", async () => {
+    // The neighbour key opened one session above: this is its second of two this minute.
+    const session = await connectRealtime(`${server.websocketURL}?api_key=${otherKey}&language=en`);
+    if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
+    // A real driver and a port where nothing listens: the connection is refused.
+    const unreachable = await openDatabase({ kind: "postgres", url: "postgres://markbook:markbook@127.0.0.1:1/markbook", poolMax: 1 });
+    useDatabase(unreachable);
+    try {
+      session.ws.send(speechPcm().subarray(0, 16_000));
+      expect(await session.closed).toBe(1000);
+      expect(session.messages.find((message) => message.type === "error")).toMatchObject({ error: { type: "server_error", code: "service_unavailable" } });
+      expect(session.messages.at(-1)).toMatchObject({ type: "closed", reason: "unavailable", audio_seconds: 0 });
+    } finally {
+      useDatabase(database);
+      await unreachable.close();
+    }
   });
 });

@@ -12,7 +12,7 @@ import { type TimestampGranularity, type Transcript, renderTranscript } from "./
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
 import { parseSpeechOptions, transcriptionOptions } from "./options";
-import { retryAfterOf } from "./rate-limits";
+import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 
 export type SpeechRequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -41,12 +41,10 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
       if (modelMatch && method === "GET") return sendJson(response, 200, retrieveModel(service.config, safeDecode(modelMatch[1]!)));
 
       if ((path === "/v1/audio/transcriptions" || path === "/v1/audio/translations") && method === "POST") {
-        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
-        service.rateLimiter.takeRequest(keyId);
-        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
+        Object.assign(extraHeaders, await service.rateLimiter.takeRequest(keyId));
         const task = path.endsWith("translations") ? "translate" : "transcribe";
-        const rendered = await transcribeUpload(service, request, response, task, keyId);
-        Object.assign(extraHeaders, service.rateLimiter.headers(keyId));
+        // The headers after the audio is counted too (a failure after the request's take keeps these).
+        const rendered = await transcribeUpload(service, request, response, task, keyId, extraHeaders);
         if (rendered === null) return; // the client went away
         response.writeHead(200, { "content-type": rendered.contentType, ...extraHeaders });
         response.end(rendered.body);
@@ -55,6 +53,7 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
       throw new AppError("not_found", `Invalid URL (${method} ${url.pathname})`, undefined, "unknown_url");
     } catch (error) {
       if (error instanceof CancelledJobError) return; // nobody is listening any more
+      Object.assign(extraHeaders, rateLimitHeadersOf(error));
       const retryAfter = retryAfterOf(error);
       if (retryAfter) extraHeaders["retry-after"] = String(retryAfter);
       sendError(request, response, error, extraHeaders);
@@ -141,6 +140,7 @@ async function transcribeUpload(
   response: ServerResponse,
   task: "transcribe" | "translate",
   keyId: string,
+  rateLimitHeaders: RateLimitHeaders,
 ) {
   const { config } = service;
   // The client going away cancels everything that follows, including a queued or running inference.
@@ -170,7 +170,7 @@ async function transcribeUpload(
     const samples = await decodeAudioFile(config.ffmpegPath, file.path, { maxSeconds: config.maxAudioSeconds, signal: abort.signal });
     await upload.cleanup();
     const duration = samples.length / SAMPLE_RATE;
-    service.rateLimiter.takeAudio(keyId, duration);
+    Object.assign(rateLimitHeaders, await service.rateLimiter.takeAudio(keyId, duration));
 
     let transcript: Transcript;
     const languageOut = (code: string) => (task === "translate" ? "english" : languageName(code));

@@ -40,6 +40,12 @@ const PARTIAL_EVERY_MS = 1000;
 /** Utterances waiting for their final pass; beyond this the client is sending faster than we decode. */
 const MAX_BUFFERED_SECONDS = 120;
 const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * A session counts its audio against the key's budget (in the database) before processing it, this much
+ * at a time: one take per second of audio, and the frames of that second wait for nothing. A session is
+ * thus charged its audio rounded up to the whole second.
+ */
+const AUDIO_TAKE_SAMPLES = SAMPLE_RATE;
 
 /** How often an idle-looking client is pinged; one that has not answered the previous ping by then is gone. */
 const HEARTBEAT_MS = 30_000;
@@ -69,7 +75,7 @@ const controlMessage = z.object({ type: z.literal("end") });
 function refuse(socket: Duplex, error: unknown, headers: Record<string, string> = {}) {
   const { status, body } = openaiErrorBody(error);
   const json = JSON.stringify(body);
-  const reason = { 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests", 500: "Internal Server Error" }[status] ?? "Error";
+  const reason = { 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable" }[status] ?? "Error";
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n${extra}Connection: close\r\n\r\n${json}`,
@@ -120,7 +126,7 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
         }
         // A session is one request of the key; its audio counts, frame by frame, against the key's
         // audio seconds per minute as the HTTP endpoints' does.
-        service.rateLimiter.takeRequest(keyId);
+        await service.rateLimiter.takeRequest(keyId);
         if (socket.destroyed) return; // the client left during the checks
         server.handleUpgrade(request, socket, head, (ws) => {
           socket.off("error", onSocketError);
@@ -128,7 +134,8 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
         });
       } catch (error) {
         if (socket.destroyed) return;
-        refuse(socket, error, error instanceof AppError && error.code === "rate_limited" ? { "Retry-After": String(retryAfterOf(error) ?? 5) } : {});
+        const retryAfter = error instanceof AppError && error.code === "rate_limited" ? (retryAfterOf(error) ?? 5) : retryAfterOf(error);
+        refuse(socket, error, retryAfter ? { "Retry-After": String(retryAfter) } : {});
       }
     })();
   };
@@ -249,6 +256,13 @@ class RealtimeSession {
   private totalSamples = 0;
   private frame = new Float32Array(FRAME_SAMPLES);
   private frameFill = 0;
+  /** Complete frames waiting for their audio to be counted against the key's budget. */
+  private readonly uncounted: Float32Array[] = [];
+  /** Samples counted against the budget and not yet processed. */
+  private countedSamples = 0;
+  private counting = false;
+  /** The client sent {"type":"end"} while frames were still being counted: end once they are processed. */
+  private endRequested = false;
   /** Recent silent frames, kept as the utterance's lead-in. */
   private preRoll: Float32Array[] = [];
   private utterance: Utterance | null = null;
@@ -329,7 +343,7 @@ class RealtimeSession {
    */
   private onMessage(data: Buffer, isBinary: boolean) {
     try {
-      if (this.ending) return;
+      if (this.ending || this.endRequested) return;
       if (isBinary) this.acceptAudio(data);
       else this.onControl(data.toString("utf8")); // `ws` already closed the socket (1007) on invalid UTF-8
     } catch (error) {
@@ -346,7 +360,9 @@ class RealtimeSession {
       return;
     }
     if (controlMessage.safeParse(message).success) {
-      this.finish("end");
+      // The audio sent before the end is transcribed first.
+      if (this.uncounted.length > 0) this.endRequested = true;
+      else this.finish("end");
       return;
     }
     const type = typeof message === "object" && message !== null && !Array.isArray(message) && Object.hasOwn(message, "type") ? (message as { type: unknown }).type : undefined;
@@ -377,22 +393,63 @@ class RealtimeSession {
       // A float frame may hold anything (NaN, ±Infinity, 1e38): the engine gets audio in −1…1.
       this.frame[this.frameFill++] = Number.isFinite(sample) ? Math.max(-1, Math.min(1, sample)) : 0;
       if (this.frameFill === FRAME_SAMPLES) {
-        this.onFrame(this.frame);
+        this.uncounted.push(this.frame);
         this.frame = new Float32Array(FRAME_SAMPLES);
         this.frameFill = 0;
-        if (this.ending) return;
       }
     }
+    // Audio waiting for its count (the database is slow) is held too: the same bound.
+    if (this.uncounted.length * FRAME_SAMPLES > MAX_BUFFERED_SECONDS * SAMPLE_RATE) {
+      this.uncounted.length = 0;
+      this.overflow();
+      return;
+    }
+    this.processCountedFrames();
+  }
+
+  /** Processes the frames whose audio is counted, in order; asks for the next ones to be counted. */
+  private processCountedFrames() {
+    while (this.uncounted.length > 0 && !this.ending) {
+      const frame = this.uncounted[0]!;
+      if (this.countedSamples < frame.length) {
+        this.countAudio();
+        return;
+      }
+      this.countedSamples -= frame.length;
+      this.uncounted.shift();
+      this.onFrame(frame);
+    }
+    if (this.endRequested && this.uncounted.length === 0) this.finish("end");
+  }
+
+  /**
+   * Takes the next second of audio from the key's budget, then processes the frames it covers.
+   * Refused, the session ends with the error: the audio taken so far is all it transcribes.
+   */
+  private countAudio() {
+    if (this.counting) return;
+    this.counting = true;
+    this.service.rateLimiter.takeAudio(this.keyId, AUDIO_TAKE_SAMPLES / SAMPLE_RATE).then(
+      () => {
+        this.counting = false;
+        this.countedSamples += AUDIO_TAKE_SAMPLES;
+        if (this.closed) return;
+        try {
+          this.processCountedFrames();
+        } catch (error) {
+          this.fail(error);
+        }
+      },
+      (error: unknown) => {
+        this.counting = false;
+        this.uncounted.length = 0;
+        this.sendError(error);
+        this.finish(error instanceof AppError && error.code === "rate_limited" ? "rate_limited" : "unavailable");
+      },
+    );
   }
 
   private onFrame(frame: Float32Array) {
-    try {
-      this.service.rateLimiter.takeAudio(this.keyId, frame.length / SAMPLE_RATE);
-    } catch (error) {
-      this.sendError(error);
-      this.finish("rate_limited");
-      return;
-    }
     this.totalSamples += frame.length;
     if (this.totalSamples > this.service.config.wsMaxSessionSeconds * SAMPLE_RATE) {
       this.sendError(new AppError("invalid", `The session reached its maximum length of ${this.service.config.wsMaxSessionSeconds} s of audio.`, "audio"));
@@ -445,10 +502,12 @@ class RealtimeSession {
     this.utterance = null;
     this.silentMs = 0;
     const buffered = this.finals.reduce((sum, utterance) => sum + utterance.length, 0) / SAMPLE_RATE;
-    if (buffered > MAX_BUFFERED_SECONDS) {
-      this.sendError(new AppError("rate_limited", `Too much audio is waiting to be transcribed (over ${MAX_BUFFERED_SECONDS} s): send audio no faster than real time.`, undefined, "rate_limit_exceeded"));
-      this.finish("buffer_overflow");
-    }
+    if (buffered > MAX_BUFFERED_SECONDS) this.overflow();
+  }
+
+  private overflow() {
+    this.sendError(new AppError("rate_limited", `Too much audio is waiting to be transcribed (over ${MAX_BUFFERED_SECONDS} s): send audio no faster than real time.`, undefined, "rate_limit_exceeded"));
+    this.finish("buffer_overflow");
   }
 
   /** Runs the next job: finals first, in order; else a partial of the growing utterance. */

@@ -66,6 +66,9 @@ async function authenticateWithDatabase(key: string): Promise<string | null> {
   return row?.id ?? null;
 }
 
+/** The process database, where the rate limits of every node are counted. */
+const processDb = async () => (await getDatabase()).db;
+
 export function createSpeechService(
   config: SpeechConfig,
   options: { authenticate?: SpeechService["authenticate"]; engine?: Partial<EngineSettings> } = {},
@@ -76,7 +79,7 @@ export function createSpeechService(
     config,
     realtimeSessions: new Set(),
     pool,
-    rateLimiter: new SpeechRateLimiter(config.rateLimitRequestsPerMinute, config.rateLimitAudioSecondsPerMinute),
+    rateLimiter: new SpeechRateLimiter(processDb, config.rateLimitRequestsPerMinute, config.rateLimitAudioSecondsPerMinute),
     startedAt: Date.now(),
     authenticate: options.authenticate ?? authenticateWithDatabase,
     ffmpegHealth() {

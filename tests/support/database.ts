@@ -19,7 +19,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
   const name = `markbook_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
   await admin.db.execute(sql.raw(`create database ${name} template ${inject("postgresTemplate")}`));
-  const database = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl, name), poolMax: 10 });
+  const url = withDatabase(adminUrl, name);
+  const database = await openDatabase({ kind: "postgres", url, poolMax: 10 });
+  testDatabaseUrls.set(database.db, url);
   return {
     ...database,
     async close() {
@@ -34,6 +36,18 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
       await admin.close();
     },
   };
+}
+
+const testDatabaseUrls = new WeakMap<object, string>();
+
+/**
+ * Another connection pool on the same PostgreSQL test database, as a second app node has; on PGlite
+ * (one process, one connection) the same handle.
+ */
+export async function openSecondHandle(database: Database): Promise<Database> {
+  const url = testDatabaseUrls.get(database.db);
+  if (database.kind === "pglite" || !url) return { ...database, close: async () => {} };
+  return openDatabase({ kind: "postgres", url, poolMax: 10 });
 }
 
 /**

@@ -3,3 +3,4 @@ export * from "./classroom";
 export * from "./exam";
 export * from "./graph";
 export * from "./jobs";
+export * from "./speech";
