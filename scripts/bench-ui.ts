@@ -66,7 +66,7 @@ async function startServer(dataDir: string): Promise<ChildProcess> {
     detached: true, // its own process group, so the tsx wrapper and node stop together
   });
   let stderr = "";
-  server.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+  server.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${stderr}`);
@@ -237,7 +237,7 @@ async function prepareContext(context: BrowserContext) {
       if (event.key === "Enter") window.__benchEnterAt = event.timeStamp;
     }, true);
     const wanted = /^#bench=(.+)$/.exec(location.hash)?.[1];
-    if (wanted) window.__benchLoaded = window.__benchShownAt!(JSON.parse(decodeURIComponent(wanted)));
+    if (wanted) window.__benchLoaded = window.__benchShownAt!(JSON.parse(decodeURIComponent(wanted)) as Parameters<typeof shownAt>[0]);
   });
 }
 

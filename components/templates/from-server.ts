@@ -18,7 +18,7 @@ export function documentFromServer(template: ServerTemplate): EditorDocument {
       label,
       max_marks,
       answer_type,
-      mark_scheme: mark_scheme as MarkScheme | null,
+      mark_scheme,
       spec_ref,
       is_container,
     })),

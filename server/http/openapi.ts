@@ -42,7 +42,7 @@ function operationOf(route: AnyRouteDefinition): JsonSchema {
   const replies = Object.entries(route.replies as Record<string, ReplySpec>);
   const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
   if (replies.some(([, reply]) => reply.kind === "cached-json")) parameters.push(ifNoneMatchParameter);
-  const errors = { 401: unauthenticated, ...(route.errors as Partial<Record<ErrorStatus, string>>) };
+  const errors = { 401: unauthenticated, ...route.errors };
   return {
     tags: route.tags,
     operationId: route.operationId,
