@@ -211,7 +211,9 @@ export interface SchemePoint {
 /** A point's text as shown: an object in an imported scheme reads as JSON, not "[object Object]". */
 function schemeText(value: unknown): string {
   if (value === undefined || value === null) return "";
-  return typeof value === "object" ? JSON.stringify(value) : String(value as string | number | boolean);
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
 }
 
 /** What a structured scheme (one imported with the paper) says beyond its text: answer, mark points, other fields. */

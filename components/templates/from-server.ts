@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { templateWithCanvasOutput } from "@/server/exam/templates";
-import type { EditorDocument, MarkScheme } from "./editor-state";
+import type { EditorDocument } from "./editor-state";
 
 /** What exam.templates.get and exam.templates.save answer: the server's own reply schema. */
 export type ServerTemplate = z.output<typeof templateWithCanvasOutput>;

@@ -161,7 +161,7 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
     case "container":
       return new AppError("invalid", `question_id: question ${String(row.label)} is a container; marks go on its parts`, "question_id");
     case "awarded_marks":
-      return new AppError("invalid", `awarded_marks: must be between 0 and ${String(row.max_marks ?? "any")} for question ${String(row.label)} (given ${body.awarded_marks})`, "awarded_marks");
+      return new AppError("invalid", `awarded_marks: must be between 0 and ${typeof row.max_marks === "string" || typeof row.max_marks === "number" ? row.max_marks : "any"} for question ${String(row.label)} (given ${body.awarded_marks})`, "awarded_marks");
   }
 }
 

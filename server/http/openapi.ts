@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { restRoutes, restTags } from "../rest-routes";
 import { detailErrorSchema, jsonSchemaOf } from "./openapi-schema";
-import type { AnyRouteDefinition, ErrorStatus, ReplySpec } from "./route";
+import type { AnyRouteDefinition, ReplySpec } from "./route";
 
 /**
  * The OpenAPI 3.1 document served at /api/openapi.json, assembled from the route definitions
