@@ -177,6 +177,7 @@ async function shutdown(signal: NodeJS.Signals) {
   }
 }
 
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);
+// Fire and forget: shutdown catches its own failures and exits with a status.
+process.on("SIGINT", (signal) => void shutdown(signal));
+process.on("SIGTERM", (signal) => void shutdown(signal));
 startup.catch(fail);

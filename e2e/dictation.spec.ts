@@ -99,9 +99,9 @@ test("an error from the speech service is shown, and the comment keeps what was 
   await signIn(page);
   const { batchId, submission } = await batchWithOneScript(page);
   // The service's answer when its model cannot be loaded (docs/realtime.md): an error, then close 1011.
-  await page.routeWebSocket(/\/v1\/websocket/, (socket) => {
+  await page.routeWebSocket(/\/v1\/websocket/, async (socket) => {
     socket.send(JSON.stringify({ type: "error", error: { message: "The speech model could not be loaded.", type: "server_error", code: "internal_error", param: null } }));
-    socket.close({ code: 1011, reason: "model unavailable" });
+    await socket.close({ code: 1011, reason: "model unavailable" });
   });
   await page.goto(`/batches/${batchId}/mark?submission=${submission.id}`);
   const comment = page.getByRole("textbox", { name: /^Comment/ });

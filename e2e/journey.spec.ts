@@ -82,7 +82,7 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   // 6. The CSV: a column per question label, the student's marks and total, one row per submission.
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download results (CSV)" }).click();
-  const csv = fs.readFileSync((await (await downloading).path())!, "utf8").replace(/^\uFEFF/, "");
+  const csv = fs.readFileSync(await (await downloading).path(), "utf8").replace(/^\uFEFF/, "");
   const [header, ...rows] = csv.trim().split(/\r?\n/);
   expect(header).toBe("student_name,student_id,status,1a,1b,total");
   const cells = rows.find((line) => line.startsWith(student) || line.startsWith(`"${student}"`))!.split(",");

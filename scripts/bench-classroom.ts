@@ -217,8 +217,10 @@ async function main() {
   try {
     await migrateDatabase(database);
     useDatabase(database);
-    backendPids = async () =>
-      (await admin.db.execute(sql`select pid from pg_stat_activity where datname = ${name}`) as unknown as Array<{ pid: number }>).map((row) => row.pid);
+    backendPids = async () => {
+      const rows: unknown = await admin.db.execute(sql`select pid from pg_stat_activity where datname = ${name}`);
+      return (rows as Array<{ pid: number }>).map((row) => row.pid);
+    };
     const { institute, admin: adminUser, parentKey } = await seed(database);
     // Fresh statistics, as autovacuum keeps them on a live database; without them the planner guesses
     // a handful of rows and scans every user.

@@ -114,7 +114,7 @@ const ms = (value: number) => `${value.toFixed(3)} ms`;
 
 async function main() {
   const rows: string[] = [];
-  const runs: { name: string; open: () => Promise<{ database: Database; drop(): Promise<void> }> }[] = [
+  const runs: { name: string; open: () => Promise<{ database: Database; drop: () => Promise<void> }> }[] = [
     {
       name: "PGlite 0.5 (in memory, same process)",
       open: async () => {

@@ -185,7 +185,7 @@ async function main() {
     let speechEndedAt = 0;
     const finalAt = new Promise<number>((resolve) =>
       ws.on("message", (data) => {
-        if ((JSON.parse(String(data)) as { type: string }).type === "final") resolve(performance.now());
+        if ((JSON.parse((data as Buffer).toString()) as { type: string }).type === "final") resolve(performance.now());
       }),
     );
     const audio = Buffer.concat([speechPcm(4), Buffer.alloc(2 * 32000)]);

@@ -212,7 +212,7 @@ async function prepareContext(context: BrowserContext) {
       if (event.key === "Enter") window.__benchEnterAt = event.timeStamp;
     }, true);
     const wanted = /^#bench=(.+)$/.exec(location.hash)?.[1];
-    if (wanted) window.__benchLoaded = window.__benchShownAt!(JSON.parse(decodeURIComponent(wanted)));
+    if (wanted) window.__benchLoaded = window.__benchShownAt!(JSON.parse(decodeURIComponent(wanted)) as Parameters<typeof shownAt>[0]);
   });
 }
 

@@ -4,7 +4,7 @@ import { graphRoutes, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
 
 /**
- * Every REST route of Markbook, as the OpenAPI document lists them. Each `app/**​/route.ts` exports
+ * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
  * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
  * list and its tag here.
  */

@@ -79,7 +79,7 @@ describeOnEachDatabase("canvas snapshots", (database) => {
       const snapshot = await response.json();
       expect(Object.keys(snapshot).sort()).toEqual(["document", "session"]);
       expect(snapshot.document.schema).toMatchObject({ schemaVersion: 2, sequences: expect.any(Object) });
-      const records = Object.values(snapshot.document.store) as Array<{ typeName: string; id: string }>;
+      const records: Array<{ typeName: string; id: string }> = Object.values(snapshot.document.store);
       expect(records.filter((record) => record.typeName === "page")).toHaveLength(1);
       expect(records.filter((record) => record.typeName === "document")).toHaveLength(1);
       expect(snapshot.session.currentPageId).toBe(records.find((record) => record.typeName === "page")!.id);

@@ -251,7 +251,7 @@ describeOnEachDatabase("timetables", (database) => {
       );
       expect(attempts.filter((attempt) => attempt.status === "fulfilled")).toHaveLength(1);
       for (const attempt of attempts.filter((attempt) => attempt.status === "rejected")) {
-        expect((attempt as PromiseRejectedResult).reason).toMatchObject({ code: "CONFLICT" });
+        expect(attempt.reason).toMatchObject({ code: "CONFLICT" });
       }
       const { entries } = await as(school.admin).timetables.get({ id: timetableId });
       expect(entries.filter((row) => row.day === 5 && row.period === 4)).toHaveLength(1);

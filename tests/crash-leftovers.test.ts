@@ -34,7 +34,7 @@ function writeFile(file: string, bytes: number) {
 /** The pid of a process that has ended. */
 function deadPid() {
   const child = spawnSync(process.execPath, ["-e", ""]);
-  return child.pid!;
+  return child.pid;
 }
 
 describe("leftovers of a crash at the server's start", () => {

@@ -6,8 +6,7 @@ import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/rout
 import { GET as resultsRoute } from "../app/api/exam/batches/[batch_id]/results/route";
 import { GET as listRoute, POST as createRoute } from "../app/api/exam/batches/route";
 import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
-import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
-import { DELETE as deleteTemplate } from "../app/api/exam/templates/[template_id]/route";
+import { PUT as putTemplate, DELETE as deleteTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { enrollments } from "../server/db/schema";

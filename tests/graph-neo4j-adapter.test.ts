@@ -19,7 +19,7 @@ const fake = vi.hoisted(() => {
     driversCreated: 0,
     driversClosed: 0,
     missingDatabases: new Set<string>(),
-    createDatabaseError: null as null | { code: string },
+    createDatabaseError: null as null | (Error & { code: string }),
     readRecords: [] as Record<string, unknown>[],
     /** A node key the stand-in reports as owned by another owner. */
     refusedOwner: null as string | null,

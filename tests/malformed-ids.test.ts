@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { GET as getTemplateRoute } from "../app/api/exam/templates/[template_id]/route";
 import { GET as classStudentsRoute } from "../app/database/timetable/classes/[class_id]/students/route";
 import { createCaller } from "../server/trpc/root";

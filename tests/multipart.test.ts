@@ -26,7 +26,7 @@ function chunked(chunks: Uint8Array[]) {
     pull(controller) {
       if (next >= chunks.length) return controller.close();
       seen.read++;
-      controller.enqueue(chunks[next++]!);
+      controller.enqueue(chunks[next++]);
     },
     cancel() {
       seen.cancelled = true;
@@ -79,7 +79,7 @@ describe("the multipart reader", () => {
 
   it("reads the same form whatever byte a chunk boundary falls on, inside every delimiter included", async () => {
     for (let split = 0; split <= form.body.length; split++) {
-      const { result } = await read(form, [form.body.subarray(0, split), form.body.subarray(split)]);
+      const { result } = read(form, [form.body.subarray(0, split), form.body.subarray(split)]);
       expect(await result, `split at ${split}`).toEqual(expected);
     }
   });
@@ -101,7 +101,7 @@ describe("the multipart reader", () => {
 
   it("refuses a field over its limit with 400 naming it, without reading the rest", async () => {
     const long = multipartBody([{ name: "prompt", value: "x".repeat(10_000) }, { name: "file", filename: "a.pdf", bytes: Buffer.alloc(10) }]);
-    const { result, seen } = await read(long, inPieces(long.body, 16));
+    const { result, seen } = read(long, inPieces(long.body, 16));
     expect(await refusal(result)).toEqual({ status: 400, message: "The field 'prompt' is too long.", param: "prompt" });
     expect(seen.read).toBeLessThan(20);
     expect(seen.cancelled).toBe(true);
@@ -110,7 +110,7 @@ describe("the multipart reader", () => {
   it("refuses a part header flood with 400 at the limit, whether or not the block ever ends", async () => {
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n`);
     const flood = Buffer.alloc(1024 * 1024, "X-Flood: 1\r\n");
-    const { result, seen } = await read({ body: Buffer.alloc(0), contentType: `multipart/form-data; boundary=${boundary}` }, [head, ...inPieces(flood, 4096)], {
+    const { result, seen } = read({ body: Buffer.alloc(0), contentType: `multipart/form-data; boundary=${boundary}` }, [head, ...inPieces(flood, 4096)], {
       formOverheadBytes: 2 * 1024 * 1024,
     });
     const tooLong = `The headers of a multipart part are longer than the limit of ${MAX_PART_HEADER_BYTES} bytes`;
@@ -122,7 +122,7 @@ describe("the multipart reader", () => {
 
   it("refuses a file over its limit with 413 at the first byte past it, cancelling the sender's stream", async () => {
     const big = multipartBody([{ name: "file", filename: "a.pdf", bytes: Buffer.alloc(100_000) }]);
-    const { result, seen } = await read(big, inPieces(big.body, 256));
+    const { result, seen } = read(big, inPieces(big.body, 256));
     expect(await refusal(result)).toEqual({ status: 413, message: "too large", param: "file" });
     expect(seen.read).toBeLessThanOrEqual(Math.ceil((rules.maxFileBytes + 200) / 256) + 1);
     expect(seen.cancelled).toBe(true);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, expect, it, vi } from "vitest";
 import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { GET as listTimetablesRoute } from "../app/database/timetable/timetables/route";
 import { logger } from "../server/logger";

@@ -215,7 +215,7 @@ describeOnEachDatabase("demo school seed", (database) => {
     }
     const teacher = people.find((person) => person.email === "teacher@northfield.example")!;
     const teacherChildren = await store.listChildren(teacher.user_db_name, teacher.id);
-    expect(teacherChildren?.map((child) => `${child.relationship} ${child.properties.name}`).sort()).toEqual([
+    expect(teacherChildren?.map((child) => `${child.relationship} ${String(child.properties.name)}`).sort()).toEqual([
       "HAS_TIMETABLE Sarah Mitchell's timetable",
       "TEACHES 10A Mathematics",
     ]);
@@ -244,7 +244,7 @@ describeOnEachDatabase("demo school seed", (database) => {
       expect(assessed?.map((child) => child.id)).toEqual([question.spec_ref]);
     }
     const paper = await store.listChildren(curriculum, demoPaper.examCode);
-    expect(paper?.map((child) => `${child.relationship} ${child.properties.name}`)).toEqual([
+    expect(paper?.map((child) => `${child.relationship} ${String(child.properties.name)}`)).toEqual([
       "HAS_QUESTION 1",
       "HAS_QUESTION 2",
       "HAS_QUESTION 3",

@@ -13,7 +13,7 @@ import { logMelFeatures } from "../server/speech/whisper-engine";
 import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir } from "./support/speech-server";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- onnxruntime's tensors, used loosely here */
-const ort = createRequire(import.meta.url)("onnxruntime-node") as any;
+const ort = createRequire(import.meta.url)("onnxruntime-node");
 const onnxFile = (name: string) => path.join(testModelsDir, TEST_MODEL_FOLDER, "onnx", `${name}_quantized.onnx`);
 /** The engine's options that matter here: the q8 dequantization folded at load. */
 const options = { intraOpNumThreads: 2, extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } } };

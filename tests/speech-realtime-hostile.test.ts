@@ -8,17 +8,15 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RealtimeMessage, type RealtimeRefusal, type RealtimeSession, connectRealtime } from "./support/realtime-client";
+import { type RealtimeRefusal, type RealtimeSession, connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 
-type Message = RealtimeMessage;
 type Session = RealtimeSession;
 type Refusal = RealtimeRefusal;
 
 const KEY = "mk_test_hostile";
 /** No database: the soak opens hundreds of sessions, and keys are not what this file tests. */
 const authenticate = async (key: string) => (key === KEY ? "hostile-key" : null);
-
 
 async function open(url: string): Promise<Session> {
   const session = await connectRealtime(url);

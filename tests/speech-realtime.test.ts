@@ -8,10 +8,8 @@ import { createApiKey } from "../server/identity/api-keys";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture } from "./support/speech-audio";
 import { stabilisePartial } from "../server/speech/realtime";
-import { type RealtimeMessage, connectRealtime } from "./support/realtime-client";
+import { connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
-
-type Message = RealtimeMessage;
 
 /** PCM s16le of the speech fixture (16 kHz mono). */
 function speechPcm(): Buffer {
@@ -19,7 +17,6 @@ function speechPcm(): Buffer {
   const data = wav.indexOf("data", 12, "latin1");
   return wav.subarray(data + 8, data + 8 + wav.readUInt32LE(data + 4));
 }
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

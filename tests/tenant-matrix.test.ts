@@ -107,6 +107,11 @@ interface Case<Call> {
 
 const bucket = () => env().SNAPSHOT_BUCKET;
 const json = (body: unknown): RouteCall => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+/** The value a `json()` call carries, for the tRPC procedure that takes the same input. */
+function jsonOf(call: RouteCall) {
+  if (typeof call.body !== "string") throw new Error("expected a JSON body");
+  return JSON.parse(call.body) as unknown;
+}
 const snapshotQuery = (path: string, dbName: string) => ({ path, db_name: dbName });
 const canvasWith = (marker: string) => {
   const snapshot = emptyCanvasSnapshot() as { document: { store: Record<string, unknown> } };
@@ -322,7 +327,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "filtered by A's paper code", answer: "own", build: ({ a }) => ({ exam_code: a.paperKey, include_archived: true }) },
   ],
   "exam.templates.get": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
-  "exam.templates.create": restMatrix["POST /api/exam/templates"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "exam.templates.create": restMatrix["POST /api/exam/templates"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.templates.save": [
     { aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId, body: { title: "Taken over", status: "archived" } }) },
     {
@@ -346,7 +351,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
   ],
-  "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
@@ -363,7 +368,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     ...kase,
     build: (aim: Aim) => {
       const call = kase.build(aim);
-      return { mark_id: call.params![0], body: JSON.parse(String(call.body)) };
+      return { mark_id: call.params![0], body: jsonOf(call) };
     },
   })),
   "graph.syncTemplate": restMatrix["POST /api/exam/templates/{template_id}/graph-sync"]!.map((kase) => ({
@@ -412,10 +417,10 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     ...kase,
     build: (aim: Aim) => {
       const call = kase.build(aim);
-      return { ...(call.query as object), snapshot: JSON.parse(String(call.body)) };
+      return { ...(call.query as object), snapshot: jsonOf(call) };
     },
   })),
-  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => JSON.parse(String(kase.build(aim).body)) })),
+  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
   "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
   "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
@@ -711,7 +716,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     sentText: (call: Call) => string,
   ) {
     for (const role of roles) {
-      const answer = answerFor(kase as Case<unknown>, role);
+      const answer = answerFor(kase, role);
       if (answer === undefined) continue;
       const me = personOf(role);
       const where = `${label} — ${kase.aim}, as B's ${role}`;
@@ -756,7 +761,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
           kase,
           method !== "GET",
           (call, person) => restReply(route, method, call, person.token),
-          (call) => JSON.stringify([call.params, call.query]) + (call.body instanceof Uint8Array ? Buffer.from(call.body).toString("latin1") : String(call.body ?? "")),
+          (call) => JSON.stringify([call.params, call.query]) + (call.body instanceof Uint8Array ? Buffer.from(call.body).toString("latin1") : typeof call.body === "string" ? call.body : ""),
         );
       }
     });

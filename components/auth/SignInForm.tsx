@@ -73,7 +73,7 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
     <>
       <div className="card auth-card">
         {header}
-        <form className="form-stack" onSubmit={onSubmit} noValidate aria-describedby={error ? "signin-error" : undefined}>
+        <form className="form-stack" onSubmit={(event) => void onSubmit(event)} noValidate aria-describedby={error ? "signin-error" : undefined}>
           {error ? (
             <Status tone="error" id="signin-error">
               {error.message}

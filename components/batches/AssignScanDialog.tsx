@@ -23,7 +23,8 @@ interface AssignScanDialogProps {
   /** Every student with a submission in the batch: a school student among them is not offered twice. */
   studentsInBatch: ReadonlySet<string>;
   onClose: () => void;
-  onAssigned: (studentName: string) => unknown;
+  /** Refreshes what shows the scan; never rejects. */
+  onAssigned: (studentName: string) => Promise<void>;
 }
 
 /**
@@ -70,10 +71,7 @@ export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onC
     assign.mutate(
       { submission_id: scan.id, student_id: student.id },
       {
-        onSuccess: async (submission) => {
-          await onAssigned(submission.student_name ?? student.name);
-          close();
-        },
+        onSuccess: (submission) => void onAssigned(submission.student_name ?? student.name).then(close),
       },
     );
   }

@@ -41,13 +41,22 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const [lastAssigned, setLastAssigned] = useState<string | null>(null);
 
   const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+  // Never rejects: a failed archive keeps the dialog open with the mutation's error, and invalidating
+  // swallows refetch failures (the queries show them).
+  const archiveBatch = async () => {
+    const archivedNow = await archive.mutateAsync({ batch_id: batchId }).catch(() => null);
+    if (!archivedNow) return; // the dialog stays open and shows why
+    setConfirming(false);
+    await refreshQueue();
+    await queryClient.invalidateQueries({ queryKey: trpc.exam.batches.overview.queryKey() });
+  };
 
   if (queue.isPending) {
     return <Loading>Loading the batch…</Loading>;
   }
   if (queue.isError) {
     return (
-      <Status tone="error" title="The batch could not be loaded" action={<Button variant="secondary" size="small" onClick={() => queue.refetch()}>Try again</Button>}>
+      <Status tone="error" title="The batch could not be loaded" action={<Button variant="secondary" size="small" onClick={() => void queue.refetch()}>Try again</Button>}>
         {errorMessage(queue.error)} <Link href="/batches">Back to batches</Link>
       </Status>
     );
@@ -111,7 +120,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         batchId={batchId}
         students={students}
         disabled={archived}
-        onUploaded={refreshQueue}
+        onUploaded={() => void refreshQueue()}
         unmatchedAction={(submissionId) =>
           assignedTo[submissionId] ? (
             <span>Assigned to {assignedTo[submissionId]}.</span>
@@ -216,13 +225,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         busyLabel="Archiving…"
         busy={archive.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={async () => {
-          const archivedNow = await archive.mutateAsync({ batch_id: batchId }).catch(() => null);
-          if (!archivedNow) return; // the dialog stays open and shows why
-          setConfirming(false);
-          await refreshQueue();
-          await queryClient.invalidateQueries({ queryKey: trpc.exam.batches.overview.queryKey() });
-        }}
+        onConfirm={() => void archiveBatch()}
       >
         <p>An archived batch takes no more scans or marks. Its results and CSV stay available.</p>
         {archive.isError ? <p role="alert">{errorMessage(archive.error)}</p> : null}

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Modal } from "@/components/ui/Modal";
@@ -21,20 +21,17 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
   const titleId = useId();
   const templates = useQuery({ ...trpc.exam.templates.list.queryOptions({ status: "ready" }), enabled: open });
   const teaching = useQuery({ ...trpc.classes.teaching.queryOptions(), enabled: open });
-  const [templateId, setTemplateId] = useState("");
-  const [classId, setClassId] = useState("");
+  // null until the teacher picks: the first ready template and the first class are the defaults, and
+  // "" is an explicit "No class" that stays chosen.
+  const [pickedTemplateId, setTemplateId] = useState<string | null>(null);
+  const [pickedClassId, setClassId] = useState<string | null>(null);
   const [title, setTitle] = useState("");
-  const students = useQuery({ ...trpc.classes.students.queryOptions({ classId }), enabled: open && Boolean(classId) });
-  const create = useMutation(trpc.exam.batches.create.mutationOptions());
-
   const readyTemplates = templates.data?.templates ?? [];
   const classes = teaching.data?.classes ?? [];
-  useEffect(() => {
-    if (!templateId && readyTemplates[0]) setTemplateId(readyTemplates[0].id);
-  }, [templateId, readyTemplates]);
-  useEffect(() => {
-    if (!classId && classes[0]) setClassId(classes[0].id);
-  }, [classId, classes]);
+  const templateId = pickedTemplateId ?? readyTemplates[0]?.id ?? "";
+  const classId = pickedClassId ?? classes[0]?.id ?? "";
+  const students = useQuery({ ...trpc.classes.students.queryOptions({ classId }), enabled: open && Boolean(classId) });
+  const create = useMutation(trpc.exam.batches.create.mutationOptions());
 
   function close() {
     create.reset();
@@ -54,7 +51,7 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
   const studentCount = students.data?.students.length;
   return (
     <Modal open={open} labelledBy={titleId} className="dialog--wide" busy={create.isPending} onClose={close}>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <div className="dialog__body form-stack">
           <h2 id={titleId}>New marking batch</h2>
           {templates.isSuccess && readyTemplates.length === 0 ? (

@@ -75,7 +75,7 @@ export function ScanIntake({
     const list = Array.from(files);
     if (list.length === 0 || disabled) return;
     const matching: ScanMatching = mode === "manual" && studentId ? { method: "manual", studentId } : { method: "ordered" };
-    const added = list.map((file) => ({ key: `${Date.now()}-${Math.random().toString(36).slice(2)}`, file, matching, outcome: { state: "waiting" } as Outcome }));
+    const added: Item[] = list.map((file) => ({ key: `${Date.now()}-${Math.random().toString(36).slice(2)}`, file, matching, outcome: { state: "waiting" } }));
     setItems((all) => [...all, ...added]);
     queue.current.push(...added);
     void drain();

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { useTRPCClient } from "@/lib/trpc/client";
 
@@ -41,8 +41,11 @@ export function DictationButton({ onStart, onText, disabled }: { onStart: () => 
   const [error, setError] = useState<string | null>(null);
   const session = useRef<Session | null>(null);
   const finals = useRef<string[]>([]);
+  // The latest onText for the session's callbacks; written after render, never during it.
   const onTextRef = useRef(onText);
-  onTextRef.current = onText;
+  useLayoutEffect(() => {
+    onTextRef.current = onText;
+  });
 
   function release() {
     const current = session.current;

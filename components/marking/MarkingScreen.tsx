@@ -92,7 +92,7 @@ export function MarkingScreen({
   const scripts = useMemo(() => markableScripts(queue.data?.submissions ?? []), [queue.data]);
   const questions = useMemo(() => markableQuestions(template.data?.questions ?? []), [template.data]);
 
-  const [submissionId, setSubmissionId] = useState<string | null>(initialSubmissionId);
+  const [chosenSubmissionId, setSubmissionId] = useState<string | null>(initialSubmissionId);
   const [questionIndex, setQuestionIndex] = useState(0);
   const [inputError, setInputError] = useState<string | null>(null);
   const [sheetOpen, setSheetOpen] = useState(false);
@@ -103,11 +103,9 @@ export function MarkingScreen({
   const commentInput = useRef<HTMLTextAreaElement>(null);
   const saving = useSaveQueue(batchId, questions);
 
-  // Default to the first script that still needs marking.
-  useEffect(() => {
-    if (scripts.length === 0) return;
-    if (!submissionId || !scripts.some((s) => s.id === submissionId)) setSubmissionId(firstScriptToMark(scripts)!.id);
-  }, [scripts, submissionId]);
+  // The chosen script while the queue has it, else the first script that still needs marking.
+  const submissionId =
+    scripts.length === 0 || (chosenSubmissionId && scripts.some((s) => s.id === chosenSubmissionId)) ? chosenSubmissionId : firstScriptToMark(scripts)!.id;
 
   const scriptIndex = scripts.findIndex((s) => s.id === submissionId);
   const script = scriptIndex >= 0 ? scripts[scriptIndex] : undefined;

@@ -80,7 +80,9 @@ export default function ScanViewer({ scan, upcoming, width, areas, label }: Scan
   const ready = layout.state === "ready";
   const upcomingKey = upcoming.map((next) => `${next.id}:${next.page}:${next.bytes ? 1 : 0}`).join(" ");
   const upcomingRef = useRef(upcoming);
-  upcomingRef.current = upcoming;
+  useLayoutEffect(() => {
+    upcomingRef.current = upcoming;
+  });
   useEffect(() => {
     if (!ready) return;
     upcomingRef.current.forEach((next, index) => {

@@ -1,6 +1,6 @@
 "use client";
 
-import { type RefObject, useEffect, useRef } from "react";
+import { type RefObject, useEffect, useLayoutEffect, useRef } from "react";
 import { type Focus, type MarkingAction, shortcutFor } from "./keyboard-map";
 
 const isTextEntry = (target: EventTarget | null) =>
@@ -38,7 +38,9 @@ export function useMarkingKeys({
   };
   // The listener stays; the handler it calls is this render's.
   const handler = useRef(onKeyDown);
-  handler.current = onKeyDown;
+  useLayoutEffect(() => {
+    handler.current = onKeyDown;
+  });
   useEffect(() => {
     const listener = (event: KeyboardEvent) => {
       if (!event.defaultPrevented) handler.current(event);

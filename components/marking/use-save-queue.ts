@@ -48,28 +48,31 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
 
   const save = useCallback(
     async (key: string) => {
-      const pending = draftsRef.current[key];
-      const maxMarks = questions.find((q) => q.id === splitDraftKey(key).questionId)?.max_marks ?? null;
-      const requested = requestSave(queueRef.current, key, pending, maxMarks);
-      updateQueue(requested.queue);
-      const request = requested.send;
-      if (!request || !pending) return;
-      const sent = await sendWithRetries(() => client.exam.marks.upsert.mutate(request), {
-        retries: SAVE_RETRIES,
-        worthRetrying: (error) => worthRetrying(httpStatusOf(error)),
-        sleep,
-      });
-      if (sent.ok) {
-        const { submissionId, questionId } = splitDraftKey(key);
-        queryClient.setQueryData(trpc.exam.marks.forSubmission.queryKey({ submission_id: submissionId }), (old) =>
-          old ? { ...old, marks: [...old.marks.filter((m) => m.question_id !== questionId), sent.value] } : old,
-        );
-        updateDrafts((all) => withoutSavedDraft(all, key, pending.revision));
+      // Once more while a newer draft of the key arrived during the request.
+      for (let again = true; again; ) {
+        const pending = draftsRef.current[key];
+        const maxMarks = questions.find((q) => q.id === splitDraftKey(key).questionId)?.max_marks ?? null;
+        const requested = requestSave(queueRef.current, key, pending, maxMarks);
+        updateQueue(requested.queue);
+        const request = requested.send;
+        if (!request || !pending) return;
+        const sent = await sendWithRetries(() => client.exam.marks.upsert.mutate(request), {
+          retries: SAVE_RETRIES,
+          worthRetrying: (error) => worthRetrying(httpStatusOf(error)),
+          sleep,
+        });
+        if (sent.ok) {
+          const { submissionId, questionId } = splitDraftKey(key);
+          queryClient.setQueryData(trpc.exam.marks.forSubmission.queryKey({ submission_id: submissionId }), (old) =>
+            old ? { ...old, marks: [...old.marks.filter((m) => m.question_id !== questionId), sent.value] } : old,
+          );
+          updateDrafts((all) => withoutSavedDraft(all, key, pending.revision));
+        }
+        const settled = settleSave(queueRef.current, key, sent.ok ? { saved: true } : { saved: false, message: errorMessage(sent.error) });
+        updateQueue(settled.queue);
+        void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+        again = settled.again;
       }
-      const settled = settleSave(queueRef.current, key, sent.ok ? { saved: true } : { saved: false, message: errorMessage(sent.error) });
-      updateQueue(settled.queue);
-      void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
-      if (settled.again) void save(key);
     },
     [batchId, client, queryClient, questions, trpc, updateDrafts, updateQueue],
   );

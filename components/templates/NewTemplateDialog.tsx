@@ -92,7 +92,7 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
 
   return (
     <Modal open={open} labelledBy={titleId} className="new-template" onClose={close}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <div className="dialog__body form-stack">
           <h2 id={titleId}>New template</h2>
           <fieldset className="segmented" disabled={busy}>

@@ -1,7 +1,7 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from "react";
 import { useFillHeight } from "@/components/ui/use-fill-height";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
@@ -18,8 +18,7 @@ const MAX_FIT_WIDTH = 900;
 const zoomSteps = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
 
 /** The width that fits the scroll area, tracked as the window resizes. */
-function useFitWidth() {
-  const element = useRef<HTMLDivElement>(null);
+function useFitWidth(element: RefObject<HTMLDivElement | null>) {
   const [width, setWidth] = useState(720);
   useEffect(() => {
     const target = element.current;
@@ -35,8 +34,8 @@ function useFitWidth() {
     const observer = new ResizeObserver(measure);
     observer.observe(target);
     return () => observer.disconnect();
-  }, []);
-  return { element, width };
+  }, [element]);
+  return width;
 }
 
 /** The paper's frame is never shorter than this; below it, the page scrolls instead. */
@@ -57,10 +56,11 @@ interface PaperViewProps {
 /** The paper's pages with a zoom bar; the overlay on each page is where areas are drawn. */
 export function PaperView({ fileId, pageCount, zoom, onZoom, onPageCount, renderOverlay, hint, tools }: PaperViewProps) {
   const index = zoomSteps.indexOf(zoom);
-  const fit = useFitWidth();
+  const frame = useRef<HTMLDivElement>(null);
+  const fitWidth = useFitWidth(frame);
   // 100% fits the column; a page resized only when the width really changes keeps pdf.js from re-rendering.
-  const width = Math.round(fit.width * zoom);
-  const height = useFillHeight(fit.element, MIN_FRAME_HEIGHT);
+  const width = Math.round(fitWidth * zoom);
+  const height = useFillHeight(frame, MIN_FRAME_HEIGHT);
   return (
     <div className="paper">
       <div className="paper__toolbar">
@@ -81,7 +81,7 @@ export function PaperView({ fileId, pageCount, zoom, onZoom, onPageCount, render
         {tools}
         <p className="paper__hint">{hint}</p>
       </div>
-      <div className="paper__scroll" ref={fit.element} style={height === null ? undefined : { height }}>
+      <div className="paper__scroll" ref={frame} style={height === null ? undefined : { height }}>
         {fileId ? (
           <PdfPages url={`/api/exam/files/${fileId}`} width={width} renderOverlay={renderOverlay} onPageCount={onPageCount} />
         ) : (

@@ -123,7 +123,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
         setSaveError(errorMessage(error));
       }
     }
-  }, [accept, doc, readOnly, save, saved, templateId]);
+  }, [accept, doc, queryClient, readOnly, save, saved, templateId, trpc]);
 
   /** The 409 way out: template details and mark-scheme edits, which delete nothing. */
   async function saveWhatIsStillPossible() {
@@ -242,7 +242,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
         dirty={dirty}
         saveState={saveState}
         onChange={(patch) => setDoc((current) => ({ ...current, ...patch }))}
-        onSave={saveNow}
+        onSave={() => void saveNow()}
       />
       {saveError ? (
         <Status tone="error" title={conflict ? "The questions and areas were not saved: marks are already recorded" : "The template was not saved"}>
@@ -254,7 +254,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
                 title, subject and status.
               </p>
               <p className="cluster">
-                <button type="button" className="button button--primary button--small" onClick={saveWhatIsStillPossible}>
+                <button type="button" className="button button--primary button--small" onClick={() => void saveWhatIsStillPossible()}>
                   {conflict.changes.length === 0
                     ? "Save only the title, subject and status; discard the rest"
                     : `Save ${conflict.changes.length} mark-scheme change${conflict.changes.length === 1 ? "" : "s"} and the details; discard the rest`}

@@ -143,7 +143,12 @@ export function descendantIds(questions: EditorQuestion[], id: string): Set<stri
   const ids = new Set([id]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const q of questions) if (q.parent_id && ids.has(q.parent_id) && !ids.has(q.id)) ids.add(q.id), (grew = true);
+    for (const q of questions) {
+      if (q.parent_id && ids.has(q.parent_id) && !ids.has(q.id)) {
+        ids.add(q.id);
+        grew = true;
+      }
+    }
   }
   return ids;
 }
@@ -203,13 +208,21 @@ export interface SchemePoint {
   marks: number | null;
 }
 
+/** A point's text as shown: an object in an imported scheme reads as JSON, not "[object Object]". */
+function schemeText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
 /** What a structured scheme (one imported with the paper) says beyond its text: answer, mark points, other fields. */
 export function structuredScheme(scheme: MarkScheme | null): { answer: string | null; points: SchemePoint[]; other: [string, string][] } | null {
   if (!scheme) return null;
   const { type: _type, text: _text, answer, points, total: _total, ...other } = scheme;
   const list = Array.isArray(points)
     ? points.map((point: { text?: unknown; id?: unknown; marks?: unknown }) => ({
-        text: String(point.text ?? point.id ?? ""),
+        text: schemeText(point.text ?? point.id),
         marks: typeof point.marks === "number" ? point.marks : null,
       }))
     : [];

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { templateWithCanvasOutput } from "@/server/exam/templates";
-import type { EditorDocument, MarkScheme } from "./editor-state";
+import type { EditorDocument } from "./editor-state";
 
 /** What exam.templates.get and exam.templates.save answer: the server's own reply schema. */
 export type ServerTemplate = z.output<typeof templateWithCanvasOutput>;
@@ -18,7 +18,7 @@ export function documentFromServer(template: ServerTemplate): EditorDocument {
       label,
       max_marks,
       answer_type,
-      mark_scheme: mark_scheme as MarkScheme | null,
+      mark_scheme,
       spec_ref,
       is_container,
     })),

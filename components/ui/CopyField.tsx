@@ -50,7 +50,7 @@ export function CopyField({ label, value, autoFocus = false }: CopyFieldProps) {
           spellCheck={false}
           onFocus={(event) => event.currentTarget.select()}
         />
-        <Button variant="secondary" onClick={copy}>
+        <Button variant="secondary" onClick={() => void copy()}>
           <CopyIcon size={16} />
           Copy
         </Button>

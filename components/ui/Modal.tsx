@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, type ReactNode } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useRef } from "react";
 
 interface ModalProps {
   open: boolean;
@@ -25,7 +25,9 @@ interface ModalProps {
 export function Modal({ open, labelledBy, describedBy, className, busy = false, onClose, onOpen, children }: ModalProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const opened = useRef(onOpen);
-  opened.current = onOpen;
+  useLayoutEffect(() => {
+    opened.current = onOpen;
+  });
 
   useEffect(() => {
     const element = dialog.current;

@@ -7,7 +7,7 @@ interface QueryState<Data> {
   isError: boolean;
   error: unknown;
   data: Data | undefined;
-  refetch: () => unknown;
+  refetch: () => Promise<unknown>;
 }
 
 /**

@@ -25,8 +25,10 @@ function makeQueryClient(): QueryClient {
       queries: {
         staleTime: 30_000,
         // An authorization or validation error does not get better by asking again.
-        retry: (failures, error) =>
-          failures < 2 && !(error instanceof TRPCClientError && error.data?.httpStatus && error.data.httpStatus < 500),
+        retry: (failures, error) => {
+          const status = error instanceof TRPCClientError ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
+          return failures < 2 && !(status && status < 500);
+        },
       },
     },
   });

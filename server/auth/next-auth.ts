@@ -57,7 +57,7 @@ export const authOptions: AuthOptions = {
         } catch (error) {
           // next-auth would put the message into the redirect URL; keep details in the log.
           logger.error("sign-in failed", error);
-          throw new Error("Configuration");
+          throw new Error("Configuration", { cause: error });
         }
       },
     }),

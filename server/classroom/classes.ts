@@ -4,8 +4,7 @@ import { recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { staffRoles } from "../identity/roles";
-import { isSchoolAdmin } from "../identity/roles";
+import { staffRoles, isSchoolAdmin } from "../identity/roles";
 import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "./caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 

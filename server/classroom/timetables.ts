@@ -4,8 +4,7 @@ import { emptyAsAbsent, queryBoolean, recordId, text } from "../http/input-rules
 import type { Tx } from "../db/client";
 import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { staffRoles } from "../identity/roles";
-import { isTimetableManager } from "../identity/roles";
+import { staffRoles, isTimetableManager } from "../identity/roles";
 import { callerRolesIn, findCallerSchool } from "./caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 

@@ -110,7 +110,7 @@ function preparingClient(client: postgres.Sql): postgres.Sql {
           });
         };
       }
-      return Reflect.get(target, property, receiver);
+      return Reflect.get(target, property, receiver) as unknown;
     },
   });
 }

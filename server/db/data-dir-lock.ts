@@ -112,8 +112,10 @@ function removeStaleLock(file: string, stale: LockContent, dataDir: string) {
   const moved = readLock(aside);
   if (moved && moved.pid !== stale.pid && isAlive(moved.pid)) {
     try {
-      fs.linkSync(aside, file); // fails if a third process already holds a new lock: fine either way
-    } catch {}
+      fs.linkSync(aside, file);
+    } catch {
+      // A third process already holds a new lock: fine either way.
+    }
     fs.rmSync(aside, { force: true });
     throw new DataDirLockedError(moved.pid, moved.holder, dataDir);
   }

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { files } from "../db/schema";
 import { env } from "../env";

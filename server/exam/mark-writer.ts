@@ -28,8 +28,8 @@ const MAX_BATCH = 16;
 interface PendingSave {
   callerId: string;
   write: MarkUpsert;
-  resolve(mark: Mark): void;
-  reject(error: unknown): void;
+  resolve: (mark: Mark) => void;
+  reject: (error: unknown) => void;
 }
 
 class MarkWriter {

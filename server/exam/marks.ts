@@ -106,7 +106,7 @@ export function markWrites(callerId: string, writes: MarkUpsert[]): { statements
   return {
     statements: statementWrites.map((indexes) => writeMarks(callerId, indexes.map((index) => writes[index]!))),
     outcomes(results) {
-      const outcomes: MarkOutcome[] = new Array(writes.length);
+      const outcomes = new Array<MarkOutcome>(writes.length);
       statementWrites.forEach((indexes, statement) => {
         for (const row of results[statement]!) {
           const index = indexes[Number(row.position) - 1]!;
@@ -159,9 +159,9 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
     case "template":
       return new AppError("invalid", "question_id: the question belongs to another template than this batch's", "question_id");
     case "container":
-      return new AppError("invalid", `question_id: question ${row.label} is a container; marks go on its parts`, "question_id");
+      return new AppError("invalid", `question_id: question ${String(row.label)} is a container; marks go on its parts`, "question_id");
     case "awarded_marks":
-      return new AppError("invalid", `awarded_marks: must be between 0 and ${row.max_marks ?? "any"} for question ${row.label} (given ${body.awarded_marks})`, "awarded_marks");
+      return new AppError("invalid", `awarded_marks: must be between 0 and ${typeof row.max_marks === "string" || typeof row.max_marks === "number" ? row.max_marks : "any"} for question ${String(row.label)} (given ${body.awarded_marks})`, "awarded_marks");
   }
 }
 

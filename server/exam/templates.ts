@@ -12,10 +12,8 @@ import {
   examResponseAreas,
   examTemplates,
   files,
-  instituteMemberships,
 } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { logger } from "../logger";
 import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode } from "../graph/projection";

@@ -12,6 +12,7 @@ export const PG_INTEGER_MIN = -2_147_483_648;
 export const PG_INTEGER_MAX = 2_147_483_647;
 
 /** C0 controls other than tab, line feed and carriage return (NUL is reported on its own). */
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL_CHARACTER = /[\u0001-\u0008\u000b\u000c\u000e-\u001f]/;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -149,8 +149,8 @@ function byteSource(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>
   const iterator = body[Symbol.asyncIterator]();
   return {
     read: async () => {
-      const { done, value } = await iterator.next();
-      return done ? null : value;
+      const next = await iterator.next();
+      return next.done ? null : next.value;
     },
     release: async () => {
       await iterator.return?.()?.catch(() => {});

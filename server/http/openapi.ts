@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { restRoutes, restTags } from "../rest-routes";
 import { detailErrorSchema, jsonSchemaOf } from "./openapi-schema";
-import type { AnyRouteDefinition, ErrorStatus, ReplySpec } from "./route";
+import type { AnyRouteDefinition, ReplySpec } from "./route";
 
 /**
  * The OpenAPI 3.1 document served at /api/openapi.json, assembled from the route definitions
@@ -42,7 +42,7 @@ function operationOf(route: AnyRouteDefinition): JsonSchema {
   const replies = Object.entries(route.replies as Record<string, ReplySpec>);
   const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
   if (replies.some(([, reply]) => reply.kind === "cached-json")) parameters.push(ifNoneMatchParameter);
-  const errors = { 401: unauthenticated, ...(route.errors as Partial<Record<ErrorStatus, string>>) };
+  const errors = { 401: unauthenticated, ...route.errors };
   return {
     tags: route.tags,
     operationId: route.operationId,

@@ -109,7 +109,7 @@ interface BaseContext<Params, Query, Body> {
 }
 
 export type RouteContext<Params, Query, Body, Auth> = BaseContext<Params, Query, Body> &
-  (Auth extends "bearer" ? { user: AuthenticatedUser } : { authenticate(): Promise<{ id: string }> });
+  (Auth extends "bearer" ? { user: AuthenticatedUser } : { authenticate: () => Promise<{ id: string }> });
 
 /** A reply with a status other than the route's first, or with headers. */
 export class StatusReply {

@@ -7,7 +7,7 @@ export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Bu
 // On globalThis, like the database slot: a route registered from a Next.js bundle (its own copy of
 // this module) must still be seen by server.ts.
 const slot = globalThis as typeof globalThis & { __markbookUpgradeRoutes?: Map<string, UpgradeHandler> };
-const routes = () => (slot.__markbookUpgradeRoutes ??= new Map());
+const routes = () => (slot.__markbookUpgradeRoutes ??= new Map<string, UpgradeHandler>());
 
 /** Registers the handler of WebSocket upgrades to exactly `path` (query strings are ignored). */
 export function registerUpgradeRoute(path: string, handler: UpgradeHandler): void {

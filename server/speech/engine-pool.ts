@@ -116,7 +116,7 @@ export class EnginePool {
     }
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
-      const job: Job = { id, message: makeMessage(id), transfer, resolve: resolve as (value: unknown) => void, reject, signal };
+      const job: Job = { id, message: makeMessage(id), transfer, resolve, reject, signal };
       if (signal) {
         job.onAbort = () => this.cancel(job);
         signal.addEventListener("abort", job.onAbort, { once: true });

@@ -103,7 +103,8 @@ function describeError(error: unknown, model: string, source: string) {
   return { code: "internal", message: "The speech engine failed on this request." };
 }
 
-port.on("message", async (message: ToWorker) => {
+/** Answers one message; every failure goes back to the pool as an error message, so nothing rejects. */
+async function handle(message: ToWorker) {
   if (message.type === "cancel") {
     cancelled.add(message.id);
     return;
@@ -124,6 +125,8 @@ port.on("message", async (message: ToWorker) => {
     release(slot);
     cancelled.delete(message.id);
   }
-});
+}
+
+port.on("message", (message: ToWorker) => void handle(message));
 
 send({ type: "ready" });

@@ -27,13 +27,13 @@ export function connectRealtime(url: string, headers: Record<string, string> = {
     const ws = new WebSocket(url, { headers });
     const messages: RealtimeMessage[] = [];
     const closed = new Promise<number>((done) => ws.on("close", (code) => done(code)));
-    ws.on("message", (data) => messages.push(JSON.parse(String(data)) as RealtimeMessage));
+    ws.on("message", (data) => messages.push(JSON.parse((data as Buffer).toString()) as RealtimeMessage));
     ws.on("open", () => resolve({ ws, messages, closed }));
     ws.on("unexpected-response", (_request, response) => {
       let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk));
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
       response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] as string | undefined, body: JSON.parse(body) }),
+        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"], body: JSON.parse(body) }),
       );
     });
     ws.on("error", (error) => {

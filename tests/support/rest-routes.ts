@@ -4,7 +4,7 @@ import { buildOpenApiDocument } from "../../server/http/openapi";
 import { type HttpMethod, httpMethods } from "../../server/http/route";
 
 /**
- * Every REST route of the app, found on disk (each `app/**​/route.ts`) and matched to its operation in
+ * Every REST route of the app, found on disk (each `route.ts` under app/) and matched to its operation in
  * the OpenAPI document, so that tests which must cover every route (the hostile-input fuzz, the
  * cross-school matrix) cannot forget one: a new route file is in this list the moment it exists.
  */
@@ -96,7 +96,7 @@ export async function callRoute(route: RestRoute, method: HttpMethod, call: Rout
     headers: call.headers,
     body: method === "GET" ? undefined : call.body,
     ...(call.body instanceof ReadableStream ? { duplex: "half" } : {}),
-  } as RequestInit);
+  });
   const params = Object.fromEntries(route.paramNames.map((name, position) => [name, values[position] ?? ""]));
   return route.handler(method)(request, { params: Promise.resolve(params) });
 }

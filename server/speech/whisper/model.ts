@@ -152,12 +152,11 @@ export async function loadWhisper(
 }
 
 function describeModel(model: AnyModel, processor: AnyProcessor): LoadedWhisper {
-  const anyModel = model as AnyModel;
   // transformers.js drops encoder_outputs from generate()'s inputs and re-runs the encoder;
   // letting it through saves one encoder pass per decode.
-  anyModel.forward_params = [...anyModel.forward_params, "encoder_outputs"];
-  const config = anyModel.generation_config;
-  const tokenizer = (processor as AnyProcessor).tokenizer;
+  model.forward_params = [...model.forward_params, "encoder_outputs"];
+  const config = model.generation_config;
+  const tokenizer = processor.tokenizer;
   const idOf = (token: string): number => {
     const [id] = tokenizer.convert_tokens_to_ids([token]);
     if (typeof id !== "number") throw new Error(`the tokenizer has no ${token}`);
@@ -170,7 +169,7 @@ function describeModel(model: AnyModel, processor: AnyProcessor): LoadedWhisper 
     languages.set(id, code);
     languageIds.set(code, id);
   }
-  const decoderOutputs: string[] = anyModel.sessions.decoder_model_merged.outputNames;
+  const decoderOutputs: string[] = model.sessions.decoder_model_merged.outputNames;
   return {
     model,
     processor,
