@@ -54,6 +54,8 @@ export interface StartedMarkbook extends OpenedDatabase {
  */
 export async function startMarkbook(): Promise<StartedMarkbook> {
   const config = env();
+  // Checked first: a missing bucket stops the start before the database is opened.
+  const storage = await openConfiguredStorage();
   const opened = await openConfiguredDatabase("server");
   try {
     logger.info(
@@ -61,7 +63,7 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
         ? `Database: embedded PGlite in ${config.dataDir}`
         : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
     );
-    useObjectStorage(await openConfiguredStorage());
+    useObjectStorage(storage);
     logger.info(config.storage.driver === "s3" ? `Storage: S3 at ${config.storage.endpoint ?? "AWS"}` : `Storage: the folder ${localStorageRoot()}`);
     await removeCrashLeftovers(config.databaseKind === "pglite");
     let demoInstituteId: string | null = null;
