@@ -225,6 +225,16 @@ describe("the S3 adapter", () => {
     expect(readBack.digest("hex")).toBe(hash.digest("hex"));
   }, 180_000);
 
+  it("reports a service it cannot reach as a failure, never as a missing object (a 502, not a 404, for the routes)", async () => {
+    const gone = await startTestS3();
+    await gone.stop();
+    const unreachable = createS3Client({ endpoint: gone.endpoint, region: gone.region, credentials: gone, forcePathStyle: true });
+    const read = createS3Storage(unreachable, { [BUCKET]: "scans-real" }).get(BUCKET, "exam-submissions/b1/scan.pdf");
+    await expect(read.catch((error) => isObjectNotFound(error))).resolves.toBe(false);
+    await expect(read).rejects.toThrow();
+    unreachable.destroy();
+  }, 60_000);
+
   it("refuses a logical bucket that is not mapped, before any request", async () => {
     const before = s3.bytesReceived();
     await expect(storage.get("cc.public.snapshots", "a/b.json")).rejects.toThrow("No S3 bucket is mapped for the bucket cc.public.snapshots");

@@ -3,8 +3,10 @@
  * STORAGE_DRIVER=s3 (on s3rver, logical buckets mapped by a prefix), then read back through the scan route.
  */
 import crypto from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
+import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
@@ -19,6 +21,12 @@ import { type TestS3, startTestS3 } from "./support/s3";
 import { pdfFormAroundBlanks, streamedBody } from "./support/streamed-body";
 
 const SCAN_BLANKS = 12 * 1024 * 1024; // three 5 MB parts on S3
+
+// A scan limit above SCAN_BLANKS and above several parts, set before anything reads the configuration.
+const MAX_SCAN_BYTES = vi.hoisted(() => {
+  process.env.MAX_SCAN_BYTES = String(20 * 1024 * 1024);
+  return 20 * 1024 * 1024;
+});
 
 describeOnEachDatabase("scans stored on S3", (database) => {
   let s3: TestS3;
@@ -42,18 +50,28 @@ describeOnEachDatabase("scans stored on S3", (database) => {
   }, 60_000);
   afterAll(() => s3?.stop());
 
-  it("streams a 12 MB scan into the mapped bucket through the upload route and back out through the scan route", async () => {
-    const form = pdfFormAroundBlanks();
-    const { body } = streamedBody(form.head, SCAN_BLANKS, form.tail);
-    const uploaded = await scansRoute(
+  const storedScans = async () => {
+    const client = createS3Client({ endpoint: s3.endpoint, region: s3.region, credentials: s3, forcePathStyle: true });
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: "node-cc.exam.submissions" }));
+    client.destroy();
+    return (listed.Contents ?? []).map((object) => object.Key).sort();
+  };
+
+  const upload = (body: ReadableStream<Uint8Array>, contentType: string) =>
+    scansRoute(
       new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
         method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
+        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": contentType },
         body,
         duplex: "half",
       } as RequestInit),
       { params: Promise.resolve({ batch_id: batchId }) },
     );
+
+  it("streams a 12 MB scan into the mapped bucket through the upload route and back out through the scan route", async () => {
+    const form = pdfFormAroundBlanks();
+    const { body } = streamedBody(form.head, SCAN_BLANKS, form.tail);
+    const uploaded = await upload(body, form.contentType);
     expect(uploaded.status).toBe(201); // a new unmatched submission (manual matching)
     const submission = await uploaded.json();
 
@@ -75,5 +93,19 @@ describeOnEachDatabase("scans stored on S3", (database) => {
 
     const elsewhere = await callRest(scanRoute, { token: otherSchool.teacher.token, params: { submission_id: submission.id } });
     expect(elsewhere.status).toBe(404);
+  }, 120_000);
+
+  it("refuses a scan over MAX_SCAN_BYTES with 413 after several parts went to S3, and keeps no object", async () => {
+    const before = await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } });
+    const count = (await before.json()).submissions.length;
+    const objectsBefore = await storedScans();
+    const form = pdfFormAroundBlanks();
+    const { body } = streamedBody(form.head, MAX_SCAN_BYTES + 4 * 1024 * 1024, form.tail);
+    const refused = await upload(body, form.contentType);
+    expect(refused.status).toBe(413);
+    expect((await refused.json()).detail).toMatch(/larger than/i);
+    const after = await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } });
+    expect((await after.json()).submissions.length).toBe(count);
+    expect(await storedScans()).toEqual(objectsBefore);
   }, 120_000);
 });
