@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseEnv } from "../server/env";
 import { openConfiguredStorage } from "../server/storage/configured-storage";
 import { createLocalStorage } from "../server/storage/local";
@@ -233,6 +233,20 @@ describe("the S3 adapter", () => {
     await expect(read.catch((error) => isObjectNotFound(error))).resolves.toBe(false);
     await expect(read).rejects.toThrow();
     unreachable.destroy();
+  }, 60_000);
+
+  it("closes the body when the upload fails on the service's side (a mapped bucket that is gone)", async () => {
+    const broken = createS3Storage(client(), { [BUCKET]: "no-such-bucket" });
+    let closed = false;
+    async function* body() {
+      try {
+        yield* generated(2 * S3_PART_BYTES + MB, 6);
+      } finally {
+        closed = true;
+      }
+    }
+    await expect(broken.put(BUCKET, "exam-submissions/b1/scan.pdf", body())).rejects.toMatchObject({ name: "NoSuchBucket" });
+    await vi.waitFor(() => expect(closed).toBe(true));
   }, 60_000);
 
   it("refuses a logical bucket that is not mapped, before any request", async () => {

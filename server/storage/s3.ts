@@ -1,6 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { Readable } from "node:stream";
 import { ConfigError } from "../env";
 import { logger } from "../logger";
 import { checkedObjectAddress } from "./object-address";
@@ -63,9 +62,12 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
           throw error;
         }
       }
+      const chunks = counted();
       const upload = new Upload({
         client,
-        params: { ...address, Body: Readable.from(counted(), { objectMode: false }), ContentType: options?.contentType },
+        // A web stream, not a Node Readable: with a Readable, lib-storage reports a failed request (a
+        // missing bucket, say) as the AbortError of the stream its other part uploader was reading.
+        params: { ...address, Body: webStream(chunks), ContentType: options?.contentType },
         partSize: S3_PART_BYTES,
         queueSize: S3_PARTS_IN_FLIGHT,
         leavePartsOnError: false, // a failed upload is aborted: its parts are removed
@@ -78,6 +80,9 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
         // The upload's own abort failed after the body did: the bucket's lifecycle rule removes the parts.
         if (error !== bodyFailure.error) logger.warn(`Could not abort the multipart upload of ${key} in ${address.Bucket}`, error);
         throw bodyFailure.error;
+      } finally {
+        // An upload that failed stops reading: the body is closed, not left waiting.
+        chunks.return(undefined).catch(() => {});
       }
     },
 
@@ -111,4 +116,15 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
       }
     },
   };
+}
+
+/** `chunks` as a web stream, pulled one chunk at a time; the iterator's error becomes the stream's. */
+function webStream(chunks: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
 }
