@@ -77,8 +77,9 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
         return { byteSize };
       } catch (error) {
         if (!bodyFailure) throw error;
-        // The upload's own abort failed after the body did: the bucket's lifecycle rule removes the parts.
-        if (error !== bodyFailure.error) logger.warn(`Could not abort the multipart upload of ${key} in ${address.Bucket}`, error);
+        // Another error after the body's: most likely the abort of the multipart upload failed (s3rver has
+        // none); the bucket's AbortIncompleteMultipartUpload lifecycle rule removes what it left.
+        if (error !== bodyFailure.error) logger.warn(`The multipart upload of ${key} in ${address.Bucket} also failed after its body did`, error);
         throw bodyFailure.error;
       } finally {
         // An upload that failed stops reading: the body is closed, not left waiting.
