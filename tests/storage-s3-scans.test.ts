@@ -13,7 +13,6 @@ import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { parseEnv } from "../server/env";
 import { openConfiguredStorage } from "../server/storage/configured-storage";
 import { readObjectBytes, useObjectStorage } from "../server/storage/object-storage";
-import { createS3Client, createS3Storage } from "../server/storage/s3";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
@@ -51,9 +50,7 @@ describeOnEachDatabase("scans stored on S3", (database) => {
   afterAll(() => s3?.stop());
 
   const storedScans = async () => {
-    const client = createS3Client({ endpoint: s3.endpoint, region: s3.region, credentials: s3, forcePathStyle: true });
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: "node-cc.exam.submissions" }));
-    client.destroy();
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: "node-cc.exam.submissions" }));
     return (listed.Contents ?? []).map((object) => object.Key).sort();
   };
 
@@ -85,9 +82,7 @@ describeOnEachDatabase("scans stored on S3", (database) => {
     expect(bytes.subarray(9).every((byte) => byte === 0x20)).toBe(true);
 
     // The object is in the real bucket the prefix names, under the key the submission records.
-    const direct = createS3Storage(createS3Client({ endpoint: s3.endpoint, region: s3.region, credentials: s3, forcePathStyle: true }), {
-      raw: "node-cc.exam.submissions",
-    });
+    const direct = s3.storage({ raw: "node-cc.exam.submissions" });
     const stored = await readObjectBytes(direct, "raw", submission.scan_url);
     expect(crypto.createHash("sha256").update(stored).digest("hex")).toBe(crypto.createHash("sha256").update(bytes).digest("hex"));
 

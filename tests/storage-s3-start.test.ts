@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startMarkbook } from "../server/startup";
 import { objectStorage } from "../server/storage/configured-storage";
 import { putObjectBytes, readObjectBytes } from "../server/storage/object-storage";
-import { createS3Client, createS3Storage } from "../server/storage/s3";
 import { type TestS3, startTestS3 } from "./support/s3";
 
 // A data folder of this file's own and the embedded database, set before anything reads the
@@ -47,9 +46,7 @@ describe("the server's start on S3", () => {
     try {
       const key = "db/Lesson/l1/canvas_file.json";
       await putObjectBytes(objectStorage(), "cc.public.snapshots", key, new TextEncoder().encode('{"ok":true}'));
-      const direct = createS3Storage(createS3Client({ endpoint: s3.endpoint, region: s3.region, credentials: s3, forcePathStyle: true }), {
-        raw: "start-cc.public.snapshots",
-      });
+      const direct = s3.storage({ raw: "start-cc.public.snapshots" });
       expect((await readObjectBytes(direct, "raw", key)).toString()).toBe('{"ok":true}');
       expect(fs.existsSync(path.join(dataDir, "storage"))).toBe(false);
     } finally {

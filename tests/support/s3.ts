@@ -5,9 +5,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
-import { createS3Client } from "../../server/storage/s3";
+import type { ObjectStorage } from "../../server/storage/object-storage";
+import { createS3Client, createS3Storage } from "../../server/storage/s3";
 
 export interface TestS3 {
   endpoint: string;
@@ -16,6 +17,10 @@ export interface TestS3 {
   secretAccessKey: string;
   /** The STORAGE_* variables that point Markbook at this server (logical bucket names unchanged). */
   env: Record<string, string>;
+  /** A client of this server (closed by `stop`). */
+  client: S3Client;
+  /** The S3 adapter over this server with the given mapping (logical -> real bucket). */
+  storage(buckets: Record<string, string>): ObjectStorage;
   /** Creates the buckets (real names); existing ones are kept. */
   createBuckets(names: string[]): Promise<void>;
   /** Bytes that have reached the server over its sockets since it started (requests, headers included). */
@@ -45,6 +50,8 @@ export async function startTestS3(): Promise<TestS3> {
       STORAGE_S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       STORAGE_S3_FORCE_PATH_STYLE: "true",
     },
+    client,
+    storage: (buckets) => createS3Storage(client, buckets),
     async createBuckets(names) {
       for (const name of names) {
         try {
