@@ -1,7 +1,8 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // Native/WASM packages that must be loaded by Node itself, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres", "neo4j-driver", "@huggingface/transformers", "onnxruntime-node", "@ffmpeg-installer/ffmpeg", "esbuild"],
+  // Packages loaded by Node itself, not bundled: native/WASM ones, and the S3 upload helper (which uses
+  // @aws-sdk/client-s3, already external by Next's own list).
+  serverExternalPackages: ["@electric-sql/pglite", "postgres", "neo4j-driver", "@huggingface/transformers", "onnxruntime-node", "@ffmpeg-installer/ffmpeg", "esbuild", "@aws-sdk/lib-storage"],
   poweredByHeader: false,
   reactStrictMode: true,
 };

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "./graph/port";
+import { bucketNameShape } from "./storage/object-address";
+import { type StorageSettings, logicalBuckets, resolveStorageSettings } from "./storage/storage-settings";
 
 /**
  * The only reader of process.env. Every variable has a default that makes the embedded mode
@@ -28,7 +30,7 @@ const envSchema = z.object({
   AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   SEED_DEMO: booleanFromString.optional(),
   /** Storage bucket of canvas snapshots (the only bucket /get_canvas_node_file paths may name). */
-  SNAPSHOT_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, "must be a bucket name").default("cc.public.snapshots"),
+  SNAPSHOT_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.public.snapshots"),
   /** Largest canvas snapshot a write accepts, in bytes (413 above it). */
   MAX_SNAPSHOT_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
   /** Signs tokens of the real-time sync service; separate from AUTH_SECRET, never sent to clients. */
@@ -38,7 +40,21 @@ const envSchema = z.object({
   /** Largest scan upload accepted, in bytes (50 MB); larger uploads are refused with 413 while streaming. */
   MAX_SCAN_BYTES: z.coerce.number().int().min(1024).default(52428800),
   /** Storage bucket of exam scans (objects exam-submissions/<batch_id>/<uuid>.pdf). */
-  SCAN_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
+  SCAN_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
+  // Storage port: the folder DATA_DIR/storage (embedded default), or an S3-compatible service.
+  STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
+  /** The S3 service's URL (MinIO, Ceph, R2, ...); absent: AWS S3 itself. */
+  STORAGE_S3_ENDPOINT: z.url().optional(),
+  STORAGE_S3_REGION: z.string().min(1).default("us-east-1"),
+  /** Both or neither; neither: the AWS SDK's default credential chain. */
+  STORAGE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  STORAGE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Buckets in the path (host/bucket/key), as MinIO and most S3-compatible servers need. */
+  STORAGE_S3_FORCE_PATH_STYLE: booleanFromString.default(false),
+  /** Real bucket = this prefix + the logical bucket's name (SCAN_BUCKET, SNAPSHOT_BUCKET, markbook). */
+  STORAGE_S3_BUCKET_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, "must start a bucket name (a-z, 0-9, . and -)").optional(),
+  /** Or an explicit list, logical=real,logical=real, covering every logical bucket. */
+  STORAGE_S3_BUCKETS: z.string().optional(),
   // Graph port: Neo4j when NEO4J_URI is set, else the embedded graph tables.
   NEO4J_URI: z
     .string()
@@ -112,6 +128,7 @@ export type Env = z.infer<typeof envSchema> & {
   isProductionDeployment: boolean;
   seedDemo: boolean;
   appUrl: string;
+  storage: StorageSettings;
 };
 
 export class ConfigError extends Error {
@@ -143,13 +160,17 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         "`openssl rand -base64 48`; two different values).",
     );
   }
+  const seedDemo = values.SEED_DEMO ?? !isProductionDeployment;
+  const storage = resolveStorageSettings(values, logicalBuckets(values, seedDemo));
+  if ("problems" in storage) throw new ConfigError(`Invalid configuration:\n  ${storage.problems.join("\n  ")}`);
   return {
     ...values,
     dataDir: path.resolve(values.DATA_DIR),
     databaseKind: values.DATABASE_URL ? "postgres" : "pglite",
     isProductionDeployment,
-    seedDemo: values.SEED_DEMO ?? !isProductionDeployment,
+    seedDemo,
     appUrl: values.APP_URL ?? `http://localhost:${values.PORT}`,
+    storage: storage.settings,
   };
 }
 

@@ -5,7 +5,8 @@ import { migrateDatabase } from "./db/migrate";
 import { env } from "./env";
 import { logger } from "./logger";
 import { removeSpoolLeftovers } from "./speech/audio-upload";
-import { configuredObjectStorage, removeStorageLeftovers } from "./storage/configured-storage";
+import { openConfiguredStorage, removeStorageLeftovers } from "./storage/configured-storage";
+import { localStorageRoot } from "./storage/local";
 import { useObjectStorage } from "./storage/object-storage";
 
 export interface OpenedDatabase {
@@ -53,6 +54,8 @@ export interface StartedMarkbook extends OpenedDatabase {
  */
 export async function startMarkbook(): Promise<StartedMarkbook> {
   const config = env();
+  // Checked first: a missing bucket stops the start before the database is opened.
+  const storage = await openConfiguredStorage();
   const opened = await openConfiguredDatabase("server");
   try {
     logger.info(
@@ -60,7 +63,8 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
         ? `Database: embedded PGlite in ${config.dataDir}`
         : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
     );
-    useObjectStorage(configuredObjectStorage());
+    useObjectStorage(storage);
+    logger.info(config.storage.driver === "s3" ? `Storage: S3 at ${config.storage.endpoint ?? "AWS"}` : `Storage: the folder ${localStorageRoot()}`);
     await removeCrashLeftovers(config.databaseKind === "pglite");
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {

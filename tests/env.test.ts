@@ -79,3 +79,57 @@ describe("parseEnv", () => {
     expect(configError({ SEED_DEMO: "maybe" }).message).toMatch(/SEED_DEMO="maybe"/);
   });
 });
+
+describe("parseEnv: the storage settings", () => {
+  const s3 = { STORAGE_DRIVER: "s3", STORAGE_S3_ENDPOINT: "http://127.0.0.1:9000", SEED_DEMO: "false" };
+
+  it("uses the local folder by default, and maps every logical bucket to itself on S3 with no prefix or list", () => {
+    expect(parseEnv({}).storage).toEqual({ driver: "local" });
+    expect(parseEnv({ STORAGE_DRIVER: "s3" }).storage).toEqual({
+      driver: "s3",
+      endpoint: undefined,
+      region: "us-east-1",
+      credentials: undefined,
+      forcePathStyle: false,
+      buckets: { "cc.exam.submissions": "cc.exam.submissions", "cc.public.snapshots": "cc.public.snapshots", markbook: "markbook" },
+    });
+  });
+
+  it("maps the logical buckets by STORAGE_S3_BUCKET_PREFIX, the demo paper's only when the demo is seeded", () => {
+    const config = parseEnv({ ...s3, STORAGE_S3_BUCKET_PREFIX: "school-", STORAGE_S3_FORCE_PATH_STYLE: "true", SCAN_BUCKET: "scans" });
+    expect(config.storage).toMatchObject({
+      endpoint: "http://127.0.0.1:9000",
+      forcePathStyle: true,
+      buckets: { scans: "school-scans", "cc.public.snapshots": "school-cc.public.snapshots" },
+    });
+    expect(parseEnv({ ...s3, SEED_DEMO: "true", STORAGE_S3_BUCKET_PREFIX: "x-" }).storage).toMatchObject({ buckets: { markbook: "x-markbook" } });
+  });
+
+  it("maps them by an explicit STORAGE_S3_BUCKETS list, which must cover every one", () => {
+    const list = " cc.exam.submissions = district-scans , cc.public.snapshots=district-canvases ";
+    expect(parseEnv({ ...s3, STORAGE_S3_BUCKETS: list }).storage).toMatchObject({
+      buckets: { "cc.exam.submissions": "district-scans", "cc.public.snapshots": "district-canvases" },
+    });
+    expect(configError({ ...s3, STORAGE_S3_BUCKETS: "cc.exam.submissions=district-scans" }).message).toMatch(
+      /STORAGE_S3_BUCKETS: no real bucket for cc\.public\.snapshots \(the app uses cc\.exam\.submissions, cc\.public\.snapshots\)/,
+    );
+  });
+
+  it("names the variable of each problem: an entry not logical=real, an unknown or invalid bucket, both ways at once, half a key pair", () => {
+    const both = `cc.exam.submissions=a-scans,cc.public.snapshots=a-canvases`;
+    expect(configError({ ...s3, STORAGE_S3_BUCKETS: `${both},scans` }).message).toMatch(/STORAGE_S3_BUCKETS: "scans" is not logical=real/);
+    expect(configError({ ...s3, STORAGE_S3_BUCKETS: `${both},other=b` }).message).toMatch(/STORAGE_S3_BUCKETS: "other" is not a bucket the app uses/);
+    expect(configError({ ...s3, STORAGE_S3_BUCKETS: "cc.exam.submissions=Scans!,cc.public.snapshots=ab" }).message).toMatch(
+      /STORAGE_S3_BUCKETS: "Scans!" \(for cc\.exam\.submissions\) is not an S3 bucket name[\s\S]*"ab" \(for cc\.public\.snapshots\) is not an S3 bucket name/,
+    );
+    expect(configError({ ...s3, STORAGE_S3_BUCKET_PREFIX: "a".repeat(50) }).message).toMatch(/STORAGE_S3_BUCKET_PREFIX: "a{50}cc\.exam\.submissions" .* is not an S3 bucket name/);
+    expect(configError({ ...s3, STORAGE_S3_BUCKET_PREFIX: "UP" }).message).toMatch(/STORAGE_S3_BUCKET_PREFIX="UP"/);
+    expect(configError({ ...s3, STORAGE_S3_BUCKETS: both, STORAGE_S3_BUCKET_PREFIX: "x-" }).message).toMatch(/give one of them, not both/);
+    expect(configError({ ...s3, STORAGE_S3_ACCESS_KEY_ID: "key" }).message).toMatch(/STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY: give both/);
+    expect(configError({ ...s3, STORAGE_S3_ENDPOINT: "not a url" }).message).toMatch(/STORAGE_S3_ENDPOINT="not a url"/);
+    expect(configError({ STORAGE_DRIVER: "ftp" }).message).toMatch(/STORAGE_DRIVER="ftp"/);
+    expect(parseEnv({ ...s3, STORAGE_S3_ACCESS_KEY_ID: "key", STORAGE_S3_SECRET_ACCESS_KEY: "secret" }).storage).toMatchObject({
+      credentials: { accessKeyId: "key", secretAccessKey: "secret" },
+    });
+  });
+});

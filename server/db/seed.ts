@@ -12,6 +12,7 @@ import { logger } from "../logger";
 import { type Role, createUser, findUserByEmail } from "../identity/users";
 import { objectStorage } from "../storage/configured-storage";
 import { putObjectBytes } from "../storage/object-storage";
+import { DEMO_PAPER_BUCKET } from "../storage/storage-settings";
 import type { Db, Tx } from "./client";
 import { type DemoPart, type GeneratedPaper, demoPaper, demoPaperQuestions, generateDemoPaper } from "./demo-paper";
 import { DEMO_INSTITUTE_NAME, DEMO_MARKER_EMAIL, DEMO_PASSWORD, demoStaff } from "./demo-school";
@@ -63,7 +64,6 @@ const week: Record<number, string> = {
   5: "10B 11A | 10A     | 11A     | 10B     | 10A    ",
 };
 
-const PAPER_BUCKET = "markbook";
 const PAPER_KEY = `exam-papers/${demoPaper.id}.pdf`;
 const TEMPLATE_OWNER = "teacher@northfield.example";
 /** Any constant: serialises two servers seeding one PostgreSQL database at the same moment. */
@@ -105,7 +105,7 @@ export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; cre
   const hashing = Promise.all(people.map(() => hashPassword(DEMO_PASSWORD)));
   hashing.catch(() => {}); // awaited below; this only keeps an early exit from leaving it unhandled
   const paper = await generateDemoPaper();
-  await putObjectBytes(objectStorage(), PAPER_BUCKET, PAPER_KEY, paper.bytes, { contentType: "application/pdf" });
+  await putObjectBytes(objectStorage(), DEMO_PAPER_BUCKET, PAPER_KEY, paper.bytes, { contentType: "application/pdf" });
 
   const seeded = await asService(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
@@ -227,7 +227,7 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
     .values({
       institute_id: null,
       owner_id: null,
-      bucket: PAPER_BUCKET,
+      bucket: DEMO_PAPER_BUCKET,
       storage_key: PAPER_KEY,
       content_type: "application/pdf",
       byte_size: paper.bytes.byteLength,

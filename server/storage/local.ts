@@ -5,6 +5,7 @@ import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { env } from "../env";
+import { checkedObjectAddress } from "./object-address";
 import { type ObjectStorage, ObjectNotFoundError } from "./object-storage";
 
 /**
@@ -12,21 +13,13 @@ import { type ObjectStorage, ObjectNotFoundError } from "./object-storage";
  * temporary file beside the target and are renamed into place, so a reader never sees half a file.
  */
 
-const bucketShape = /^[a-z0-9][a-z0-9.-]{0,62}$/;
-const keySegmentShape = /^[A-Za-z0-9._-]+$/;
-
-export function localStorageRoot(): string {
-  return path.join(env().dataDir, "storage");
+export function localStorageRoot(dataDir = env().dataDir): string {
+  return path.join(dataDir, "storage");
 }
 
 /** The file of an object; refuses keys that could leave the bucket (`..`, absolute paths, odd characters). */
 export function localObjectPath(bucket: string, key: string, root = localStorageRoot()): string {
-  if (!bucketShape.test(bucket)) throw new Error(`Invalid bucket name: ${bucket}`);
-  const segments = key.split("/");
-  if (segments.some((segment) => !keySegmentShape.test(segment) || segment === "." || segment === "..")) {
-    throw new Error(`Invalid object key: ${key}`);
-  }
-  return path.join(root, bucket, ...segments);
+  return path.join(root, bucket, ...checkedObjectAddress(bucket, key));
 }
 
 /** The temporary file `put` writes beside `target` before renaming it into place, and its name's shape. */

@@ -1,0 +1,22 @@
+// s3rver ships no types: the part of its API the tests use.
+declare module "s3rver" {
+  import type { Server } from "node:http";
+  import type { AddressInfo } from "node:net";
+
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    directory?: string;
+    silent?: boolean;
+    resetOnClose?: boolean;
+    vhostBuckets?: boolean;
+    configureBuckets?: { name: string }[];
+  }
+
+  export default class S3rver {
+    constructor(options?: S3rverOptions);
+    httpServer?: Server;
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+  }
+}
