@@ -9,7 +9,7 @@ import { verifyUserToken } from "../server/auth/tokens";
 import { type Database, openDatabase } from "../server/db/client";
 import { DataDirLockedError, LOCK_FILE_NAME, acquireDataDirLock } from "../server/db/data-dir-lock";
 import { apiKeys, enrollments, users } from "../server/db/schema";
-import { withDatabase } from "./support/global-setup";
+import { withDatabase } from "./support/postgres";
 import { postgresAdminUrl } from "./support/postgres";
 
 const tsx = path.resolve("node_modules/.bin/tsx");
