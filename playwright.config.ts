@@ -74,7 +74,10 @@ export default defineConfig({
   use: {
     baseURL,
     viewport: { width: 1280, height: 800 },
-    trace: "retain-on-failure",
+    // A failed test keeps its trace of actions, console and network, without DOM snapshots or a
+    // screencast: on a busy machine the snapshots' copies of the PDF canvases held a page's first canvas
+    // back past 90 s (4–6 s without them; the screencast alone tripled it), in either Chromium.
+    trace: { mode: "retain-on-failure", snapshots: false, screenshots: false },
     screenshot: "only-on-failure",
     launchOptions: chromiumLaunchOptions,
   },
