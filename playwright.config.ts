@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
 
 /**
- * End-to-end tests against the production build in the machine's Chromium (never a downloaded browser).
+ * End-to-end tests against the production build in Chromium (never a downloaded browser).
  * The web server is built, then started on its own port with a fresh, throw-away data folder, so every
  * run starts from a newly seeded demo school.
  *   E2E_PORT=3100        port of the test server
@@ -35,19 +35,27 @@ const speechEnv = {
 
 /**
  * The machine's Chromium, else the Chromium headless shell that `@sparticuz/chromium` ships in npm
- * (unpacked to /tmp on first use), so `npm test` needs no system browser. Its path is only known
- * asynchronously, and the config is read synchronously: a child process asks for it.
+ * (unpacked from the package to /tmp on first use, never downloaded), so `npm test` needs no system
+ * browser. Its path is only known asynchronously, and the config is read synchronously: a child process
+ * asks for it. Playwright itself never downloads a browser: every launch names its executable.
  */
-function chromiumExecutable(): string {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  if (fs.existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
+function chromiumExecutable(): { path: string; source: string } {
+  if (process.env.CHROMIUM_PATH) return { path: process.env.CHROMIUM_PATH, source: "CHROMIUM_PATH" };
+  if (fs.existsSync("/usr/bin/chromium")) return { path: "/usr/bin/chromium", source: "the system's" };
   const script = "import('@sparticuz/chromium').then(async ({ default: chromium }) => process.stdout.write(await chromium.executablePath()))";
-  return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  return { path: execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }), source: "@sparticuz/chromium's" };
+}
+
+const chromium = chromiumExecutable();
+// The config is read by the runner and again by each worker: the runner says once which browser it is.
+if (process.env.TEST_WORKER_INDEX === undefined) {
+  const version = execFileSync(chromium.path, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  console.info(`Chromium for this run: ${chromium.source} ${chromium.path} (${version})`);
 }
 
 /** Chromium as every spec launches it; a spec that needs more flags (fake microphone) extends these. */
 export const chromiumLaunchOptions = {
-  executablePath: chromiumExecutable(),
+  executablePath: chromium.path,
   // --headless is added by Playwright itself.
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
 };
@@ -66,7 +74,10 @@ export default defineConfig({
   use: {
     baseURL,
     viewport: { width: 1280, height: 800 },
-    trace: "retain-on-failure",
+    // A failed test keeps its trace of actions, console and network, without DOM snapshots or a
+    // screencast: on a busy machine the snapshots' copies of the PDF canvases held a page's first canvas
+    // back past 90 s (4–6 s without them; the screencast alone tripled it), in either Chromium.
+    trace: { mode: "retain-on-failure", snapshots: false, screenshots: false },
     screenshot: "only-on-failure",
     launchOptions: chromiumLaunchOptions,
   },

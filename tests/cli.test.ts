@@ -10,11 +10,13 @@ import { type Database, openDatabase, rowsOf } from "../server/db/client";
 import { latestMigration } from "../server/db/migrate";
 import { DataDirLockedError, LOCK_FILE_NAME, acquireDataDirLock } from "../server/db/data-dir-lock";
 import { apiKeys, enrollments, users } from "../server/db/schema";
-import { withDatabase } from "./support/global-setup";
-import { postgresAdminUrl } from "./support/postgres";
+import { COST, timeoutFor } from "./support/busy-machine";
+import { postgresAdminUrl, withDatabase } from "./support/postgres";
 
 const tsx = path.resolve("node_modules/.bin/tsx");
-const CHAIN_TIMEOUT = 90_000;
+/** Each test spawns the CLI (and some open the database to check it): its timeout counts those runs. */
+const cliTimeout = (runs: number, inspections = 0, { first = false } = {}) =>
+  timeoutFor((first ? COST.cliFirstRun - COST.cliRun : 0) + runs * COST.cliRun + inspections * COST.databaseOpen);
 
 interface Run {
   code: number;
@@ -63,7 +65,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       await target?.cleanup();
     });
 
-    it("creates an institute, a teacher, a student and a class, and enrolls the student", { timeout: CHAIN_TIMEOUT }, async () => {
+    it("creates an institute, a teacher, a student and a class, and enrolls the student", { timeout: cliTimeout(6, 0, { first: true }) }, async () => {
       ids.institute = await result(["institute", "create", "--name", "Riverside High"], target.env);
       expect(ids.institute).toMatch(uuidShape);
       const user = (email: string, name: string, role: string) =>
@@ -88,13 +90,13 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(rowsOf<{ count: number }>(applied)[0]!.count).toBe(journal.entries.length);
     });
 
-    it("mints a user token whose subject is the user", async () => {
+    it("mints a user token whose subject is the user", { timeout: cliTimeout(1) }, async () => {
       const token = await result(["token", "--email", studentEmail, "--ttl-seconds", "120"], target.env);
       const claims = await verifyUserToken(token);
       expect(claims.userId).toBe(ids.student);
     });
 
-    it("prints a new API key once and stores only its hash", async () => {
+    it("prints a new API key once and stores only its hash", { timeout: cliTimeout(1, 1) }, async () => {
       const key = await result(["api-key", "create", "--name", "Lab tablets"], target.env);
       expect(key).toMatch(/^mk_[A-Za-z0-9_-]{43}$/);
       const stored = await target.inspect(({ db }) => db.select().from(apiKeys).where(eq(apiKeys.name, "Lab tablets")));
@@ -104,7 +106,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(JSON.stringify(stored)).not.toContain(key);
     });
 
-    it("lists API keys and revokes one by id", { timeout: CHAIN_TIMEOUT }, async () => {
+    it("lists API keys and revokes one by id", { timeout: cliTimeout(3, 1) }, async () => {
       const key = await result(["api-key", "create", "--name", "Old laptop"], target.env);
       const listing = (await markbook(["api-key", "list"], target.env)).stdout;
       const line = listing.split("\n").find((row) => row.endsWith("\tOld laptop"));
@@ -117,7 +119,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(revoked[0]!.revoked_at).toBeInstanceOf(Date);
     });
 
-    it("makes installation keys by default and a school's key with --institute; lists the owner; revokes either", { timeout: CHAIN_TIMEOUT }, async () => {
+    it("makes installation keys by default and a school's key with --institute; lists the owner; revokes either", { timeout: cliTimeout(6, 2) }, async () => {
       const installationKey = await result(["api-key", "create", "--name", "Operator's key"], target.env);
       const schoolKey = await result(["api-key", "create", "--name", "Riverside lab", "--institute", ids.institute!], target.env);
       const listing = async (extra: string[] = []) => {
@@ -146,7 +148,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(await target.inspect(({ db }) => db.select().from(apiKeys).where(eq(apiKeys.name, "Nowhere")))).toEqual([]);
     });
 
-    it("deactivates a user and makes them active again", { timeout: CHAIN_TIMEOUT }, async () => {
+    it("deactivates a user and makes them active again", { timeout: cliTimeout(3, 2) }, async () => {
       expect(await result(["user", "deactivate", "--email", studentEmail], target.env)).toBe(ids.student);
       const deactivatedAt = () =>
         target.inspect(async ({ db }) => (await db.select({ at: users.deactivated_at }).from(users).where(eq(users.id, ids.student!)))[0]!.at);
@@ -158,7 +160,7 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
       expect(nobody.stderr).toContain("--email: no user with email");
     });
 
-    it("refuses an unknown role on stderr, exits 1 and creates nobody", async () => {
+    it("refuses an unknown role on stderr, exits 1 and creates nobody", { timeout: cliTimeout(1, 1) }, async () => {
       const email = `wizard.${tag}@example.org`;
       const run = await markbook(
         ["user", "create", "--email", email, "--password", "correct-horse", "--name", "Wiz", "--institute", ids.institute!, "--role", "wizard"],
@@ -228,7 +230,7 @@ describeCommandChain("markbook CLI on PostgreSQL (DATABASE_URL)", !postgresAdmin
 });
 
 describe("the embedded data folder lock", () => {
-  it("makes the CLI refuse, untouched, while a live process holds the data folder", async () => {
+  it("makes the CLI refuse, untouched, while a live process holds the data folder", { timeout: cliTimeout(1) }, async () => {
     const dataDir = tempDir("locked");
     fs.writeFileSync(path.join(dataDir, LOCK_FILE_NAME), `${process.pid}\n`);
     const run = await markbook(["institute", "create", "--name", "Blocked"], { DATA_DIR: dataDir, DATABASE_URL: undefined });

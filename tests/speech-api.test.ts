@@ -13,6 +13,7 @@ import { useDatabase } from "../server/db/client";
 import { asService } from "../server/db/rls";
 import { createApiKey, revokeApiKey } from "../server/identity/api-keys";
 import { WHISPER_LANGUAGES } from "../server/speech/languages";
+import { speechTimeout } from "./support/busy-machine";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture, repeatedSpeechWav, wavBytes } from "./support/speech-audio";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testModelsDir, testSpeechConfig } from "./support/speech-server";
@@ -58,7 +59,9 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
     key = (await asService(database.db, (tx) => createApiKey(tx, { name: "speech tests" }))).key;
     server = await startSpeechServer(testSpeechConfig());
     client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0, timeout: 60_000 });
-  });
+    // The model loads on the first request: once, here, so that no test below carries it.
+    await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny" });
+  }, speechTimeout({ loads: 1, decodes: 1 }));
   afterAll(async () => {
     await server?.close();
     await database?.close();
@@ -114,7 +117,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
   });
 
   describe("transcriptions and translations", () => {
-    it("transcribes in json and text", async () => {
+    it("transcribes in json and text", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
       const json = await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny" });
       expect(typeof json.text).toBe("string");
       const text = await client.audio.transcriptions.create({ file: await speechFile(), model: "whisper-1", response_format: "text" });
@@ -122,14 +125,14 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect(text).toMatch(/\n$/);
     });
 
-    it("transcribes in srt and vtt, with well-formed cues", async () => {
+    it("transcribes in srt and vtt, with well-formed cues", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
       const srt = await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny", response_format: "srt", temperature: 1 });
       expect(srt).toMatch(/^1\n\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}\n.+\n\n/);
       const vtt = await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny", response_format: "vtt", temperature: 1 });
       expect(vtt).toMatch(/^WEBVTT\n\n\d{2}:\d{2}:\d{2}\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}\n.+\n\n/);
     });
 
-    it("transcribes in verbose_json with every Segment field and the detected language by name", async () => {
+    it("transcribes in verbose_json with every Segment field and the detected language by name", { timeout: speechTimeout({ decodes: 1 }) }, async () => {
       const result = await client.audio.transcriptions.create({
         file: await speechFile(),
         model: "tiny",
@@ -159,7 +162,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect(result.text).toBe(result.segments!.map((segment) => segment.text).join("").trim());
     });
 
-    it("uses the given language and reports it by its English name", async () => {
+    it("uses the given language and reports it by its English name", { timeout: speechTimeout({ decodes: 1 }) }, async () => {
       const result = await client.audio.transcriptions.create({
         file: await speechFile(),
         model: "tiny",
@@ -170,7 +173,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect(result.language).toBe("french");
     });
 
-    it("gives word timestamps from cross-attention when asked", async () => {
+    it("gives word timestamps from cross-attention when asked", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
       const result = await client.audio.transcriptions.create({
         file: await speechFile(),
         model: "tiny",
@@ -194,7 +197,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect(Array.isArray(wordsOnly.words)).toBe(true);
     });
 
-    it("translates into English in every format", async () => {
+    it("translates into English in every format", { timeout: speechTimeout({ decodes: 3 }) }, async () => {
       const json = await client.audio.translations.create({ file: await speechFile(), model: "tiny" });
       expect(typeof json.text).toBe("string");
       const verbose = await client.audio.translations.create({ file: await speechFile(), model: "tiny", response_format: "verbose_json", temperature: 1 });
@@ -204,7 +207,7 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       expect(typeof srt).toBe("string");
     });
 
-    it("transcribes audio longer than 30 s window by window, with global timestamps", async () => {
+    it("transcribes audio longer than 30 s window by window, with global timestamps", { timeout: speechTimeout({ decodes: 3 }) }, async () => {
       const result = await client.audio.transcriptions.create({
         file: await toFile(repeatedSpeechWav(65), "long.wav"),
         model: "tiny",
@@ -337,7 +340,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
   // The limits are counted in the database, shared by every server: each of these tests has a key of its own.
   const freshKey = async (name: string) => (await asService(database.db, (tx) => createApiKey(tx, { name }))).key;
 
-  it("429 rate_limit_exceeded with x-ratelimit headers and Retry-After past the per-key requests per minute, counted across servers", async () => {
+  it("429 rate_limit_exceeded with x-ratelimit headers and Retry-After past the per-key requests per minute, counted across servers", { timeout: speechTimeout({ loads: 2, decodes: 2 }) }, async () => {
     // Two servers (as two app nodes) on one database: the key's requests are counted once for both.
     const [server, otherServer] = await Promise.all([1, 2].map(() => startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_RPM: "2" }))));
     try {
@@ -359,7 +362,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("429 past the per-key seconds of audio per minute", async () => {
+  it("429 past the per-key seconds of audio per minute", { timeout: speechTimeout({ loads: 1, decodes: 1 }) }, async () => {
     const server = await startSpeechServer(testSpeechConfig({ SPEECH_RATE_LIMIT_AUDIO_SECONDS: "5" }));
     try {
       const client = new OpenAI({ apiKey: await freshKey("audio"), baseURL: server.baseURL, maxRetries: 0 });
@@ -374,7 +377,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("400 naming timestamp_granularities when the model cannot give word timestamps", async () => {
+  it("400 naming timestamp_granularities when the model cannot give word timestamps", { timeout: speechTimeout({ loads: 1, decodes: 1 }) }, async () => {
     // The same weights, but a generation config without alignment heads: no word alignment possible.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-models-"));
     const model = path.join(folder, "no-alignment");
@@ -403,7 +406,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("429 when the engine queue is full, and a client that hangs up cancels its running job", async () => {
+  it("429 when the engine queue is full, and a client that hangs up cancels its running job", { timeout: speechTimeout({ loads: 1, decodes: 3 }) }, async () => {
     const server = await startSpeechServer(testSpeechConfig({ SPEECH_QUEUE_MAX: "0", SPEECH_RATE_LIMIT_RPM: "0" }));
     try {
       const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
@@ -424,7 +427,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("429 when the decoded audio held by the engine would pass SPEECH_QUEUE_MAX_AUDIO_MB", async () => {
+  it("429 when the decoded audio held by the engine would pass SPEECH_QUEUE_MAX_AUDIO_MB", { timeout: speechTimeout({ loads: 1, decodes: 4 }) }, async () => {
     const server = await startSpeechServer(testSpeechConfig({ SPEECH_QUEUE_MAX_AUDIO_MB: "1", SPEECH_RATE_LIMIT_RPM: "0" }));
     try {
       const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
@@ -448,7 +451,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("unloads an idle model after MODEL_TTL_SECONDS and loads it again on the next request", async () => {
+  it("unloads an idle model after MODEL_TTL_SECONDS and loads it again on the next request", { timeout: speechTimeout({ loads: 2, decodes: 2 }) }, async () => {
     const server = await startSpeechServer(testSpeechConfig({ MODEL_TTL_SECONDS: "1" }));
     try {
       const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
@@ -463,7 +466,7 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
     }
   });
 
-  it("falls back to a higher temperature when the greedy decode fails the log-probability test", async () => {
+  it("falls back to a higher temperature when the greedy decode fails the log-probability test", { timeout: speechTimeout({ loads: 1, decodes: 2 }) }, async () => {
     const server = await startSpeechServer(testSpeechConfig({ SPEECH_FALLBACK_TEMPERATURES: "0.5" }));
     try {
       const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
@@ -472,15 +475,20 @@ describe.skipIf(!testModelAvailable)("speech API limits", () => {
       expect(server.service.pool.stats.decodes).toBe(2); // greedy, then 0.5
       expect(result.segments!.length).toBeGreaterThan(0);
       for (const segment of result.segments!) expect(segment.temperature).toBe(0.5);
-      const strict = await startSpeechServer(testSpeechConfig({ SPEECH_FALLBACK_TEMPERATURES: "0.5", SPEECH_LOGPROB_THRESHOLD: "-1000", SPEECH_COMPRESSION_RATIO_THRESHOLD: "1000" }));
-      try {
-        const confident = new OpenAI({ apiKey: key, baseURL: strict.baseURL, maxRetries: 0 });
-        const greedy = await confident.audio.transcriptions.create({ file: await speechFile(), model: "tiny", response_format: "verbose_json" });
-        expect(strict.service.pool.stats.decodes).toBe(1); // thresholds met: no fallback
-        for (const segment of greedy.segments!) expect(segment.temperature).toBe(0);
-      } finally {
-        await strict.close();
-      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps the greedy decode when it meets the thresholds", { timeout: speechTimeout({ loads: 1, decodes: 1 }) }, async () => {
+    const server = await startSpeechServer(
+      testSpeechConfig({ SPEECH_FALLBACK_TEMPERATURES: "0.5", SPEECH_LOGPROB_THRESHOLD: "-1000", SPEECH_COMPRESSION_RATIO_THRESHOLD: "1000" }),
+    );
+    try {
+      const client = new OpenAI({ apiKey: key, baseURL: server.baseURL, maxRetries: 0 });
+      const greedy = await client.audio.transcriptions.create({ file: await speechFile(), model: "tiny", response_format: "verbose_json" });
+      expect(server.service.pool.stats.decodes).toBe(1); // thresholds met: no fallback
+      for (const segment of greedy.segments!) expect(segment.temperature).toBe(0);
     } finally {
       await server.close();
     }

@@ -10,6 +10,7 @@ import { AutoProcessor, env as transformersEnv } from "@huggingface/transformers
 import { beforeAll, describe, expect, it } from "vitest";
 import { fuseEncoderAttention, shareTiedEmbeddingProjection } from "../server/speech/onnx-graph";
 import { logMelFeatures } from "../server/speech/whisper-engine";
+import { COST, ONNX_SPIN, timeoutFor } from "./support/busy-machine";
 import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir } from "./support/speech-server";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- onnxruntime's tensors, used loosely here */
@@ -68,7 +69,7 @@ describe.skipIf(!testModelAvailable)("speech engine memory: the rewritten graphs
   const encoderBytes = () => fs.readFileSync(onnxFile("encoder_model"));
   const encoderStates = new ort.Tensor("float32", audio(1500 * 384 / 16000), [1, 1500, 384]);
 
-  it("the decoder's two branches share one tied-embedding projection and give the same logits", async () => {
+  it("the decoder's two branches share one tied-embedding projection and give the same logits", { timeout: timeoutFor(ONNX_SPIN * COST.onnxDecoderComparison) }, async () => {
     const rewritten = shareTiedEmbeddingProjection(decoderBytes());
     expect(rewritten).not.toBeNull();
     // Nothing is left to share: each branch now reads the projection computed once, outside both.
@@ -100,8 +101,7 @@ describe.skipIf(!testModelAvailable)("speech engine memory: the rewritten graphs
     await Promise.all([original.release(), shared.release()]);
   });
 
-  // Two ONNX sessions built and run on the tiny encoder: seconds alone, several times that on a busy machine.
-  it("the encoder's attention runs as fused MultiHeadAttention and gives the same attention output", { timeout: 120_000 }, async () => {
+  it("the encoder's attention runs as fused MultiHeadAttention and gives the same attention output", { timeout: timeoutFor(ONNX_SPIN * COST.onnxEncoderComparison) }, async () => {
     const fused = fuseEncoderAttention(encoderBytes());
     expect(fused).not.toBeNull();
     expect(Buffer.from(fused!).includes("MultiHeadAttention")).toBe(true);

@@ -3,8 +3,7 @@ import fs from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import { type Database, openDatabase, useDatabase } from "../../server/db/client";
-import { withDatabase } from "./global-setup";
-import { postgresAdminUrl } from "./postgres";
+import { postgresAdminUrl, withDatabase } from "./postgres";
 
 export type DatabaseKind = Database["kind"];
 
@@ -15,7 +14,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
     return openDatabase({ kind: "pglite", loadDataDir: new Blob([tar]) });
   }
   const adminUrl = postgresAdminUrl();
-  if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
+  if (!adminUrl) throw new Error("the run has no PostgreSQL (TEST_POSTGRES=off)");
   const name = `markbook_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
   await admin.db.execute(sql.raw(`create database ${name} template ${inject("postgresTemplate")}`));
@@ -51,7 +50,7 @@ export async function openSecondHandle(database: Database): Promise<Database> {
 }
 
 /**
- * Runs a suite once on PGlite and once on PostgreSQL (skipped, visibly, without TEST_DATABASE_URL).
+ * Runs a suite once on PGlite and once on the run's PostgreSQL (skipped, visibly, with TEST_POSTGRES=off).
  * The database is also made the process database, so REST handlers under test use it.
  */
 export function describeOnEachDatabase(title: string, body: (database: () => Database) => void) {
