@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { type Database, openDatabase } from "../server/db/client";
 
 /** A fresh PostgreSQL database for one benchmark run (from an admin URL), and its removal. */
-export async function openScratchPostgres(adminUrl: string, poolMax: number): Promise<{ database: Database; drop(): Promise<void> }> {
+export async function openScratchPostgres(adminUrl: string, poolMax: number): Promise<{ database: Database; drop: () => Promise<void> }> {
   const name = `markbook_bench_${crypto.randomBytes(4).toString("hex")}`;
   const admin = await openDatabase({ kind: "postgres", url: adminUrl, poolMax: 1 });
   await admin.db.execute(sql.raw(`create database ${name}`));

@@ -52,7 +52,7 @@ async function takesPerSecond(take: (key: string) => Promise<unknown>, takes: nu
 async function main() {
   // One in-memory limiter for the whole run, as the process held it.
   const memory = new InMemoryWindows();
-  const runs: { name: string; open: () => Promise<{ take: (key: string) => Promise<unknown>; drop(): Promise<void> }> }[] = [
+  const runs: { name: string; open: () => Promise<{ take: (key: string) => Promise<unknown>; drop: () => Promise<void> }> }[] = [
     { name: "in memory (one process, not shared)", open: async () => ({ take: (key) => memory.take(key), drop: async () => {} }) },
     {
       name: "PGlite 0.5 (in memory, same process)",

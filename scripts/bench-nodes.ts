@@ -139,19 +139,19 @@ async function main() {
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const json = async (response: Promise<Response>) => {
+    const json = async <Reply>(response: Promise<Response>): Promise<Reply> => {
       const reply = await response;
       if (!reply.ok) throw new Error(`${reply.status}: ${await reply.text()}`);
-      return reply.json();
+      return (await reply.json()) as Reply;
     };
 
     // A batch of the teacher's first class with a scan per student, and the leaf questions to mark.
     const first = nodes[0]!;
-    const classId: string = (await json(call(first, "GET", "/database/timetable/classes/teaching"))).classes[0].id;
-    const template = await json(call(first, "POST", "/api/exam/templates", { title: "Capacity", page_count: 3 }));
+    const classId = (await json<{ classes: { id: string }[] }>(call(first, "GET", "/database/timetable/classes/teaching"))).classes[0]!.id;
+    const template = await json<{ id: string }>(call(first, "POST", "/api/exam/templates", { title: "Capacity", page_count: 3 }));
     const canvas = sampleCanvas();
     await json(call(first, "PUT", `/api/exam/templates/${template.id}`, canvas));
-    const batch = await json(call(first, "POST", "/api/exam/batches", { template_id: template.id, class_id: classId }));
+    const batch = await json<{ id: string; submission_count: number }>(call(first, "POST", "/api/exam/batches", { template_id: template.id, class_id: classId }));
     for (let student = 0; student < batch.submission_count; student++) {
       const form = multipartBody([
         { name: "matching_method", value: "ordered" },
@@ -159,8 +159,8 @@ async function main() {
       ]);
       await json(fetch(`${first.url}/api/exam/batches/${batch.id}/scans`, { method: "POST", headers: { ...headers, "content-type": form.contentType }, body: form.body }));
     }
-    const queue = await json(call(first, "GET", `/api/exam/batches/${batch.id}/queue`));
-    const submissions: string[] = queue.submissions.filter((s: { status: string }) => s.status !== "absent").map((s: { id: string }) => s.id);
+    const queue = await json<{ submissions: { id: string; status: string }[] }>(call(first, "GET", `/api/exam/batches/${batch.id}/queue`));
+    const submissions = queue.submissions.filter((submission) => submission.status !== "absent").map((submission) => submission.id);
     const questions = [canvas.ids.q1a, canvas.ids.q1b, canvas.ids.q2];
     const pairs = submissions.flatMap((submission) => questions.map((question) => ({ submission, question, id: crypto.randomUUID() })));
     const roster = `/database/timetable/classes/${classId}/students`;

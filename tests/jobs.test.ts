@@ -15,8 +15,7 @@ import { startJobWorker } from "../server/jobs/worker";
 import { logger } from "../server/logger";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
-import { withDatabase } from "./support/postgres";
-import { postgresAdminUrl } from "./support/postgres";
+import { withDatabase, postgresAdminUrl } from "./support/postgres";
 
 const INSUFFICIENT_PRIVILEGE = "42501";
 

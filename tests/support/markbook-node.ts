@@ -38,7 +38,7 @@ export async function startMarkbookNode(options: {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-20_000);
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
