@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { writeBenchmarkSection } from "./benchmarks-doc";
+import { processesCpuMs } from "./process-cpu";
 
 // The configuration is read on first use: give this run its own data folder and secret first.
 const temporaryDataDir = process.env.DATA_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), "markbook-bench-"));
@@ -107,21 +108,6 @@ interface Figures {
   postgresCpuPerRequest: number;
 }
 
-/** CPU time (ms) used so far by these processes, from /proc (Linux); null where it cannot be read. */
-function processesCpuMs(pids: number[]): number | null {
-  let ticks = 0;
-  try {
-    for (const pid of pids) {
-      // Fields after the command name: utime and stime are the 14th and 15th of the whole line.
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-  } catch {
-    return null;
-  }
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-}
 let backendPids: () => Promise<number[]> = async () => [];
 
 interface CheckedReply {

@@ -22,6 +22,7 @@ import postgres from "postgres";
 import { pdfBytes, multipartBody, sampleCanvas } from "../tests/support/exam-fixtures";
 import { type MarkbookNode, runMarkbookCli, startMarkbookNode } from "../tests/support/markbook-node";
 import { writeBenchmarkSection } from "./benchmarks-doc";
+import { processesCpuMs } from "./process-cpu";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -37,20 +38,6 @@ interface Figures {
   postgresCpuPerRequest: number;
 }
 
-/** CPU time (ms) used so far by these processes, from /proc (Linux). */
-function processesCpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      // a backend that ended meanwhile
-    }
-  }
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-}
 
 /** Resident set now and at its peak (MB) of a process, from /proc. */
 function memoryMb(pid: number): { rss: number; peak: number } {
@@ -85,8 +72,8 @@ async function drive(send: (client: number, index: number) => Promise<Response>,
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const nodeCpu = processesCpuMs(nodePids) - nodeBefore;
-  const postgresCpu = processesCpuMs(backends) - postgresBefore;
+  const nodeCpu = (processesCpuMs(nodePids) ?? Number.NaN) - (nodeBefore ?? Number.NaN);
+  const postgresCpu = (processesCpuMs(backends) ?? Number.NaN) - (postgresBefore ?? Number.NaN);
   samples.sort((a, b) => a - b);
   return {
     requests: samples.length,
