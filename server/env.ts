@@ -24,6 +24,11 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /** A direct connection for migrations when DATABASE_URL goes through a transaction-mode pooler (their lock is a session's). */
+  DATABASE_MIGRATION_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Lifetime of tokens minted by `markbook token` when --ttl-seconds is not given. */
@@ -159,6 +164,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         "NODE_ENV=production and DATABASE_URL is set (each a random string of at least 32 characters, e.g. " +
         "`openssl rand -base64 48`; two different values).",
     );
+  }
+  if (values.DATABASE_MIGRATION_URL && !values.DATABASE_URL) {
+    throw new ConfigError("Invalid configuration:\n  DATABASE_MIGRATION_URL is set but DATABASE_URL is not: it is the direct connection for migrations of that PostgreSQL.");
   }
   const seedDemo = values.SEED_DEMO ?? !isProductionDeployment;
   const storage = resolveStorageSettings(values, logicalBuckets(values, seedDemo));

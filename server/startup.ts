@@ -25,7 +25,7 @@ export async function openConfiguredDatabase(holder: LockHolderKind): Promise<Op
   let database: Database | undefined;
   try {
     database = await getDatabase();
-    await migrateDatabase(database);
+    await migrateDatabase(database, { sessionUrl: config.DATABASE_MIGRATION_URL });
     useDatabase(database);
   } catch (error) {
     await database?.close().catch(() => {});

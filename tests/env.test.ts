@@ -56,6 +56,13 @@ describe("parseEnv", () => {
     expect(parseEnv({ DATABASE_URL: "postgres://u:p@db:5432/markbook" }).databaseKind).toBe("postgres");
   });
 
+  it("takes DATABASE_MIGRATION_URL only beside DATABASE_URL, and only as a PostgreSQL URL", () => {
+    const pooled = { DATABASE_URL: "postgres://u:p@pooler:6432/markbook", DATABASE_MIGRATION_URL: "postgres://u:p@db:5432/markbook" };
+    expect(parseEnv(pooled).DATABASE_MIGRATION_URL).toBe("postgres://u:p@db:5432/markbook");
+    expect(configError({ ...pooled, DATABASE_MIGRATION_URL: "db:5432" }).message).toMatch(/DATABASE_MIGRATION_URL/);
+    expect(configError({ DATABASE_MIGRATION_URL: "postgres://u:p@db:5432/markbook" }).message).toMatch(/DATABASE_MIGRATION_URL is set but DATABASE_URL is not/);
+  });
+
   it("refuses production with an external database and no AUTH_SECRET or SYNC_TOKEN_SECRET, naming them", () => {
     const production = { NODE_ENV: "production", DATABASE_URL: "postgres://u:p@db:5432/markbook" };
     expect(configError(production).message).toMatch(/AUTH_SECRET and SYNC_TOKEN_SECRET are required/);

@@ -17,7 +17,11 @@ export function latestMigration(): string {
 /** Any constant: serialises migrations of several app instances starting at once. */
 const MIGRATION_LOCK_KEY = 7_263_401;
 
-export async function migrateDatabase(database: Database): Promise<void> {
+/**
+ * Applies the migrations not yet applied. On PostgreSQL they run on a connection of their own, to
+ * `sessionUrl` when given (a direct connection, where the database's own URL goes through a pooler).
+ */
+export async function migrateDatabase(database: Database, options: { sessionUrl?: string } = {}): Promise<void> {
   if (database.kind === "pglite") {
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder });
     return;
@@ -25,7 +29,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
   // One connection of its own: an advisory lock belongs to the session that took it, so the lock, the
   // migration and the unlock must not be spread over a pool's connections (the unlock would miss, and
   // the next node to start would wait for a lock nobody releases).
-  const session = await openDatabase({ kind: "postgres", url: database.url!, poolMax: 1 });
+  const session = await openDatabase({ kind: "postgres", url: options.sessionUrl ?? database.url!, poolMax: 1 });
   try {
     await session.db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
     await migratePostgres(session.db as unknown as PostgresJsDatabase, { migrationsFolder });
