@@ -6,6 +6,15 @@ import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import reactHooks from "eslint-plugin-react-hooks";
 
+/** The no-unsafe-* rules, off where `any` is read on purpose (see each block below). */
+const unsafeAnyRulesOff = {
+  "@typescript-eslint/no-unsafe-argument": "off",
+  "@typescript-eslint/no-unsafe-assignment": "off",
+  "@typescript-eslint/no-unsafe-call": "off",
+  "@typescript-eslint/no-unsafe-member-access": "off",
+  "@typescript-eslint/no-unsafe-return": "off",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -64,13 +73,7 @@ export default tseslint.config(
     // Tests read JSON replies (`await res.json()` is `any`) and assert their shape at run time; the
     // no-unsafe-* rules would demand a cast before every assertion and find nothing.
     files: ["tests/**/*.ts", "e2e/**/*.ts"],
-    rules: {
-      "@typescript-eslint/no-unsafe-argument": "off",
-      "@typescript-eslint/no-unsafe-assignment": "off",
-      "@typescript-eslint/no-unsafe-call": "off",
-      "@typescript-eslint/no-unsafe-member-access": "off",
-      "@typescript-eslint/no-unsafe-return": "off",
-    },
+    rules: unsafeAnyRulesOff,
   },
   {
     // transformers.js types its models, processors and tensors loosely; the Whisper code names that
@@ -84,13 +87,7 @@ export default tseslint.config(
       "server/http/openapi.ts",
       "server/graph/neo4j.ts",
     ],
-    rules: {
-      "@typescript-eslint/no-unsafe-argument": "off",
-      "@typescript-eslint/no-unsafe-assignment": "off",
-      "@typescript-eslint/no-unsafe-call": "off",
-      "@typescript-eslint/no-unsafe-member-access": "off",
-      "@typescript-eslint/no-unsafe-return": "off",
-    },
+    rules: unsafeAnyRulesOff,
   },
   {
     // Plain JavaScript (this file, next.config.mjs, the speech worker) is outside the TypeScript
