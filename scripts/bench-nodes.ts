@@ -16,11 +16,9 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { spawnSync } from "node:child_process";
 import postgres from "postgres";
 import { pdfBytes, multipartBody, sampleCanvas } from "../tests/support/exam-fixtures";
-import { type MarkbookNode, runMarkbookCli, startMarkbookNode } from "../tests/support/markbook-node";
+import { type MarkbookNode, ensureProductionBuild, runMarkbookCli, startMarkbookNode } from "../tests/support/markbook-node";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 import { processesCpuMs } from "./process-cpu";
 
@@ -85,20 +83,13 @@ async function drive(send: (client: number, index: number) => Promise<Response>,
   };
 }
 
-function ensureBuild() {
-  if (fs.existsSync(path.join(".next", "BUILD_ID"))) return;
-  console.log("No production build: running next build…");
-  const build = spawnSync(path.join("node_modules", ".bin", "next"), ["build"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("next build failed");
-}
-
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     console.error("bench:nodes needs BENCH_DATABASE_URL or TEST_DATABASE_URL (an admin connection to PostgreSQL).");
     process.exit(2);
   }
-  ensureBuild();
+  ensureProductionBuild();
   const name = `markbook_bench_nodes_${process.pid}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

@@ -18,16 +18,13 @@
  *   BENCH_UI_PORT (3124)  BENCH_THINK_MS (1500)  BENCH_LOADS (7 cold + 7 warm)  CHROMIUM_PATH
  *   BENCH_UI_TRACE=1 prints the requests of the first cold load (start → end) to see what waits for what
  */
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
 import zlib from "node:zlib";
 import { type Browser, type BrowserContext, type Page, chromium } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
-import { startMarkbookNode } from "../tests/support/markbook-node";
+import { ensureProductionBuild, startMarkbookNode } from "../tests/support/markbook-node";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const PORT = Number(process.env.BENCH_UI_PORT ?? 3124);
@@ -52,13 +49,6 @@ const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.
 const kB = (bytes: number) => `${(bytes / 1024).toFixed(0)} kB`;
 
 // ── the server ────────────────────────────────────────────────────────────────────────────────
-
-function ensureBuild() {
-  if (fs.existsSync(path.join(".next", "BUILD_ID"))) return;
-  console.log("No production build: running next build…");
-  const build = spawnSync(path.join("node_modules", ".bin", "next"), ["build"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("next build failed");
-}
 
 // ── the data: a batch with one scanned script per student ──────────────────────────────────────
 
@@ -344,7 +334,7 @@ const sectionIntro = [
 ].join("\n");
 
 async function main() {
-  ensureBuild();
+  ensureProductionBuild();
   const server = await startMarkbookNode({ name: "bench-ui", port: PORT, env: { LOG_LEVEL: "warn", HOST: "0.0.0.0" } });
   const browser = await chromium.launch(chromiumLaunchOptions);
   try {

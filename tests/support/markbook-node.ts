@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +19,14 @@ export interface MarkbookNode {
 }
 
 const READY_TIMEOUT_MS = 120_000;
+
+/** Runs `next build` when .next holds no production build (benchmarks start nodes on their own). */
+export function ensureProductionBuild(): void {
+  if (fs.existsSync(path.join(".next", "BUILD_ID"))) return;
+  console.log("No production build: running next build…");
+  const build = spawnSync(path.join("node_modules", ".bin", "next"), ["build"], { stdio: "inherit" });
+  if (build.status !== 0) throw new Error("next build failed");
+}
 
 function tsxArguments(script: string, ...rest: string[]): string[] {
   return ["--import", "tsx", script, ...rest];
