@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { type Db, type Tx, rowsOf } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
+import { textArray } from "../server/db/text-array";
 import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../server/identity/roles";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../server/db/schema";
 import { describeOnEachDatabase } from "./support/database";
@@ -62,6 +63,63 @@ describeOnEachDatabase("row-level security", (database) => {
         tx.insert(examTemplates).values({ institute_id: schoolB.institute.id, owner_id: schoolA.teacher.id, title: "x" }),
       ),
     ).rejects.toThrow();
+  });
+
+  it("lets a school admin create and change the people of their own school, and no other", async () => {
+    const { db } = database();
+    const newcomer = (school: School, tag: string) => ({
+      id: crypto.randomUUID(),
+      email: `${tag}.${crypto.randomUUID()}@example.org`,
+      user_type: "student" as const,
+      username: `${tag}-${crypto.randomUUID()}`,
+      full_name: "New Pupil",
+      display_name: "New",
+      user_db_name: `user-${crypto.randomUUID()}`,
+      school_id: school.institute.id,
+    });
+    const own = newcomer(schoolA, "own");
+    await asUser(db, schoolA.admin.id, (tx) => tx.insert(users).values(own));
+    await expect(asUser(db, schoolA.admin.id, (tx) => tx.insert(users).values(newcomer(schoolB, "foreign")))).rejects.toThrow();
+    await expect(asUser(db, schoolA.teacher.id, (tx) => tx.insert(users).values(newcomer(schoolA, "teacher-made")))).rejects.toThrow();
+    // A user with no membership yet is seen by the staff of their school, and only by them.
+    const seenByStaff = await asUser(db, schoolA.teacher.id, (tx) => tx.select({ id: users.id }).from(users).where(eq(users.id, own.id)));
+    expect(seenByStaff).toHaveLength(1);
+    const seenByOther = await asUser(db, schoolB.admin.id, (tx) => tx.select({ id: users.id }).from(users).where(eq(users.id, own.id)));
+    expect(seenByOther).toHaveLength(0);
+
+    const renamed = await asUser(db, schoolA.admin.id, (tx) =>
+      tx.update(users).set({ full_name: "Renamed Pupil" }).where(eq(users.id, own.id)).returning({ id: users.id }),
+    );
+    expect(renamed).toHaveLength(1);
+    const foreign = await asUser(db, schoolB.admin.id, (tx) =>
+      tx.update(users).set({ deactivated_at: new Date() }).where(eq(users.id, schoolA.teacher.id)).returning({ id: users.id }),
+    );
+    expect(foreign).toHaveLength(0);
+  });
+
+  it("lets a user who is not an admin change only their own display name and password", async () => {
+    const { db } = database();
+    const teacher = schoolA.otherTeacher.id;
+    const [renamed] = await asUser(db, teacher, (tx) =>
+      tx.update(users).set({ display_name: "Sam" }).where(eq(users.id, teacher)).returning({ display_name: users.display_name }),
+    );
+    expect(renamed?.display_name).toBe("Sam");
+    await expect(
+      asUser(db, teacher, (tx) => tx.update(users).set({ email: "someone.else@example.org" }).where(eq(users.id, teacher))),
+    ).rejects.toMatchObject({ cause: { message: "only a school admin changes these details" } });
+    await expect(asUser(db, schoolA.student.id, (tx) => tx.update(users).set({ deactivated_at: null, year_group: "13" }).where(eq(users.id, schoolA.student.id)))).rejects.toMatchObject({
+      cause: { message: "only a school admin changes these details" },
+    });
+  });
+
+  it("tells an import which emails and usernames are taken anywhere, and nothing more", async () => {
+    const { db } = database();
+    const [emails, usernames] = await asUser(db, schoolA.admin.id, async (tx) => [
+      rowsOf<{ email: string }>(await tx.execute(sql`select app.emails_in_use(${textArray([schoolB.teacher.email.toUpperCase(), "nobody.at.all@example.org"])}) as email`)),
+      rowsOf<{ username: string }>(await tx.execute(sql`select app.usernames_in_use(${textArray([schoolB.teacher.username])}) as username`)),
+    ]);
+    expect(emails).toEqual([{ email: schoolB.teacher.email.toLowerCase() }]);
+    expect(usernames).toEqual([{ username: schoolB.teacher.username }]);
   });
 
   it("lets only the owner change a template, while colleagues read it", async () => {

@@ -2,7 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { text } from "../http/input-rules";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
-import type { Tx } from "../db/client";
+import { type Tx, rowsOf } from "../db/client";
+import { textArray } from "../db/text-array";
 import { institutes, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 
@@ -40,7 +41,7 @@ export async function createUser(tx: Tx, input: z.input<typeof createUserInput>)
       email,
       password_hash: password ? await hashPassword(password) : null,
       user_type: userTypeOfRole[role ?? "student"],
-      username: await availableUsername(tx, email.split("@")[0]!),
+      username: await availableUsername(tx, email),
       full_name: fullName,
       display_name: displayName ?? fullName.split(/\s+/)[0]!,
       user_db_name: `user-${id.replaceAll("-", "")}`,
@@ -53,17 +54,33 @@ export async function createUser(tx: Tx, input: z.input<typeof createUserInput>)
   return user!;
 }
 
-async function availableUsername(tx: Tx, base: string): Promise<string> {
-  const clean = base.toLowerCase().replace(/[^a-z0-9._-]/g, "") || "user";
-  const taken = await tx
-    .select({ username: users.username })
-    .from(users)
-    .where(sql`${users.username} = ${clean} or ${users.username} like ${`${clean}-%`}`);
-  const names = new Set(taken.map((row) => row.username));
-  if (!names.has(clean)) return clean;
-  let suffix = 2;
-  while (names.has(`${clean}-${suffix}`)) suffix += 1;
-  return `${clean}-${suffix}`;
+async function availableUsername(tx: Tx, email: string): Promise<string> {
+  return (await availableUsernames(tx, [email]))[0]!;
+}
+
+/** The username an email suggests: its local part, in the characters a username allows. */
+export const usernameBase = (email: string) =>
+  email.split("@")[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, "") || "user";
+
+/**
+ * Free usernames for these emails, in order: the email's base, else the base with the next free
+ * "-<n>". Two emails with one base get different names. Usernames are unique across the installation
+ * and an admin sees only their school, so the taken ones come from app.usernames_in_use (0011).
+ */
+export async function availableUsernames(tx: Tx, emails: readonly string[]): Promise<string[]> {
+  const bases = emails.map(usernameBase);
+  const unique = [...new Set(bases)];
+  const taken = new Set(
+    rowsOf<{ username: string }>(
+      await tx.execute(sql`select app.usernames_in_use(${textArray(unique)}) as username`),
+    ).map((row) => row.username),
+  );
+  return bases.map((base) => {
+    let name = base;
+    for (let suffix = 2; taken.has(name); suffix += 1) name = `${base}-${suffix}`;
+    taken.add(name);
+    return name;
+  });
 }
 
 export async function findUserByEmail(tx: Tx, email: string) {

@@ -27,10 +27,13 @@ export const classes = pgTable(
     subject: text(),
     /** The class's main teacher, when it has one. */
     teacher_id: uuid().references(() => users.id, { onDelete: "set null" }),
+    /** The class's id in the school's information system (OneRoster sourcedId): how a re-import finds it. */
+    sis_id: text(),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
     unique("classes_institute_name_key").on(table.institute_id, table.name),
+    unique("classes_institute_sis_id_key").on(table.institute_id, table.sis_id),
     check("classes_name_not_blank", sql`length(trim(${table.name})) > 0`),
   ],
 );

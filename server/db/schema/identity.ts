@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { roles } from "../../identity/roles";
-import { check, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const membershipRole = pgEnum("membership_role", roles);
 export const userType = pgEnum("user_type", ["student", "teacher", "staff", "developer"]);
@@ -33,10 +33,19 @@ export const users = pgTable(
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /** Set: the user may no longer sign in, and their tokens and dictation keys stop working. */
     deactivated_at: timestamp({ withTimezone: true }),
+    /** A student's year group as the school's information system names it ("Year 10", "10"). */
+    year_group: text(),
+    /** The user's id in the school's information system (OneRoster sourcedId): how a re-import finds them. */
+    sis_id: text(),
+    /** Set when an admin gave a temporary password: the user chooses their own at their next sign-in. */
+    must_change_password: boolean().notNull().default(false),
+    /** When the password last changed: sessions begun before it are signed out. */
+    password_changed_at: timestamp({ withTimezone: true }),
   },
   (table) => [
     uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
     uniqueIndex("users_username_key").on(table.username),
+    uniqueIndex("users_school_sis_id_key").on(table.school_id, table.sis_id),
     check("users_email_shape", sql`${table.email} ~ '^[^@\\s]+@[^@\\s]+$'`),
   ],
 );
