@@ -287,6 +287,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         question_id: canvasB.ids.q2,
         submission_id: submission.id,
         class_id: roster.class.id,
+        user_id: roster.students[0]!.id,
       },
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
@@ -312,6 +313,11 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },
         "POST /sync/token": { json: { room: canvasPath, db_name: school.teacher.user_db_name } },
         "GET /graph/node/children": { query: { neo4j_node_id: school.teacher.id, neo4j_db_name: school.teacher.user_db_name } },
+        "GET /api/school/people": { token: school.admin.token, query: { search: "student", role: "student", status: "active", limit: "10", offset: "0" } },
+        "POST /api/school/people": { token: school.admin.token, json: { full_name: "Fuzzy Person", email: "fuzzy.person@example.org", role: "student", year_group: "9" } },
+        "GET /api/school/people/{user_id}": { token: school.admin.token },
+        "PATCH /api/school/people/{user_id}": { token: school.admin.token, json: { full_name: "Renamed Student", year_group: "10", role: "student", active: true } },
+        "POST /api/school/people/{user_id}/password": { token: school.admin.token },
       },
     };
   }, 120_000);
@@ -328,6 +334,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       ["api/exam/batches/[batch_id]/results", [pathValues.batch_id!]],
       ["database/timetable/classes/[class_id]/students", [pathValues.class_id!], { include_inactive: "true" }, school.admin.token],
       ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],
+      ["api/school/people/[user_id]", [pathValues.user_id!], undefined, school.admin.token],
     ];
     const texts = [];
     for (const [folder, params, query, token] of reads) {

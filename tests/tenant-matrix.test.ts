@@ -151,6 +151,9 @@ const schoolAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin
 const staffOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: answer, student: 403 });
 const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher: answer });
 
+/** A new student of B's, with an email nobody uses yet. */
+const newPerson = () => ({ full_name: "Beta Person", email: `beta.${crypto.randomUUID()}@example.org`, role: "student" });
+
 const restMatrix: Record<string, Case<RouteCall>[]> = {
   "GET /api/exam/templates": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -235,6 +238,19 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a, b }) => ({ params: [a.markId], ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 }) }),
     },
   ],
+  "GET /api/school/people": [
+    { aim: "the list", answer: schoolAdmins("own"), build: () => ({}) },
+    { aim: "filtered by A's class", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { class_id: a.classId } }) },
+  ],
+  "POST /api/school/people": [
+    { aim: "a person of B's own", answer: schoolAdmins("own"), build: () => json(newPerson()) },
+    { aim: "a student of B's in A's class", answer: schoolAdmins(400), build: ({ a }) => json({ ...newPerson(), class_ids: [a.classId] }) },
+  ],
+  "GET /api/school/people/{user_id}": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId] }) }],
+  "PATCH /api/school/people/{user_id}": [
+    { aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId], ...json({ full_name: "Taken over", role: "student", active: false }) }) },
+  ],
+  "POST /api/school/people/{user_id}/password": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId] }) }],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
   "GET /database/timetable/timetables": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -321,6 +337,15 @@ const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", build: () => undefined }],
+  // B's people have no password to type, whoever they are.
+  "me.choosePassword": [{ aim: "the caller's own password", answer: 400, build: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
+  "people.list": restMatrix["GET /api/school/people"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query ?? {} })),
+  "people.add": restMatrix["POST /api/school/people"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
+  "people.get": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId }) }],
+  "people.edit": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, full_name: "Taken over" }) }],
+  "people.changeRole": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
+  "people.setActive": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
+  "people.resetPassword": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId }) }],
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
   "exam.templates.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
@@ -679,6 +704,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
       classes: await admin.classes.list(),
+      teacherAsPerson: await admin.people.get({ user_id: target.teacherId }),
       students: await admin.classes.students({ classId: target.classId, includeInactive: true }),
       timetable: await admin.timetables.get({ id: target.timetableId }),
       apiKey: (await admin.speech.apiKeys.list()).filter((key) => key.id === target.apiKeyId),

@@ -1,10 +1,10 @@
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { getSessionUserId } from "@/server/auth/session";
+import { getSessionUser } from "@/server/auth/session";
 import { getDatabase } from "@/server/db/client";
 import { createCaller } from "@/server/trpc/root";
 
-const sessionUserId = cache(getSessionUserId);
+const sessionUser = cache(getSessionUser);
 
 const profileOf = cache(async (userId: string) => {
   const { db } = await getDatabase();
@@ -13,10 +13,12 @@ const profileOf = cache(async (userId: string) => {
 
 /**
  * The signed-in user's profile (`me.profile`), read once per request. Signed out: to /signin, and back
- * to `returnTo` after signing in when it is given.
+ * to `returnTo` after signing in when it is given. Someone who was given a temporary password first
+ * chooses their own (/choose-password).
  */
 export async function requireSignedInProfile(returnTo?: string) {
-  const userId = await sessionUserId();
-  if (!userId) redirect(returnTo ? `/signin?callbackUrl=${encodeURIComponent(returnTo)}` : "/signin");
-  return profileOf(userId);
+  const user = await sessionUser();
+  if (!user) redirect(returnTo ? `/signin?callbackUrl=${encodeURIComponent(returnTo)}` : "/signin");
+  if (user.mustChoosePassword) redirect("/choose-password");
+  return profileOf(user.id);
 }

@@ -9,6 +9,8 @@ import { serverSecret } from "./secret";
 declare module "next-auth" {
   interface Session {
     user: { id: string } & DefaultSession["user"];
+    /** When the person signed in (ms since the epoch): see SIGNED_IN_AT_CLAIM. */
+    signed_in_at?: number;
   }
 }
 
@@ -34,6 +36,9 @@ configureNextAuthOrigin();
  */
 export const secureSessionCookie = env().appUrl.startsWith("https://");
 export const sessionCookieName = `${secureSessionCookie ? "__Secure-" : ""}next-auth.session-token`;
+
+/** The session token's claim with the time of sign-in (ms): next-auth renews `iat` whenever it re-issues the cookie. */
+export const SIGNED_IN_AT_CLAIM = "signed_in_at";
 
 export const authOptions: AuthOptions = {
   // A getter: the secret is read on the first request, so importing this module (as `next build` does)
@@ -64,11 +69,14 @@ export const authOptions: AuthOptions = {
   ],
   callbacks: {
     jwt({ token, user }) {
-      if (user) token.sub = user.id;
+      // When the person signed in (kept as the token is renewed): a password changed after it signs the session out.
+      if (user) Object.assign(token, { sub: user.id, [SIGNED_IN_AT_CLAIM]: Date.now() });
       return token;
     },
     session({ session, token }) {
       if (token.sub) session.user = { ...session.user, id: token.sub };
+      const signedInAt = token[SIGNED_IN_AT_CLAIM] ?? (typeof token.iat === "number" ? token.iat * 1000 : undefined);
+      if (typeof signedInAt === "number") session[SIGNED_IN_AT_CLAIM] = signedInAt;
       return session;
     },
   },

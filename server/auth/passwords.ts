@@ -42,3 +42,18 @@ export async function verifyPassword(password: string, stored: string | null): P
   });
   return crypto.timingSafeEqual(actual, expectedBytes);
 }
+
+/** Letters and digits that cannot be misread for one another (no 0/o, 1/l/i): said over the phone or copied from paper. */
+const TEMPORARY_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
+const TEMPORARY_PASSWORD_GROUPS = 3;
+const TEMPORARY_PASSWORD_GROUP_LENGTH = 4;
+
+/**
+ * A temporary password an admin hands over: 12 characters from a 31-letter alphabet (about 59 bits,
+ * crypto random) in groups of four, like "k7mp-x2wq-9rtd". The user must choose their own at the next sign-in.
+ */
+export function generateTemporaryPassword(): string {
+  const group = () =>
+    Array.from({ length: TEMPORARY_PASSWORD_GROUP_LENGTH }, () => TEMPORARY_PASSWORD_ALPHABET[crypto.randomInt(TEMPORARY_PASSWORD_ALPHABET.length)]).join("");
+  return Array.from({ length: TEMPORARY_PASSWORD_GROUPS }, group).join("-");
+}

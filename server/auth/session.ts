@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lte, or } from "drizzle-orm";
 import { getToken } from "next-auth/jwt";
 import { getServerSession } from "next-auth/next";
 import { NextRequest } from "next/server";
@@ -8,22 +8,55 @@ import { getDatabase } from "../db/client";
 import { asUser } from "../db/rls";
 import { users } from "../db/schema";
 import type { AuthenticatedUser } from "./authenticate";
-import { authOptions, secureSessionCookie } from "./next-auth";
+import { SIGNED_IN_AT_CLAIM, authOptions, secureSessionCookie } from "./next-auth";
 
-/** The id named by a session, when it is a user id of a user who still exists and is not deactivated (else signed out). */
-async function existingUserId(db: Db, subject: unknown): Promise<string | null> {
-  const parsed = z.uuid().safeParse(subject);
+export interface SessionUser {
+  id: string;
+  /** An admin gave them a temporary password: they choose their own before using the app. */
+  mustChoosePassword: boolean;
+}
+
+const sessionClaims = z.object({
+  sub: z.uuid(),
+  [SIGNED_IN_AT_CLAIM]: z.number().optional(),
+  iat: z.number().optional(),
+});
+
+/**
+ * The user a session token names, when they still exist, are not deactivated, and signed in no earlier
+ * than their password last changed (a reset signs out every session begun before it); else null
+ * (signed out). Tokens from before the sign-in claim existed count from their `iat`.
+ */
+async function sessionUser(db: Db, claims: unknown): Promise<SessionUser | null> {
+  const parsed = sessionClaims.safeParse(claims);
   if (!parsed.success) return null;
-  const id = parsed.data.toLowerCase();
-  const [user] = await asUser(db, id, (tx) => tx.select({ id: users.id }).from(users).where(and(eq(users.id, id), isNull(users.deactivated_at))));
-  return user?.id ?? null;
+  const id = parsed.data.sub.toLowerCase();
+  const signedInAt = parsed.data[SIGNED_IN_AT_CLAIM] ?? (parsed.data.iat ?? 0) * 1000;
+  const [user] = await asUser(db, id, (tx) =>
+    tx
+      .select({ id: users.id, mustChoosePassword: users.must_change_password })
+      .from(users)
+      .where(
+        and(
+          eq(users.id, id),
+          isNull(users.deactivated_at),
+          or(isNull(users.password_changed_at), lte(users.password_changed_at, new Date(signedInAt))),
+        ),
+      ),
+  );
+  return user ?? null;
 }
 
 /** The signed-in user of the current page or server component, or null. */
-export async function getSessionUserId(): Promise<string | null> {
+export async function getSessionUser(): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions);
   if (!session) return null;
-  return existingUserId((await getDatabase()).db, session.user?.id);
+  return sessionUser((await getDatabase()).db, { sub: session.user?.id, [SIGNED_IN_AT_CLAIM]: session[SIGNED_IN_AT_CLAIM] });
+}
+
+/** The signed-in user's id of the current page or server component, or null. */
+export async function getSessionUserId(): Promise<string | null> {
+  return (await getSessionUser())?.id ?? null;
 }
 
 /** The user of the next-auth session cookie among these request headers, or null (no, stale or forged cookie). */
@@ -35,6 +68,6 @@ export async function authenticateSessionCookie(db: Db, headers: Headers): Promi
     secret: authOptions.secret,
     secureCookie: secureSessionCookie,
   });
-  const id = await existingUserId(db, token?.sub);
-  return id ? { id } : null;
+  const user = await sessionUser(db, token);
+  return user ? { id: user.id } : null;
 }

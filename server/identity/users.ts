@@ -5,6 +5,7 @@ import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
 import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
 import { institutes, instituteMemberships, users } from "../db/schema";
+import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { AppError, notFound } from "../errors";
 
 import { roles } from "./roles";
@@ -18,40 +19,66 @@ export const createUserInput = z.object({
   displayName: text(200).trim().min(1).optional(),
   instituteId: z.uuid("institute must be an institute id").optional(),
   role: z.enum(roles).optional(),
+  /** A student's year group as the school names it ("Year 10"). */
+  yearGroup: text(40).trim().min(1).optional(),
 });
 
-const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
+/** The one answer to an email that is taken, whoever holds it: never says in which school. */
+export const EMAIL_IN_USE = "Someone already uses this email address";
+export const emailInUse = () => new AppError("conflict", EMAIL_IN_USE, "email");
+
+/** Whether anyone at all (in any school) uses this email: a school admin sees only their own school. */
+export async function isEmailInUse(tx: Tx, email: string): Promise<boolean> {
+  const rows = rowsOf<{ email: string }>(await tx.execute(sql`select app.emails_in_use(${textArray([email])}) as email`));
+  return rows.length > 0;
+}
+
+export const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
 
 /** Creates a user, and their membership when an institute is given (that institute becomes their school). */
 export async function createUser(tx: Tx, input: z.input<typeof createUserInput>) {
-  const { email, password, fullName, displayName, instituteId, role } = createUserInput.parse(input);
+  const { email, password, fullName, displayName, instituteId, role, yearGroup } = createUserInput.parse(input);
   if (role && !instituteId) throw new AppError("invalid", "A role needs an institute", "institute");
   if (instituteId) {
     const [institute] = await tx.select({ id: institutes.id }).from(institutes).where(eq(institutes.id, instituteId));
     if (!institute) throw notFound("Institute");
   }
-  const [existing] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
-  if (existing) throw new AppError("conflict", `A user with email ${email} already exists`, "email");
+  if (await isEmailInUse(tx, email)) throw emailInUse();
 
   const id = crypto.randomUUID();
-  const [user] = await tx
-    .insert(users)
-    .values({
-      id,
-      email,
-      password_hash: password ? await hashPassword(password) : null,
-      user_type: userTypeOfRole[role ?? "student"],
-      username: await availableUsername(tx, email),
-      full_name: fullName,
-      display_name: displayName ?? fullName.split(/\s+/)[0]!,
-      user_db_name: `user-${id.replaceAll("-", "")}`,
-      school_id: instituteId ?? null,
-    })
-    .returning();
+  const passwordHash = password ? await hashPassword(password) : null;
+  const username = await availableUsername(tx, email);
+  const [user] = await insertAnswering409(tx, (savepoint) =>
+    savepoint
+      .insert(users)
+      .values({
+        id,
+        email,
+        password_hash: passwordHash,
+        user_type: userTypeOfRole[role ?? "student"],
+        username,
+        full_name: fullName,
+        display_name: displayName ?? fullName.split(/\s+/)[0]!,
+        user_db_name: `user-${id.replaceAll("-", "")}`,
+        school_id: instituteId ?? null,
+        year_group: yearGroup ?? null,
+      })
+      .returning(),
+  );
   if (instituteId) {
     await tx.insert(instituteMemberships).values({ institute_id: instituteId, user_id: id, role: role ?? "student" });
   }
   return user!;
+}
+
+/** A concurrent twin that took the email first is the same 409 (a savepoint keeps the transaction usable). */
+async function insertAnswering409<T>(tx: Tx, insert: (savepoint: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await tx.transaction((savepoint) => insert(savepoint));
+  } catch (error) {
+    if (violatedUniqueConstraint(error) === "users_email_lower_key") throw emailInUse();
+    throw error;
+  }
 }
 
 async function availableUsername(tx: Tx, email: string): Promise<string> {

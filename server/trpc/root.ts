@@ -7,6 +7,7 @@ import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
+import { peopleRouter } from "./routers/people";
 
 export const appRouter = router({
   me: meRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   classes: classesRouter,
   snapshots: snapshotsRouter,
   speech: speechRouter,
+  people: peopleRouter,
 });
 
 export type AppRouter = typeof appRouter;

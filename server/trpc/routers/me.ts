@@ -1,5 +1,7 @@
+import { z } from "zod";
 import { myProfileOutput } from "../../identity/bootstrap-profile";
 import { getBootstrapProfile, listMyMemberships } from "../../identity/users";
+import { chooseOwnPassword, choosePasswordInput } from "../../auth/password-change";
 import { router, userProcedure } from "../init";
 
 export const meRouter = router({
@@ -10,4 +12,10 @@ export const meRouter = router({
       memberships: await listMyMemberships(tx, ctx.user.id),
     })),
   ),
+
+  /** The caller chooses their own password (after an admin gave them a temporary one). */
+  choosePassword: userProcedure
+    .input(choosePasswordInput)
+    .output(z.object({ changed: z.literal(true) }))
+    .mutation(({ ctx, input }) => ctx.asUser((tx) => chooseOwnPassword(tx, ctx.user.id, input))),
 });

@@ -1,0 +1,6 @@
+import { nextRoute } from "@/server/http/route";
+import { resetPasswordRoute } from "@/server/identity/routes";
+
+export const dynamic = "force-dynamic";
+
+export const POST = nextRoute(resetPasswordRoute);

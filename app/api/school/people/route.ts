@@ -1,0 +1,8 @@
+import { nextRoute } from "@/server/http/route";
+import { addPersonRoute, listPeopleRoute } from "@/server/identity/routes";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(listPeopleRoute);
+
+export const POST = nextRoute(addPersonRoute);
