@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Wordmark } from "@/components/ui/Wordmark";
+import { schoolRoles } from "@/components/timetables/school-roles";
 import { AppNav } from "./AppNav";
 import { roleNames, schoolName, type ShellProfile } from "./profile";
 import { SignOutButton } from "./SignOutButton";
@@ -14,7 +15,7 @@ export function AppShell({ profile, children }: { profile: ShellProfile; childre
         <div className="sidebar__brand">
           <Wordmark href="/templates" />
         </div>
-        <AppNav />
+        <AppNav isSchoolAdmin={schoolRoles(profile).isSchoolAdmin} />
         <div className="sidebar__account">
           <p className="account">
             <span className="visually-hidden">Signed in as </span>

@@ -111,3 +111,12 @@ export const PencilIcon = (p: IconProps) => (
     <path d="m13.5 6.5 4 4" />
   </Icon>
 );
+
+/** An identity card: the people of a school (UsersIcon stands for classes). */
+export const PeopleIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="3" y="5" width="18" height="14" rx="2" />
+    <circle cx="9" cy="11" r="2.2" />
+    <path d="M5.8 16a3.4 3.4 0 0 1 6.4 0M14.5 10h4M14.5 13.5h3" />
+  </Icon>
+);
