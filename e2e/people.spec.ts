@@ -48,7 +48,7 @@ test("an admin adds a teacher, resets the password, and deactivates them; the te
   await expectNoAxeViolations(page, "a person's page");
 
   await page.getByRole("button", { name: "Create a temporary password" }).click();
-  const secret = page.getByLabel("Temporary password");
+  const secret = page.getByRole("textbox", { name: "Temporary password" });
   await expect(secret).toHaveValue(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
   const temporary = await secret.inputValue();
   await expect(page.getByText(/Give it to Priya Newton in person/)).toBeVisible();

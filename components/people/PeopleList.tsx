@@ -59,7 +59,7 @@ export function PeopleList() {
     <>
       <div className="toolbar">
         <div className="toolbar__filters" role="search" aria-label="Filter people">
-          <TextField label="Search" type="search" value={search} onChange={(event) => filter(setSearch)(event.currentTarget.value)} placeholder="Name, email or username" />
+          <TextField label="Search" type="search" value={search} onChange={(event) => filter(setSearch)(event.currentTarget.value)} placeholder="Name or email" />
           <SelectField
             label="Role"
             value={role}
