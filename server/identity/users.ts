@@ -20,7 +20,7 @@ export const createUserInput = z.object({
   role: z.enum(roles).optional(),
 });
 
-const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
+export const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
 
 /** Creates a user, and their membership when an institute is given (that institute becomes their school). */
 export async function createUser(tx: Tx, input: z.input<typeof createUserInput>) {

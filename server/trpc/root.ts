@@ -7,6 +7,7 @@ import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
+import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
   me: meRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   classes: classesRouter,
   snapshots: snapshotsRouter,
   speech: speechRouter,
+  rosterImport: rosterImportRouter,
 });
 
 export type AppRouter = typeof appRouter;
