@@ -2,12 +2,13 @@ import { classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphRoutes, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
+import { rosterImportRoutes, schoolTag } from "./identity/routes/roster-imports";
 
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
  * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
  * list and its tag here.
  */
-export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...graphRoutes, ...classroomRoutes];
+export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...graphRoutes, ...classroomRoutes, ...rosterImportRoutes];
 
-export const restTags = [examTag, graphTag, classroomTag];
+export const restTags = [examTag, graphTag, classroomTag, schoolTag];

@@ -312,6 +312,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },
         "POST /sync/token": { json: { room: canvasPath, db_name: school.teacher.user_db_name } },
         "GET /graph/node/children": { query: { neo4j_node_id: school.teacher.id, neo4j_db_name: school.teacher.user_db_name } },
+        // A dry run: the hostile query and headers are tried; tests/roster-import-rest.test.ts fuzzes the files themselves.
+        "POST /api/school/roster-imports": { token: school.admin.token, query: { dry_run: "true" } },
       },
     };
   }, 120_000);

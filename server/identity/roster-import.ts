@@ -38,7 +38,13 @@ export const decodeRosterFiles = (files: z.output<typeof rosterImportInput>["fil
 /** The `mapping` query parameter of REST: a JSON object such as {"email":"E-mail","classCodes":["Sets"]}. */
 export function parseMappingParameter(value: string | undefined): RosterMapping | null {
   if (value === undefined) return null;
-  const parsed = rosterMappingInput.safeParse(parseJson(value, 'mapping must be a JSON object such as {"fullName":"Name","email":"Email"}'));
+  try {
+    JSON.parse(value);
+  } catch {
+    throw new AppError("invalid", 'mapping must be a JSON object such as {"fullName":"Name","email":"Email"}', "mapping");
+  }
+  // parseJson again: its structural rules (duplicate keys, __proto__, depth) hold for the query's JSON too.
+  const parsed = rosterMappingInput.safeParse(parseJson(value));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new AppError("invalid", `mapping.${issue.path.join(".") || "?"}: ${issue.message}`, "mapping");

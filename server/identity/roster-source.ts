@@ -27,6 +27,10 @@ const UNPACKED_FACTOR = 4;
 
 const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
+/** The 413 of an import over ROSTER_IMPORT_MAX_BYTES, in megabytes as a person reads a file's size. */
+export const importTooLarge = (maxBytes: number) =>
+  new AppError("too_large", `The import is larger than ${megabytes(maxBytes)}: split it into smaller files`, "file");
+
 const ONE_FILE = "Choose one CSV file, a OneRoster zip, or the bundle's users.csv, classes.csv and enrollments.csv together";
 
 const baseName = (name: string) => name.split(/[\\/]/).pop()!.toLowerCase();
@@ -36,9 +40,7 @@ const isZip = (file: RosterFile) => file.bytes[0] === 0x50 && file.bytes[1] === 
 export function readRosterSource(files: readonly RosterFile[], limits: RosterLimits): RosterSource {
   if (files.length === 0) throw new AppError("invalid", "Choose a file to import", "file");
   const total = files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
-  if (total > limits.maxBytes) {
-    throw new AppError("too_large", `The import is larger than ${megabytes(limits.maxBytes)}: split it into smaller files`, "file");
-  }
+  if (total > limits.maxBytes) throw importTooLarge(limits.maxBytes);
   const zips = files.filter(isZip);
   if (zips.length > 0) {
     if (files.length > 1) throw new AppError("invalid", ONE_FILE, "file");
