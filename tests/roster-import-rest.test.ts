@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { POST as rosterImportRoute } from "../app/api/school/roster-imports/route";
 import { asService } from "../server/db/rls";
 import { users } from "../server/db/schema";
