@@ -3,7 +3,10 @@
  * configuration names (DATABASE_URL, else the embedded one in DATA_DIR), with service rights, one
  * transaction per command. Prints only the result on stdout; messages go to stderr.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
+import { eq } from "drizzle-orm";
 import { ZodError } from "zod";
 import { signUserToken } from "../server/auth/tokens";
 import { createClass } from "../server/classroom/classes";
@@ -12,11 +15,17 @@ import type { Db, Tx } from "../server/db/client";
 import { DataDirLockedError } from "../server/db/data-dir-lock";
 import { latestMigration } from "../server/db/migrate";
 import { asService } from "../server/db/rls";
+import { institutes } from "../server/db/schema";
 import { ConfigError, env } from "../server/env";
 import { AppError } from "../server/errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "../server/identity/api-keys";
 import { createInstitute } from "../server/identity/institutes";
 import { type Role, createUser, findUserByEmail, roles, setUserActive } from "../server/identity/users";
+import { applyRosterImportInto } from "../server/identity/roster-apply";
+import { parseMappingParameter, rosterLimits } from "../server/identity/roster-import";
+import { planRosterImportInto } from "../server/identity/roster-plan";
+import { readRosterSource } from "../server/identity/roster-source";
+import { describeRosterImport } from "../server/identity/roster-summary";
 import { logger } from "../server/logger";
 import { openConfiguredDatabase } from "../server/startup";
 
@@ -30,6 +39,8 @@ const optionSpec = {
   class: { type: "string" },
   "teacher-email": { type: "string" },
   id: { type: "string" },
+  mapping: { type: "string" },
+  "dry-run": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -41,7 +52,9 @@ interface Command {
   summary: string;
   required: OptionName[];
   optional?: OptionName[];
-  run(db: Db, options: Options): Promise<string>;
+  /** The one positional argument the command takes after its name (a file), as its usage names it. */
+  argument?: string;
+  run(db: Db, options: Options, argument?: string): Promise<string>;
 }
 
 /** Runs `fn` in one service transaction: a command writes everything or nothing. */
@@ -54,6 +67,12 @@ async function userByEmail(tx: Tx, email: string, flag: string) {
   const user = await findUserByEmail(tx, email);
   if (!user) throw new CliError(`${flag}: no user with email ${email}`);
   return user;
+}
+
+async function findInstitute(tx: Tx, id: string) {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new CliError(`--institute ${id}: must be an institute id`);
+  const [institute] = await tx.select({ id: institutes.id }).from(institutes).where(eq(institutes.id, id));
+  if (!institute) throw new CliError(`--institute ${id}: no institute with this id`);
 }
 
 const commands: Record<string, Command> = {
@@ -151,6 +170,30 @@ const commands: Record<string, Command> = {
       return student.id;
     }),
   },
+  "user import": {
+    usage: "user import --institute ID FILE [--dry-run] [--mapping JSON]",
+    summary:
+      "import people, classes and enrollments from a school export's CSV (columns guessed from the header, or --mapping) or a OneRoster 1.1 zip; prints the summary (created, updated, unchanged, skipped with reasons). --dry-run writes nothing",
+    required: ["institute"],
+    optional: ["dry-run", "mapping"],
+    argument: "FILE",
+    run: async (db, o, file) => {
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(fs.readFileSync(file!));
+      } catch (error) {
+        throw new CliError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+      }
+      const source = readRosterSource([{ name: path.basename(file!), bytes }], rosterLimits());
+      const mapping = parseMappingParameter(o.mapping);
+      const result = await asService(db, async (tx) => {
+        await findInstitute(tx, o.institute!);
+        if (o["dry-run"] === "true") return (await planRosterImportInto(tx, o.institute!, source, mapping)).result;
+        return applyRosterImportInto(tx, o.institute!, source, mapping);
+      });
+      return describeRosterImport(result);
+    },
+  },
   migrate: {
     usage: "migrate",
     summary:
@@ -213,19 +256,21 @@ function parseCommandLine(argv: string[]) {
   if (!key) {
     throw new CliError(positionals.length ? `unknown command: ${positionals.join(" ")}` : "no command given");
   }
-  if (positionals.length > key.split(" ").length) throw new CliError(`unexpected argument: ${positionals.at(-1)}`);
   const command = commands[key]!;
+  const rest = positionals.slice(key.split(" ").length);
+  if (command.argument && rest.length !== 1) throw new CliError(`${key}: give one ${command.argument} (usage: ${command.usage})`);
+  if (!command.argument && rest.length > 0) throw new CliError(`unexpected argument: ${positionals.at(-1)}`);
   const allowed = new Set<string>([...command.required, ...(command.optional ?? [])]);
   const options: Options = {};
   for (const [name, value] of Object.entries(values)) {
     if (!allowed.has(name)) throw new CliError(`${key}: --${name} is not an option of this command (usage: ${command.usage})`);
-    options[name as OptionName] = value as string;
+    options[name as OptionName] = typeof value === "boolean" ? String(value) : value;
   }
   const missing = command.required.filter((name) => options[name] === undefined);
   if (missing.length > 0) {
     throw new CliError(`${key}: missing ${missing.map((name) => `--${name}`).join(", ")} (usage: ${command.usage})`);
   }
-  return { help: false as const, command, options };
+  return { help: false as const, command, options, argument: rest[0] };
 }
 
 /** One line for the operator: what went wrong, in the words of the command line. */
@@ -274,7 +319,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     env(); // a configuration error is reported before anything is opened
     opened = await openConfiguredDatabase("cli");
-    const result = await parsed.command.run(opened.database.db, parsed.options);
+    const result = await parsed.command.run(opened.database.db, parsed.options, parsed.argument);
     process.stdout.write(`${result}\n`);
     return interrupted ? 130 : 0;
   } catch (error) {

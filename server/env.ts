@@ -46,6 +46,10 @@ const envSchema = z.object({
   MAX_SCAN_BYTES: z.coerce.number().int().min(1024).default(52428800),
   /** Storage bucket of exam scans (objects exam-submissions/<batch_id>/<uuid>.pdf). */
   SCAN_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
+  /** Largest roster import (a CSV, a OneRoster zip, or its CSVs together), in bytes; larger is refused (413). */
+  ROSTER_IMPORT_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  /** Most rows one roster file may have (people, classes or enrollments); more is refused (413). */
+  ROSTER_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(20_000),
   // Storage port: the folder DATA_DIR/storage (embedded default), or an S3-compatible service.
   STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
   /** The S3 service's URL (MinIO, Ceph, R2, ...); absent: AWS S3 itself. */

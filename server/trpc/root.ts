@@ -8,6 +8,7 @@ import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
 import { peopleRouter } from "./routers/people";
+import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
   me: meRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   snapshots: snapshotsRouter,
   speech: speechRouter,
   people: peopleRouter,
+  rosterImport: rosterImportRouter,
 });
 
 export type AppRouter = typeof appRouter;

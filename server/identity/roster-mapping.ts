@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { text } from "../http/input-rules";
+import type { CsvTable } from "./roster-csv";
+import type { Roster, RosterClass, RosterPerson } from "./roster-records";
+
+/**
+ * Which column of a school export's CSV holds which field: guessed from the header, changed on screen,
+ * and turned into a roster. Class codes come from one column ("10A; 10B" or "10A, 10B") or several.
+ */
+
+const column = text(200).trim().min(1);
+
+export const rosterMappingInput = z.object({
+  fullName: column.nullish(),
+  firstName: column.nullish(),
+  lastName: column.nullish(),
+  email: column.nullish(),
+  username: column.nullish(),
+  yearGroup: column.nullish(),
+  role: column.nullish(),
+  sisId: column.nullish(),
+  classCodes: z.array(column).max(20, "at most 20 class columns").default([]),
+});
+export type RosterMapping = z.output<typeof rosterMappingInput>;
+export type SingleField = Exclude<keyof RosterMapping, "classCodes">;
+
+/** The fields in the order the mapping screen shows them, with the words it uses. */
+export const mappingFields: { field: SingleField; label: string }[] = [
+  { field: "fullName", label: "Full name" },
+  { field: "firstName", label: "First name" },
+  { field: "lastName", label: "Last name" },
+  { field: "email", label: "Email" },
+  { field: "username", label: "Username" },
+  { field: "yearGroup", label: "Year group" },
+  { field: "role", label: "Role" },
+  { field: "sisId", label: "ID in the school's system" },
+];
+
+const squash = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/** Header words (squashed: lower case, letters and digits) that name each field in school exports. */
+const headerWords: Record<SingleField, string[]> = {
+  fullName: ["name", "fullname", "studentname", "pupilname", "staffname", "displayname", "legalname", "personname"],
+  firstName: ["firstname", "givenname", "forename", "forenames", "first", "preferredfirstname", "preferredforename"],
+  lastName: ["lastname", "surname", "familyname", "last", "legalsurname"],
+  email: ["email", "emailaddress", "mail", "schoolemail", "studentemail", "staffemail", "workemail"],
+  username: ["username", "login", "loginname", "userid", "loginid", "account", "accountname"],
+  yearGroup: ["year", "yeargroup", "yr", "grade", "grades", "gradelevel", "ncyear", "yearlevel", "curriculumyear"],
+  role: ["role", "type", "usertype", "accounttype", "persontype", "roles"],
+  sisId: ["id", "sisid", "studentid", "pupilid", "staffid", "personid", "upn", "admissionno", "admissionnumber", "adno", "misid", "sourcedid", "externalid", "identifier"],
+};
+const classWords = /^(class|classes|classcode|classcodes|set|sets|teachinggroup|teachinggroups|group|groups|classname|classnames)\d*$/;
+
+/** The mapping a header suggests: each field to the first column that names it, classes to every class column. */
+export function guessMapping(columns: readonly string[]): RosterMapping {
+  const mapping: RosterMapping = { classCodes: columns.filter((name) => classWords.test(squash(name))) };
+  for (const { field } of mappingFields) {
+    mapping[field] = columns.find((name) => headerWords[field].includes(squash(name))) ?? null;
+  }
+  return mapping;
+}
+
+/** What keeps a mapping from being imported, in the words of the mapping screen (empty when it can be). */
+export function mappingProblems(mapping: RosterMapping, columns: readonly string[]): string[] {
+  const problems: string[] = [];
+  const label = (field: SingleField) => mappingFields.find((entry) => entry.field === field)!.label;
+  for (const { field } of mappingFields) {
+    const chosen = mapping[field];
+    if (chosen && !columns.includes(chosen)) problems.push(`${label(field)}: the file has no column "${chosen}"`);
+  }
+  for (const chosen of mapping.classCodes) {
+    if (!columns.includes(chosen)) problems.push(`Classes: the file has no column "${chosen}"`);
+  }
+  if (!mapping.fullName && !(mapping.firstName || mapping.lastName)) problems.push("Choose the column with names (or first and last names)");
+  if (!mapping.email && !mapping.username) problems.push("Choose the column with email addresses or usernames");
+  return problems;
+}
+
+/** Class codes in one cell: "10A; 10B", "10A, 10B" or "10A". */
+export const splitClassCodes = (cell: string) =>
+  cell
+    .split(/[;,]/)
+    .map((code) => code.trim())
+    .filter(Boolean);
+
+/** The roster of a CSV read through a mapping (one the caller checked with mappingProblems). */
+export function rosterFromCsv(table: CsvTable, mapping: RosterMapping): Roster {
+  const classes = new Map<string, RosterClass>();
+  const people = table.rows.map((row): RosterPerson => {
+    const value = (field: SingleField) => {
+      const chosen = mapping[field];
+      return (chosen && row.values[chosen]) || null;
+    };
+    const label = `row ${row.line}`;
+    const codes = [...new Set(mapping.classCodes.flatMap((name) => splitClassCodes(row.values[name] ?? "")))];
+    for (const code of codes) {
+      const key = code.toLowerCase();
+      if (!classes.has(key)) classes.set(key, { row: label, key, sisId: null, name: code, subject: null });
+    }
+    const first = value("firstName");
+    const last = value("lastName");
+    return {
+      row: label,
+      sisId: value("sisId"),
+      fullName: value("fullName") ?? ([first, last].filter(Boolean).join(" ") || null),
+      givenName: first,
+      email: value("email"),
+      username: value("username"),
+      yearGroup: value("yearGroup"),
+      role: value("role"),
+      retired: null,
+      classes: codes.map((code) => ({ key: code.toLowerCase(), primary: false })),
+    };
+  });
+  return { people, classes: [...classes.values()], skipped: [] };
+}
+
+/** Up to `count` distinct non-blank values of each column, for the mapping screen. */
+export function sampleValues(table: CsvTable, count = 3): { name: string; samples: string[] }[] {
+  return table.columns.map((name) => {
+    const samples = new Set<string>();
+    for (const row of table.rows) {
+      const value = row.values[name];
+      if (value) samples.add(value.slice(0, 80));
+      if (samples.size >= count) break;
+    }
+    return { name, samples: [...samples] };
+  });
+}
