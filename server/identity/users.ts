@@ -23,7 +23,6 @@ export const createUserInput = z.object({
   yearGroup: text(40).trim().min(1).optional(),
 });
 
-<<<<<<< HEAD
 /** The one answer to an email that is taken, whoever holds it: never says in which school. */
 export const EMAIL_IN_USE = "Someone already uses this email address";
 export const emailInUse = () => new AppError("conflict", EMAIL_IN_USE, "email");
@@ -34,8 +33,6 @@ export async function isEmailInUse(tx: Tx, email: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-=======
->>>>>>> h17-import
 export const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
 
 /** Creates a user, and their membership when an institute is given (that institute becomes their school). */

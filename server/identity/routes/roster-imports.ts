@@ -6,10 +6,10 @@ import { defineRoute, errorMeaning, jsonReply, replyWith, streamedBody } from ".
 import { parseMappingParameter, rosterLimits, runRosterImport } from "../roster-import";
 import { rosterImportOutput } from "../roster-plan";
 import { importTooLarge } from "../roster-source";
+import { schoolTag } from "./school-tag";
 
 /** Roster imports of the caller's school: a CSV or a OneRoster zip as the body, previewed or applied. */
 
-export const schoolTag = { name: "school", description: "School administration: people and roster imports (school admins)" };
 const tags = [schoolTag.name];
 
 const rosterImportQuery = z.object({

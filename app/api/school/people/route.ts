@@ -1,5 +1,5 @@
 import { nextRoute } from "@/server/http/route";
-import { addPersonRoute, listPeopleRoute } from "@/server/identity/routes";
+import { addPersonRoute, listPeopleRoute } from "@/server/identity/routes/people";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { nextRoute } from "@/server/http/route";
-import { editPersonRoute, getPersonRoute } from "@/server/identity/routes";
+import { editPersonRoute, getPersonRoute } from "@/server/identity/routes/people";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { nextRoute } from "@/server/http/route";
-import { resetPasswordRoute } from "@/server/identity/routes";
+import { resetPasswordRoute } from "@/server/identity/routes/people";
 
 export const dynamic = "force-dynamic";
 

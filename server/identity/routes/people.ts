@@ -1,5 +1,5 @@
-import { asUser } from "../db/rls";
-import { defineRoute, jsonBody, jsonReply, recordPath, replyWith } from "../http/route";
+import { asUser } from "../../db/rls";
+import { defineRoute, jsonBody, jsonReply, recordPath, replyWith } from "../../http/route";
 import {
   addPerson,
   addPersonInput,
@@ -12,11 +12,12 @@ import {
   personOutput,
   resetPassword,
   temporaryPasswordOutput,
-} from "./people";
+} from "../people";
+import { schoolTag } from "./school-tag";
 
 /** People of the caller's school, for its school admins (server/identity/people.ts has the rules). */
 
-const tags = ["people"];
+const tags = [schoolTag.name];
 const invalid = "Invalid request (see detail)";
 const onlyAdmins = "The caller is not a school admin of their school";
 const outsideScope = "Not found, or outside the caller's school";
@@ -91,5 +92,3 @@ export const resetPasswordRoute = defineRoute({
 });
 
 export const peopleRoutes = [listPeopleRoute, addPersonRoute, getPersonRoute, editPersonRoute, resetPasswordRoute];
-
-export const peopleTag = { name: "people", description: "People of a school: list, add, edit, deactivate, change role, reset password" };
