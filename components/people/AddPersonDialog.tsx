@@ -66,7 +66,7 @@ export function AddPersonDialog({ open, onClose, onAdded }: { open: boolean; onC
     <FormDialog
       open={open}
       title="Add person"
-      description="They can sign in once you give them a password: open them after adding and choose Reset password."
+      description="They can sign in once they have a password: open them after adding to create a temporary one."
       submitLabel="Add person"
       busyLabel="Adding…"
       busy={add.isPending}
