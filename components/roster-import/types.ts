@@ -1,0 +1,1 @@
+export type { RosterImportResult } from "@/server/identity/roster-plan";
