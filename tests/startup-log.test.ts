@@ -35,7 +35,7 @@ describe.skipIf(!hasBuild)("the start-up log", () => {
   it(
     "names each step as it goes, with its time, and the total when ready",
     async () => {
-      const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(await freePort()), LOG_LEVEL: "info" };
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(await freePort()), LOG_LEVEL: "info" };
       delete env.DATABASE_URL; // the embedded database, as on a first `npm start`
       delete env.SEED_DEMO;
       const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "ignore", "pipe"] });
