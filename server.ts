@@ -19,6 +19,7 @@ import { handleSpeechRequest, isSpeechPath } from "./server/speech/http";
 import { closeRealtimeSessions, registerRealtimeRoute } from "./server/speech/realtime";
 import { closeSpeechService, getSpeechService } from "./server/speech/service";
 import { type StartedMarkbook, startMarkbook } from "./server/startup";
+import { startupLog } from "./server/startup-log";
 
 const dev = process.argv.includes("--dev");
 // Set before Next and React load (they pick their builds from it); env() reads it lazily.
@@ -48,7 +49,7 @@ async function start(): Promise<Running> {
     // httpServer: Next attaches its own upgrade listener (hot reload in development) to this server.
     const app = next({ dev, hostname: config.HOST, port: config.PORT, httpServer: server });
     const handle = app.getRequestHandler();
-    await app.prepare();
+    await startupLog().step("app", `loading the web app (${dev ? "development, compiled on demand" : "the production build"})`, () => app.prepare());
 
     // An early answer (413 and the like) reaches a client that is still sending its body.
     drainUnreadBodies(server);
@@ -82,8 +83,10 @@ async function start(): Promise<Running> {
       if (!dev) socket.destroy();
     });
 
-    await listen(server, config.PORT, config.HOST);
-    logger.info(`Markbook is ready on ${config.appUrl} (${dev ? "development" : "production"}, listening on ${config.HOST}:${config.PORT})`);
+    await startupLog().step("listen", `opening ${config.HOST}:${config.PORT}`, () => listen(server, config.PORT, config.HOST));
+    logger.info(
+      `Markbook is ready on ${config.appUrl} (${dev ? "development" : "production"}, listening on ${config.HOST}:${config.PORT}): ${startupLog().summary()}`,
+    );
     if (markbook.demoInstituteId) {
       logger.info(
         `Demo school: sign in as teacher@northfield.example (or admin@, head@, teacher2@, student01@northfield.example) ` +

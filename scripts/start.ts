@@ -1,17 +1,28 @@
 /**
  * npm start: builds the app when there is no production build yet, then runs server.ts in production
- * mode in this same process (so Ctrl-C and SIGTERM reach server.ts's own clean shutdown).
+ * mode in this same process (so Ctrl-C and SIGTERM reach server.ts's own clean shutdown). Each step of
+ * the start, and the total, is logged as it goes (server/startup-log.ts).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { startupLog } from "../server/startup-log";
 
+// As server.ts sets it, but before the first log line reads the configuration (env() keeps what it read).
+(process.env as Record<string, string>).NODE_ENV = "production";
 const buildId = path.join(process.cwd(), ".next", "BUILD_ID");
 
-if (!fs.existsSync(buildId)) {
-  process.stderr.write("No production build yet: running `next build` first (about 20 s)…\n");
-  const nextCli = path.join(process.cwd(), "node_modules", ".bin", process.platform === "win32" ? "next.cmd" : "next");
-  const build = spawnSync(nextCli, ["build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+if (fs.existsSync(buildId)) {
+  startupLog().skipped("build", `the production build in .next from ${fs.statSync(buildId).mtime.toISOString()}; delete .next to rebuild`);
+} else {
+  const build = await startupLog().step(
+    "build",
+    "no production build yet: building the app with `next build` (only the first start does this; later starts skip it)",
+    () => {
+      const nextCli = path.join(process.cwd(), "node_modules", ".bin", process.platform === "win32" ? "next.cmd" : "next");
+      return spawnSync(nextCli, ["build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+    },
+  );
   if (build.status !== 0) {
     process.stderr.write(`next build failed${build.error ? `: ${build.error.message}` : ""}\n`);
     process.exit(build.status ?? 1);

@@ -95,6 +95,8 @@ const envSchema = z.object({
   SPEECH_DEFAULT_MODEL: z.enum(["tiny", "base", "small", "medium", "large"]).default("base"),
   /** Download models from the Hugging Face hub when they are not in MODELS_DIR. */
   ALLOW_REMOTE_MODELS: booleanFromString.default(true),
+  /** Where models are downloaded from: the Hugging Face hub, or a mirror of it (the name huggingface_hub uses). */
+  HF_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://huggingface.co"),
   /** Weights variant: q8 (quantized, default), fp32, fp16, int8, uint8, q4. */
   SPEECH_DTYPE: z.enum(["q8", "fp32", "fp16", "int8", "uint8", "q4"]).default("q8"),
   /** A model not used for this long is unloaded from memory. */

@@ -4,6 +4,7 @@ import { rememberDemoSchool } from "./db/demo-school";
 import { migrateDatabase } from "./db/migrate";
 import { env } from "./env";
 import { logger } from "./logger";
+import { startupLog } from "./startup-log";
 import { removeSpoolLeftovers } from "./speech/audio-upload";
 import { openConfiguredStorage, removeStorageLeftovers } from "./storage/configured-storage";
 import { localStorageRoot } from "./storage/local";
@@ -21,11 +22,17 @@ export interface OpenedDatabase {
  */
 export async function openConfiguredDatabase(holder: LockHolderKind): Promise<OpenedDatabase> {
   const config = env();
+  const log = startupLog();
   const lock = config.databaseKind === "pglite" ? acquireDataDirLock(config.dataDir, holder) : null;
   let database: Database | undefined;
   try {
-    database = await getDatabase();
-    await migrateDatabase(database, { sessionUrl: config.DATABASE_MIGRATION_URL });
+    const where =
+      config.databaseKind === "pglite" ? `embedded PGlite in ${config.dataDir}` : `PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`;
+    database = await log.step("database", `opening ${where}`, () => getDatabase());
+    const opened = database;
+    await log.step("migrations", "bringing the database schema up to date", () =>
+      migrateDatabase(opened, { sessionUrl: config.DATABASE_MIGRATION_URL }),
+    );
     useDatabase(database);
   } catch (error) {
     await database?.close().catch(() => {});
@@ -54,26 +61,29 @@ export interface StartedMarkbook extends OpenedDatabase {
  */
 export async function startMarkbook(): Promise<StartedMarkbook> {
   const config = env();
+  const log = startupLog();
   // Checked first: a missing bucket stops the start before the database is opened.
-  const storage = await openConfiguredStorage();
+  const where = config.storage.driver === "s3" ? `S3 at ${config.storage.endpoint ?? "AWS"}` : `the folder ${localStorageRoot()}`;
+  const storage = await log.step("storage", `opening the file storage (${where})`, () => openConfiguredStorage());
   const opened = await openConfiguredDatabase("server");
   try {
-    logger.info(
-      config.databaseKind === "pglite"
-        ? `Database: embedded PGlite in ${config.dataDir}`
-        : `Database: PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`,
-    );
     useObjectStorage(storage);
-    logger.info(config.storage.driver === "s3" ? `Storage: S3 at ${config.storage.endpoint ?? "AWS"}` : `Storage: the folder ${localStorageRoot()}`);
-    await removeCrashLeftovers(config.databaseKind === "pglite");
+    await removeCrashLeftovers(config.databaseKind === "pglite"); // after the DATA_DIR lock: see there
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {
-      const started = Date.now();
-      const { seedDemoSchool } = await import("./db/seed"); // loaded only when needed: it brings pdf-lib
-      const demo = await seedDemoSchool(opened.database.db);
-      if (demo.created) logger.info(`Seeded the demo school in ${Date.now() - started} ms`);
+      const demo = await log.step(
+        "seed",
+        "making sure the demo school is there",
+        async () => {
+          const { seedDemoSchool } = await import("./db/seed"); // loaded only when needed: it brings pdf-lib
+          return seedDemoSchool(opened.database.db);
+        },
+        (result) => (result.created ? "created the demo school" : "already there"),
+      );
       demoInstituteId = demo.instituteId;
       rememberDemoSchool(demo.instituteId);
+    } else {
+      log.skipped("seed", "SEED_DEMO=false");
     }
     return { ...opened, demoInstituteId };
   } catch (error) {

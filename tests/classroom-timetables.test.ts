@@ -3,6 +3,7 @@ import { GET as listTimetablesRoute } from "../app/database/timetable/timetables
 import { signUserToken } from "../server/auth/tokens";
 import { createClass } from "../server/classroom/classes";
 import { asService } from "../server/db/rls";
+import { enrollments, timetableEntries, timetables } from "../server/db/schema";
 import { createUser } from "../server/identity/users";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -275,6 +276,71 @@ describeOnEachDatabase("timetables", (database) => {
       await expect(as(otherSchool.admin).timetables.updateEntry({ id: mine.id, room: "X" })).rejects.toMatchObject({ code: "NOT_FOUND" });
       await expect(as(otherSchool.admin).timetables.deleteEntry({ id: mine.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
       await expect(as(otherSchool.admin).timetables.get({ id: timetableId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    });
+  });
+
+  describe("a person's own timetable (timetables.mine)", () => {
+    let mine: School;
+    let elsewhere: School;
+    let taughtClass: string;
+    let otherClass: string;
+    const lessonsOf = async (person: { id: string }) =>
+      (await as(person).timetables.mine()).lessons.map((lesson) => `${lesson.day}.${lesson.period} ${lesson.class_name ?? "-"} ${lesson.timetable_name}`);
+
+    beforeAll(async () => {
+      const { db } = database();
+      mine = await createSchool(db, "Mine");
+      elsewhere = await createSchool(db, "Elsewhere");
+      await asService(db, async (tx) => {
+        taughtClass = (await createClass(tx, { instituteId: mine.institute.id, name: "9B", teacherId: mine.otherTeacher.id })).id;
+        otherClass = (await createClass(tx, { instituteId: mine.institute.id, name: "9C" })).id;
+        await tx.insert(enrollments).values({ class_id: taughtClass, student_id: mine.student.id });
+        await tx.insert(enrollments).values({ class_id: otherClass, student_id: mine.otherStudent.id, active: false });
+      });
+      const lesson = (timetable_id: string, day: number, period: number, fields: { class_id?: string; teacher_id?: string }) =>
+        as(mine.admin).timetables.createEntry({ timetable_id, day, period, start_time: "09:00", end_time: "10:00", ...fields });
+
+      const week = await as(mine.admin).timetables.create({ name: "This year" });
+      await as(mine.admin).timetables.activate({ id: week.id });
+      await lesson(week.id, 1, 1, { class_id: otherClass, teacher_id: mine.teacher.id });
+      await lesson(week.id, 1, 2, { class_id: taughtClass, teacher_id: mine.head.id });
+      await lesson(week.id, 2, 1, { class_id: otherClass, teacher_id: mine.head.id });
+      const draft = await as(mine.admin).timetables.create({ name: "Next year" }); // inactive
+      await lesson(draft.id, 3, 1, { class_id: otherClass, teacher_id: mine.teacher.id });
+      const classWeek = await as(mine.admin).timetables.create({ name: "9B clubs", type: "class", class_id: taughtClass });
+      await as(mine.admin).timetables.activate({ id: classWeek.id });
+      await lesson(classWeek.id, 4, 1, {}); // no class of its own: the timetable's class
+
+      // Rows no screen could write: another school's teacher on this school's timetable, and this
+      // school's teacher on another school's; neither may show.
+      await asService(db, async (tx) => {
+        await tx.insert(timetableEntries).values({ timetable_id: week.id, day: 5, period: 1, start_time: "09:00", end_time: "10:00", teacher_id: elsewhere.teacher.id });
+        const [theirs] = await tx.insert(timetables).values({ institute_id: elsewhere.institute.id, name: "Theirs", active: true }).returning();
+        await tx.insert(timetableEntries).values({ timetable_id: theirs!.id, day: 5, period: 2, start_time: "09:00", end_time: "10:00", teacher_id: mine.teacher.id });
+      });
+    });
+
+    it("gives a teacher the lessons they teach in the active timetables, with class, teacher and timetable names", async () => {
+      const { lessons } = await as(mine.teacher).timetables.mine();
+      expect(lessons).toEqual([
+        expect.objectContaining({ day: 1, period: 1, class_id: otherClass, class_name: "9C", teacher_id: mine.teacher.id, teacher_name: mine.teacher.full_name, timetable_name: "This year" }),
+      ]);
+      expect(await lessonsOf(mine.head)).toEqual(["1.2 9B This year", "2.1 9C This year"]);
+    });
+
+    it("gives a class's main teacher its lessons, including a class timetable's lessons without a class of their own", async () => {
+      expect(await lessonsOf(mine.otherTeacher)).toEqual(["1.2 9B This year", "4.1 9B 9B clubs"]);
+    });
+
+    it("gives a student the lessons of the classes they are actively enrolled in", async () => {
+      expect(await lessonsOf(mine.student)).toEqual(["1.2 9B This year", "4.1 9B 9B clubs"]);
+      expect(await lessonsOf(mine.otherStudent)).toEqual([]);
+    });
+
+    it("gives nothing to someone without lessons, and nothing of this school to a teacher of another school", async () => {
+      expect(await lessonsOf(mine.admin)).toEqual([]);
+      expect(await lessonsOf(elsewhere.teacher)).toEqual([]);
+      expect(await lessonsOf(elsewhere.admin)).toEqual([]);
     });
   });
 });

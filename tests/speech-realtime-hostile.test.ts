@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RealtimeRefusal, type RealtimeSession, connectRealtime } from "./support/realtime-client";
+import { requiredModelFiles } from "../server/speech/model-install";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 
 type Session = RealtimeSession;
@@ -49,7 +50,9 @@ describe.skipIf(!testModelAvailable)("/v1/websocket against hostile frames", () 
 
   beforeAll(async () => {
     brokenModel = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-broken-model-"));
-    fs.writeFileSync(path.join(brokenModel, "config.json"), "{}"); // a folder without its weights
+    // A damaged folder: every file a q8 model needs is there, and none of them holds a model.
+    fs.mkdirSync(path.join(brokenModel, "onnx"));
+    for (const file of requiredModelFiles("q8")) fs.writeFileSync(path.join(brokenModel, file), "{}");
     server = await startSpeechServer(
       testSpeechConfig({ SPEECH_WS_MAX_SESSIONS: "2", SPEECH_RATE_LIMIT_RPM: "0", SPEECH_RATE_LIMIT_AUDIO_SECONDS: "0", SPEECH_MODEL_MEDIUM: brokenModel }),
       { authenticate },
@@ -142,11 +145,11 @@ describe.skipIf(!testModelAvailable)("/v1/websocket against hostile frames", () 
     await eventually(() => server.realtimeSessions() === 0, "the session to be released");
   });
 
-  it("ends a session whose model fails to load after the upgrade: model_not_found, 1011, released", async () => {
+  it("ends a session whose installed model fails to load after the upgrade: a server error naming its folder, 1011, released", async () => {
     const { messages, closed } = await open(`${server.websocketURL}?api_key=${KEY}&model=medium`);
     expect(await closed).toBe(1011);
     expect(messages).toEqual([
-      { type: "error", error: expect.objectContaining({ type: "invalid_request_error", code: "model_not_found", param: "model", message: expect.stringContaining("SPEECH_MODEL_MEDIUM") }) },
+      { type: "error", error: expect.objectContaining({ type: "server_error", code: "internal_error", message: expect.stringContaining(`${brokenModel} (SPEECH_MODEL_MEDIUM)`) }) },
     ]);
     await eventually(() => server.realtimeSessions() === 0, "the session to be released");
   });

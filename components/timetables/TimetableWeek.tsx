@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type CSSProperties } from "react";
+import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -14,39 +14,8 @@ import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { EntryDialog, type EntryDraft } from "./EntryDialog";
-import { dayName, shortTime, timetableTypeLabels } from "./time";
-
-export interface TimetableEntry {
-  id: string;
-  day: number;
-  period: number;
-  start_time: string;
-  end_time: string;
-  room: string | null;
-  class_id: string | null;
-  teacher_id: string | null;
-}
-
-const WEEKDAYS = [1, 2, 3, 4, 5];
-const DEFAULT_PERIODS = 5;
-
-/** The usual start and end of each period, from the entries (the most common pair wins). */
-function periodTimes(entries: TimetableEntry[]) {
-  const counts = new Map<number, Map<string, number>>();
-  for (const entry of entries) {
-    const pairs = counts.get(entry.period) ?? new Map<string, number>();
-    const key = `${shortTime(entry.start_time)}–${shortTime(entry.end_time)}`;
-    pairs.set(key, (pairs.get(key) ?? 0) + 1);
-    counts.set(entry.period, pairs);
-  }
-  const times = new Map<number, { start: string; end: string }>();
-  for (const [period, pairs] of counts) {
-    const [best] = [...pairs.entries()].sort((a, b) => b[1] - a[1])[0]!;
-    const [start, end] = best.split("–") as [string, string];
-    times.set(period, { start, end });
-  }
-  return times;
-}
+import { shortTime, timetableTypeLabels } from "./time";
+import { type WeekLesson, WeekGrid, weekShape } from "./WeekGrid";
 
 /** A timetable's week: days across, periods down; managers add, edit and delete lessons in place. */
 export function TimetableWeek({ timetableId, canManage }: { timetableId: string; canManage: boolean }) {
@@ -93,15 +62,12 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
   const data = timetable.data;
   const classNames = new Map((classes.data?.classes ?? []).map((row) => [row.id, row.name]));
   const teacherNames = new Map((staff.data?.staff ?? []).map((person) => [person.id, person.full_name]));
-  const days = [...new Set([...WEEKDAYS, ...data.entries.map((entry) => entry.day)])].sort((a, b) => a - b);
-  const lastPeriod = Math.max(data.entries.length ? 0 : DEFAULT_PERIODS, ...data.entries.map((entry) => entry.period));
-  const periods = Array.from({ length: lastPeriod }, (_, index) => index + 1);
-  const times = periodTimes(data.entries);
-
-  const usualTimes = (entry: TimetableEntry) => {
-    const usual = times.get(entry.period);
-    return usual?.start === shortTime(entry.start_time) && usual.end === shortTime(entry.end_time);
-  };
+  const { lastPeriod, times } = weekShape(data.entries);
+  const lessons: WeekLesson[] = data.entries.map((entry) => ({
+    ...entry,
+    className: entry.class_id ? (classNames.get(entry.class_id) ?? "A class") : "No class",
+    teacherName: entry.teacher_id ? (teacherNames.get(entry.teacher_id) ?? "A teacher") : "No teacher",
+  }));
 
   const newDraft = (day: number, period: number): EntryDraft => ({
     id: null,
@@ -150,102 +116,26 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
       {activate.isError ? <Status tone="error">{errorMessage(activate.error)}</Status> : null}
       {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
 
-      <div className="week-grid-wrap">
-        {/* The day count sets the grid's narrowest width (CSS): a wider week scrolls inside its frame. */}
-        <table className="week-grid" style={{ "--week-days": days.length } as CSSProperties}>
-          <caption className="visually-hidden">
-            {data.name}: lessons by day and period{canManage ? ". Choose a lesson to edit it." : ""}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col" className="week-grid__corner">Period</th>
-              {days.map((day) => (
-                <th scope="col" key={day}>
-                  {dayName(day)}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {periods.map((period) => (
-              <tr key={period}>
-                <th scope="row" className="week-grid__period">
-                  <span className="week-grid__period-number">Period {period}</span>
-                  {times.get(period) ? (
-                    <span className="week-grid__period-time">
-                      {times.get(period)!.start}–{times.get(period)!.end}
-                    </span>
-                  ) : null}
-                </th>
-                {days.map((day) => {
-                  const lessons = data.entries.filter((entry) => entry.day === day && entry.period === period);
-                  return (
-                    <td key={day} className="week-grid__cell">
-                      <ul className="week-grid__lessons">
-                        {lessons.map((entry) => {
-                          const className = entry.class_id ? (classNames.get(entry.class_id) ?? "A class") : "No class";
-                          const teacher = entry.teacher_id ? (teacherNames.get(entry.teacher_id) ?? "A teacher") : "No teacher";
-                          const content = (
-                            <>
-                              <span className="lesson__class">{className}</span>
-                              <span className="lesson__meta">{teacher}</span>
-                              <span className="lesson__meta">
-                                {entry.room ? `Room ${entry.room}` : "No room"}
-                                {/* The times only when they differ from the period's usual ones (shown in the row header). */}
-                                {usualTimes(entry) ? null : ` · ${shortTime(entry.start_time)}–${shortTime(entry.end_time)}`}
-                              </span>
-                            </>
-                          );
-                          return (
-                            <li key={entry.id}>
-                              {canManage ? (
-                                <button
-                                  type="button"
-                                  className="lesson lesson--button"
-                                  aria-label={`Edit ${className}, ${dayName(day)} period ${period}, ${teacher}, ${entry.room ? `room ${entry.room}` : "no room"}`}
-                                  onClick={() =>
-                                    setDraft({
-                                      id: entry.id,
-                                      day: entry.day,
-                                      period: entry.period,
-                                      start_time: shortTime(entry.start_time),
-                                      end_time: shortTime(entry.end_time),
-                                      room: entry.room ?? "",
-                                      class_id: entry.class_id ?? "",
-                                      teacher_id: entry.teacher_id ?? "",
-                                    })
-                                  }
-                                >
-                                  {content}
-                                </button>
-                              ) : (
-                                <div className="lesson">{content}</div>
-                              )}
-                            </li>
-                          );
-                        })}
-                      </ul>
-                      {canManage ? (
-                        <button
-                          type="button"
-                          className="week-grid__add"
-                          aria-label={`Add a lesson on ${dayName(day)}, period ${period}`}
-                          onClick={() => setDraft(newDraft(day, period))}
-                        >
-                          <span aria-hidden="true">+</span>
-                          <span className="week-grid__add-text">Add</span>
-                        </button>
-                      ) : lessons.length === 0 ? (
-                        <span className="visually-hidden">No lesson</span>
-                      ) : null}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <WeekGrid
+        caption={`${data.name}: lessons by day and period${canManage ? ". Choose a lesson to edit it." : ""}`}
+        lessons={lessons}
+        onEdit={
+          canManage
+            ? (lesson) =>
+                setDraft({
+                  id: lesson.id,
+                  day: lesson.day,
+                  period: lesson.period,
+                  start_time: shortTime(lesson.start_time),
+                  end_time: shortTime(lesson.end_time),
+                  room: lesson.room ?? "",
+                  class_id: lesson.class_id ?? "",
+                  teacher_id: lesson.teacher_id ?? "",
+                })
+            : undefined
+        }
+        onAdd={canManage ? (day, period) => setDraft(newDraft(day, period)) : undefined}
+      />
       {canManage ? (
         <p className="muted week-grid__hint">
           To add a period after period {lastPeriod}, choose <strong>Add a lesson</strong> and give its period number.

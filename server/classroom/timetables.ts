@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { emptyAsAbsent, queryBoolean, recordId, text } from "../http/input-rules";
 import type { Tx } from "../db/client";
-import { classes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
+import { classes, enrollments, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { staffRoles, isTimetableManager } from "../identity/roles";
 import { callerRolesIn, findCallerSchool } from "./caller-school";
@@ -240,6 +241,59 @@ export async function getTimetable(tx: Tx, input: z.input<typeof timetableIdInpu
     .where(eq(timetableEntries.timetable_id, id))
     .orderBy(asc(timetableEntries.day), asc(timetableEntries.period), asc(timetableEntries.start_time));
   return { ...(timetable as TimetableRow), entries };
+}
+
+export const myLessonsOutput = z.object({
+  lessons: z.array(
+    timetableEntryOutput.extend({
+      timetable_name: z.string(),
+      class_name: z.string().nullable(),
+      teacher_name: z.string().nullable(),
+    }),
+  ),
+});
+
+/**
+ * The caller's own week: the lessons of their school's active timetables that they teach (named as the
+ * lesson's teacher, or the main teacher of its class) or, for a student, of the classes they are enrolled
+ * in. A lesson without a class of its own belongs to its class timetable's class. Read-only, for anyone;
+ * another school's lessons never appear (the caller's school, then RLS).
+ */
+export async function listMyLessons(tx: Tx, userId: string) {
+  const school = await findCallerSchool(tx, userId);
+  if (!school) return { lessons: [] };
+  const lessonClass = sql`coalesce(${timetableEntries.class_id}, ${timetables.class_id})`;
+  const teachesClass = sql`${lessonClass} in (select ${classes.id} from ${classes} where ${classes.teacher_id} = ${userId})`;
+  const attendsClass = sql`${lessonClass} in (select ${enrollments.class_id} from ${enrollments} where ${enrollments.student_id} = ${userId} and ${enrollments.active})`;
+  const lessonClasses = alias(classes, "lesson_class");
+  const rows = await tx
+    .select({
+      id: timetableEntries.id,
+      timetable_id: timetableEntries.timetable_id,
+      day: timetableEntries.day,
+      period: timetableEntries.period,
+      start_time: timetableEntries.start_time,
+      end_time: timetableEntries.end_time,
+      room: timetableEntries.room,
+      class_id: sql<string | null>`${lessonClass}`,
+      teacher_id: timetableEntries.teacher_id,
+      timetable_name: timetables.name,
+      class_name: lessonClasses.name,
+      teacher_name: users.full_name,
+    })
+    .from(timetableEntries)
+    .innerJoin(timetables, eq(timetables.id, timetableEntries.timetable_id))
+    .leftJoin(lessonClasses, sql`${lessonClasses.id} = ${lessonClass}`)
+    .leftJoin(users, eq(users.id, timetableEntries.teacher_id))
+    .where(
+      and(
+        eq(timetables.institute_id, school.instituteId),
+        eq(timetables.active, true),
+        or(eq(timetableEntries.teacher_id, userId), teachesClass, attendsClass),
+      ),
+    )
+    .orderBy(asc(timetableEntries.day), asc(timetableEntries.period), asc(timetableEntries.start_time), asc(timetableEntries.id));
+  return { lessons: rows };
 }
 
 // Entries ------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ export interface SpeechConfig {
   modelSources: Record<SpeechModelId, string>;
   defaultModel: SpeechModelId;
   allowRemoteModels: boolean;
+  /** The hub models are downloaded from (no trailing slash). */
+  hubUrl: string;
   dtype: Env["SPEECH_DTYPE"];
   modelTtlSeconds: number;
   workers: number;
@@ -84,6 +86,7 @@ export function speechConfigFromEnv(config: Env): SpeechConfig {
     },
     defaultModel: config.SPEECH_DEFAULT_MODEL,
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
+    hubUrl: config.HF_ENDPOINT.replace(/\/+$/, ""),
     dtype: config.SPEECH_DTYPE,
     modelTtlSeconds: config.MODEL_TTL_SECONDS,
     workers,

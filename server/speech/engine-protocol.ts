@@ -5,6 +5,8 @@ import type { Segment, Word } from "./formats";
 export interface EngineSettings {
   modelsDir: string;
   allowRemoteModels: boolean;
+  /** The hub missing models are downloaded from (HF_ENDPOINT). */
+  hubUrl: string;
   dtype: string;
   intraOpThreads: number;
   modelTtlSeconds: number;

@@ -1,10 +1,8 @@
 /** One inference thread: loads Whisper models on demand (single-flight), runs jobs one at a time. */
-import fs from "node:fs";
-import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { env as transformersEnv } from "@huggingface/transformers";
 import type { EngineSettings, FromWorker, ToWorker } from "./engine-protocol";
-import { missingModelMessage } from "./model-install";
+import { downloadFailureReason, findModelFolder, missingModelMessage } from "./model-install";
 import { CancelledError, type LoadedWhisper, disposeWhisper, loadWhisper, transcribeWithWhisper } from "./whisper-engine";
 
 const port = parentPort!;
@@ -15,9 +13,12 @@ const log = (level: "info" | "warn" | "error", message: string) => send({ type: 
 transformersEnv.localModelPath = settings.modelsDir;
 transformersEnv.allowLocalModels = true;
 transformersEnv.allowRemoteModels = settings.allowRemoteModels;
+transformersEnv.remoteHost = `${settings.hubUrl}/`;
 
 interface ModelSlot {
   loading: Promise<LoadedWhisper>;
+  /** The folder with its files when the load began; null: it was a download. */
+  folder: string | null;
   lastUsed: number;
   active: number;
 }
@@ -25,11 +26,10 @@ const models = new Map<string, ModelSlot>();
 const cancelled = new Set<number>();
 
 /** Logs download progress (a quarter at a time); a model read from MODELS_DIR logs nothing. */
-function progressLogger(source: string) {
+function progressLogger(source: string, onDisk: boolean) {
   const reported = new Map<string, number>();
-  const local = fs.existsSync(path.join(settings.modelsDir, source));
   return (event: { status: string; file?: string; progress?: number }) => {
-    if (local) return;
+    if (onDisk) return;
     if (event.status === "initiate" && event.file) log("info", `speech model ${source}: fetching ${event.file}`);
     if (event.status === "progress" && event.file && typeof event.progress === "number") {
       const step = Math.floor(event.progress / 25) * 25;
@@ -46,7 +46,8 @@ function acquireModel(source: string): ModelSlot {
   let slot = models.get(source);
   if (!slot) {
     const startedAt = Date.now();
-    const loading = loadWhisper(source, settings, progressLogger(source)).then(
+    const folder = findModelFolder(settings, source, transformersEnv.cacheDir);
+    const loading = loadWhisper(source, settings, progressLogger(source, folder !== null)).then(
       (loaded) => {
         log("info", `speech model ${source} loaded in ${Date.now() - startedAt} ms`);
         send({ type: "model", source, state: "loaded" });
@@ -57,7 +58,7 @@ function acquireModel(source: string): ModelSlot {
         throw error;
       },
     );
-    slot = { loading, lastUsed: Date.now(), active: 0 };
+    slot = { loading, folder, lastUsed: Date.now(), active: 0 };
     models.set(source, slot);
   }
   slot.active++;
@@ -89,16 +90,30 @@ setInterval(
   Math.min(ttlMs, 30_000),
 ).unref();
 
-function describeError(error: unknown, model: string, source: string) {
+/**
+ * A model that could not be loaded: one that had to be downloaded is the client's to change (400
+ * model_not_found, saying which settings install it); a complete folder on disk that fails to load is
+ * this server's fault (500), which names the folder and leaves the details to the log.
+ */
+function describeLoadFailure(error: unknown, model: string, source: string, folder: string | null) {
+  const message = error instanceof Error ? error.message : String(error);
+  if (folder) {
+    log("error", `speech model ${source} in ${folder} could not be loaded: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    return {
+      code: "internal",
+      message: `The model '${model}' could not be loaded from ${folder} (SPEECH_MODEL_${model.toUpperCase()}): its files may be damaged; the server's log says why.`,
+    };
+  }
+  const reason = settings.allowRemoteModels ? downloadFailureReason(error, settings.hubUrl) : undefined;
+  log("warn", `speech model ${source} cannot be loaded: not complete in ${settings.modelsDir}${reason ? `, and ${reason}` : ""}`);
+  return { code: "invalid", openaiCode: "model_not_found", param: "model", message: missingModelMessage(model, source, settings, reason) };
+}
+
+function describeError(error: unknown) {
   if (error instanceof CancelledError) return { code: "cancelled", message: "cancelled" };
   const withCode = error as { code?: unknown; param?: string; message?: string };
   if (withCode.code === "invalid") return { code: "invalid", message: String(withCode.message), param: withCode.param };
   const message = error instanceof Error ? error.message : String(error);
-  if (/file was not found locally|Could not locate file|Unauthorized access to file|fetch failed/i.test(message)) {
-    log("warn", `speech model ${source} is not available in ${settings.modelsDir}: ${message}`);
-    // The client named a model this server cannot load: its request is what cannot be served (400).
-    return { code: "invalid", openaiCode: "model_not_found", param: "model", message: missingModelMessage(model, source, settings) };
-  }
   log("error", `speech engine failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
   return { code: "internal", message: "The speech engine failed on this request." };
 }
@@ -112,7 +127,13 @@ async function handle(message: ToWorker) {
   const { model, source } = message.type === "transcribe" ? message.request : message;
   const slot = acquireModel(source);
   try {
-    const loaded = await slot.loading;
+    let loaded: LoadedWhisper;
+    try {
+      loaded = await slot.loading;
+    } catch (error) {
+      send({ type: "error", id: message.id, error: describeLoadFailure(error, model, source, slot.folder) });
+      return;
+    }
     if (message.type === "probe") {
       send({ type: "probed", id: message.id, wordTimestamps: loaded.supportsWordTimestamps });
       return;
@@ -120,7 +141,7 @@ async function handle(message: ToWorker) {
     const result = await transcribeWithWhisper(loaded, message.request, settings, () => cancelled.has(message.id));
     send({ type: "result", id: message.id, result });
   } catch (error) {
-    send({ type: "error", id: message.id, error: describeError(error, model, source) });
+    send({ type: "error", id: message.id, error: describeError(error) });
   } finally {
     release(slot);
     cancelled.delete(message.id);

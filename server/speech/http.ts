@@ -84,10 +84,21 @@ async function authenticate(service: SpeechService, request: IncomingMessage): P
   return keyId;
 }
 
+/**
+ * `unhealthy` when ffmpeg cannot run, the engine is down, or the default model (what a request naming
+ * none, or `whisper-1`, gets) cannot be loaded; `models` says which of the five can (extra fields: the
+ * contract's HealthResponse closes none).
+ */
 async function health(service: SpeechService) {
-  const ffmpeg = await service.ffmpegHealth();
+  const [ffmpeg, models] = await Promise.all([service.ffmpegHealth(), service.modelHealth.check()]);
   const engine = service.pool.health;
-  const reasons = [ffmpeg.ok ? null : ffmpeg.reason, engine.ok ? null : engine.reason].filter(Boolean);
+  const defaultId = service.config.defaultModel;
+  const defaultModel = models[defaultId];
+  const reasons = [
+    ffmpeg.ok ? null : ffmpeg.reason,
+    engine.ok ? null : engine.reason,
+    defaultModel.status === "unhealthy" ? `the default model '${defaultId}' (SPEECH_DEFAULT_MODEL) cannot be loaded: ${defaultModel.reason}` : null,
+  ].filter(Boolean);
   return {
     status: reasons.length === 0 ? "healthy" : "unhealthy",
     service: SPEECH_SERVICE_NAME,
@@ -95,6 +106,8 @@ async function health(service: SpeechService) {
     timestamp: new Date().toISOString(),
     uptime: Math.round((Date.now() - service.startedAt) / 1000),
     ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
+    default_model: defaultId,
+    models,
     realtime: realtimeHealth(service),
   };
 }

@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
-import { missingModelMessage, modelOnDisk } from "./model-install";
+import { findModelFolder, missingModelMessage } from "./model-install";
 
 /** OpenAI's model name; clients written for OpenAI send it, and it stands for the configured default. */
 export const OPENAI_DEFAULT_MODEL_ALIAS = "whisper-1";
@@ -43,13 +43,13 @@ export function retrieveModel(config: SpeechConfig, id: string): ModelObject {
  * A model that is one of the five ids but cannot be loaded here. The contract declares 400 (not 404,
  * which it gives to GET /v1/models/{model} only) on transcriptions and the socket; the code says why.
  */
-function modelNotInstalled(config: Pick<SpeechConfig, "modelsDir" | "allowRemoteModels">, model: string, source: string): AppError {
+function modelNotInstalled(config: SpeechConfig, model: string, source: string): AppError {
   return new AppError("invalid", missingModelMessage(model, source, config), "model", "model_not_found");
 }
 
 /**
  * The model a request names (absent: the default; `whisper-1`: the default), else 400 naming `model`.
- * With downloads off, a model whose files are not here is refused at once (a download that fails is
+ * With downloads off, a model whose files are not all here is refused at once (a download that fails is
  * refused the same way by the engine).
  */
 export function resolveRequestedModel(config: SpeechConfig, requested: string | undefined): SpeechModelId {
@@ -58,6 +58,6 @@ export function resolveRequestedModel(config: SpeechConfig, requested: string | 
   else if (isSpeechModelId(requested)) model = requested;
   else throw new AppError("invalid", `model must be one of ${SPEECH_MODEL_IDS.join(", ")} (or ${OPENAI_DEFAULT_MODEL_ALIAS}); got ${quoted(requested)}`, "model");
   const source = config.modelSources[model];
-  if (!config.allowRemoteModels && !modelOnDisk(config.modelsDir, source)) throw modelNotInstalled(config, model, source);
+  if (!config.allowRemoteModels && !findModelFolder(config, source)) throw modelNotInstalled(config, model, source);
   return model;
 }

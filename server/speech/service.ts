@@ -8,6 +8,7 @@ import { probeFfmpeg } from "./audio";
 import { DICTATION_KEY_PREFIX, verifyDictationKey } from "./dictation-keys";
 import { type SpeechConfig, speechConfigFromEnv } from "./config";
 import { EnginePool } from "./engine-pool";
+import { type ModelHealthCheck, createModelHealthCheck } from "./model-health";
 import type { EngineSettings } from "./engine-protocol";
 import { SpeechRateLimiter } from "./rate-limits";
 
@@ -31,6 +32,8 @@ export interface SpeechService {
   /** The API key's id, or null when the key is unknown or revoked. */
   authenticate(key: string): Promise<string | null>;
   ffmpegHealth(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Which models can be loaded now (files on disk, or the hub answers). */
+  modelHealth: ModelHealthCheck;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,7 @@ export function engineSettings(config: SpeechConfig): EngineSettings {
   return {
     modelsDir: config.modelsDir,
     allowRemoteModels: config.allowRemoteModels,
+    hubUrl: config.hubUrl,
     dtype: config.dtype,
     intraOpThreads: config.intraOpThreads,
     memoryArena: config.memoryArena,
@@ -88,6 +92,7 @@ export function createSpeechService(
       }
       return ffmpegProbe.result;
     },
+    modelHealth: createModelHealthCheck(config),
     close: () => pool.close(),
   };
 }

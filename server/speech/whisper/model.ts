@@ -8,6 +8,7 @@ import path from "node:path";
 import { MessageChannel } from "node:worker_threads";
 import { AutoConfig, AutoProcessor, WhisperForConditionalGeneration, env as transformersEnv } from "@huggingface/transformers";
 import type { EngineSettings } from "../engine-protocol";
+import { DTYPE_SUFFIX, findModelFolder } from "../model-install";
 import { fuseEncoderAttention, shareTiedEmbeddingProjection } from "../onnx-graph";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- transformers.js's own types are loose here */
@@ -33,8 +34,6 @@ export interface LoadedWhisper {
   supportsWordTimestamps: boolean;
 }
 
-/** transformers.js' file names per dtype (`encoder_model_quantized.onnx` for q8). */
-const DTYPE_SUFFIX: Record<string, string> = { fp32: "", fp16: "_fp16", q8: "_quantized", int8: "_int8", uint8: "_uint8", q4: "_q4" };
 
 /**
  * onnxruntime options per session. transformers.js gives one set to every session; Markbook creates the
@@ -84,17 +83,8 @@ function onnxRuntime(): AnyModel {
 }
 
 /** The folder holding the model's files on disk: in MODELS_DIR, or in transformers.js' download cache. */
-function modelFolderOnDisk(source: string, settings: EngineSettings): string | null {
-  const roots = path.isAbsolute(source) ? [""] : [settings.modelsDir, transformersEnv.useFSCache ? transformersEnv.cacheDir : null];
-  for (const root of roots) {
-    if (root === null || root === undefined) continue;
-    const folder = path.join(root, source);
-    const suffix = DTYPE_SUFFIX[settings.dtype] ?? "";
-    const files = ["config.json", `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
-    if (files.every((file) => fs.existsSync(path.join(folder, file)))) return folder;
-  }
-  return null;
-}
+const modelFolderOnDisk = (source: string, settings: EngineSettings) =>
+  findModelFolder(settings, source, transformersEnv.useFSCache ? (transformersEnv.cacheDir ?? null) : null);
 
 /**
  * Creates the decoder and encoder sessions from the files, one after the other (two loads side by side

@@ -12,6 +12,8 @@ import {
   listTimetables,
   listTimetablesInput,
   listTimetablesOutput,
+  listMyLessons,
+  myLessonsOutput,
   timetableEntryIdInput,
   timetableEntryOutput,
   timetableIdInput,
@@ -32,6 +34,9 @@ export const timetablesRouter = router({
     .input(listTimetablesInput)
     .output(listTimetablesOutput)
     .query(({ ctx, input }) => ctx.asUser((tx) => listTimetables(tx, ctx.user.id, input))),
+
+  /** The caller's own lessons in their school's active timetables (read-only; teachers and students). */
+  mine: userProcedure.output(myLessonsOutput).query(({ ctx }) => ctx.asUser((tx) => listMyLessons(tx, ctx.user.id))),
 
   get: userProcedure
     .input(timetableIdInput)
