@@ -2,6 +2,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import type { RosterImportResult } from "./types";
+import { plural } from "@/lib/text/plural";
 
 /** Rows shown per table: a first import of a whole school lists thousands; the counts say how many in all. */
 const SHOWN = 200;
@@ -61,16 +62,16 @@ export function ImportPreview({ result }: { result: RosterImportResult }) {
     <div className="stack">
       <dl className="details" aria-label="Summary">
         <dt>{result.applied ? "Created" : "Will be created"}</dt>
-        <dd>{counts.create} people</dd>
+        <dd>{plural(counts.create, "person", "people")}</dd>
         <dt>{result.applied ? "Updated" : "Will be updated"}</dt>
-        <dd>{counts.update} people</dd>
+        <dd>{plural(counts.update, "person", "people")}</dd>
         <dt>Unchanged</dt>
-        <dd>{counts.unchanged} people</dd>
+        <dd>{plural(counts.unchanged, "person", "people")}</dd>
         <dt>Skipped</dt>
-        <dd>{counts.skip} rows</dd>
+        <dd>{plural(counts.skip, "row")}</dd>
         <dt>Classes</dt>
         <dd>
-          {counts.classesCreate} new, {counts.classesUpdate} updated, {counts.classesUnchanged} unchanged; {counts.enrollmentsCreate} students join a class
+          {counts.classesCreate} new, {counts.classesUpdate} updated, {counts.classesUnchanged} unchanged; {plural(counts.enrollmentsCreate, "student joins", "students join")} a class
         </dd>
       </dl>
       {result.applied ? null : (

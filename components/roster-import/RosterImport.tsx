@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Button, buttonClassName } from "@/components/ui/Button";
@@ -8,6 +8,7 @@ import { Card } from "@/components/ui/Card";
 import { Status } from "@/components/ui/Status";
 import { errorMessage } from "@/lib/trpc/errors";
 import { useTRPC } from "@/lib/trpc/client";
+import { plural } from "@/lib/text/plural";
 import { ImportPreview } from "./ImportPreview";
 import { type Mapping, MappingForm } from "./MappingForm";
 import { type EncodedFile, encodeFiles } from "./roster-files";
@@ -23,7 +24,9 @@ type Step =
 export function RosterImport() {
   const trpc = useTRPC();
   const preview = useMutation(trpc.rosterImport.preview.mutationOptions());
-  const commit = useMutation(trpc.rosterImport.commit.mutationOptions());
+  const queryClient = useQueryClient();
+  // An import may change any of the school's people, classes and enrollments: every list read before it is stale.
+  const commit = useMutation(trpc.rosterImport.commit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
   const [step, setStep] = useState<Step>({ name: "pick" });
   const [error, setError] = useState<string | null>(null);
   const busy = preview.isPending || commit.isPending;
@@ -157,8 +160,8 @@ export function RosterImport() {
     <Card title="Imported" id="import-done">
       <div className="stack">
         <Status tone="success" role="status">
-          {counts.create} created, {counts.update} updated, {counts.unchanged} unchanged, {counts.skip} skipped; {counts.classesCreate} new classes and{" "}
-          {counts.enrollmentsCreate} students added to classes.
+          {counts.create} created, {counts.update} updated, {counts.unchanged} unchanged, {counts.skip} skipped;{" "}
+          {plural(counts.classesCreate, "new class", "new classes")} and {plural(counts.enrollmentsCreate, "student")} added to classes.
         </Status>
         <ImportPreview result={step.result} />
         <div className="cluster">
