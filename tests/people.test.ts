@@ -263,7 +263,33 @@ describeOnEachDatabase("people of a school", (database) => {
       expect(await sessionAt(before)).toEqual({ id: person.id });
       await admin().people.resetPassword({ user_id: person.id });
       expect(await sessionAt(before)).toBeNull();
-      expect(await sessionAt(Date.now() + 1)).toEqual({ id: person.id });
+      expect(await sessionAt(Date.now() + 1)).toEqual({ id: person.id, mustChoosePassword: true });
+    });
+
+    it("opens nothing but choosing a password to a session that holds a temporary one, on tRPC and REST", async () => {
+      const { db } = database();
+      const email = `session.${unique()}@example.org`;
+      const person = await admin().people.add({ full_name: "Sess Ion", email, role: "teacher" });
+      const { temporary_password } = await admin().people.resetPassword({ user_id: person.id });
+      const session = async () => {
+        const cookie = `${sessionCookieName}=${await encode({ token: { sub: person.id, [SIGNED_IN_AT_CLAIM]: Date.now() + 1 }, secret: authOptions.secret! })}`;
+        const caller = createCaller({ db, user: await authenticateSessionCookie(db, new Headers({ cookie })) });
+        return { cookie, caller, bootstrap: () => bootstrapRoute(new Request("http://localhost/me/bootstrap", { headers: { cookie } })) };
+      };
+
+      const temporary = await session();
+      await expect(temporary.caller.me.profile()).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/Choose your own password first/) });
+      await expect(temporary.caller.exam.templates.list({})).rejects.toMatchObject({ code: "FORBIDDEN" });
+      const refused = await temporary.bootstrap();
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).detail).toMatch(/Choose your own password first/);
+
+      await temporary.caller.me.choosePassword({ current_password: temporary_password, new_password: "chosen at last, by me" });
+      // The new password ends the session that held the temporary one; the next sign-in opens everything.
+      expect(await authenticateSessionCookie(db, new Headers({ cookie: temporary.cookie }))).toBeNull();
+      const chosen = await session();
+      expect((await chosen.caller.me.profile()).id).toBe(person.id);
+      expect((await chosen.bootstrap()).status).toBe(200);
     });
   });
 });

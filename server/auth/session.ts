@@ -69,5 +69,6 @@ export async function authenticateSessionCookie(db: Db, headers: Headers): Promi
     secureCookie: secureSessionCookie,
   });
   const user = await sessionUser(db, token);
-  return user ? { id: user.id } : null;
+  if (!user) return null;
+  return user.mustChoosePassword ? { id: user.id, mustChoosePassword: true } : { id: user.id };
 }

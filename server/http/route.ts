@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AuthenticatedUser } from "../auth/authenticate";
-import { MISSING_BEARER_TOKEN, authenticateRequest } from "../auth/authenticate";
+import { CHOOSE_PASSWORD_FIRST, MISSING_BEARER_TOKEN, authenticateRequest } from "../auth/authenticate";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
@@ -198,6 +198,7 @@ async function answer(definition: AnyRouteDefinition, request: Request, pathValu
 /** REST has no public routes: a caller without a valid credential is told which one is missing. */
 async function authenticateRestCaller(db: Db, headers: Headers): Promise<AuthenticatedUser> {
   const user = await authenticateRequest(db, headers);
+  if (user?.mustChoosePassword) throw new AppError("forbidden", CHOOSE_PASSWORD_FIRST);
   if (user) return user;
   throw new AppError(
     "unauthenticated",

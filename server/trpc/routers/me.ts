@@ -2,7 +2,7 @@ import { z } from "zod";
 import { myProfileOutput } from "../../identity/bootstrap-profile";
 import { getBootstrapProfile, listMyMemberships } from "../../identity/users";
 import { chooseOwnPassword, choosePasswordInput } from "../../auth/password-change";
-import { router, userProcedure } from "../init";
+import { passwordChoosingProcedure, router, userProcedure } from "../init";
 
 export const meRouter = router({
   /** The bootstrap profile (as GET /me/bootstrap) plus the caller's memberships, in one transaction. */
@@ -14,7 +14,7 @@ export const meRouter = router({
   ),
 
   /** The caller chooses their own password (after an admin gave them a temporary one). */
-  choosePassword: userProcedure
+  choosePassword: passwordChoosingProcedure
     .input(choosePasswordInput)
     .output(z.object({ changed: z.literal(true) }))
     .mutation(({ ctx, input }) => ctx.asUser((tx) => chooseOwnPassword(tx, ctx.user.id, input))),
