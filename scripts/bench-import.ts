@@ -1,8 +1,8 @@
 /**
  * bench:import — a roster import of 2,000 people (the issue's bar: plan + apply in ≤ 5 s), on PGlite
  * and on PostgreSQL (BENCH_DATABASE_URL or TEST_DATABASE_URL, an admin URL; a fresh database is created
- * and dropped). A school export's CSV of 2,000 rows (1,900 students in 76 classes of 25, 100 teachers,
- * each class code in the row) is imported by its admin through runRosterImport, as the REST route and
+ * and dropped). A school export's CSV of 2,000 rows (1,900 students in 76 classes of 25; 100 teachers,
+ * each the first teacher of one class, C0 to C99, so 100 classes in all) is imported by its admin through runRosterImport, as the REST route and
  * tRPC do (row-level security, one transaction): a preview, the import, and the same file again (every
  * row unchanged). Figures go to docs/benchmarks.md between <!-- bench:import --> markers.
  */

@@ -107,6 +107,11 @@ interface Case<Call> {
 
 const bucket = () => env().SNAPSHOT_BUCKET;
 const json = (body: unknown): RouteCall => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+/** A roster CSV of B's whose SIS id and class code are A's ids: imported into B's school, matching nothing of A's. */
+const rosterCsvAimedAt = (a: Target) => `id,name,email,classes\n${a.studentId},Beta Import,beta.import.${a.instituteId.slice(0, 8)}@beta-import.example.org,${a.classId}\n`;
+const rosterCsvOfB = "id,name,email,classes\nB-1,Beta Import,beta.import@beta-import.example.org,Beta 7X\n";
+const rosterCsvCall = (csv: string): RouteCall => ({ body: csv, headers: { "content-type": "text/csv" } });
+const rosterCsvFile = (csv: string) => ({ name: "roster.csv", base64: Buffer.from(csv).toString("base64") });
 /** The value a `json()` call carries, for the tRPC procedure that takes the same input. */
 function jsonOf(call: RouteCall) {
   if (typeof call.body !== "string") throw new Error("expected a JSON body");
@@ -275,6 +280,9 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's class and student", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ student_id: a.studentId }) }) },
     { aim: "A's class, B's student", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ student_id: me.id }) }) },
     { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ student_id: a.studentId }) }) },
+  ],
+  "POST /api/school/roster-imports": [
+    { aim: "a CSV naming A's student and class ids, previewed", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { dry_run: "true" }, ...rosterCsvCall(rosterCsvAimedAt(a)) }) },
   ],
   "GET /graph/node/children": [
     { aim: "A's paper in A's curriculum database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb } }) },
@@ -446,6 +454,9 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   })),
   "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
+  // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
+  "rosterImport.preview": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "rosterImport.commit": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
   "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
   "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
