@@ -196,7 +196,7 @@ test.describe("a teacher", () => {
 
     await signIn(page);
     await page.goto("/timetables");
-    await expect(page.getByRole("heading", { name: "Timetables are managed by your school" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "My timetable" })).toBeVisible();
     await page.goto(timetableHref!);
     await expect(page.getByRole("heading", { level: 1, name: DEMO_TIMETABLE })).toBeVisible();
     await expect(page.getByText("You can view this timetable.")).toBeVisible();

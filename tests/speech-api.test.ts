@@ -14,6 +14,7 @@ import { asService } from "../server/db/rls";
 import { createApiKey, revokeApiKey } from "../server/identity/api-keys";
 import { WHISPER_LANGUAGES } from "../server/speech/languages";
 import { speechTimeout } from "./support/busy-machine";
+import { openaiFailure as failure } from "./support/openai-failure";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture, repeatedSpeechWav, wavBytes } from "./support/speech-audio";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testModelsDir, testSpeechConfig } from "./support/speech-server";
@@ -22,20 +23,6 @@ if (!testModelAvailable) console.warn(`\nspeech-api tests skipped: no whisper-ti
 
 const languageNames = Object.values(WHISPER_LANGUAGES);
 const speechFile = () => toFile(readAudioFixture("speech.wav"), "speech.wav", { type: "audio/wav" });
-
-/** What a failed call of the openai client says: status and the contract's error body. */
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) {
-      const body = error.error as { message?: string; type?: string; code?: string; param?: string | null } | undefined;
-      return { status: error.status, type: body?.type, code: body?.code, param: body?.param, message: body?.message, headers: error.headers };
-    }
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** Raw multipart POST, for requests the openai client would not send. */
 async function post(server: RunningSpeechServer, key: string, path: string, fields: Record<string, string | Blob>) {

