@@ -38,6 +38,7 @@ function row(name: string | null, status: ResultRow["status"], marks: Record<str
     student_id: name ? `u-${name}` : null,
     student_name: name,
     status,
+    absence_marked_at: null,
     marks: { q1a: null, q1b: null, q2: null, ...marks },
     total,
   };
