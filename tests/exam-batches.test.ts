@@ -80,7 +80,7 @@ describeOnEachDatabase("exam batches", (database) => {
       expect((await refused.json()).detail).toMatch(/Class not found/);
       const missing = await createBatch(school.teacher.token, {});
       expect(missing.status).toBe(400);
-      expect((await missing.json()).detail).toBe("Template: required");
+      expect((await missing.json()).detail).toBe("Template: must be a template id");
     });
 
     it("refuses a batch of an archived template (409)", async () => {

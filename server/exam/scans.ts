@@ -49,7 +49,7 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
   let stored = null as StoredScan | null;
   try {
     const { fields, file } = await readPdfUpload(upload, maxBytes, "scan", async (part) => (stored = await storeScan(part, { storage, bucket, batchId })));
-    if (!file) throw new AppError("invalid", "file: the scan file is required", "file");
+    if (!file) throw new AppError("invalid", "File: choose the scan (a PDF file) to upload", "file");
     // A repeated field counts by its last value.
     const field = (name: string) => fields.get(name)?.at(-1)?.trim();
     const { student_id: studentId, matching_method: method } = scanFields.parse({ student_id: field("student_id"), matching_method: field("matching_method") });

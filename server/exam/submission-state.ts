@@ -48,3 +48,12 @@ export function submissionStateLabel(state: SubmissionState, progress?: { marked
   const label = submissionStateLabels[state];
   return state === "being_marked" && progress ? `${label} (${progress.marked} of ${progress.of})` : label;
 }
+
+export type SubmissionStateCounts = Record<SubmissionState, number>;
+
+/** How many submissions are in each state. */
+export function countSubmissionStates(submissions: Iterable<SubmissionFacts>): SubmissionStateCounts {
+  const counts = Object.fromEntries(submissionStates.map((state) => [state, 0])) as SubmissionStateCounts;
+  for (const submission of submissions) counts[submissionState(submission)] += 1;
+  return counts;
+}

@@ -62,7 +62,9 @@ const typeWords: Record<string, string> = {
 function problemOf(issue: z.core.$ZodIssue, rawKey: string | undefined): string {
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) return "required";
+      if (issue.path.length === 0) return `the request must be ${issue.expected === "object" ? "a JSON object" : (typeWords[issue.expected] ?? issue.expected)}`;
+      // zod leaves the input out of its issues; its default message says what it received.
+      if (/received undefined$/.test(issue.message)) return "required";
       if (isDefaultMessage(issue.message)) return `must be ${typeWords[issue.expected] ?? issue.expected}`;
       break;
     case "invalid_value":
@@ -78,9 +80,13 @@ function problemOf(issue: z.core.$ZodIssue, rawKey: string | undefined): string 
       if (isDefaultMessage(issue.message)) return sizeProblem(issue);
       break;
   }
-  // Older messages repeat the key ("template_id must be a template id"): the label says it already.
-  const message = rawKey && issue.message.startsWith(`${rawKey} `) ? issue.message.slice(rawKey.length + 1) : issue.message;
-  return message.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase());
+  // Older messages repeat the key ("template_id must be a template id", "mark_scheme.type is required"):
+  // the label says it already.
+  const lead = /^([a-z_][\w.]*) (?=(is|must) )/.exec(issue.message)?.[1];
+  const repeated = lead !== undefined && lead.split(".").at(-1) === rawKey;
+  const message = repeated ? issue.message.slice(lead.length + 1).replace(/^is required$/, "required") : issue.message;
+  // Other field names a message mentions ("must be after start_time") in words too.
+  return message.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase()).replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, wordsOf);
 }
 
 function sizeProblem(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
