@@ -29,7 +29,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await expect(page.getByRole("heading", { level: 1, name: batchTitle })).toBeVisible();
   // Nothing uploaded yet: every student reads "No scan yet", never "Absent".
   await expect(page.getByText("20 no scan yet")).toBeVisible();
-  await expect(page.getByTestId("queue-row").filter({ hasText: "Absent" })).toHaveCount(0);
+  await expect(page.getByTestId("queue-row").locator(".badge", { hasText: /^Absent$/ })).toHaveCount(0);
 
   // Results before any scan: an empty state that says what to do; an unknown batch: what went wrong.
   await page.getByRole("link", { name: "Results", exact: true }).click();

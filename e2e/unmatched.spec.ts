@@ -94,6 +94,6 @@ test("a scan of a batch without a class is assigned from the upload list to a st
 
   await expect(outcome).toContainText("Assigned to Poppy Singh.");
   const row = page.getByTestId("queue-row").filter({ hasText: "Poppy Singh" });
-  await expect(row).toContainText("Scanned");
+  await expect(row).toContainText("Not marked");
   await expect(page.getByTestId("queue-row")).toHaveCount(1);
 });
