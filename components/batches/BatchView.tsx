@@ -64,7 +64,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
     );
   }
 
-  const { batch, submissions } = queue.data;
+  const { batch } = queue.data;
+  const submissions = queue.data.submissions.map((s) => ({ ...s, marks_entered: s.mark_entry_count }));
   const states = countSubmissionStates(submissions);
   const leafCount = template.data?.questions.filter((q) => !q.is_container).length;
   const archived = batch.status === "archived";

@@ -279,7 +279,10 @@ export function MarkingScreen({
           <span className="muted">
             Script {scriptIndex + 1} of {scripts.length}
           </span>
-          <SubmissionStateBadge submission={{ ...script, status: liveStatus }} progress={{ marked: confirmedCount, of: questions.length }} />
+          <SubmissionStateBadge
+            submission={{ ...script, status: liveStatus, marks_entered: marksByQuestion.size }}
+            progress={{ marked: marksByQuestion.size, of: questions.length }}
+          />
         </div>
         <div className="marking__bar-actions">
           <fieldset className="segmented marking__mode">

@@ -6,7 +6,7 @@ import { submissionState } from "@/server/exam/submission-state";
 import {
   formatMarks,
   formatPercent,
-  markedCount,
+  withMarksEntered,
   mean,
   percentOf,
   shownTotal,
@@ -86,7 +86,8 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
         </thead>
         <tbody>
           {sorted.map((row) => {
-            const state = submissionState(row);
+            const facts = withMarksEntered(row, questions);
+            const state = submissionState(facts);
             const total = shownTotal(row, questions);
             const percent = percentOf(total, maxTotal);
             // No script to mark: blank cells, never a 0 or a "not marked" dash.
@@ -97,7 +98,7 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
                   <span className="results-table__name">
                     {row.student_name ?? <span className="table__muted">Unmatched scan</span>}
                   </span>
-                  {state !== "marked" ? <SubmissionStateBadge submission={row} progress={{ marked: markedCount(row, questions), of: questions.length }} /> : null}
+                  {state !== "marked" ? <SubmissionStateBadge submission={facts} progress={{ marked: facts.marks_entered, of: questions.length }} /> : null}
                 </th>
                 <td className="numeric results-table__total" data-testid="results-total">
                   {total === null ? absent ? null : <NotMarked /> : formatMarks(total)}

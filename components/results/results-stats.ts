@@ -20,6 +20,11 @@ export interface TemplateQuestion {
   is_container: boolean;
 }
 
+/** A row with what its state needs (server/exam/submission-state.ts): how many questions have a mark. */
+export function withMarksEntered(row: ResultRow, questions: readonly ResultsQuestion[]): ResultRow & { marks_entered: number } {
+  return { ...row, marks_entered: markedCount(row, questions) };
+}
+
 /** How many questions of a row have a mark value. */
 export function markedCount(row: ResultRow, questions: readonly ResultsQuestion[]): number {
   return questions.reduce((count, q) => (row.marks[q.id] === null || row.marks[q.id] === undefined ? count : count + 1), 0);
@@ -72,11 +77,11 @@ export interface ResultsSummary {
  * student has no score at all.
  */
 export function summarize(rows: readonly ResultRow[], questions: readonly ResultsQuestion[]): ResultsSummary {
-  const counts = { ...countSubmissionStates(rows), submissions: rows.length };
+  const counts = { ...countSubmissionStates(rows.map((row) => withMarksEntered(row, questions))), submissions: rows.length };
   const max = maxTotal(questions);
   const markedPercentages: number[] = [];
   for (const row of rows) {
-    if (submissionState(row) !== "marked") continue;
+    if (submissionState(withMarksEntered(row, questions)) !== "marked") continue;
     const percent = percentOf(shownTotal(row, questions), max);
     if (percent !== null) markedPercentages.push(percent);
   }

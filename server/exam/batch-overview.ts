@@ -74,13 +74,20 @@ async function stateCounts(tx: Tx, batchIds: string[]): Promise<Map<string, Subm
       status: examSubmissions.status,
       marked_absent: sql<boolean>`${examSubmissions.absence_marked_at} is not null`,
       has_student: sql<boolean>`${examSubmissions.student_id} is not null`,
+      // Qualified by hand: inside a subquery drizzle would print the bare column names.
+      has_marks: sql<boolean>`exists (select from exam_mark_entries entry where entry.submission_id = exam_submissions.id)`,
       count: sql<number>`count(*)::int`,
     })
     .from(examSubmissions)
     .where(inArray(examSubmissions.batch_id, batchIds))
-    .groupBy(sql`1, 2, 3, 4`);
+    .groupBy(sql`1, 2, 3, 4, 5`);
   for (const group of groups) {
-    const facts = { status: group.status, absence_marked_at: group.marked_absent ? "marked" : null, student_id: group.has_student ? "someone" : null };
+    const facts = {
+      status: group.status,
+      absence_marked_at: group.marked_absent ? "marked" : null,
+      student_id: group.has_student ? "someone" : null,
+      marks_entered: group.has_marks ? 1 : 0,
+    };
     const batch = counts.get(group.batch_id) ?? countSubmissionStates([]);
     batch[submissionState(facts)] += Number(group.count);
     counts.set(group.batch_id, batch);

@@ -9,21 +9,21 @@ import { submissionState, submissionStateLabel } from "./submission-state";
  * =, +, -, @, tab or carriage return) is prefixed with an apostrophe, as OWASP recommends.
  * Header: student_name, student_id, status, one column per question label in order, total. The status
  * is the state a teacher reads on the screens (server/exam/submission-state.ts): "No scan yet",
- * "Absent", "Being marked (2 of 5)"… Students without marks are included, with blank mark cells and a
- * blank total (never a 0 nobody gave).
+ * "Absent", "Being marked (2 of 5)"… Students without a script (no scan yet, or absent) are included,
+ * with blank mark cells and a blank total (never a 0 nobody gave).
  */
 export function renderResultsCsv(results: BatchResults): string {
   const header = ["student_name", "student_id", "status", ...results.questions.map((q) => q.label), "total"];
-  const rows = results.results.map((result) => [
-    result.student_name ?? "",
-    result.student_id ?? "",
-    submissionStateLabel(submissionState(result), {
-      marked: results.questions.filter((q) => result.marks[q.id] !== null && result.marks[q.id] !== undefined).length,
-      of: results.questions.length,
-    }),
-    ...results.questions.map((q) => formatNumber(result.marks[q.id] ?? null)),
-    formatNumber(result.total),
-  ]);
+  const rows = results.results.map((result) => {
+    const marked = results.questions.filter((q) => result.marks[q.id] !== null && result.marks[q.id] !== undefined).length;
+    return [
+      result.student_name ?? "",
+      result.student_id ?? "",
+      submissionStateLabel(submissionState({ ...result, marks_entered: marked }), { marked, of: results.questions.length }),
+      ...results.questions.map((q) => formatNumber(result.marks[q.id] ?? null)),
+      formatNumber(result.total),
+    ];
+  });
   return [header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
 }
 

@@ -18,11 +18,15 @@ export const submissionStateLabels: Record<SubmissionState, string> = {
   marked: "Marked",
 };
 
-/** What a state needs of a submission: the contract's status, the marked absence, and whose it is. */
+/**
+ * What a state needs of a submission: the contract's status, the marked absence, whose it is, and how
+ * many questions have a mark (the contract leaves a matched submission `matched` when marks arrive).
+ */
 export interface SubmissionFacts {
   status: "absent" | "unmatched" | "matched" | "marking" | "complete";
   absence_marked_at: Date | string | null;
   student_id: string | null;
+  marks_entered: number;
 }
 
 export function submissionState(submission: SubmissionFacts): SubmissionState {
@@ -32,7 +36,7 @@ export function submissionState(submission: SubmissionFacts): SubmissionState {
     case "absent":
       return submission.absence_marked_at === null ? "no_scan" : "absent";
     case "matched":
-      return "not_marked";
+      return submission.marks_entered > 0 ? "being_marked" : "not_marked";
     case "marking":
       return "being_marked";
     case "complete":
