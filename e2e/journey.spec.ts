@@ -55,7 +55,7 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
 
   // 3. Two scans matched in order, then one for a chosen student.
   const { first: student } = await uploadTwoInOrderAndOneChosen(page, 2);
-  await expect(page.getByText("3 in progress")).toBeVisible();
+  await expect(page.getByText("3 not marked")).toBeVisible();
 
   // 4. The first script, marked by keyboard only: 2 on 1a, 2 on 1b, each confirmed by Enter.
   await page.getByRole("link", { name: `Mark ${student}` }).click();
@@ -72,7 +72,7 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
 
   // 5. The results: that student complete with 4 of 5 marks.
   await page.goto(`/batches/${batchId}`);
-  await expect(page.getByTestId("queue-row").filter({ hasText: student })).toContainText("Complete");
+  await expect(page.getByTestId("queue-row").filter({ hasText: student })).toContainText("Marked");
   await page.getByRole("link", { name: "Results", exact: true }).click();
   const row = page.getByTestId("results-row").filter({ hasText: student });
   await expect(row.getByTestId("results-total")).toHaveText("4");
@@ -86,6 +86,6 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   const [header, ...rows] = csv.trim().split(/\r?\n/);
   expect(header).toBe("student_name,student_id,status,1a,1b,total");
   const cells = rows.find((line) => line.startsWith(student) || line.startsWith(`"${student}"`))!.split(",");
-  expect(cells.slice(2)).toEqual(["complete", "2", "2", "4"]);
+  expect(cells.slice(2)).toEqual(["Marked", "2", "2", "4"]);
   expect(rows).toHaveLength(20);
 });

@@ -27,7 +27,9 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await expect(page).toHaveURL(/\/batches\/[0-9a-f-]{36}$/);
   const batchId = page.url().split("/").pop()!;
   await expect(page.getByRole("heading", { level: 1, name: batchTitle })).toBeVisible();
-  await expect(page.getByText("20 absent")).toBeVisible();
+  // Nothing uploaded yet: every student reads "No scan yet", never "Absent".
+  await expect(page.getByText("20 no scan yet")).toBeVisible();
+  await expect(page.getByTestId("queue-row").locator(".badge", { hasText: /^Absent$/ })).toHaveCount(0);
 
   // Results before any scan: an empty state that says what to do; an unknown batch: what went wrong.
   await page.getByRole("link", { name: "Results", exact: true }).click();
@@ -45,10 +47,23 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
 
   // A file that is not a PDF is refused with the server's reason.
   await files.setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just some text") });
-  await expect(uploads.nth(3)).toContainText("Refused: The scan is not a PDF");
+  await expect(uploads.nth(3)).toContainText("Refused: The scan is not a PDF file");
 
-  await expect(page.getByText("3 in progress")).toBeVisible();
-  await expect(page.getByText("17 absent")).toBeVisible();
+  await expect(page.getByText("3 not marked")).toBeVisible();
+  await expect(page.getByText("17 no scan yet")).toBeVisible();
+
+  // A teacher marks a student without a scan absent, undoes it, and marks them again.
+  const absentee = page.getByTestId("queue-row").filter({ hasText: "No scan yet" }).first();
+  const absenteeName = (await absentee.getByRole("rowheader").innerText()).trim();
+  const absenteeRow = page.getByTestId("queue-row").filter({ hasText: absenteeName });
+  await absenteeRow.getByRole("button", { name: `Mark ${absenteeName} absent` }).click();
+  await expect(absenteeRow.locator(".badge")).toHaveText("Absent");
+  await expect(page.getByText("16 no scan yet")).toBeVisible();
+  await expect(page.getByText("1 absent")).toBeVisible();
+  await absenteeRow.getByRole("button", { name: `Undo: ${absenteeName} was not absent` }).click();
+  await expect(absenteeRow.locator(".badge")).toHaveText("No scan yet");
+  await absenteeRow.getByRole("button", { name: `Mark ${absenteeName} absent` }).click();
+  await expect(absenteeRow.locator(".badge")).toHaveText("Absent");
   await screenshot(page, testInfo, "batch-page", true);
   await expectNoAxeViolations(page);
 
@@ -114,9 +129,9 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   // 4. The queue shows the script complete.
   await page.goto(`/batches/${batchId}`);
   const row = page.getByTestId("queue-row").filter({ hasText: firstStudent });
-  await expect(row).toContainText("Complete");
+  await expect(row).toContainText("Marked");
   await expect(row).toContainText(`${questionCount} / ${questionCount}`);
-  await expect(page.getByText("1 complete")).toBeVisible();
+  await expect(page.getByText("1 marked")).toBeVisible();
   await expect(page.getByTestId("queue-row").filter({ hasText: secondStudent })).toContainText(`2 / ${questionCount}`);
 
   // 5. Results, opened from the batch page: totals, absent rows, sorting, the three charts.
@@ -130,8 +145,10 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   const markedRow = resultRows.filter({ hasText: firstStudent });
   await expect(markedRow.getByTestId("results-total")).toHaveText(String(questionCount));
   await expect(markedRow.getByTestId("results-percent")).toHaveText(`${Math.round((questionCount / maxTotal) * 100)}%`);
-  // Absent students: a badge and blank cells, never a total of 0.
-  const absentRows = resultRows.filter({ has: page.locator(".badge", { hasText: /^Absent$/ }) });
+  // Students without a script (no scan yet, or marked absent): a badge and blank cells, never a total of 0.
+  await expect(resultRows.filter({ has: page.locator(".badge", { hasText: /^Absent$/ }) })).toHaveCount(1);
+  await expect(resultRows.filter({ hasText: absenteeName }).locator(".badge")).toHaveText("Absent");
+  const absentRows = resultRows.filter({ has: page.locator(".badge", { hasText: /^(Absent|No scan yet)$/ }) });
   await expect(absentRows).toHaveCount(17);
   for (const absentRow of await absentRows.all()) {
     await expect(absentRow.getByTestId("results-total")).toHaveText("");
@@ -139,11 +156,13 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   }
   // A scanned script nobody has marked yet shows "not marked", not 0.
   await expect(resultRows.filter({ hasText: lastStudent }).getByTestId("results-total")).toHaveText(/not marked/);
-  await expect(resultRows.filter({ hasText: secondStudent })).toContainText(`2 of ${questionCount} marked`);
+  await expect(resultRows.filter({ hasText: secondStudent })).toContainText(`Being marked (2 of ${questionCount})`);
   const summary = page.getByRole("region", { name: "Summary" });
   await expect(summary).toContainText("Marked1 of 20");
-  await expect(summary).toContainText("Absent17");
-  await expect(summary).toContainText("In progress2");
+  await expect(summary).toContainText("No scan yet16");
+  await expect(summary).toContainText("Absent1");
+  await expect(summary).toContainText("Not marked1");
+  await expect(summary).toContainText("Being marked1");
 
   // Sort by total: highest first on the first click, then lowest first by keyboard; no score stays last.
   const totalHeader = page.getByRole("columnheader", { name: /^Total/ });
@@ -156,8 +175,8 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await expect(totalHeader).toHaveAttribute("aria-sort", "ascending");
   await expect(resultRows.nth(0)).toContainText(secondStudent);
   await expect(resultRows.nth(1)).toContainText(firstStudent);
-  await expect(resultRows.nth(2)).toContainText(`${lastStudent}Not started`);
-  await expect(resultRows.last()).toContainText("Absent");
+  await expect(resultRows.nth(2)).toContainText(`${lastStudent}Not marked`);
+  await expect(resultRows.last()).toContainText(/No scan yet|Absent/);
   await expect(page.getByRole("columnheader", { name: "Student", exact: true })).not.toHaveAttribute("aria-sort", /.+/);
 
   for (const title of ["Distribution of totals", "Mean percentage per question", "Mean percentage per specification point"]) {
@@ -165,7 +184,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
     await expect(chart).toBeVisible();
     await expect(chart.getByRole("img")).toBeVisible();
   }
-  await expect(page.getByRole("figure", { name: "Distribution of totals" })).toContainText("Not counted: 17 absent students and 2 scripts still being marked.");
+  await expect(page.getByRole("figure", { name: "Distribution of totals" })).toContainText("Not counted: 17 students without a script and 2 scripts still being marked.");
   await expect(page.getByRole("figure", { name: "Mean percentage per question" })).toContainText("Lowest: question");
   await screenshot(page, testInfo, "results", true);
   await expectNoAxeViolations(page);
@@ -180,7 +199,8 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download results (CSV)" }).click();
   const download = await downloading;
-  expect(download.suggestedFilename()).toBe(`batch-${batchId}.csv`);
+  // Named after the batch and its day; the REST path without ?name=title keeps batch-<id>.csv.
+  expect(download.suggestedFilename()).toMatch(new RegExp(`^${batchTitle} - \\d{4}-\\d{2}-\\d{2}\\.csv$`));
   const csv = fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "");
   const [header, ...rows] = csv.trim().split(/\r?\n/);
   const columns = header!.split(",");
@@ -190,7 +210,8 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   const studentRow = rows.find((line) => line.startsWith(firstStudent) || line.startsWith(`"${firstStudent}"`))!;
   expect(studentRow).toBeTruthy();
   const cells = studentRow.split(",");
-  expect(cells[2]).toBe("complete");
+  expect(cells[2]).toBe("Marked");
+  expect(rows.filter((line) => line.includes(",Absent,"))).toHaveLength(1);
   expect(cells.slice(3, -1).every((cell) => Number(cell) === 1)).toBe(true);
   expect(Number(cells.at(-1))).toBe(questionCount);
   expect(rows.length).toBe(20);
@@ -198,7 +219,8 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   // 7. The batches list shows the batch with its progress.
   await page.goto("/batches");
   const listedRow = page.getByRole("row").filter({ hasText: batchTitle });
-  await expect(listedRow).toContainText("1 complete");
+  await expect(listedRow).toContainText("1 marked");
+  await expect(listedRow).toContainText("1 absent");
   await expect(listedRow).toContainText("Open");
   await expect(listedRow).toContainText(DEMO_TEMPLATE);
   await screenshot(page, testInfo, "batches-list");

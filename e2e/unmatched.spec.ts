@@ -33,7 +33,7 @@ test("an unmatched scan is assigned to a student of the batch from the queue", a
   await expect(page.getByRole("heading", { name: "Queue: 21 submissions" })).toBeVisible();
   const unmatchedRow = page.getByTestId("queue-row").filter({ hasText: "Unmatched scan" });
   await expect(unmatchedRow).toHaveCount(1);
-  await expect(unmatchedRow).toContainText("Unmatched");
+  await expect(unmatchedRow.locator(".badge")).toHaveText("Needs a student");
   await screenshot(page, testInfo, "assign-scan-queue", true);
   await unmatchedRow.getByRole("button", { name: /^Assign to student/ }).click();
 
@@ -53,9 +53,9 @@ test("an unmatched scan is assigned to a student of the batch from the queue", a
   await expect(page.getByRole("heading", { name: "Queue: 20 submissions" })).toBeVisible();
   await expect(page.getByTestId("queue-row").filter({ hasText: "Unmatched scan" })).toHaveCount(0);
   const noahRow = page.getByTestId("queue-row").filter({ hasText: "Noah Khan" });
-  await expect(noahRow).toContainText("Scanned");
+  await expect(noahRow).toContainText("Not marked");
   await expect(noahRow.getByRole("link", { name: "Mark Noah Khan" })).toBeVisible();
-  await expect(page.getByText("19 absent")).toBeVisible();
+  await expect(page.getByText("19 no scan yet")).toBeVisible();
   await screenshot(page, testInfo, "assign-scan-done", true);
 
   // The scan's bytes now come with Noah's submission.
@@ -72,7 +72,7 @@ test("a scan of a batch without a class is assigned from the upload list to a st
   await page.goto(`/batches/${batchId}`);
   await page.getByLabel("Choose PDF scans").setInputFiles({ name: "loose-script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(1, "Loose script") });
   const outcome = page.getByRole("list", { name: "Uploaded scans" }).getByRole("listitem").first();
-  await expect(outcome).toContainText("Unmatched");
+  await expect(outcome).toContainText("Needs a student");
   await outcome.getByRole("button", { name: "Assign to student" }).click();
 
   const dialog = page.getByRole("dialog", { name: "Assign scan to a student" });
@@ -94,6 +94,6 @@ test("a scan of a batch without a class is assigned from the upload list to a st
 
   await expect(outcome).toContainText("Assigned to Poppy Singh.");
   const row = page.getByTestId("queue-row").filter({ hasText: "Poppy Singh" });
-  await expect(row).toContainText("Scanned");
+  await expect(row).toContainText("Not marked");
   await expect(page.getByTestId("queue-row")).toHaveCount(1);
 });

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { postgresErrorCode } from "./db/postgres-errors";
+import { issueMessage } from "./http/issue-message";
 import { logger } from "./logger";
 
 /** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */
@@ -64,8 +65,7 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof ZodError) {
     const issue = error.issues[0];
     const param = issue?.path.join(".") || undefined;
-    const message = issue ? `${param ? `${param}: ` : ""}${issue.message}` : "Invalid request";
-    return new AppError("invalid", message, param);
+    return new AppError("invalid", issue ? issueMessage(issue) : "The request is not valid", param);
   }
   const sqlState = postgresErrorCode(error);
   if (sqlState?.startsWith("22") || sqlState === "54000") {

@@ -104,7 +104,7 @@ describeOnEachDatabase("timetables", (database) => {
       for (const query of ["?class_id=not-a-uuid", "?type=weekly", "?active=maybe"]) {
         const response = await list(school.admin.token, query);
         expect(response.status).toBe(400);
-        expect((await response.json()).detail).toMatch(/class_id|type|active/);
+        expect((await response.json()).detail).toMatch(/^(Class|Type|Active): /);
       }
       const anonymous = await listTimetablesRoute(new Request("http://localhost/database/timetable/timetables"));
       expect(anonymous.status).toBe(401);
@@ -166,7 +166,7 @@ describeOnEachDatabase("timetables", (database) => {
       await expect(as(school.admin).timetables.create({ name: "X", type: "class" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
       await expect(
         as(school.admin).timetables.create({ name: "X", starts_on: "2027-02-01", ends_on: "2027-01-01" }),
-      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/ends_on/) });
+      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^End date: must not be before the start date$/) });
       await expect(as(school.admin).timetables.create({ name: "  " })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     });
   });
@@ -204,7 +204,7 @@ describeOnEachDatabase("timetables", (database) => {
       for (const times of [{ start_time: "10:00", end_time: "09:00" }, { start_time: "10:00", end_time: "10:00" }]) {
         await expect(as(school.admin).timetables.createEntry(entry({ period: 7, ...times }))).rejects.toMatchObject({
           code: "BAD_REQUEST",
-          message: expect.stringMatching(/end_time must be after start_time/),
+          message: expect.stringMatching(/^End time: must be after the start time$/),
         });
       }
       const created = await as(school.admin).timetables.createEntry(entry({ period: 8 }));
@@ -261,7 +261,7 @@ describeOnEachDatabase("timetables", (database) => {
     it("refuses a teacher who is not staff of the school, and a class of another school", async () => {
       await expect(as(school.admin).timetables.createEntry(entry({ period: 9, teacher_id: school.student.id }))).rejects.toMatchObject({
         code: "BAD_REQUEST",
-        message: expect.stringMatching(/teacher_id/),
+        message: "Teacher: not a member of staff of this school",
       });
       await expect(
         as(school.admin).timetables.createEntry(entry({ period: 9, teacher_id: otherSchool.teacher.id })),

@@ -80,7 +80,7 @@ describeOnEachDatabase("exam batches", (database) => {
       expect((await refused.json()).detail).toMatch(/Class not found/);
       const missing = await createBatch(school.teacher.token, {});
       expect(missing.status).toBe(400);
-      expect((await missing.json()).detail).toMatch(/template_id/);
+      expect((await missing.json()).detail).toBe("Template: must be a template id");
     });
 
     it("refuses a batch of an archived template (409)", async () => {
@@ -153,6 +153,7 @@ describeOnEachDatabase("exam batches", (database) => {
           student_id: roster.students[0]!.id,
           student_name: roster.students[0]!.full_name,
           status: "marking",
+          absence_marked_at: null,
           marks: { [canvas.ids.q1a]: 2.5, [canvas.ids.q1b]: null, [canvas.ids.q2]: 4 },
           total: 6.5,
         },
@@ -161,6 +162,7 @@ describeOnEachDatabase("exam batches", (database) => {
           student_id: roster.students[1]!.id,
           student_name: roster.students[1]!.full_name,
           status: "absent",
+          absence_marked_at: null,
           marks: { [canvas.ids.q1a]: null, [canvas.ids.q1b]: null, [canvas.ids.q2]: null },
           total: null,
         },
@@ -173,12 +175,12 @@ describeOnEachDatabase("exam batches", (database) => {
       const csv = await batchGet(csvRoute, school.teacher.token, batch.id);
       expect(csv.status).toBe(200);
       expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-      expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="batch-${batch.id}.csv"`);
+      expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="batch-${batch.id}.csv"; filename*=UTF-8''batch-${batch.id}.csv`);
       expect(await csv.text()).toBe(
         [
           "student_name,student_id,status,1a,1b,2,total",
-          `${roster.students[0]!.full_name},${roster.students[0]!.id},marking,2.5,,4,6.5`,
-          `${roster.students[1]!.full_name},${roster.students[1]!.id},absent,,,,`,
+          `${roster.students[0]!.full_name},${roster.students[0]!.id},Being marked (2 of 3),2.5,,4,6.5`,
+          `${roster.students[1]!.full_name},${roster.students[1]!.id},No scan yet,,,,`,
           "",
         ].join("\r\n"),
       );
@@ -208,7 +210,24 @@ describeOnEachDatabase("exam batches", (database) => {
       });
       const batch = await (await createBatch(school.teacher.token, { template_id: template.id, class_id: roster.class.id })).json();
       const text = await (await batchGet(csvRoute, school.teacher.token, batch.id)).text();
-      expect(text).toContain(`"'=HYPERLINK(""x""), Zoë",${named.id},absent,,,,\r\n`);
+      expect(text).toContain(`"'=HYPERLINK(""x""), Zoë",${named.id},No scan yet,,,,\r\n`);
+    });
+
+    it("names the CSV after the batch's title and day with name=title (RFC 6266), the contract's name otherwise", async () => {
+      const created = await createBatch(school.teacher.token, { template_id: template.id, title: 'Zoë\'s 10A: Maths/mock "B"' });
+      const batch = await created.json();
+      const day = new Date(batch.created_at);
+      const date = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, "0")}-${String(day.getDate()).padStart(2, "0")}`;
+      const titled = await callRest(csvRoute, { token: school.teacher.token, params: { batch_id: batch.id }, path: `/api/exam/batches/${batch.id}/csv?name=title` });
+      expect(titled.status).toBe(200);
+      expect(titled.headers.get("content-disposition")).toBe(
+        `attachment; filename="Zoe's 10A Maths-mock B - ${date}.csv"; filename*=UTF-8''Zo%C3%AB%27s%2010A%20Maths-mock%20B%20-%20${date}.csv`,
+      );
+      const byId = await callRest(csvRoute, { token: school.teacher.token, params: { batch_id: batch.id }, path: `/api/exam/batches/${batch.id}/csv?name=id` });
+      expect(byId.headers.get("content-disposition")).toMatch(new RegExp(`^attachment; filename="batch-${batch.id}\\.csv"`));
+      const wrong = await callRest(csvRoute, { token: school.teacher.token, params: { batch_id: batch.id }, path: `/api/exam/batches/${batch.id}/csv?name=nope` });
+      expect(wrong.status).toBe(400);
+      expect((await wrong.json()).detail).toBe("Name: must be id or title");
     });
 
     it("answers 404 on queue, results and CSV outside the caller's scope; a colleague of the school may read", async () => {

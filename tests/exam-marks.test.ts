@@ -112,12 +112,12 @@ describeOnEachDatabase("exam marks", (database) => {
   it("answers 400 naming the field for marks out of range, a container, another template's question", async () => {
     const submission_id = submissions[3]!.id;
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ question_id: canvas.ids.q1a, awarded_marks: 3.5 }, /awarded_marks: must be between 0 and 3/],
-      [{ question_id: canvas.ids.q1a, awarded_marks: -1 }, /awarded_marks/],
-      [{ question_id: canvas.ids.q1a, awarded_marks: "two" }, /awarded_marks/],
-      [{ question_id: canvas.ids.q1, awarded_marks: 1 }, /question_id: .*container/],
-      [{ question_id: otherCanvas.ids.q2, awarded_marks: 1 }, /question_id: .*another template/],
-      [{ awarded_marks: 1 }, /question_id/],
+      [{ question_id: canvas.ids.q1a, awarded_marks: 3.5 }, /^Mark: question 1a takes 0 to 3 marks, not 3\.5$/],
+      [{ question_id: canvas.ids.q1a, awarded_marks: -1 }, /^Mark: /],
+      [{ question_id: canvas.ids.q1a, awarded_marks: "two" }, /^Mark: /],
+      [{ question_id: canvas.ids.q1, awarded_marks: 1 }, /^Question: question 1 takes no mark itself; mark its parts$/],
+      [{ question_id: otherCanvas.ids.q2, awarded_marks: 1 }, /^Question: not a question of this batch's paper$/],
+      [{ awarded_marks: 1 }, /^Question: /],
     ];
     for (const [body, message] of cases) {
       const response = await mark(school.teacher.token, { submission_id, ...body });

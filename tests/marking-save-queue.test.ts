@@ -50,7 +50,7 @@ describe("the save queue", () => {
   it("refuses a mark over the maximum without sending it", () => {
     const { queue, send } = requestSave(emptySaveQueue, key, draft({ mark: "3" }), 2);
     expect(send).toBeNull();
-    expect(queue.states[key]).toEqual({ state: "error", message: "At most 2 marks for this question." });
+    expect(queue.states[key]).toEqual({ state: "error", message: "At most 2 marks for this question.", retryable: false });
     expect(queue.sending.size).toBe(0);
   });
 
@@ -78,9 +78,9 @@ describe("the save queue", () => {
 
   it("shows a failed save as an error, sent again by Retry", () => {
     const sending = requestSave(emptySaveQueue, key, draft(), 2).queue;
-    const failed = settleSave(sending, key, { saved: false, message: "The server is unavailable" });
+    const failed = settleSave(sending, key, { saved: false, message: "The server is unavailable", retryable: true });
     expect(failed.again).toBe(false);
-    expect(failed.queue.states[key]).toEqual({ state: "error", message: "The server is unavailable" });
+    expect(failed.queue.states[key]).toEqual({ state: "error", message: "The server is unavailable", retryable: true });
     const retried = requestSave(failed.queue, key, draft(), 2);
     expect(retried.send).not.toBeNull();
     expect(retried.queue.states[key]).toEqual({ state: "saving" });
@@ -100,7 +100,10 @@ describe("retries", () => {
     expect(worthRetrying(undefined)).toBe(true);
     expect(worthRetrying(503)).toBe(true);
     expect(worthRetrying(500)).toBe(true);
+    expect(worthRetrying(429)).toBe(true);
     expect(worthRetrying(409)).toBe(false);
+    expect(worthRetrying(404)).toBe(false);
+    expect(worthRetrying(403)).toBe(false);
     expect(worthRetrying(400)).toBe(false);
   });
 

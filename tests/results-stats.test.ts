@@ -32,12 +32,13 @@ const templateQuestions: TemplateQuestion[] = [
   { id: "q2", parent_id: null, label: "2", spec_ref: "  ", is_container: false },
 ];
 
-function row(name: string | null, status: ResultRow["status"], marks: Record<string, number | null>, total: number | null): ResultRow {
+function row(name: string | null, status: ResultRow["status"], marks: Record<string, number | null>, total: number | null, markedAbsent = false): ResultRow {
   return {
     submission_id: `s-${name ?? "unmatched"}`,
     student_id: name ? `u-${name}` : null,
     student_name: name,
     status,
+    absence_marked_at: markedAbsent ? new Date("2026-11-24T09:00:00Z") : null,
     marks: { q1a: null, q1b: null, q2: null, ...marks },
     total,
   };
@@ -46,7 +47,8 @@ function row(name: string | null, status: ResultRow["status"], marks: Record<str
 const ada = row("Ada", "complete", { q1a: 2, q1b: 3, q2: 5 }, 10); // 100 %
 const ben = row("Ben", "complete", { q1a: 1, q1b: 1, q2: 2 }, 4); // 40 %
 const cai = row("Cai", "marking", { q1a: 0 }, 0); // in progress, a real zero
-const dee = row("Dee", "absent", {}, null);
+const dee = row("Dee", "absent", {}, null); // no scan yet
+const gus = row("Gus", "absent", {}, null, true); // marked absent by the teacher
 const eli = row("Eli", "matched", {}, 0); // scanned, nothing marked: the server says 0
 const scan = row(null, "unmatched", { q2: 1 }, 1);
 const rows = [dee, ben, scan, eli, cai, ada];
@@ -64,9 +66,9 @@ describe("totals and percentages", () => {
     expect(maxTotal([{ id: "a", label: "a", max_marks: 0.1, order: 1 }, { id: "b", label: "b", max_marks: 0.2, order: 2 }])).toBe(0.3);
   });
 
-  it("summarizes by standing, with mean and median over fully marked scripts only", () => {
-    const summary = summarize(rows, questions);
-    expect(summary.counts).toEqual({ marked: 2, in_progress: 2, absent: 1, unmatched: 1, submissions: 6 });
+  it("summarizes by state, with mean and median over fully marked scripts only", () => {
+    const summary = summarize([...rows, gus], questions);
+    expect(summary.counts).toEqual({ marked: 2, being_marked: 1, not_marked: 1, no_scan: 1, absent: 1, needs_student: 1, submissions: 7 });
     expect(summary.maxTotal).toBe(10);
     expect(summary.markedPercentages.sort()).toEqual([100, 40]);
     expect(summary.meanPercent).toBe(70);

@@ -220,6 +220,8 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a, b }) => ({ params: [b.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }),
     },
   ],
+  "PUT /api/exam/submissions/{submission_id}/absence": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) }],
+  "DELETE /api/exam/submissions/{submission_id}/absence": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) }],
   "PUT /api/exam/marks/{mark_id}": [
     {
       aim: "A's submission and question",
@@ -395,6 +397,10 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       answer: { admin: 403, head: 403, teacher: 400, student: 404 },
       build: ({ a, b }) => ({ submission_id: b.unmatchedSubmissionId, student_id: a.studentId }),
     },
+  ],
+  "exam.submissions.setAbsence": [
+    { aim: "A's submission marked absent", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, absent: true }) },
+    { aim: "A's submission's absence undone", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, absent: false }) },
   ],
   "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.marks.upsert": restMatrix["PUT /api/exam/marks/{mark_id}"]!.map((kase) => ({

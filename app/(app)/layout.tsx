@@ -1,5 +1,8 @@
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { AppShell } from "@/components/shell/AppShell";
+import { DateLocaleProvider } from "@/components/ui/dates";
+import { localeFromAcceptLanguage } from "@/lib/accept-language";
 import { TRPCReactProvider } from "@/lib/trpc/client";
 import { requireSignedInProfile } from "./signed-in";
 
@@ -8,9 +11,12 @@ export const dynamic = "force-dynamic";
 /** The signed-in area: signed-out visitors go to /signin. */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const profile = await requireSignedInProfile();
+  const locale = localeFromAcceptLanguage((await headers()).get("accept-language"));
   return (
     <TRPCReactProvider>
-      <AppShell profile={profile}>{children}</AppShell>
+      <DateLocaleProvider locale={locale}>
+        <AppShell profile={profile}>{children}</AppShell>
+      </DateLocaleProvider>
     </TRPCReactProvider>
   );
 }

@@ -6,6 +6,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
+import { useDateFormat } from "@/components/ui/dates";
 import { followingChoice, matchesStudentSearch, MAX_STUDENT_OPTIONS, noStudentChosen, studentSearchNeedle } from "@/components/classes/student-search";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -33,6 +34,7 @@ interface AssignScanDialogProps {
  * to that student (exam.submissions.assign).
  */
 export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onClose, onAssigned }: AssignScanDialogProps) {
+  const formatDate = useDateFormat();
   const trpc = useTRPC();
   const assign = useMutation(trpc.exam.submissions.assign.mutationOptions());
   // Without a roster slot left (or without a roster at all), the school's students are the only choice.
@@ -76,7 +78,7 @@ export function AssignScanDialog({ scan, rosterWithoutScan, studentsInBatch, onC
     );
   }
 
-  const uploaded = scan ? scan.uploadedAt.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+  const uploaded = scan ? formatDate(scan.uploadedAt, "dateTime") : "";
   return (
     <FormDialog
       open={Boolean(scan)}

@@ -9,31 +9,28 @@ import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
+import { LocalDate, useDateFormat } from "@/components/ui/dates";
 import { useTRPC } from "@/lib/trpc/client";
 import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
 import { ScanIntake } from "./ScanIntake";
+import { SubmissionStateBadge } from "./SubmissionStateBadge";
+import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
 
 /** How often the queue refreshes, so progress made by colleagues shows up. */
 const QUEUE_REFRESH_MS = 4000;
 
-const statusLabels = {
-  absent: { label: "Absent", tone: "neutral" },
-  unmatched: { label: "Unmatched", tone: "danger" },
-  matched: { label: "Scanned", tone: "neutral" },
-  marking: { label: "Marking", tone: "neutral" },
-  complete: { label: "Complete", tone: "success" },
-} as const;
-
 /** The batch page: progress, scan intake, the queue, archive and the CSV download. */
 export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const formatDate = useDateFormat();
   const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: QUEUE_REFRESH_MS });
   const templateId = queue.data?.batch.template_id;
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
+  const attendance = useMutation(trpc.exam.submissions.setAbsence.mutationOptions());
   const [confirming, setConfirming] = useState(false);
   const [assigning, setAssigning] = useState<UnmatchedScan | null>(null);
   /** Scans assigned from this page, by their former id: the intake list says where each one went. */
@@ -41,6 +38,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const [lastAssigned, setLastAssigned] = useState<string | null>(null);
 
   const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+  // Never rejects: a refusal shows above the queue, and the queue is read again either way.
+  const setAbsence = async (submissionId: string, absent: boolean) => {
+    await attendance.mutateAsync({ submission_id: submissionId, absent }).catch(() => null);
+    await refreshQueue();
+  };
   // Never rejects: a failed archive keeps the dialog open with the mutation's error, and invalidating
   // swallows refetch failures (the queries show them).
   const archiveBatch = async () => {
@@ -62,7 +64,9 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
     );
   }
 
-  const { batch, submissions, progress } = queue.data;
+  const { batch } = queue.data;
+  const submissions = queue.data.submissions.map((s) => ({ ...s, marks_entered: s.mark_entry_count }));
+  const states = countSubmissionStates(submissions);
   const leafCount = template.data?.questions.filter((q) => !q.is_container).length;
   const archived = batch.status === "archived";
   const scanned = submissions.filter((s) => s.scan_url);
@@ -92,13 +96,13 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         <div className="batch__actions">
           {firstToMark ? (
             <Link className={buttonClassName({})} href={`/batches/${batchId}/mark?submission=${firstToMark.id}`}>
-              {progress.complete > 0 ? "Continue marking" : "Start marking"}
+              {states.marked > 0 ? "Continue marking" : "Start marking"}
             </Link>
           ) : null}
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
             Results
           </Link>
-          <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv`} download>
+          <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
             Download results (CSV)
           </a>
           {!archived ? (
@@ -113,7 +117,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         <header className="card__header">
           <h2 id="batch-progress-heading">Progress</h2>
         </header>
-        <BatchProgressBar progress={progress} />
+        <BatchProgressBar states={states} />
       </section>
 
       <ScanIntake
@@ -136,6 +140,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         <h2 id="queue-heading" className="section-heading">
           Queue: {submissions.length} submission{submissions.length === 1 ? "" : "s"}
         </h2>
+        {attendance.isError ? (
+          <Status tone="error" title="Attendance not changed">
+            {errorMessage(attendance.error)}
+          </Status>
+        ) : null}
         {lastAssigned ? (
           <Status tone="success" title={`Scan assigned to ${lastAssigned}`}>
             Their row below now has the scan, and any marks it had.
@@ -157,21 +166,23 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
             </thead>
             <tbody>
               {submissions.map((submission) => {
-                const status = statusLabels[submission.status];
+                const state = submissionState(submission);
+                const name = submission.student_name ?? "this scan";
                 return (
                   <tr key={submission.id} data-testid="queue-row">
                     <th scope="row">
                       {submission.student_name ?? (
                         <span className="table__muted">
                           Unmatched scan{" "}
-                          <time dateTime={submission.created_at.toISOString()}>
-                            ({submission.created_at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })})
-                          </time>
+                          (<LocalDate value={submission.created_at} style="time" />)
                         </span>
                       )}
                     </th>
                     <td>
-                      <Badge tone={status.tone}>{status.label}</Badge>
+                      <SubmissionStateBadge
+                        submission={submission}
+                        progress={leafCount === undefined ? undefined : { marked: submission.mark_entry_count, of: leafCount }}
+                      />
                     </td>
                     <td className="numeric">
                       {submission.mark_entry_count}
@@ -185,7 +196,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                               variant="secondary"
                               size="small"
                               onClick={() => openAssign(submission.id)}
-                              aria-label={`Assign to student: the scan uploaded at ${submission.created_at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}`}
+                              aria-label={`Assign to student: the scan uploaded at ${formatDate(submission.created_at, "time")}`}
                             >
                               Assign to student
                             </Button>
@@ -194,9 +205,21 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                             Mark
                           </Link>
                         </span>
-                      ) : (
-                        <span className="table__muted">No scan</span>
-                      )}
+                      ) : state === "no_scan" && !archived ? (
+                        <Button
+                          variant="secondary"
+                          size="small"
+                          disabled={attendance.isPending}
+                          onClick={() => void setAbsence(submission.id, true)}
+                          aria-label={`Mark ${name} absent`}
+                        >
+                          Mark absent
+                        </Button>
+                      ) : state === "absent" && !archived ? (
+                        <Button variant="secondary" size="small" disabled={attendance.isPending} onClick={() => void setAbsence(submission.id, false)} aria-label={`Undo: ${name} was not absent`}>
+                          Undo
+                        </Button>
+                      ) : null}
                     </td>
                   </tr>
                 );

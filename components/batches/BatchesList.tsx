@@ -10,9 +10,9 @@ import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
+import { LocalDate } from "@/components/ui/dates";
 import { BatchProgressBar } from "./ProgressBar";
 
-const createdFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
 
 /** The caller's batches, newest first, with progress; the archived toggle and "New batch". */
 export function BatchesList() {
@@ -71,13 +71,13 @@ export function BatchesList() {
                     </RowLink>
                     <td>{batch.class_name ?? <span className="table__muted">No class</span>}</td>
                     <td className="batch-list__progress">
-                      <BatchProgressBar progress={batch.progress} />
+                      <BatchProgressBar states={batch.states} />
                     </td>
                     <td>
                       <Badge tone={batch.status === "open" ? "success" : "neutral"}>{batch.status === "open" ? "Open" : "Archived"}</Badge>
                     </td>
                     <td>
-                      <time dateTime={batch.created_at.toISOString()}>{createdFormat.format(batch.created_at)}</time>
+                      <LocalDate value={batch.created_at} />
                     </td>
                   </tr>
                 ))}

@@ -1,18 +1,31 @@
-/** Progress of a batch as one stacked bar: complete, in progress, absent, of the total submissions. */
-export function BatchProgressBar({ progress }: { progress: { total: number; complete: number; in_progress: number; absent: number } }) {
-  const { total, complete, in_progress: inProgress, absent } = progress;
+import { type SubmissionStateCounts, submissionStateLabels, submissionStates } from "@/server/exam/submission-state";
+
+/**
+ * Progress of a batch as one stacked bar (marked, then scans still to mark) and a legend that counts
+ * each state in the words of every other screen; states nobody is in are left out, but for "marked".
+ */
+export function BatchProgressBar({ states }: { states: SubmissionStateCounts }) {
+  const total = submissionStates.reduce((sum, state) => sum + states[state], 0);
+  const toMark = states.not_marked + states.being_marked + states.needs_student;
   const share = (n: number) => (total === 0 ? 0 : (n / total) * 100);
-  const label = `${complete} of ${total} complete, ${inProgress} in progress, ${absent} absent`;
+  const shown = submissionStates.filter((state) => state === "marked" || states[state] > 0);
+  const words = (state: (typeof submissionStates)[number]) => submissionStateLabels[state].toLowerCase();
+  const label = `${states.marked} of ${total} marked${shown
+    .filter((state) => state !== "marked")
+    .map((state) => `, ${states[state]} ${words(state)}`)
+    .join("")}`;
   return (
     <div className="batch-progress">
       <div className="batch-progress__track" role="img" aria-label={label}>
-        <span className="batch-progress__part batch-progress__part--complete" style={{ width: `${share(complete)}%` }} />
-        <span className="batch-progress__part batch-progress__part--active" style={{ width: `${share(inProgress)}%` }} />
+        <span className="batch-progress__part batch-progress__part--complete" style={{ width: `${share(states.marked)}%` }} />
+        <span className="batch-progress__part batch-progress__part--active" style={{ width: `${share(toMark)}%` }} />
       </div>
       <p className="batch-progress__legend">
-        <span><strong>{complete}</strong> complete</span>
-        <span><strong>{inProgress}</strong> in progress</span>
-        <span><strong>{absent}</strong> absent</span>
+        {shown.map((state) => (
+          <span key={state}>
+            <strong>{states[state]}</strong> {words(state)}
+          </span>
+        ))}
         <span className="muted">of {total}</span>
       </p>
     </div>

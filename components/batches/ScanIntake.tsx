@@ -3,14 +3,15 @@
 import { useId, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
-import { formatBytes } from "@/components/ui/upload";
+import { UploadError, formatBytes } from "@/components/ui/upload";
 import { type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
 
 type Outcome =
   | { state: "waiting" }
   | { state: "uploading"; fraction: number }
   | { state: "done"; submission: UploadedScan }
-  | { state: "refused"; reason: string };
+  /** `transient`: the network or the server failed, and the same file may go through later (Try again). */
+  | { state: "refused"; reason: string; transient: boolean };
 
 interface Item {
   key: string;
@@ -64,11 +65,22 @@ export function ScanIntake({
         const submission = await uploadScan(batchId, item.file, item.matching, (fraction) => update(item.key, { state: "uploading", fraction }));
         update(item.key, { state: "done", submission });
       } catch (error) {
-        update(item.key, { state: "refused", reason: error instanceof Error ? error.message : String(error) });
+        update(item.key, {
+          state: "refused",
+          reason: error instanceof Error ? error.message : String(error),
+          transient: error instanceof UploadError && error.transient,
+        });
       }
       onUploaded();
     }
     running.current = false;
+  }
+
+  function retry(item: Item) {
+    const again = { ...item, outcome: { state: "waiting" } as Outcome };
+    setItems((all) => all.map((existing) => (existing.key === item.key ? again : existing)));
+    queue.current.push(again);
+    void drain();
   }
 
   function add(files: FileList | File[]) {
@@ -81,7 +93,10 @@ export function ScanIntake({
     void drain();
   }
 
-  const finished = items.filter((i) => i.outcome.state === "done" || i.outcome.state === "refused").length;
+  const uploaded = items.filter((i) => i.outcome.state === "done").length;
+  const failed = items.filter((i) => i.outcome.state === "refused").length;
+  const pending = items.length - uploaded - failed;
+  // The bar measures what is still on its way; a refused file never counts as uploaded.
   const overall = items.length === 0 ? 0 : items.reduce((sum, i) => sum + (i.outcome.state === "uploading" ? i.outcome.fraction : i.outcome.state === "waiting" ? 0 : 1), 0) / items.length;
   const manualBlocked = mode === "manual" && !studentId;
 
@@ -147,9 +162,10 @@ export function ScanIntake({
         <>
           <div className="upload-summary">
             <span>
-              {finished} of {items.length} file{items.length === 1 ? "" : "s"} done
+              {uploaded} of {items.length} file{items.length === 1 ? "" : "s"} uploaded
+              {failed > 0 ? `, ${failed} not uploaded` : ""}
             </span>
-            <progress max={1} value={overall} aria-label="All uploads" />
+            {pending > 0 ? <progress max={1} value={overall} aria-label="All uploads" /> : null}
           </div>
           <ul className="upload-list" aria-label="Uploaded scans">
             {items.map((item) => (
@@ -164,6 +180,14 @@ export function ScanIntake({
                   {describe(item.outcome)}
                   {item.outcome.state === "done" && isUnmatched(item.outcome.submission) && unmatchedAction ? (
                     <> {unmatchedAction(item.outcome.submission.id)}</>
+                  ) : null}
+                  {item.outcome.state === "refused" && item.outcome.transient && !disabled ? (
+                    <>
+                      {" "}
+                      <button type="button" className="link-button" onClick={() => retry(item)}>
+                        Try again
+                      </button>
+                    </>
                   ) : null}
                 </p>
               </li>
@@ -182,10 +206,10 @@ function describe(outcome: Outcome): string {
     case "uploading":
       return `Uploading… ${Math.round(outcome.fraction * 100)}%`;
     case "refused":
-      return `Refused: ${outcome.reason}`;
+      return outcome.transient ? `Not uploaded: ${outcome.reason}` : `Refused: ${outcome.reason}`;
     case "done":
       return isUnmatched(outcome.submission)
-        ? "Unmatched: no student without a scan was left; it waits in the queue as an unmatched script."
+        ? "Needs a student: no student without a scan was left to match it to."
         : `Matched to ${outcome.submission.student_name}`;
   }
 }

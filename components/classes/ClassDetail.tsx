@@ -20,9 +20,9 @@ import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
+import { LocalDate } from "@/components/ui/dates";
 import { StudentPicker } from "./StudentPicker";
 
-const dateFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
 
 interface StudentRow {
   id: string;
@@ -151,7 +151,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
                         <th scope="row">{student.full_name}</th>
                         <td className="table__muted">{student.email}</td>
                         <td className="table__muted">
-                          <time dateTime={student.enrolled_at.toISOString()}>{dateFormat.format(student.enrolled_at)}</time>
+                          <LocalDate value={student.enrolled_at} />
                         </td>
                         {showRemoved ? (
                           <td>{student.active ? <Badge tone="success">In class</Badge> : <Badge tone="neutral">Removed</Badge>}</td>

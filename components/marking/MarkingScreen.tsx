@@ -11,6 +11,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
+import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
 import type { AppRouter } from "@/server/trpc/root";
 import { type Draft, draftKey, parseMark } from "./drafts";
 import { DictationButton } from "./DictationButton";
@@ -261,6 +262,11 @@ export function MarkingScreen({
   const unsavedElsewhere = Object.keys(saving.drafts).filter((k) => k !== key).length;
   const archived = queue.data.batch.status === "archived";
   const studentName = script.student_name ?? "Unmatched scan";
+  // The queue is read once; the marks of this script are live, so its state follows them as the server's
+  // rule does (complete when every question has a confirmed mark).
+  const confirmedCount = questions.filter((q) => marksByQuestion.get(q.id)?.confirmed && marksByQuestion.get(q.id)?.awarded_marks !== null).length;
+  const liveStatus =
+    questions.length > 0 && confirmedCount === questions.length ? "complete" : marksByQuestion.size > 0 ? "marking" : script.status;
 
   return (
     <div className="marking">
@@ -273,6 +279,10 @@ export function MarkingScreen({
           <span className="muted">
             Script {scriptIndex + 1} of {scripts.length}
           </span>
+          <SubmissionStateBadge
+            submission={{ ...script, status: liveStatus, marks_entered: marksByQuestion.size }}
+            progress={{ marked: marksByQuestion.size, of: questions.length }}
+          />
         </div>
         <div className="marking__bar-actions">
           <fieldset className="segmented marking__mode">

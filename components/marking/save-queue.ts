@@ -1,13 +1,14 @@
 /*
  * The save queue of the marking screen as pure transitions: a draft is asked to be saved, is refused
  * (its mark is not one), sent, or waits for the save of the same mark already on its way; a save that
- * fails on the network or the server is tried again, then shows as an error until Retry.
+ * fails on the network or the server is tried again, then shows as an error with Retry; a refusal shows
+ * as an error without one.
  */
 
 import { type Draft, parseMark, splitDraftKey } from "./drafts";
 
 /** What the last save of a draft did. */
-export type SaveState = { state: "saving" } | { state: "saved" } | { state: "error"; message: string };
+export type SaveState = { state: "saving" } | { state: "saved" } | { state: "error"; message: string; retryable: boolean };
 
 export interface SaveQueue {
   states: Readonly<Record<string, SaveState>>;
@@ -44,7 +45,8 @@ export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefi
   if (queue.sending.has(key)) return { queue: { ...queue, again: added(queue.again, key) }, send: null };
   if (!draft) return { queue, send: null };
   const parsed = draft.mark.trim() === "" ? null : parseMark(draft.mark, maxMarks);
-  if (parsed && "error" in parsed) return { queue: withState(queue, key, { state: "error", message: parsed.error }), send: null };
+  // A mark that is not one is fixed by typing, not by sending it again.
+  if (parsed && "error" in parsed) return { queue: withState(queue, key, { state: "error", message: parsed.error, retryable: false }), send: null };
   const { submissionId, questionId } = splitDraftKey(key);
   const send: MarkUpsert = {
     mark_id: draft.markId,
@@ -59,9 +61,17 @@ export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefi
   return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send };
 }
 
-/** The save of `key` has settled: the queue after it, and whether it is to be saved again (asked for meanwhile). */
-export function settleSave(queue: SaveQueue, key: string, outcome: { saved: true } | { saved: false; message: string }): { queue: SaveQueue; again: boolean } {
-  const state: SaveState = outcome.saved ? { state: "saved" } : { state: "error", message: outcome.message };
+/**
+ * The save of `key` has settled: the queue after it, and whether it is to be saved again (asked for
+ * meanwhile). A failure is `retryable` when sending the same mark again could work (the network, the
+ * server, too many requests), not when the server refused the mark itself.
+ */
+export function settleSave(
+  queue: SaveQueue,
+  key: string,
+  outcome: { saved: true } | { saved: false; message: string; retryable: boolean },
+): { queue: SaveQueue; again: boolean } {
+  const state: SaveState = outcome.saved ? { state: "saved" } : { state: "error", message: outcome.message, retryable: outcome.retryable };
   return {
     queue: { states: { ...queue.states, [key]: state }, sending: removed(queue.sending, key), again: removed(queue.again, key) },
     again: queue.again.has(key),
@@ -71,8 +81,11 @@ export function settleSave(queue: SaveQueue, key: string, outcome: { saved: true
 /** Retries of a failed save (network or server error) before it shows as an error. */
 export const SAVE_RETRIES = 3;
 
-/** A save is tried again after a network error (no status) or a server error; a refusal (4xx) would only be refused again. */
-export const worthRetrying = (httpStatus: number | undefined) => httpStatus === undefined || httpStatus >= 500;
+/**
+ * A save is tried again after a network error (no status), a server error or 429 (too many requests);
+ * any other refusal (400, 403, 404, 409, 413…) would only be refused again.
+ */
+export const worthRetrying = (httpStatus: number | undefined) => httpStatus === undefined || httpStatus >= 500 || httpStatus === 429;
 
 /** The pause after failed attempt `attempt` (from 0): 0.4 s, doubling. */
 export const retryDelayMs = (attempt: number) => 400 * 2 ** attempt;

@@ -68,7 +68,11 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
           );
           updateDrafts((all) => withoutSavedDraft(all, key, pending.revision));
         }
-        const settled = settleSave(queueRef.current, key, sent.ok ? { saved: true } : { saved: false, message: errorMessage(sent.error) });
+        const settled = settleSave(
+          queueRef.current,
+          key,
+          sent.ok ? { saved: true } : { saved: false, message: errorMessage(sent.error), retryable: worthRetrying(httpStatusOf(sent.error)) },
+        );
         updateQueue(settled.queue);
         void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
         again = settled.again;

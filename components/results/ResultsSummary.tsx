@@ -1,4 +1,8 @@
+import { submissionStateLabels, submissionStates } from "@/server/exam/submission-state";
 import { formatMarks, formatPercent, type ResultsSummary as Summary } from "./results-stats";
+
+/** The states counted beside "Marked", in the order of every screen; those nobody is in are left out. */
+const otherStates = submissionStates.filter((state) => state !== "marked");
 
 /** The line a head of department reads first: how far marking is, and how the marked scripts did. */
 export function ResultsSummary({ summary }: { summary: Summary }) {
@@ -16,26 +20,16 @@ export function ResultsSummary({ summary }: { summary: Summary }) {
             <span className="results-summary__value">{counts.marked}</span> <span className="results-summary__sub">of {counts.submissions}</span>
           </dd>
         </div>
-        <div className="results-summary__item">
-          <dt>In progress</dt>
-          <dd>
-            <span className="results-summary__value">{counts.in_progress}</span>
-          </dd>
-        </div>
-        <div className="results-summary__item">
-          <dt>Absent</dt>
-          <dd>
-            <span className="results-summary__value">{counts.absent}</span>
-          </dd>
-        </div>
-        {counts.unmatched > 0 ? (
-          <div className="results-summary__item">
-            <dt>Unmatched scans</dt>
-            <dd>
-              <span className="results-summary__value">{counts.unmatched}</span>
-            </dd>
-          </div>
-        ) : null}
+        {otherStates.map((state) =>
+          counts[state] > 0 ? (
+            <div key={state} className="results-summary__item">
+              <dt>{submissionStateLabels[state]}</dt>
+              <dd>
+                <span className="results-summary__value">{counts[state]}</span>
+              </dd>
+            </div>
+          ) : null,
+        )}
         <div className="results-summary__item">
           <dt>Mean</dt>
           <dd>

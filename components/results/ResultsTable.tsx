@@ -1,16 +1,16 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { Badge } from "@/components/ui/Badge";
+import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
+import { submissionState } from "@/server/exam/submission-state";
 import {
   formatMarks,
   formatPercent,
-  markedCount,
+  withMarksEntered,
   mean,
   percentOf,
   shownTotal,
   sortRows,
-  standingOf,
   type QuestionMean,
   type ResultRow,
   type ResultsQuestion,
@@ -86,22 +86,19 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
         </thead>
         <tbody>
           {sorted.map((row) => {
-            const standing = standingOf(row.status);
+            const facts = withMarksEntered(row, questions);
+            const state = submissionState(facts);
             const total = shownTotal(row, questions);
             const percent = percentOf(total, maxTotal);
-            const absent = standing === "absent";
-            const done = markedCount(row, questions);
+            // No script to mark: blank cells, never a 0 or a "not marked" dash.
+            const absent = state === "absent" || state === "no_scan";
             return (
-              <tr key={row.submission_id} data-testid="results-row" data-standing={standing} className={`results-row results-row--${standing}`}>
+              <tr key={row.submission_id} data-testid="results-row" data-state={state} className={`results-row results-row--${absent ? "absent" : state}`}>
                 <th scope="row" className="results-table__student">
                   <span className="results-table__name">
                     {row.student_name ?? <span className="table__muted">Unmatched scan</span>}
                   </span>
-                  {absent ? <Badge tone="neutral">Absent</Badge> : null}
-                  {standing === "unmatched" ? <Badge tone="danger">Unmatched</Badge> : null}
-                  {standing === "in_progress" || standing === "unmatched" ? (
-                    <span className="results-table__progress">{done === 0 ? "Not started" : `${done} of ${questions.length} marked`}</span>
-                  ) : null}
+                  {state !== "marked" ? <SubmissionStateBadge submission={facts} progress={{ marked: facts.marks_entered, of: questions.length }} /> : null}
                 </th>
                 <td className="numeric results-table__total" data-testid="results-total">
                   {total === null ? absent ? null : <NotMarked /> : formatMarks(total)}

@@ -61,7 +61,7 @@ export function ResultsView({ batchId }: { batchId: string }) {
   const toMark = rows.find((row) => row.status === "matched" || row.status === "marking" || row.status === "unmatched");
   const markingHref = toMark ? `/batches/${batchId}/mark?submission=${toMark.submission_id}` : null;
   const csvLink = (
-    <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv`} download>
+    <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
       Download results (CSV)
     </a>
   );
@@ -114,8 +114,8 @@ export function ResultsView({ batchId }: { batchId: string }) {
               maxTotal={summary.maxTotal}
               meanPercent={summary.meanPercent}
               markedCount={summary.counts.marked}
-              absentCount={summary.counts.absent}
-              unfinishedCount={summary.counts.in_progress + summary.counts.unmatched}
+              withoutScriptCount={summary.counts.absent + summary.counts.no_scan}
+              unfinishedCount={summary.counts.not_marked + summary.counts.being_marked + summary.counts.needs_student}
             />
             {template.isError ? (
               <div className="chart">
@@ -133,7 +133,7 @@ export function ResultsView({ batchId }: { batchId: string }) {
             <div className="section-heading">
               <h2 id="results-table-heading">Marks by student</h2>
               <p className="muted results__legend">
-                <span aria-hidden="true">–</span> not marked yet · blank row: absent
+                <span aria-hidden="true">–</span> not marked yet · blank row: no scan yet, or absent
               </p>
             </div>
             <ResultsTable questions={questions} rows={rows} maxTotal={summary.maxTotal} questionMeans={means} markedPercentages={summary.markedPercentages} />

@@ -12,7 +12,8 @@ interface TotalsHistogramProps {
   /** Mean percentage of the same scripts, drawn as a dashed line. */
   meanPercent: number | null;
   markedCount: number;
-  absentCount: number;
+  /** Students with no scan yet or marked absent: no score at all. */
+  withoutScriptCount: number;
   unfinishedCount: number;
 }
 
@@ -20,9 +21,9 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const bandName = (band: Band) => `${band.from}–${band.to}%`;
 
 /** Histogram of the fully marked scripts' percentages in 10-point bands. */
-export function TotalsHistogram({ bands, maxTotal, meanPercent, markedCount, absentCount, unfinishedCount }: TotalsHistogramProps) {
+export function TotalsHistogram({ bands, maxTotal, meanPercent, markedCount, withoutScriptCount, unfinishedCount }: TotalsHistogramProps) {
   const left: string[] = [];
-  if (absentCount > 0) left.push(`${plural(absentCount, "absent student")}`);
+  if (withoutScriptCount > 0) left.push(`${plural(withoutScriptCount, "student")} without a script`);
   if (unfinishedCount > 0) left.push(`${plural(unfinishedCount, "script")} still being marked`);
   const description = (
     <>

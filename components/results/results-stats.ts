@@ -5,6 +5,7 @@
  */
 
 import type { BatchResults } from "@/server/exam/batches";
+import { type SubmissionStateCounts, countSubmissionStates, submissionState } from "@/server/exam/submission-state";
 
 export type ResultsQuestion = BatchResults["questions"][number];
 export type ResultRow = BatchResults["results"][number];
@@ -19,14 +20,9 @@ export interface TemplateQuestion {
   is_container: boolean;
 }
 
-/** Where a script stands, in the batch page's words: complete, being marked, absent, or a scan without a student. */
-export type Standing = "marked" | "in_progress" | "absent" | "unmatched";
-
-export function standingOf(status: SubmissionStatus): Standing {
-  if (status === "complete") return "marked";
-  if (status === "absent") return "absent";
-  if (status === "unmatched") return "unmatched";
-  return "in_progress";
+/** A row with what its state needs (server/exam/submission-state.ts): how many questions have a mark. */
+export function withMarksEntered(row: ResultRow, questions: readonly ResultsQuestion[]): ResultRow & { marks_entered: number } {
+  return { ...row, marks_entered: markedCount(row, questions) };
 }
 
 /** How many questions of a row have a mark value. */
@@ -39,7 +35,7 @@ export function markedCount(row: ResultRow, questions: readonly ResultsQuestion[
  * table never shows a 0 that nobody gave. The server's total (numeric sum) otherwise.
  */
 export function shownTotal(row: ResultRow, questions: readonly ResultsQuestion[]): number | null {
-  if (row.status === "absent" || markedCount(row, questions) === 0) return null;
+  if (row.status === "absent" || markedCount(row, questions) === 0) return null; // no scan yet, or absent
   return row.total;
 }
 
@@ -66,7 +62,8 @@ export function median(values: readonly number[]): number | null {
 }
 
 export interface ResultsSummary {
-  counts: Record<Standing, number> & { submissions: number };
+  /** Submissions in each state (server/exam/submission-state.ts), and in all. */
+  counts: SubmissionStateCounts & { submissions: number };
   maxTotal: number;
   /** Percentages of the fully marked scripts: the basis of the mean, the median and the distribution. */
   markedPercentages: number[];
@@ -75,18 +72,16 @@ export interface ResultsSummary {
 }
 
 /**
- * Counts by standing, and the mean and median percentage of the fully marked scripts only: a script
+ * Counts by state, and the mean and median percentage of the fully marked scripts only: a script
  * still being marked would pull the figures down with marks nobody has given yet, and an absent
  * student has no score at all.
  */
 export function summarize(rows: readonly ResultRow[], questions: readonly ResultsQuestion[]): ResultsSummary {
-  const counts = { marked: 0, in_progress: 0, absent: 0, unmatched: 0, submissions: rows.length };
+  const counts = { ...countSubmissionStates(rows.map((row) => withMarksEntered(row, questions))), submissions: rows.length };
   const max = maxTotal(questions);
   const markedPercentages: number[] = [];
   for (const row of rows) {
-    const standing = standingOf(row.status);
-    counts[standing] += 1;
-    if (standing !== "marked") continue;
+    if (submissionState(withMarksEntered(row, questions)) !== "marked") continue;
     const percent = percentOf(shownTotal(row, questions), max);
     if (percent !== null) markedPercentages.push(percent);
   }

@@ -7,7 +7,7 @@ import { TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
 import { ActionsHeader, Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
-import { formatDate, formatDateTime } from "./token-status";
+import { useDateFormat } from "@/components/ui/dates";
 
 /**
  * The parts of a "credentials you create, see once and revoke" card (personal access tokens, speech API
@@ -148,10 +148,11 @@ export function CredentialTable<Row extends { id: string }>({
 
 /** A date cell: the day, with the full date and time on hover. */
 export function DateCell({ date }: { date: Date }) {
+  const formatDate = useDateFormat();
   return (
     <td className="table__muted">
-      <time dateTime={date.toISOString()} title={formatDateTime(date)}>
-        {formatDate(date)}
+      <time dateTime={date.toISOString()} title={formatDate(date, "dateTime")}>
+        {formatDate(date, "date")}
       </time>
     </td>
   );

@@ -10,7 +10,8 @@ import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { CreateCredentialForm, CredentialTable, CredentialUsage, DateCell, RevokeCell, RevokeCredentialDialog } from "./Credentials";
 import { OneTimeSecret } from "./OneTimeSecret";
-import { formatDateTime, tokenStatus } from "./token-status";
+import { useDateFormat } from "@/components/ui/dates";
+import { tokenStatus } from "./token-status";
 
 const lifetimes = [
   { value: "7", label: "7 days" },
@@ -36,6 +37,7 @@ interface TokenRow {
 
 /** Settings → personal access tokens: create (shown once), list, revoke. */
 export function PersonalAccessTokens({ origin }: { origin: string }) {
+  const formatDate = useDateFormat();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions());
@@ -104,7 +106,7 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
             onHide={() => setCreated(null)}
           >
             This is the only time “{created.name}” is shown. Markbook keeps no copy: if you lose it, revoke it and
-            create another. It expires on {formatDateTime(created.expires_at)}.
+            create another. It expires on {formatDate(created.expires_at, "dateTime")}.
           </OneTimeSecret>
         ) : null}
 

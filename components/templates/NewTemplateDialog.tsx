@@ -86,6 +86,7 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
       router.push(`/templates/${template.id}`);
     } catch (failure) {
       setError(errorMessage(failure));
+      setProgress(null); // a refused file is not "Uploaded 100%"
       setBusy(false);
     }
   }

@@ -16,9 +16,8 @@ import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useTRPC } from "@/lib/trpc/client";
 import { timetableTypeLabels, type TimetableType } from "./time";
+import { LocalDay } from "@/components/ui/dates";
 
-const dateFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
-const formatIsoDate = (date: string) => dateFormat.format(new Date(`${date}T00:00:00`));
 
 const typeOptions = Object.entries(timetableTypeLabels).map(([value, label]) => ({ value, label }));
 
@@ -157,8 +156,8 @@ export function TimetablesList() {
                       {/* A narrow column breaks the range between the dates, never inside one. */}
                       {timetable.starts_on || timetable.ends_on ? (
                         <>
-                          <span className="date-range__date">{timetable.starts_on ? formatIsoDate(timetable.starts_on) : "…"} –</span>{" "}
-                          <span className="date-range__date">{timetable.ends_on ? formatIsoDate(timetable.ends_on) : "…"}</span>
+                          <span className="date-range__date">{timetable.starts_on ? <LocalDay day={timetable.starts_on} /> : "…"} –</span>{" "}
+                          <span className="date-range__date">{timetable.ends_on ? <LocalDay day={timetable.ends_on} /> : "…"}</span>
                         </>
                       ) : (
                         "No dates"

@@ -1,8 +1,26 @@
 /**
+ * Why an upload failed, in a sentence for the person uploading, and whether sending the same file
+ * again could work: yes for the network, a server error or 429 (too many requests at once); no for a
+ * refusal of the file itself (400, 403, 404, 409, 413, 415…), which only a different file or action fixes.
+ */
+export class UploadError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = "UploadError";
+  }
+}
+
+/** Statuses after which the same upload may succeed later. */
+export const isTransientStatus = (status: number) => status >= 500 || status === 429;
+
+/**
  * Posts a multipart form to one of Markbook's upload routes with the session cookie. XMLHttpRequest
  * rather than fetch: only it reports upload progress. Resolves with the JSON reply of a 200/201;
- * rejects with the server's `detail` sentence when the file is refused, or with a sentence of its own
- * when the request never arrives or is cancelled through `signal`.
+ * rejects with an UploadError: the server's `detail` sentence when the file is refused, or a sentence
+ * of its own when the request never arrives or is cancelled through `signal`.
  */
 export function uploadWithProgress<Reply>(url: string, form: FormData, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -18,19 +36,20 @@ export function uploadWithProgress<Reply>(url: string, form: FormData, onProgres
         resolve(request.response as Reply);
         return;
       }
+      const transient = isTransientStatus(request.status);
       const detail = (request.response as { detail?: string } | null)?.detail;
-      reject(new Error(detail ?? `The upload failed (HTTP ${request.status}). Try again.`));
+      // A 5xx's own words are no use to a person (and a proxy's may be HTML); a refusal's are the reason.
+      const reason = transient
+        ? "The server could not take the file just now. Try again in a moment."
+        : (detail ?? "The server refused the file.");
+      reject(new UploadError(reason, transient));
     };
-    request.onerror = () => reject(new Error("The upload did not reach the server. Check your connection and try again."));
-    request.onabort = () => reject(new Error("The upload was cancelled."));
+    request.onerror = () => reject(new UploadError("The upload did not reach the server. Check your connection and try again.", true));
+    request.onabort = () => reject(new UploadError("The upload was cancelled.", true));
     signal?.addEventListener("abort", () => request.abort());
     request.send(form);
   });
 }
 
-/** A file size as people read it: 512 B, 340 kB, 12.5 MB. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} kB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
+/** A file size as people read it (the server's messages use the same formatter). */
+export { formatByteSize as formatBytes } from "@/server/http/byte-size";

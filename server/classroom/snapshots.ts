@@ -4,6 +4,7 @@ import { parseJsonBytes } from "../http/request-body";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { formatByteSize } from "../http/byte-size";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
@@ -149,7 +150,7 @@ export async function loadSnapshot(address: SnapshotAddress): Promise<LoadedSnap
  */
 export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array) {
   const max = env().MAX_SNAPSHOT_BYTES;
-  if (bytes.byteLength > max) throw new AppError("too_large", `The snapshot is larger than the maximum of ${max} bytes`);
+  if (bytes.byteLength > max) throw new AppError("too_large", `The snapshot is too large: the largest accepted is ${formatByteSize(max)}`);
   if (bytes.byteLength === 0) throw new AppError("invalid", "The body must be the snapshot JSON");
   const parsed = parseJsonBytes(bytes);
   const problem = snapshotStructureProblem(parsed);

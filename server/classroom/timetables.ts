@@ -117,7 +117,7 @@ async function assertClassOfInstitute(tx: Tx, classId: string, instituteId: stri
 function assertTimetableConsistent(timetable: { type?: string; class_id?: string | null; starts_on?: string | null; ends_on?: string | null }) {
   if (timetable.type === "class" && !timetable.class_id) throw new AppError("invalid", "A class timetable needs class_id", "class_id");
   const { starts_on: startsOn, ends_on: endsOn } = timetable;
-  if (startsOn && endsOn && endsOn < startsOn) throw new AppError("invalid", "ends_on must not be before starts_on", "ends_on");
+  if (startsOn && endsOn && endsOn < startsOn) throw new AppError("invalid", "End date: must not be before the start date", "ends_on");
 }
 
 const timetableFields = {
@@ -314,7 +314,7 @@ const entryFields = {
 
 const endAfterStart = (entry: { start_time?: string; end_time?: string }) =>
   entry.start_time === undefined || entry.end_time === undefined || entry.end_time > entry.start_time;
-const endAfterStartMessage = { message: "end_time must be after start_time", path: ["end_time"] };
+const endAfterStartMessage = { message: "must be after the start time", path: ["end_time"] };
 
 export const createTimetableEntryInput = z
   .object({
@@ -359,7 +359,7 @@ async function assertEntryReferences(tx: Tx, entry: EntryValues, instituteId: st
           inArray(instituteMemberships.role, [...staffRoles]),
         ),
       );
-    if (!staff) throw new AppError("invalid", "teacher_id is not a member of staff of this school", "teacher_id");
+    if (!staff) throw new AppError("invalid", "Teacher: not a member of staff of this school", "teacher_id");
   }
 }
 
@@ -444,7 +444,7 @@ export async function updateTimetableEntry(tx: Tx, userId: string, input: z.inpu
     ...currentValues,
     ...(Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<EntryValues>),
   };
-  if (!(next.end_time > next.start_time)) throw new AppError("invalid", "end_time must be after start_time", "end_time");
+  if (!(next.end_time > next.start_time)) throw new AppError("invalid", "End time: must be after the start time", "end_time");
   await assertEntryReferences(tx, next, timetable.institute_id);
   return writeEntryGuarded(tx, next, id, async (savepoint) => {
     const [updated] = await savepoint.update(timetableEntries).set(next).where(eq(timetableEntries.id, id)).returning();

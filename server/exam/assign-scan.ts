@@ -87,7 +87,7 @@ async function giveScanRowToStudent(tx: Tx, scan: SubmissionRow, batch: BatchRow
     .innerJoin(users, eq(users.id, instituteMemberships.user_id))
     .where(and(eq(instituteMemberships.institute_id, batch.institute_id), eq(instituteMemberships.user_id, studentId), eq(instituteMemberships.role, "student")))
     .limit(1);
-  if (!student) throw new AppError("invalid", "student_id: not a student of this batch's school", "student_id");
+  if (!student) throw new AppError("invalid", "Student: not a student of this batch's school", "student_id");
   const status = await statusAfterMark(tx, scan.id, batch.template_id, carriedStatus(scan.status));
   try {
     const [assigned] = await tx

@@ -1,8 +1,9 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { classes, examBatches, examSubmissions, examTemplates } from "../db/schema";
 import { batchOutput, listBatchesInput } from "./batches";
+import { type SubmissionState, type SubmissionStateCounts, countSubmissionStates, submissionState, submissionStates } from "./submission-state";
 
 /** One row of the batches screen: the batch, what it marks, for whom, and how far it has got. */
 export const batchOverviewOutput = z.object({
@@ -11,6 +12,8 @@ export const batchOverviewOutput = z.object({
       template_title: z.string().nullable(),
       class_name: z.string().nullable(),
       progress: z.object({ total: z.number().int(), absent: z.number().int(), complete: z.number().int(), in_progress: z.number().int() }),
+      /** Submissions in each state, as the screens word them (submission-state.ts). */
+      states: z.object(Object.fromEntries(submissionStates.map((state) => [state, z.number().int()])) as Record<SubmissionState, z.ZodNumber>),
     }),
   ),
 });
@@ -46,12 +49,48 @@ export async function listBatchOverview(tx: Tx, input: z.input<typeof listBatche
     )
     .groupBy(examBatches.id, examTemplates.title, classes.name)
     .orderBy(desc(examBatches.created_at), desc(examBatches.id));
+  const states = await stateCounts(tx, rows.map((row) => row.batch.id));
   return {
     batches: rows.map((row) => ({
       ...row.batch,
       template_title: row.template_title,
       class_name: row.class_name,
       progress: { total: Number(row.total), absent: Number(row.absent), complete: Number(row.complete), in_progress: Number(row.in_progress) },
+      states: states.get(row.batch.id) ?? countSubmissionStates([]),
     })),
   };
+}
+
+/**
+ * Submissions in each state, per batch: the database groups them by what the state depends on, and
+ * submissionState names each group, so the rule is said once.
+ */
+async function stateCounts(tx: Tx, batchIds: string[]): Promise<Map<string, SubmissionStateCounts>> {
+  const counts = new Map<string, SubmissionStateCounts>();
+  if (batchIds.length === 0) return counts;
+  const groups = await tx
+    .select({
+      batch_id: examSubmissions.batch_id,
+      status: examSubmissions.status,
+      marked_absent: sql<boolean>`${examSubmissions.absence_marked_at} is not null`,
+      has_student: sql<boolean>`${examSubmissions.student_id} is not null`,
+      // Qualified by hand: inside a subquery drizzle would print the bare column names.
+      has_marks: sql<boolean>`exists (select from exam_mark_entries entry where entry.submission_id = exam_submissions.id)`,
+      count: sql<number>`count(*)::int`,
+    })
+    .from(examSubmissions)
+    .where(inArray(examSubmissions.batch_id, batchIds))
+    .groupBy(sql`1, 2, 3, 4, 5`);
+  for (const group of groups) {
+    const facts = {
+      status: group.status,
+      absence_marked_at: group.marked_absent ? "marked" : null,
+      student_id: group.has_student ? "someone" : null,
+      marks_entered: group.has_marks ? 1 : 0,
+    };
+    const batch = counts.get(group.batch_id) ?? countSubmissionStates([]);
+    batch[submissionState(facts)] += Number(group.count);
+    counts.set(group.batch_id, batch);
+  }
+  return counts;
 }

@@ -45,6 +45,8 @@ export const submissionOutput = z.object({
   qr_code: z.string().nullable(),
   matching_method: z.enum(["manual", "ordered"]).nullable(),
   page_count: z.number().int().nullable(),
+  /** When a teacher marked the student absent; null for "no scan yet" (status absent alone says neither). */
+  absence_marked_at: z.date().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -62,6 +64,7 @@ export const resultsOutput = z.object({
       student_id: z.uuid().nullable(),
       student_name: z.string().nullable(),
       status: z.enum(submissionStatusValues),
+      absence_marked_at: z.date().nullable(),
       marks: z.record(z.string(), z.number().nullable()),
       total: z.number().nullable(),
     }),
@@ -207,6 +210,7 @@ export async function getResults(tx: Tx, batchId: string): Promise<BatchResults>
       student_id: examSubmissions.student_id,
       student_name: examSubmissions.student_name,
       status: examSubmissions.status,
+      absence_marked_at: examSubmissions.absence_marked_at,
     })
     .from(examSubmissions)
     .where(eq(examSubmissions.batch_id, batchId))

@@ -67,8 +67,8 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
   // Set as soon as the file is in storage, so that a refusal after it deletes the file again.
   let stored = null as StoredPdf | null;
   try {
-    const { file } = await readPdfUpload(upload, maxBytes, "PDF", async (part) => (stored = await storePdf(part, { storage, bucket, instituteId })));
-    if (!file) throw new AppError("invalid", "file: the PDF file is required", "file");
+    const { file } = await readPdfUpload(upload, maxBytes, "paper", async (part) => (stored = await storePdf(part, { storage, bucket, instituteId })));
+    if (!file) throw new AppError("invalid", "File: choose the paper (a PDF file) to upload", "file");
     const pageCount = await countPages(file.bytes);
     const { key, bytes, sha256, originalName } = file;
     const row = await asUser(db, callerId, async (tx) => {
@@ -108,7 +108,7 @@ interface StoredPdf {
 /** The paper into storage (the scan rules: type, size, signature), kept in memory to count its pages. */
 async function storePdf(part: MultipartFile, { storage, bucket, instituteId }: { storage: ObjectStorage; bucket: string; instituteId: string }): Promise<StoredPdf> {
   const key = `exam-templates/${instituteId}/${crypto.randomUUID()}.pdf`;
-  const { bytes, sha256 } = await streamPdfToStorage(part, { storage, bucket, key, what: "PDF", keepBytes: true });
+  const { bytes, sha256 } = await streamPdfToStorage(part, { storage, bucket, key, what: "paper", keepBytes: true });
   return { key, bytes: bytes!, sha256, originalName: part.filename };
 }
 

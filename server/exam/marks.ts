@@ -157,11 +157,15 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
     case "question":
       return notFound("Question");
     case "template":
-      return new AppError("invalid", "question_id: the question belongs to another template than this batch's", "question_id");
+      return new AppError("invalid", "Question: not a question of this batch's paper", "question_id");
     case "container":
-      return new AppError("invalid", `question_id: question ${String(row.label)} is a container; marks go on its parts`, "question_id");
+      return new AppError("invalid", `Question: question ${String(row.label)} takes no mark itself; mark its parts`, "question_id");
     case "awarded_marks":
-      return new AppError("invalid", `awarded_marks: must be between 0 and ${typeof row.max_marks === "string" || typeof row.max_marks === "number" ? row.max_marks : "any"} for question ${String(row.label)} (given ${body.awarded_marks})`, "awarded_marks");
+      return new AppError(
+        "invalid",
+        `Mark: question ${String(row.label)} takes ${typeof row.max_marks === "string" || typeof row.max_marks === "number" ? `0 to ${Number(row.max_marks)}` : "no negative"} marks, not ${body.awarded_marks}`,
+        "awarded_marks",
+      );
   }
 }
 

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { AppError } from "../errors";
 import { textProblem } from "../http/input-rules";
 import { type MultipartFile, type MultipartRules, readMultipartForm } from "../http/multipart";
+import { formatByteSize } from "../http/byte-size";
 import { logger } from "../logger";
 import type { ObjectStorage } from "../storage/object-storage";
 
@@ -25,8 +26,11 @@ export interface PdfUpload {
   body: ReadableStream<Uint8Array> | null;
 }
 
-export const pdfTooLarge = (what: string, maxBytes: number) =>
-  new AppError("too_large", `The ${what} is larger than the maximum of ${maxBytes} bytes`);
+/** What a PDF upload is, as the messages name it. */
+export type PdfKind = "scan" | "paper";
+
+export const pdfTooLarge = (what: PdfKind, maxBytes: number) =>
+  new AppError("too_large", `The ${what} is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
 
 /**
  * Reads a PDF upload (a scan or a template paper) with the shared multipart reader
@@ -35,18 +39,18 @@ export const pdfTooLarge = (what: string, maxBytes: number) =>
  * the PDF in the `file` part, whose name is stored and so must be storable text (400), handed to
  * `storePdf` while it streams in.
  */
-export function readPdfUpload<T>(upload: PdfUpload, maxBytes: number, what: "scan" | "PDF", storePdf: (part: MultipartFile) => Promise<T>) {
+export function readPdfUpload<T>(upload: PdfUpload, maxBytes: number, what: PdfKind, storePdf: (part: MultipartFile) => Promise<T>) {
   const rules: MultipartRules = {
     fileField: "file",
     maxFileBytes: maxBytes,
     formOverheadBytes: PDF_FORM_OVERHEAD_BYTES,
     maxFieldBytes: MAX_FIELD_BYTES,
-    notMultipart: () => new AppError("unsupported_media", `Send the ${what} as multipart/form-data with a file field`),
+    notMultipart: () => new AppError("unsupported_media", `Send the ${what} as a file upload (multipart/form-data with a field named file)`),
     tooLarge: () => pdfTooLarge(what, maxBytes),
   };
   return readMultipartForm(upload, rules, async (part) => {
     const filenameProblem = textProblem(part.filename);
-    if (filenameProblem) throw new AppError("invalid", `${rules.fileField}: the file name ${filenameProblem}`, rules.fileField);
+    if (filenameProblem) throw new AppError("invalid", `File name: ${filenameProblem}. Rename the file and upload it again`, rules.fileField);
     return storePdf(part);
   });
 }
@@ -59,12 +63,12 @@ export function readPdfUpload<T>(upload: PdfUpload, maxBytes: number, what: "sca
  */
 export async function streamPdfToStorage(
   part: MultipartFile,
-  options: { storage: ObjectStorage; bucket: string; key: string; what: "scan" | "PDF"; keepBytes?: boolean },
+  options: { storage: ObjectStorage; bucket: string; key: string; what: PdfKind; keepBytes?: boolean },
 ): Promise<{ byteSize: number; sha256: string; bytes: Buffer | null }> {
   const { storage, bucket, key, what } = options;
   const declared = (part.contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (!acceptedPdfTypes.includes(declared)) {
-    throw new AppError("unsupported_media", `The ${what} must be a PDF (application/pdf), not ${declared || "an undeclared type"}`);
+    throw new AppError("unsupported_media", `The ${what} must be a PDF file`);
   }
   const chunks = part.body[Symbol.asyncIterator]();
   const hash = crypto.createHash("sha256");
@@ -83,7 +87,7 @@ export async function streamPdfToStorage(
     head.push(take(next.value));
   }
   if (!Buffer.concat(head).subarray(0, PDF_SIGNATURE.length).equals(PDF_SIGNATURE)) {
-    throw new AppError("unsupported_media", `The ${what} is not a PDF: it does not begin with %PDF-`);
+    throw new AppError("unsupported_media", `The ${what} is not a PDF file: it may be damaged, or another kind of file renamed .pdf`);
   }
   async function* bytes(): AsyncGenerator<Uint8Array> {
     yield* head;

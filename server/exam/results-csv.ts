@@ -1,21 +1,29 @@
+import { z } from "zod";
+import { emptyAsAbsent } from "../http/input-rules";
 import type { BatchResults } from "./batches";
+import { submissionState, submissionStateLabel } from "./submission-state";
 
 /**
  * The results of a batch as CSV (RFC 4180): CRLF line ends, fields quoted when they hold a comma, a
  * quote or a line break, quotes doubled. Text that a spreadsheet would run as a formula (a leading
  * =, +, -, @, tab or carriage return) is prefixed with an apostrophe, as OWASP recommends.
- * Header: student_name, student_id, status, one column per question label in order, total.
- * Absent students are included, with blank mark cells and a blank total.
+ * Header: student_name, student_id, status, one column per question label in order, total. The status
+ * is the state a teacher reads on the screens (server/exam/submission-state.ts): "No scan yet",
+ * "Absent", "Being marked (2 of 5)"… Students without a script (no scan yet, or absent) are included,
+ * with blank mark cells and a blank total (never a 0 nobody gave).
  */
 export function renderResultsCsv(results: BatchResults): string {
   const header = ["student_name", "student_id", "status", ...results.questions.map((q) => q.label), "total"];
-  const rows = results.results.map((result) => [
-    result.student_name ?? "",
-    result.student_id ?? "",
-    result.status,
-    ...results.questions.map((q) => formatNumber(result.marks[q.id] ?? null)),
-    formatNumber(result.total),
-  ]);
+  const rows = results.results.map((result) => {
+    const marked = results.questions.filter((q) => result.marks[q.id] !== null && result.marks[q.id] !== undefined).length;
+    return [
+      result.student_name ?? "",
+      result.student_id ?? "",
+      submissionStateLabel(submissionState({ ...result, marks_entered: marked }), { marked, of: results.questions.length }),
+      ...results.questions.map((q) => formatNumber(result.marks[q.id] ?? null)),
+      formatNumber(result.total),
+    ];
+  });
   return [header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
 }
 
@@ -30,6 +38,51 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** Which name the download gets: the contract's `batch-<id>.csv` (the default), or the batch's title and date. */
+export const resultsCsvQuery = z.object({
+  name: z
+    .preprocess(emptyAsAbsent, z.enum(["id", "title"], { error: "must be id or title" }).optional())
+    .meta({ description: "id (default): batch-<id>.csv; title: `<batch title> - <yyyy-mm-dd>.csv`" }),
+});
+
+/** The contract's name of the CSV: `batch-<id>.csv`. */
 export function resultsCsvFileName(batchId: string): string {
   return `batch-${batchId}.csv`;
+}
+
+/** Characters no common file system takes in a name, and control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are what this strips
+const UNSAFE_IN_FILE_NAME = /[\u0000-\u001f\u007f:*?"<>|]/g;
+const MAX_TITLE_CHARACTERS = 100;
+
+/**
+ * The name a person saves the CSV under: the batch's title and the day it was created, in the
+ * server's time zone (the school's): `10A Maths mock - 2026-11-24.csv`. Slashes become "-", the other
+ * characters a file system refuses a space; an empty title reads "Results".
+ */
+export function titledCsvFileName(batch: { title: string; created_at: Date }): string {
+  const title =
+    batch.title
+      .normalize("NFC")
+      .replace(/[/\\]/g, "-")
+      .replace(UNSAFE_IN_FILE_NAME, " ")
+      .replace(/\s+/g, " ")
+      .slice(0, MAX_TITLE_CHARACTERS)
+      .replace(/^[\s.-]+|[\s.-]+$/g, "") || "Results";
+  const date = batch.created_at;
+  const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  return `${title} - ${day}.csv`;
+}
+
+/**
+ * `attachment` with the name said twice, as RFC 6266 asks: `filename` in ASCII for old clients
+ * (accents dropped, other characters "_"), and `filename*` in UTF-8 for every current browser.
+ */
+export function attachmentDisposition(fileName: string): string {
+  const ascii = fileName
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, eq, or, sql } from "drizzle-orm";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
@@ -32,7 +32,8 @@ export interface ScanOptions {
  * 3. no larger than MAX_SCAN_BYTES, enforced while reading (413, the sender's stream is cancelled);
  * 4. the first bytes are the PDF signature `%PDF-` (415);
  * 5. streamed to storage at exam-submissions/<batch_id>/<uuid>.pdf in SCAN_BUCKET (502 on failure);
- * 6. matched: manual picks student_id's submission; ordered the first pending one in roster order,
+ * 6. matched: manual picks student_id's submission; ordered the first pending one in roster order
+ *    (a student marked absent is not pending),
  *    under FOR UPDATE SKIP LOCKED so concurrent uploads never take the same slot;
  * 7. the match gets the scan (status matched), or a new unmatched submission is created.
  * A stored file whose database write then fails is deleted again.
@@ -48,7 +49,7 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
   let stored = null as StoredScan | null;
   try {
     const { fields, file } = await readPdfUpload(upload, maxBytes, "scan", async (part) => (stored = await storeScan(part, { storage, bucket, batchId })));
-    if (!file) throw new AppError("invalid", "file: the scan file is required", "file");
+    if (!file) throw new AppError("invalid", "File: choose the scan (a PDF file) to upload", "file");
     // A repeated field counts by its last value.
     const field = (name: string) => fields.get(name)?.at(-1)?.trim();
     const { student_id: studentId, matching_method: method } = scanFields.parse({ student_id: field("student_id"), matching_method: field("matching_method") });
@@ -122,7 +123,11 @@ async function recordScan(
           .where(
             and(
               eq(examSubmissions.batch_id, batchId),
-              or(eq(examSubmissions.status, "absent"), and(eq(examSubmissions.status, "unmatched"), sql`${examSubmissions.scan_url} is null`)),
+              // A student the teacher marked absent sat no paper: the pile skips them.
+              or(
+                and(eq(examSubmissions.status, "absent"), isNull(examSubmissions.absence_marked_at)),
+                and(eq(examSubmissions.status, "unmatched"), sql`${examSubmissions.scan_url} is null`),
+              ),
             ),
           )
           .orderBy(sql`${examSubmissions.student_name} asc nulls last`, examSubmissions.created_at, examSubmissions.id)

@@ -32,7 +32,7 @@ export async function resolveStaffInstitute(tx: Tx, callerId: string, requested:
   } else if (instituteIds.length === 0) {
     throw new AppError("forbidden", "You have no institute membership");
   } else if (instituteIds.length > 1) {
-    throw new AppError("invalid", "institute_id is required: you belong to several institutes", "institute_id");
+    throw new AppError("invalid", "Institute: required, as you belong to several schools", "institute_id");
   } else {
     chosen = instituteIds[0]!;
   }

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { formatByteSize } from "./byte-size";
 
 /**
  * The one reader of request bodies for classroom and exam REST routes: bounded in bytes, UTF-8, and for
@@ -21,7 +22,7 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
  * above it is refused before reading anything), so an oversized upload never sits whole in memory.
  */
 export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError("too_large", `The body is larger than the maximum of ${maxBytes} bytes`);
+  const tooLarge = () => new AppError("too_large", `The request is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array();

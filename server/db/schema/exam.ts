@@ -220,10 +220,17 @@ export const examSubmissions = pgTable(
     qr_code: text(),
     matching_method: matchingMethod(),
     page_count: integer(),
+    /**
+     * When a teacher marked the student absent (server/exam/absence.ts). Null for a student who simply
+     * has no scan yet: the status `absent` alone (the contract's) does not say which.
+     */
+    absence_marked_at: timestamp({ withTimezone: true }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updated_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
+    // A student with a scan sat the paper: absence and a scan never go together.
+    check("exam_submissions_absent_without_scan", sql`${table.absence_marked_at} is null or ${table.scan_url} is null`),
     uniqueIndex("exam_submissions_batch_student_key")
       .on(table.batch_id, table.student_id)
       .where(sql`${table.student_id} is not null`),

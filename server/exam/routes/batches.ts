@@ -16,7 +16,7 @@ import {
   queueOutput,
   resultsOutput,
 } from "../batches";
-import { renderResultsCsv, resultsCsvFileName } from "../results-csv";
+import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, titledCsvFileName } from "../results-csv";
 
 /** Batches: one sitting of a template by a class, its marking queue and its results. */
 
@@ -96,17 +96,19 @@ export const getResultsCsvRoute = defineRoute({
   path: "/api/exam/batches/{batch_id}/csv",
   operationId: "getResultsCsv",
   tags,
-  summary: "The results as CSV: student_name, student_id, status, one column per question label, total",
+  summary: "The results as CSV: student_name, student_id, status (as the screens word it), one column per question label, total",
   auth: "bearer",
   params: batchIdInput,
-  replies: { 200: fileReply("text/csv", "attachment batch-<id>.csv (RFC 4180, UTF-8)") },
-  errors: { 404: notVisible },
-  handler: async ({ db, user, params }) => {
+  query: resultsCsvQuery,
+  replies: { 200: fileReply("text/csv", "attachment batch-<id>.csv, or `<title> - <yyyy-mm-dd>.csv` with name=title (RFC 4180, UTF-8)") },
+  errors: { 400: invalid, 404: notVisible },
+  handler: async ({ db, user, params, query }) => {
     const results = await asUser(db, user.id, (tx) => getResults(tx, params.batch_id));
+    const fileName = query.name === "title" ? titledCsvFileName(results.batch) : resultsCsvFileName(params.batch_id);
     return new Response(renderResultsCsv(results), {
       headers: {
         "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="${resultsCsvFileName(params.batch_id)}"`,
+        "content-disposition": attachmentDisposition(fileName),
         "cache-control": "no-store",
       },
     });

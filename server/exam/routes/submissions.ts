@@ -1,5 +1,6 @@
 import { asUser } from "../../db/rls";
 import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../http/route";
+import { absenceOutput, setAbsence } from "../absence";
 import { assignScan, assignScanBody, assignScanOutput } from "../assign-scan";
 import { batchIdInput } from "../batches";
 import { saveMark } from "../mark-writer";
@@ -107,4 +108,36 @@ export const upsertMarkRoute = defineRoute({
   handler: ({ db, user, params, body }) => saveMark(db, user.id, { mark_id: params.mark_id, body }),
 });
 
-export const submissionRoutes = [uploadScanRoute, downloadScanRoute, assignScanRoute, upsertMarkRoute];
+const absenceErrors = {
+  404: notVisible,
+  409: "The batch is archived; or the submission has a scan or marks, or is a scan without a student (marking absent only)",
+} as const;
+
+export const markAbsentRoute = defineRoute({
+  method: "PUT",
+  path: "/api/exam/submissions/{submission_id}/absence",
+  operationId: "markAbsent",
+  tags,
+  summary:
+    "Mark the student of a submission absent (staff of the batch's school; idempotent). The status stays absent; absence_marked_at tells an explicit absence from a student without a scan yet. Ordered scan matching skips the student; a scan or a mark that arrives later clears the absence.",
+  auth: "bearer",
+  params: submissionIdInput,
+  replies: { 200: jsonReply(absenceOutput, "The submission, with absence_marked_at set") },
+  errors: absenceErrors,
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, { submission_id: params.submission_id, absent: true })),
+});
+
+export const undoAbsentRoute = defineRoute({
+  method: "DELETE",
+  path: "/api/exam/submissions/{submission_id}/absence",
+  operationId: "undoAbsent",
+  tags,
+  summary: "Undo a marked absence (idempotent): the student reads as having no scan yet again",
+  auth: "bearer",
+  params: submissionIdInput,
+  replies: { 200: jsonReply(absenceOutput, "The submission, with absence_marked_at null") },
+  errors: absenceErrors,
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, { submission_id: params.submission_id, absent: false })),
+});
+
+export const submissionRoutes = [uploadScanRoute, downloadScanRoute, assignScanRoute, markAbsentRoute, undoAbsentRoute, upsertMarkRoute];

@@ -1,3 +1,4 @@
+import { absenceOutput, setAbsence, setAbsenceInput } from "../../exam/absence";
 import { assignScan, assignScanInput, assignScanOutput } from "../../exam/assign-scan";
 import {
   archiveBatch,
@@ -120,6 +121,11 @@ export const examRouter = router({
       .input(assignScanInput)
       .output(assignScanOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => assignScan(tx, ctx.user.id, input))),
+    /** "Mark absent" (absent: true) and its "Undo" (absent: false). */
+    setAbsence: userProcedure
+      .input(setAbsenceInput)
+      .output(absenceOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, input))),
   }),
   marks: router({
     /** The marking screen: one submission with its recorded mark entries. */

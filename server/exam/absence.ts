@@ -1,0 +1,56 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { recordId } from "../http/input-rules";
+import type { Tx } from "../db/client";
+import { examBatches, examSubmissions } from "../db/schema";
+import { AppError, notFound } from "../errors";
+import { submissionOutput } from "./batches";
+
+/**
+ * A teacher's "Mark absent" and its "Undo". The contract's status `absent` is also what every roster
+ * student starts with, before any scan: absence_marked_at tells a student the teacher marked absent
+ * from one who has no scan yet. See docs/decisions.md, "Absent means a teacher said so".
+ */
+
+export const setAbsenceInput = z.object({
+  submission_id: recordId("Submission"),
+  absent: z.boolean({ error: "Say whether the student was absent (true or false)" }),
+});
+export const absenceOutput = submissionOutput;
+
+/**
+ * Marks the student of a submission absent (`absent: true`) or undoes it, as the caller: any staff of
+ * the batch's school, as for marks. Idempotent: marking twice keeps the first time. Refused with 409
+ * when the batch is archived, the submission has a scan (the student sat the paper), has marks, or is
+ * a scan without a student. The row is locked, so an upload arriving at the same time waits; and the
+ * database clears the absence when a scan or a mark arrives later (migration 0012).
+ */
+export async function setAbsence(tx: Tx, input: z.input<typeof setAbsenceInput>) {
+  const { submission_id: submissionId, absent } = setAbsenceInput.parse(input);
+  const [submission] = await tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId)).for("update");
+  if (!submission) throw notFound("Submission");
+  // A student reads their own submission but not its batch: for them it is not there.
+  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, submission.batch_id));
+  if (!batch) throw notFound("Submission");
+  if (batch.status === "archived") throw new AppError("conflict", "This batch is archived: attendance can no longer change");
+  const who = submission.student_name ?? "This script";
+  if (!absent) {
+    if (submission.absence_marked_at === null) return submission;
+    return update(tx, submissionId, null);
+  }
+  if (!submission.student_id) throw new AppError("conflict", "A scan without a student cannot be marked absent: assign it to a student first");
+  if (submission.scan_url) throw new AppError("conflict", `${who} has a scan, so they were not absent`);
+  if (submission.status !== "absent") throw new AppError("conflict", `${who} already has marks, so they were not absent`);
+  if (submission.absence_marked_at !== null) return submission;
+  return update(tx, submissionId, new Date());
+}
+
+async function update(tx: Tx, submissionId: string, markedAt: Date | null) {
+  const [updated] = await tx
+    .update(examSubmissions)
+    .set({ absence_marked_at: markedAt, updated_at: new Date() })
+    .where(eq(examSubmissions.id, submissionId))
+    .returning();
+  if (!updated) throw notFound("Submission");
+  return updated;
+}
