@@ -19,6 +19,7 @@ import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
+import { maxMarksFault, partsTotal } from "./max-marks";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
@@ -377,6 +378,8 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   const [question] = await tx.select().from(examQuestions).where(eq(examQuestions.id, questionId));
   if (!question) throw notFound("Question");
   const template = await findOwnTemplateForUpdate(tx, callerId, question.template_id);
+  const siblings = (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, template.id))).map(questionFromRow);
+  if (body.max_marks !== undefined) checkEditedMaxMarks(siblings, questionId, body.max_marks);
   if (body.max_marks !== undefined && body.max_marks !== null) {
     const [highest] = await tx
       .select({ value: sql<string | null>`max(${examMarkEntries.awarded_marks})` })
@@ -394,6 +397,26 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   };
   if (Object.keys(changes).length === 0) return questionFromRow(question);
   const [updated] = await tx.update(examQuestions).set(changes).where(eq(examQuestions.id, questionId)).returning();
+  if (body.max_marks !== undefined) await updateStoredTotals(tx, siblings, questionId, body.max_marks);
   await tx.update(examTemplates).set({ updated_at: new Date() }).where(eq(examTemplates.id, template.id));
   return questionFromRow(updated!);
+}
+
+/** The maximum-marks rule (max-marks.ts) for one question's edited maximum, among its template's questions. */
+function checkEditedMaxMarks(questions: z.output<typeof questionOutput>[], questionId: string, maxMarks: number | null): void {
+  const edited = questions.map((question) => (question.id === questionId ? { ...question, max_marks: maxMarks } : question));
+  const question = edited.find((candidate) => candidate.id === questionId)!;
+  const fault = maxMarksFault([question, ...edited.filter((candidate) => candidate.id !== questionId)]);
+  if (fault?.index === 0) throw new AppError("invalid", fault.message, "max_marks");
+}
+
+/** A part's maximum changed: the containers above it that store a total keep storing the right one. */
+async function updateStoredTotals(tx: Tx, questions: z.output<typeof questionOutput>[], questionId: string, maxMarks: number | null) {
+  const edited = questions.map((question) => (question.id === questionId ? { ...question, max_marks: maxMarks } : question));
+  const byId = new Map(edited.map((question) => [question.id, question]));
+  for (let parent = byId.get(questionId)?.parent_id; parent; parent = byId.get(parent)?.parent_id ?? null) {
+    const container = byId.get(parent);
+    if (!container || container.max_marks === null) continue;
+    await tx.update(examQuestions).set({ max_marks: partsTotal(edited, parent).toFixed(2) }).where(eq(examQuestions.id, parent));
+  }
 }
