@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { z } from "zod";
 import { hashPassword } from "../auth/passwords";
 import { createClass } from "../classroom/classes";
 import { enrollStudent } from "../classroom/enrollments";
