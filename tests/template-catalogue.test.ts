@@ -10,7 +10,7 @@ import { describeOnEachDatabase } from "./support/database";
 import { callRest, createCataloguePaper } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
-type Question = { id: string; parent_id: string | null; label: string; max_marks: number | null; spec_ref: string | null; is_container: boolean };
+type Question = { id: string; parent_id: string | null; label: string; max_marks: number | null; spec_ref: string | null; is_container: boolean; mark_scheme: unknown };
 
 describeOnEachDatabase("templates from a catalogue paper", (database) => {
   let school: School;
