@@ -264,7 +264,7 @@ export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuest
   for (const question of doc.questions) {
     if (question.is_container || question.max_marks_input === undefined) continue;
     const parsed = parseMaxMarks(question.max_marks_input);
-    if ("error" in parsed) return { question, message: `Question ${question.label}: ${parsed.error}` };
+    if ("error" in parsed) return { question, message: `Question ${question.label}: ${parsed.error.charAt(0).toLowerCase()}${parsed.error.slice(1)}` };
   }
   return null;
 }
