@@ -172,11 +172,13 @@ test("each box drawn with no question selected is a new question; Add question p
   // With a question selected, a box is that question's area, as the hint says; Esc goes back to new questions.
   await questionButton(page, "1").click();
   await expect(page.getByText("Boxes you draw become areas of question 1.")).toBeVisible();
-  await drawArea(page, 2, [0.1, 0.1], [0.9, 0.3]);
+  // Page 2's top in view: the page is taller than the paper's frame.
+  await page.locator('.page-overlay[data-page="2"]').evaluate((overlay) => overlay.scrollIntoView({ block: "start" }));
+  await drawArea(page, 2, [0.1, 0.05], [0.9, 0.2]);
   await expect(questionButton(page, "1")).toContainText("2 areas");
   await expect(page.locator(".question-row")).toHaveCount(2);
   await page.getByRole("button", { name: "Draw new questions instead" }).click();
-  await drawArea(page, 2, [0.1, 0.5], [0.9, 0.7]);
+  await drawArea(page, 2, [0.1, 0.25], [0.9, 0.4]);
   await expect(page.locator(".question-row__label")).toHaveText(["1", "2", "3"]);
 
   await page.getByRole("button", { name: "Add question" }).click();
