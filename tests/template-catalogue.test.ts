@@ -76,8 +76,11 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
     expect(two.questions.some((q) => ids.has(q.id))).toBe(false);
   });
 
-  it("a catalogue paper without a shipped structure still gives an empty template, and another school cannot read either", async () => {
+  it("the catalogue says what each paper comes with; one without a shipped structure still gives an empty template, unreadable to another school", async () => {
     const bare = await createCataloguePaper(database().db);
+    const { papers } = await as(school.teacher).exam.catalogue.list();
+    expect(papers.find((paper) => paper.id === demoPaper.id)).toMatchObject({ question_count: 6, total_marks: demoPaperTotalMarks });
+    expect(papers.find((paper) => paper.id === bare.id)).toMatchObject({ question_count: 0, total_marks: 0 });
     const template = await as(school.teacher).exam.templates.create({ title: "Bare", exam_id: bare.id });
     expect((await as(school.teacher).exam.templates.get({ template_id: template.id })).questions).toEqual([]);
     expect((await get(otherSchool.teacher.token, template.id)).status).toBe(404);

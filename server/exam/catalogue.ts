@@ -20,11 +20,14 @@ export const cataloguePaperOutput = z.object({
   specification: z.string().nullable(),
   source_file_id: z.uuid().nullable(),
   page_count: z.number().int().nullable(),
+  /** Markable questions the paper comes with (0: a template from it starts empty), and their total. */
+  question_count: z.number().int(),
+  total_marks: z.number(),
 });
 export const catalogueListOutput = z.object({ papers: z.array(cataloguePaperOutput) });
 
 export async function listCataloguePapers(tx: Tx): Promise<z.output<typeof cataloguePaperOutput>[]> {
-  return tx
+  const papers = await tx
     .select({
       id: examPapers.id,
       exam_code: examPapers.exam_code,
@@ -37,6 +40,13 @@ export async function listCataloguePapers(tx: Tx): Promise<z.output<typeof catal
     })
     .from(examPapers)
     .orderBy(asc(examPapers.subject), asc(examPapers.title));
+  return Promise.all(
+    papers.map(async (paper) => {
+      const markable = (await catalogueStructure(paper.id))?.questions.filter((question) => !question.is_container) ?? [];
+      const cents = markable.reduce((sum, question) => sum + Math.round((question.max_marks ?? 0) * 100), 0);
+      return { ...paper, question_count: markable.length, total_marks: cents / 100 };
+    }),
+  );
 }
 
 // ── Question structures shipped with catalogue papers ──────────────────────────────────────────
