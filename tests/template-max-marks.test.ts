@@ -23,7 +23,7 @@ describe("maximum marks as typed in the editor's field", () => {
     for (const typed of ["1e3", "-2", "0", "99999", "1.255", "+3", "0x10", "1,5", "Infinity", "."]) {
       const parsed = parseMaxMarks(typed);
       expect(parsed, typed).toHaveProperty("error");
-      expect((parsed as { error: string }).error, typed).toMatch(/between 0\.5 and 500|two decimals/);
+      expect((parsed as { error: string }).error, typed).toMatch(/^Maximum marks must (be between 0\.5 and 500|have at most two decimals|be a number such as 2 or 1\.5)\.$/);
     }
   });
 

@@ -59,7 +59,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
             error={"error" in typedMarks ? typedMarks.error : undefined}
             inputMode="decimal"
             autoComplete="off"
-            fieldClassName="field--narrow inspector__max-marks"
+            // Not narrow: the rule and an error need room beside the label (or below it on a narrow panel).
             disabled={readOnly}
             value={typedMaxMarks(question)}
             onChange={(e) => onChange(maxMarksEdit(e.currentTarget.value))}

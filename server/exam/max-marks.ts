@@ -28,7 +28,7 @@ const typedNumber = /^\d+(\.\d+)?$/;
 export function parseMaxMarks(typed: string): { value: number | null } | { error: string } {
   const text = typed.trim();
   if (text === "") return { value: null };
-  if (!typedNumber.test(text)) return { error: `Type a number such as 2 or 1.5; maximum marks ${MAX_MARKS_RULE}.` };
+  if (!typedNumber.test(text)) return { error: "Maximum marks must be a number such as 2 or 1.5." };
   const value = Number(text);
   const problem = maxMarksProblem(value);
   return problem ? { error: `Maximum marks ${problem}.` } : { value };
