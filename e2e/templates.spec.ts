@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { signIn } from "./helpers";
+import { expectNoAxeViolations, signIn } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
@@ -138,7 +138,134 @@ test("a template can start from a catalogue paper", async ({ page }) => {
   await expect(page).toHaveURL(/\/templates\/[0-9a-f-]{36}$/);
   await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(4);
   await expect(page.getByText("All changes saved")).toBeVisible();
-  await expect(page.locator(".question-tree__empty")).toBeVisible();
+  // Ready to mark: the paper's questions, marks and areas come with it.
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1a", "1b", "2", "3", "3a", "3b", "3c"]);
+  await expect(page.getByText(/4 pages · 6 markable questions · 15 marks · \d+ areas/)).toBeVisible();
+  await expect(page.getByLabel("Status")).toHaveValue("ready");
+  await expect(questionButton(page, "3b")).toContainText("3 marks · 1 area");
+});
+
+/** A fresh template over the two-page paper, made through the API, opened in the editor. */
+async function openBlankTemplate(page: Page, title: string): Promise<string> {
+  const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+  expect(upload.status()).toBe(201);
+  const file = await upload.json();
+  const template = await mutate<{ id: string }>(page, "exam.templates.create", { title, source_file_id: file.id, page_count: file.page_count });
+  await page.goto(`/templates/${template.id}`);
+  await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
+  return template.id;
+}
+
+test("each box drawn with no question selected is a new question; Add question puts the focus in its label", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await signIn(page);
+  await openBlankTemplate(page, `Boxes ${Date.now().toString(36)}`);
+  await expect(page.locator(".question-tree__empty")).toContainText("each box you draw becomes a new question");
+  await expect(page.getByText("Each box you draw on a page becomes a new question.")).toBeVisible();
+
+  await drawArea(page, 1, [0.1, 0.1], [0.9, 0.3]);
+  await drawArea(page, 1, [0.1, 0.4], [0.9, 0.6]);
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "2"]);
+  await expect(questionButton(page, "1")).toContainText("1 area");
+  await expect(questionButton(page, "2")).toContainText("1 area");
+
+  // With a question selected, a box is that question's area, as the hint says; Esc goes back to new questions.
+  await questionButton(page, "1").click();
+  await expect(page.getByText("Boxes you draw become areas of question 1.")).toBeVisible();
+  // Page 2's top in view: the page is taller than the paper's frame.
+  await page.locator('.page-overlay[data-page="2"]').evaluate((overlay) => overlay.scrollIntoView({ block: "start" }));
+  await drawArea(page, 2, [0.1, 0.05], [0.9, 0.2]);
+  await expect(questionButton(page, "1")).toContainText("2 areas");
+  await expect(page.locator(".question-row")).toHaveCount(2);
+  await page.getByRole("button", { name: "Draw new questions instead" }).click();
+  await drawArea(page, 2, [0.1, 0.25], [0.9, 0.4]);
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "2", "3"]);
+
+  await page.getByRole("button", { name: "Add question" }).click();
+  await expect(page.getByRole("heading", { name: "Question 4" })).toBeVisible();
+  await expect(page.getByLabel("Label")).toBeFocused();
+  await page.keyboard.type("4 (extension)");
+  await expect(questionButton(page, "4 \\(extension\\)")).toBeVisible();
+  await shot(page, testInfo, "template-editor-boxes");
+});
+
+test("max marks: the field keeps what was typed, says the rule, and nothing is saved until it is a maximum", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await signIn(page);
+  await openBlankTemplate(page, `Max marks ${Date.now().toString(36)}`);
+  await page.getByRole("button", { name: "Add question" }).click();
+  const maxMarks = page.getByLabel("Max marks");
+  await expect(maxMarks).toHaveValue("1");
+
+  for (const typed of ["1e3", "-2", "0", "99999"]) {
+    await maxMarks.fill(typed);
+    await expect(maxMarks).toHaveValue(typed);
+    await expect(maxMarks).toHaveAttribute("aria-invalid", "true");
+    await expect(page.locator(".field__error")).toContainText(/Maximum marks must be (between 0\.5 and 500|a number such as 2 or 1\.5)/);
+  }
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Question 1: maximum marks must be between 0.5 and 500. Correct it, then save.")).toBeVisible();
+  await expect(page.getByText("Not saved", { exact: true })).toBeVisible();
+  await expectNoAxeViolations(page, "template editor with a max marks error");
+  await shot(page, testInfo, "template-editor-max-marks-error");
+
+  await maxMarks.fill("2.50");
+  await expect(maxMarks).toHaveValue("2.50");
+  await expect(maxMarks).not.toHaveAttribute("aria-invalid", "true");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  await page.reload();
+  await expect(questionButton(page, "1")).toContainText("2.5 marks");
+
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await page.getByRole("button", { name: /^Questions/ }).click();
+  await questionButton(page, "1").click();
+  await maxMarks.fill("1e3");
+  await expect(page.locator(".field__error")).toBeVisible();
+  await expectNoAxeViolations(page, "template editor at tablet width");
+  await shot(page, testInfo, "template-editor-max-marks-tablet");
+});
+
+test("unsaved work: leaving by a link asks first and names the changes; a reload offers the draft back", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await signIn(page);
+  const templateId = await openBlankTemplate(page, `Drafts ${Date.now().toString(36)}`);
+  await page.getByRole("button", { name: "Add question" }).click();
+  await page.getByLabel("Max marks").fill("4");
+  await expect(page.getByText("Unsaved changes")).toBeVisible();
+
+  // The app's own link: a confirm that says what is not saved; cancelling stays in the editor.
+  const asked: string[] = [];
+  page.once("dialog", (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Batches" }).click();
+  await expect.poll(() => asked.length).toBe(1);
+  expect(asked[0]).toMatch(/has changes that are not saved: 1 question added\./);
+  await expect(page).toHaveURL(new RegExp(`/templates/${templateId}$`));
+
+  // Leaving anyway (a reload: the browser's own "leave site?" is accepted), the draft is offered back.
+  page.on("dialog", (dialog) => void dialog.accept());
+  // The draft is written after a short pause in typing.
+  await expect.poll(() => page.evaluate(() => Object.keys(window.localStorage).some((key) => key.startsWith("markbook:template-draft:")))).toBe(true);
+  await page.reload();
+  await expect(page.getByText("Unsaved changes from an earlier visit")).toBeVisible();
+  await expect(page.getByText(/never saved: 1 question added\./)).toBeVisible();
+  await expect(page.locator(".question-row")).toHaveCount(0);
+  await expectNoAxeViolations(page, "template editor offering a draft");
+  await shot(page, testInfo, "template-editor-draft-offer");
+  await page.getByRole("button", { name: "Restore them" }).click();
+  await expect(questionButton(page, "1")).toContainText("4 marks");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+
+  // Saved: nothing is offered any more, and links leave without asking.
+  await page.reload();
+  await expect(questionButton(page, "1")).toContainText("4 marks");
+  await expect(page.getByText("Unsaved changes from an earlier visit")).toBeHidden();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Batches" }).click();
+  await expect(page).toHaveURL(/\/batches$/);
 });
 
 /** Calls a tRPC mutation as the signed-in browser (superjson wire format, one call per batch). */

@@ -1,3 +1,5 @@
+import { readStoredDraft, writeStoredDraft } from "@/lib/draft-storage";
+
 /** A mark being typed and not yet saved: what the teacher entered, kept until the server has it. */
 export interface Draft {
   /** The mark entry's id: the recorded one, or a fresh UUID for a new entry (stable across retries). */
@@ -37,21 +39,11 @@ const storageKey = (batchId: string) => `markbook:marking-drafts:${batchId}`;
 
 /** Drafts of this batch kept in sessionStorage: a reload or a closed tab of the session loses nothing. */
 export function loadDrafts(batchId: string): Drafts {
-  try {
-    const raw = window.sessionStorage.getItem(storageKey(batchId));
-    return raw ? (JSON.parse(raw) as Drafts) : {};
-  } catch {
-    return {};
-  }
+  return readStoredDraft<Drafts>("session", storageKey(batchId)) ?? {};
 }
 
 export function storeDrafts(batchId: string, drafts: Drafts): void {
-  try {
-    if (Object.keys(drafts).length === 0) window.sessionStorage.removeItem(storageKey(batchId));
-    else window.sessionStorage.setItem(storageKey(batchId), JSON.stringify(drafts));
-  } catch {
-    // Storage full or disabled: the drafts still live in memory.
-  }
+  writeStoredDraft("session", storageKey(batchId), Object.keys(drafts).length === 0 ? null : drafts);
 }
 
 const markPattern = /^\d+(\.\d{1,2})?$/;

@@ -35,6 +35,7 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
   const trpc = useTRPC();
   const sync = useMutation(trpc.graph.syncTemplate.mutationOptions());
   const leaves = doc.questions.filter((q) => !q.is_container).length;
+  const total = totalMarks(doc.questions);
   // Tablets fold the title, subject and status fields away (the title and status show above); wide screens always show them.
   const [detailsOpen, setDetailsOpen] = useState(false);
   const detailsId = useId();
@@ -50,7 +51,7 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
             {doc.title || "Untitled template"} <TemplateStatusBadge status={doc.status} />
           </h1>
           <p className="editor__summary muted">
-            {doc.page_count ?? "?"} page{doc.page_count === 1 ? "" : "s"} · {leaves} markable question{leaves === 1 ? "" : "s"} · {totalMarks(doc.questions)} marks ·{" "}
+            {doc.page_count ?? "?"} page{doc.page_count === 1 ? "" : "s"} · {leaves} markable question{leaves === 1 ? "" : "s"} · {total} mark{total === 1 ? "" : "s"} ·{" "}
             {doc.areas.length} area{doc.areas.length === 1 ? "" : "s"}
             {examCode ? ` · ${examCode}` : ""}
           </p>

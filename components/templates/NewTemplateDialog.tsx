@@ -15,6 +15,13 @@ import { uploadPdf } from "./upload-pdf";
 
 type Source = "upload" | "catalogue";
 
+/** What a template from this catalogue paper starts with. */
+function catalogueHint(paper: { question_count: number; total_marks: number }): string {
+  if (paper.question_count === 0) return "It comes without questions: you add them in the editor.";
+  const questions = `${paper.question_count} question${paper.question_count === 1 ? "" : "s"}`;
+  return `It comes ready to mark: ${questions}, ${paper.total_marks} mark${paper.total_marks === 1 ? "" : "s"}, mark schemes and answer areas.`;
+}
+
 const titleFromFileName = (name: string) => name.replace(/\.pdf$/i, "").replace(/[_]+/g, " ").trim();
 
 /**
@@ -38,6 +45,7 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
   const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | null>(null);
   const create = useMutation(trpc.exam.templates.create.mutationOptions());
+  const chosenPaper = papers.find((paper) => paper.id === paperId) ?? null;
 
   function reset() {
     setFile(null);
@@ -140,6 +148,7 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
           ) : (
             <SelectField
               label="Paper from the catalogue"
+              hint={chosenPaper ? catalogueHint(chosenPaper) : undefined}
               value={paperId}
               onChange={(event) => choosePaper(event.currentTarget.value)}
               disabled={busy}

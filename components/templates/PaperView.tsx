@@ -81,7 +81,8 @@ export function PaperView({ fileId, pageCount, zoom, onZoom, onPageCount, render
         {tools}
         <p className="paper__hint">{hint}</p>
       </div>
-      <div className="paper__scroll" ref={frame} style={height === null ? undefined : { height }}>
+      {/* Focusable, so the pages scroll from the keyboard even when they hold no area yet. */}
+      <div className="paper__scroll" ref={frame} style={height === null ? undefined : { height }} tabIndex={0} role="region" aria-label="Pages of the paper">
         {fileId ? (
           <PdfPages url={`/api/exam/files/${fileId}`} width={width} renderOverlay={renderOverlay} onPageCount={onPageCount} />
         ) : (

@@ -1,9 +1,10 @@
 "use client";
 
-import { useId } from "react";
+import { useEffect, useId, useRef } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
-import { type EditorQuestion, childrenOf, markSchemeText, structuredScheme, totalMarks, withMarkSchemeText } from "./editor-state";
+import { MAX_MARKS_MAX, MAX_MARKS_MIN, parseMaxMarks } from "@/server/exam/max-marks";
+import { type EditorQuestion, childrenOf, markSchemeText, maxMarksEdit, structuredScheme, totalMarks, typedMaxMarks, withMarkSchemeText } from "./editor-state";
 
 const answerTypes = [
   { value: "", label: "Not set" },
@@ -21,13 +22,24 @@ interface QuestionInspectorProps {
   readOnly: boolean;
   onChange: (patch: Partial<EditorQuestion>) => void;
   onDelete: () => void;
+  /** Put the focus in the label field (a question just added), then report it done. */
+  focusLabel?: boolean;
+  onLabelFocused?: () => void;
 }
 
 /** The selected question's fields. */
-export function QuestionInspector({ question, questions, readOnly, onChange, onDelete }: QuestionInspectorProps) {
+export function QuestionInspector({ question, questions, readOnly, onChange, onDelete, focusLabel = false, onLabelFocused }: QuestionInspectorProps) {
   const schemeId = useId();
+  const labelField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!focusLabel) return;
+    labelField.current?.focus();
+    labelField.current?.select();
+    onLabelFocused?.();
+  }, [focusLabel, onLabelFocused]);
   const parts = childrenOf(questions, question.id);
   const structured = structuredScheme(question.mark_scheme);
+  const typedMarks = parseMaxMarks(typedMaxMarks(question));
   const options = answerTypes.some((t) => t.value === (question.answer_type ?? ""))
     ? answerTypes
     : [...answerTypes, { value: question.answer_type!, label: question.answer_type! }];
@@ -35,7 +47,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
     <section className="inspector" aria-labelledby="question-inspector-heading">
       <h2 id="question-inspector-heading">Question {question.label}</h2>
       <div className="form-row">
-        <TextField label="Label" value={question.label} maxLength={100} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ label: e.currentTarget.value })} />
+        <TextField ref={labelField} label="Label" value={question.label} maxLength={100} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ label: e.currentTarget.value })} />
         {question.is_container ? (
           <p className="inspector__total">
             Total of parts: <strong>{totalMarks(parts)}</strong>
@@ -43,14 +55,14 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         ) : (
           <TextField
             label="Max marks"
-            type="number"
-            min={0}
-            step={0.5}
+            hint={`${MAX_MARKS_MIN} to ${MAX_MARKS_MAX}`}
+            error={"error" in typedMarks ? typedMarks.error : undefined}
             inputMode="decimal"
-            fieldClassName="field--narrow"
+            autoComplete="off"
+            // Not narrow: the rule and an error need room beside the label (or below it on a narrow panel).
             disabled={readOnly}
-            value={question.max_marks ?? ""}
-            onChange={(e) => onChange({ max_marks: e.currentTarget.value === "" ? null : Math.max(0, Math.round(e.currentTarget.valueAsNumber * 100) / 100) })}
+            value={typedMaxMarks(question)}
+            onChange={(e) => onChange(maxMarksEdit(e.currentTarget.value))}
           />
         )}
       </div>
@@ -59,7 +71,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
           type="checkbox"
           checked={question.is_container}
           disabled={readOnly || parts.length > 0}
-          onChange={(e) => onChange({ is_container: e.currentTarget.checked, ...(e.currentTarget.checked && { max_marks: null }) })}
+          onChange={(e) => onChange({ is_container: e.currentTarget.checked, ...(e.currentTarget.checked && { max_marks: null, max_marks_input: undefined }) })}
         />
         Has parts (a container; marks are given to its parts)
       </label>

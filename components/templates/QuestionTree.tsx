@@ -49,7 +49,7 @@ export function QuestionTree({ questions, areaCounts, selectedId, readOnly, onSe
       </header>
       {questions.length === 0 ? (
         <p className="question-tree__empty">
-          No questions yet. Choose <strong>Add question</strong>, or simply drag a box on the paper: a question is created for it.
+          No questions yet. Choose <strong>Add question</strong>, or drag a box on the paper: each box you draw becomes a new question.
         </p>
       ) : (
         <ul className="question-tree__list">

@@ -21,6 +21,7 @@ import {
   addQuestion,
   deleteArea,
   deleteQuestion,
+  firstMaxMarksError,
   markSchemeChanges,
   moveQuestion,
   moveQuestionTo,
@@ -29,6 +30,7 @@ import {
   updateArea,
   updateQuestion,
 } from "./editor-state";
+import { type EditorDraft, describeChanges, loadEditorDraft, storeEditorDraft, versionOf } from "./editor-drafts";
 import { type ServerTemplate, documentFromServer } from "./from-server";
 import { PageOverlay } from "./PageOverlay";
 import { PaperView } from "./PaperView";
@@ -56,12 +58,15 @@ export function TemplateEditor({ templateId, userId }: { templateId: string; use
       </div>
     );
   }
-  return <Workspace templateId={templateId} initial={template.data} readOnly={template.data.owner_id !== userId} />;
+  return <Workspace templateId={templateId} userId={userId} initial={template.data} readOnly={template.data.owner_id !== userId} />;
 }
 
 type ConflictState = { changes: ReturnType<typeof markSchemeChanges> } | null;
 
-function Workspace({ templateId, initial, readOnly }: { templateId: string; initial: ServerTemplate; readOnly: boolean }) {
+/** How long typing pauses before the draft in this browser is updated. */
+const DRAFT_DELAY_MS = 400;
+
+function Workspace({ templateId, userId, initial, readOnly }: { templateId: string; userId: string; initial: ServerTemplate; readOnly: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [saved, setSaved] = useState<EditorDocument>(() => documentFromServer(initial));
@@ -72,11 +77,19 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
   const [saveError, setSaveError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<ConflictState>(null);
   const [announcement, setAnnouncement] = useState("");
+  /** The question just added: its label field takes the focus once its inspector shows. */
+  const [focusLabelOf, setFocusLabelOf] = useState<string | null>(null);
   /** Narrow screens show the paper or the questions, one at a time (CSS ignores this on wider ones). */
   const [view, setView] = useState<"paper" | "questions">("paper");
   const touchCapable = useTouchCapable();
   const [touchDraw, setTouchDraw] = useState(false);
   const sent = useRef<EditorDocument | null>(null);
+  // Unsaved work from an earlier visit (a reload, a crash, leaving anyway) is offered once. The
+  // workspace renders in the browser only (the template is fetched there), so storage can be read here.
+  const [savedVersion, setSavedVersion] = useState(() => versionOf(initial.updated_at));
+  const [offeredDraft, setOfferedDraft] = useState<EditorDraft | null>(() =>
+    readOnly ? null : loadEditorDraft(userId, templateId, versionOf(initial.updated_at), documentFromServer(initial)),
+  );
 
   const dirty = useMemo(() => JSON.stringify(doc) !== JSON.stringify(saved), [doc, saved]);
   const labels = useMemo(() => new Map(doc.questions.map((q) => [q.id, q.label])), [doc.questions]);
@@ -95,6 +108,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     (result: ServerTemplate) => {
       const fresh = documentFromServer(result);
       setSaved(fresh);
+      setSavedVersion(versionOf(result.updated_at));
       // Nothing edited while saving: take the server's normalised copy.
       setDoc((current) => (current === sent.current ? fresh : current));
       setSaveError(null);
@@ -108,6 +122,13 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
 
   const saveNow = useCallback(async () => {
     if (readOnly || save.isPending) return;
+    const typo = firstMaxMarksError(doc);
+    if (typo) {
+      // Nothing is sent while a field holds what cannot be saved: the teacher is taken to it.
+      setSaveError(`${typo.message} Correct it, then save.`);
+      setSelectedQuestionId(typo.question.id);
+      return;
+    }
     sent.current = doc;
     setSaveError(null);
     try {
@@ -119,8 +140,10 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
       if (errorCode(error) === "CONFLICT") {
         setConflict({ changes: markSchemeChanges(saved, doc) });
         setSaveError("Marks are already recorded for this template.");
+      } else if (errorCode(error) === "BAD_REQUEST") {
+        setSaveError(`${errorMessage(error).replace(/\.$/, "")}. Correct it, then save: your changes are still here.`);
       } else {
-        setSaveError(errorMessage(error));
+        setSaveError(`${errorMessage(error)} Your changes are still here: try saving again.`);
       }
     }
   }, [accept, doc, queryClient, readOnly, save, saved, templateId, trpc]);
@@ -134,6 +157,7 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
       queryClient.setQueryData(trpc.exam.templates.get.queryKey({ template_id: templateId }), result);
       const fresh = documentFromServer(result);
       setSaved(fresh);
+      setSavedVersion(versionOf(result.updated_at));
       setDoc(fresh);
       setSaveError(null);
       setConflict(null);
@@ -153,6 +177,11 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
       }
       const target = event.target as HTMLElement | null;
       const typing = target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+      if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("[role=dialog]")) {
+        // Esc: back to drawing a new question per box.
+        drawFor(null);
+        return;
+      }
       if (!typing && !readOnly && selectedAreaId && (event.key === "Delete" || event.key === "Backspace") && !target?.closest(".area")) {
         event.preventDefault();
         removeArea(selectedAreaId);
@@ -162,13 +191,39 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     return () => window.removeEventListener("keydown", onKey);
   });
 
-  // Leaving with unsaved changes asks first.
+  // Unsaved work is kept in this browser as it changes, and forgotten once saved (not while a draft is on offer).
   useEffect(() => {
-    if (!dirty) return;
+    if (readOnly || offeredDraft) return;
+    const timer = window.setTimeout(() => storeEditorDraft(userId, templateId, dirty ? doc : null, savedVersion), dirty ? DRAFT_DELAY_MS : 0);
+    return () => window.clearTimeout(timer);
+  }, [dirty, doc, offeredDraft, readOnly, savedVersion, templateId, userId]);
+
+  // Leaving with unsaved changes asks first: closing or reloading the page, and the app's own links.
+  const leaveQuestion = dirty
+    ? `“${doc.title || "Untitled template"}” has changes that are not saved: ${describeChanges(saved, doc)}.\n\n` +
+      "Leave anyway? They are kept as a draft in this browser only, and offered when you open the template again."
+    : null;
+  useEffect(() => {
+    if (!leaveQuestion) return;
     const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    const guardLinks = (event: MouseEvent) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+      if (!(link instanceof HTMLAnchorElement) || link.target === "_blank" || link.hasAttribute("download")) return;
+      const url = new URL(link.href);
+      if (url.origin !== window.location.origin || url.pathname === window.location.pathname) return;
+      if (window.confirm(leaveQuestion)) return;
+      // Stopped in the capture phase, before the router's own click handler sees it.
+      event.preventDefault();
+      event.stopPropagation();
+    };
     window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [dirty]);
+    window.addEventListener("click", guardLinks, true);
+    return () => {
+      window.removeEventListener("beforeunload", warn);
+      window.removeEventListener("click", guardLinks, true);
+    };
+  }, [leaveQuestion]);
 
   function selectQuestion(id: string) {
     setSelectedQuestionId(id);
@@ -188,19 +243,23 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
     if (area) setSelectedQuestionId(area.question_id);
   }
 
+  /**
+   * A box drawn with a question selected is an area of that question; with none selected it becomes a
+   * new question, and nothing is selected afterwards, so the next box is a new question too (as the
+   * empty state and the hint say). The new area stays selected, to adjust or delete it.
+   */
   function createArea(page: number, rect: Rect) {
     if (readOnly) return;
-    let next = doc;
-    let question: EditorQuestion | null = selectedQuestion;
-    if (!question) {
-      question = newQuestion(doc.questions);
-      next = addQuestion(next, question);
-    }
+    const question: EditorQuestion = selectedQuestion ?? newQuestion(doc.questions);
     const area: EditorArea = { id: crypto.randomUUID(), question_id: question.id, page, kind: "response", response_form: null, ...rect };
-    setDoc(addArea(next, area));
-    setSelectedQuestionId(question.id);
+    setDoc(addArea(selectedQuestion ? doc : addQuestion(doc, question), area));
     setSelectedAreaId(area.id);
-    setAnnouncement(`Area added to question ${question.label} on page ${page}.`);
+    if (selectedQuestion) {
+      setAnnouncement(`Area added to question ${question.label} on page ${page}.`);
+    } else {
+      setSelectedQuestionId(null);
+      setAnnouncement(`Question ${question.label} created for the box on page ${page}.`);
+    }
   }
 
   function removeArea(id: string) {
@@ -224,13 +283,20 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
         ? { kind: "dirty" }
         : { kind: "saved" };
 
-  const hint = readOnly
-    ? "You are viewing a colleague’s template: only its owner can change it."
-    : touchCapable && !touchDraw
-      ? "Swipe to scroll the paper; to draw with a finger or pen, turn on Draw by touch."
-      : selectedQuestion
-        ? `Drag on a page to draw an area for question ${selectedQuestion.label}.`
-        : "Drag on a page to draw an answer area; a question is created for it.";
+  const hint = readOnly ? (
+    "You are viewing a colleague’s template: only its owner can change it."
+  ) : touchCapable && !touchDraw ? (
+    "Swipe to scroll the paper; to draw with a finger or pen, turn on Draw by touch."
+  ) : selectedQuestion ? (
+    <>
+      Boxes you draw become areas of question {selectedQuestion.label}.{" "}
+      <button type="button" className="link-button" onClick={() => drawFor(null)}>
+        Draw new questions instead
+      </button>
+    </>
+  ) : (
+    "Each box you draw on a page becomes a new question. To add areas to a question, select it first."
+  );
 
   return (
     <div className="editor">
@@ -262,8 +328,43 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
               </p>
             </>
           ) : (
-            <p>{saveError} Your changes are still here: try saving again.</p>
+            <p>{saveError}</p>
           )}
+        </Status>
+      ) : null}
+      {offeredDraft ? (
+        <Status
+          tone="info"
+          title="Unsaved changes from an earlier visit"
+          action={
+            <span className="cluster">
+              <Button
+                size="small"
+                onClick={() => {
+                  setDoc(offeredDraft.doc);
+                  setOfferedDraft(null);
+                  setAnnouncement("Your unsaved changes are back. Save to keep them.");
+                }}
+              >
+                Restore them
+              </Button>
+              <Button
+                variant="secondary"
+                size="small"
+                onClick={() => {
+                  storeEditorDraft(userId, templateId, null);
+                  setOfferedDraft(null);
+                }}
+              >
+                Discard
+              </Button>
+            </span>
+          }
+        >
+          <p>
+            This browser kept changes you made on {new Date(offeredDraft.editedAt).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} that
+            were never saved: {describeChanges(saved, offeredDraft.doc)}.
+          </p>
         </Status>
       ) : null}
       <p className="visually-hidden" role="status">
@@ -331,11 +432,13 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
               const question = newQuestion(doc.questions);
               setDoc(addQuestion(doc, question));
               selectQuestion(question.id);
+              setFocusLabelOf(question.id);
             }}
             onAddPart={(parentId) => {
               const { doc: next, part } = addPart(doc, parentId);
               setDoc(next);
               selectQuestion(part.id);
+              setFocusLabelOf(part.id);
             }}
             onMove={(id, direction) => setDoc((current) => moveQuestion(current, id, direction))}
             onDrop={(id, targetId) => setDoc((current) => moveQuestionTo(current, id, targetId))}
@@ -352,6 +455,9 @@ function Workspace({ templateId, initial, readOnly }: { templateId: string; init
           ) : null}
           {selectedQuestion ? (
             <QuestionInspector
+              key={selectedQuestion.id}
+              focusLabel={focusLabelOf === selectedQuestion.id}
+              onLabelFocused={() => setFocusLabelOf(null)}
               question={selectedQuestion}
               questions={doc.questions}
               readOnly={readOnly}

@@ -4,6 +4,7 @@
  * page-relative (0–1, origin top-left), as the API stores them.
  */
 
+import { parseMaxMarks, partsTotal } from "@/server/exam/max-marks";
 import type { TemplateStatus } from "@/server/exam/templates";
 
 export type { TemplateStatus };
@@ -15,6 +16,8 @@ export interface EditorQuestion {
   parent_id: string | null;
   label: string;
   max_marks: number | null;
+  /** The maximum as the teacher typed it, while that differs from `max_marks` (e.g. "1e3" or "1.50"): shown as typed, never rewritten. */
+  max_marks_input?: string;
   answer_type: string | null;
   mark_scheme: MarkScheme | null;
   spec_ref: string | null;
@@ -243,14 +246,41 @@ export function totalMarks(questions: EditorQuestion[]): number {
   return questions.filter((q) => !q.is_container).reduce((sum, q) => sum + (q.max_marks ?? 0), 0);
 }
 
-/** The body of exam.templates.save: template fields plus the full canvas. */
+/** What the Max marks field shows: the text as typed, else the stored maximum. */
+export function typedMaxMarks(question: EditorQuestion): string {
+  return question.max_marks_input ?? (question.max_marks === null ? "" : String(question.max_marks));
+}
+
+/** The change a keystroke in the Max marks field makes: a valid maximum is taken, the text is always kept as typed. */
+export function maxMarksEdit(typed: string): Partial<EditorQuestion> {
+  const parsed = parseMaxMarks(typed);
+  if ("error" in parsed) return { max_marks_input: typed };
+  const shown = parsed.value === null ? "" : String(parsed.value);
+  return { max_marks: parsed.value, max_marks_input: typed === shown ? undefined : typed };
+}
+
+/** The first markable question whose typed maximum is not one, with what to tell the teacher. */
+export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuestion; message: string } | null {
+  for (const question of doc.questions) {
+    if (question.is_container || question.max_marks_input === undefined) continue;
+    const parsed = parseMaxMarks(question.max_marks_input);
+    if ("error" in parsed) return { question, message: `Question ${question.label}: ${parsed.error.charAt(0).toLowerCase()}${parsed.error.slice(1)}` };
+  }
+  return null;
+}
+
+/** The body of exam.templates.save: template fields plus the full canvas. A question with parts is worth their total. */
 export function saveBody(doc: EditorDocument) {
   return {
     title: doc.title,
     subject: doc.subject,
     status: doc.status,
     ...(doc.page_count !== null && { page_count: doc.page_count }),
-    questions: doc.questions.map((q, order) => ({ ...q, order })),
+    questions: doc.questions.map(({ max_marks_input: _typed, ...q }, order) => ({
+      ...q,
+      max_marks: q.is_container ? partsTotal(doc.questions, q.id) : q.max_marks,
+      order,
+    })),
     response_areas: doc.areas,
     boundaries: doc.boundaries,
   };

@@ -1,12 +1,10 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { z } from "zod";
 import { hashPassword } from "../auth/passwords";
 import { createClass } from "../classroom/classes";
 import { enrollStudent } from "../classroom/enrollments";
 import { demoGraphExists, seedDemoGraph } from "../graph/demo-graph";
-import type { questionPayload } from "../exam/canvas";
-import { createTemplateInput, insertTemplate, replaceTemplate, type saveTemplateBody, saveTemplateInput } from "../exam/templates";
+import { createTemplateInput, insertTemplate, replaceTemplate, saveTemplateInput } from "../exam/templates";
 import { createInstitute } from "../identity/institutes";
 import { logger } from "../logger";
 import { type Role, createUser, findUserByEmail } from "../identity/users";
@@ -14,7 +12,8 @@ import { objectStorage } from "../storage/configured-storage";
 import { putObjectBytes } from "../storage/object-storage";
 import { DEMO_PAPER_BUCKET } from "../storage/storage-settings";
 import type { Db, Tx } from "./client";
-import { type DemoPart, type GeneratedPaper, demoPaper, demoPaperQuestions, generateDemoPaper } from "./demo-paper";
+import { type GeneratedPaper, demoPaper, generateDemoPaper } from "./demo-paper";
+import { demoPaperCanvas } from "./demo-paper-canvas";
 import { DEMO_INSTITUTE_NAME, DEMO_MARKER_EMAIL, DEMO_PASSWORD, demoStaff } from "./demo-school";
 import { asService } from "./rls";
 import { examPapers, files, instituteMemberships, timetableEntries, timetables } from "./schema";
@@ -211,15 +210,6 @@ async function createTimetable(tx: Tx, instituteId: string, userIds: Map<string,
 
 const sha256 = (bytes: Uint8Array) => crypto.createHash("sha256").update(bytes).digest("hex");
 
-function markScheme(part: Pick<DemoPart, "points" | "finalAnswer" | "marks">) {
-  return {
-    type: "points",
-    total: part.marks,
-    answer: part.finalAnswer,
-    points: part.points.map((point, index) => ({ id: `p${index + 1}`, ...point })),
-  };
-}
-
 async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: string, paper: GeneratedPaper) {
   // The catalogue file and paper may exist already (seeded into another database's storage folder).
   const [file] = await tx
@@ -269,67 +259,5 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
       institute_id: instituteId,
     }),
   );
-  await replaceTemplate(tx, ownerId, saveTemplateInput.parse({ template_id: template.id, body: { status: "ready", ...demoCanvas(paper) } }));
-}
-
-/**
- * The demo paper's canvas as the template editor would send it: client-owned UUIDs, questions in
- * paper order (containers before their parts), the areas and boundaries drawn with the PDF.
- */
-function demoCanvas(paper: GeneratedPaper): z.input<typeof saveTemplateBody> {
-  const questionIds = new Map<string, string>();
-  const questions: z.input<typeof questionPayload>[] = [];
-  for (const question of demoPaperQuestions) {
-    const id = crypto.randomUUID();
-    questionIds.set(question.label, id);
-    const parts = question.parts ?? [];
-    const marks = question.leaf?.marks ?? parts.reduce((sum, part) => sum + part.marks, 0);
-    questions.push({
-      id,
-      parent_id: null,
-      label: question.label,
-      order: questions.length + 1,
-      max_marks: marks,
-      answer_type: question.leaf ? "written" : null,
-      mark_scheme: question.leaf ? markScheme(question.leaf) : null,
-      spec_ref: question.leaf?.specRef ?? question.specRef ?? null,
-      is_container: parts.length > 0,
-    });
-    for (const part of parts) {
-      const partId = crypto.randomUUID();
-      questionIds.set(part.label, partId);
-      questions.push({
-        id: partId,
-        parent_id: id,
-        label: part.label,
-        order: questions.length + 1,
-        max_marks: part.marks,
-        answer_type: "written",
-        mark_scheme: markScheme(part),
-        spec_ref: part.specRef,
-        is_container: false,
-      });
-    }
-  }
-  return {
-    questions,
-    response_areas: paper.areas.map((area) => ({
-      id: crypto.randomUUID(),
-      question_id: questionIds.get(area.label)!,
-      page: area.page,
-      kind: area.kind,
-      response_form: area.responseForm,
-      x: area.x,
-      y: area.y,
-      width: area.width,
-      height: area.height,
-    })),
-    boundaries: paper.boundaries.map((boundary) => ({
-      id: crypto.randomUUID(),
-      question_id: questionIds.get(boundary.label)!,
-      page: boundary.page,
-      top: boundary.top,
-      bottom: boundary.bottom,
-    })),
-  };
+  await replaceTemplate(tx, ownerId, saveTemplateInput.parse({ template_id: template.id, body: { status: "ready", ...demoPaperCanvas(paper) } }));
 }

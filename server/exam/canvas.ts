@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { decimal, integer, storableJsonObject, text } from "../http/input-rules";
+import { integer, storableJsonObject, text } from "../http/input-rules";
 import { AppError } from "../errors";
+import { MAX_MARKS_RULE, maxMarksFault } from "./max-marks";
 
 /**
  * The canvas of a template: questions (containers and leaf parts, flat with parent_id), response
@@ -15,8 +16,12 @@ export const questionPayload = z.object({
   parent_id: z.uuid("parent_id must be a UUID").nullable().default(null),
   label: text(100).trim().min(1, "label is required"),
   order: integer({ min: 0 }).default(0),
-  // exam_questions.max_marks is numeric(8, 2).
-  max_marks: decimal(8, 2, { min: 0 }).nullable().default(null),
+  // The range is checked by validateCanvas (maxMarksFault), whose message names the question's label.
+  max_marks: z
+    .number({ error: "must be a number" })
+    .nullable()
+    .default(null)
+    .describe(`A markable part's maximum ${MAX_MARKS_RULE}, or null (not set yet); a question with parts: the total of its parts, or null`),
   answer_type: text(100).nullable().default(null),
   mark_scheme: markScheme.nullable().default(null),
   spec_ref: text(200).nullable().default(null),
@@ -60,7 +65,7 @@ const invalid = (param: string, message: string) => new AppError("invalid", `${p
 /**
  * Checks what the schema cannot: ids unique, parents that exist and are containers, no cycles, areas
  * and boundaries that reference questions of this canvas, pages within page_count, rectangles inside
- * the page. Throws a 400 naming the first fault.
+ * the page, maximum marks by the rule of max-marks.ts. Throws a 400 naming the first fault.
  */
 export function validateCanvas(canvas: Canvas, pageCount: number | null): void {
   const seen = new Set<string>();
@@ -87,6 +92,8 @@ export function validateCanvas(canvas: Canvas, pageCount: number | null): void {
       path.add(parentId.toLowerCase());
     }
   });
+  const marksFault = maxMarksFault(canvas.questions);
+  if (marksFault) throw new AppError("invalid", marksFault.message, `questions[${marksFault.index}].max_marks`);
 
   const checkPage = (param: string, page: number) => {
     if (pageCount !== null && page > pageCount) throw invalid(param, `page ${page} is beyond the paper's ${pageCount} pages`);

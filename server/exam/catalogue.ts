@@ -1,7 +1,11 @@
 import { asc } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
+import { demoPaperCanvas } from "../db/demo-paper-canvas";
+import { demoPaper } from "../db/demo-paper-data";
+import { type GeneratedPaper, generateDemoPaper } from "../db/demo-paper-pdf";
 import { examPapers } from "../db/schema";
+import type { Canvas } from "./canvas";
 
 /**
  * The catalogue of exam papers every school may use (RLS: any signed-in user reads it). The web app
@@ -16,11 +20,14 @@ export const cataloguePaperOutput = z.object({
   specification: z.string().nullable(),
   source_file_id: z.uuid().nullable(),
   page_count: z.number().int().nullable(),
+  /** Markable questions the paper comes with (0: a template from it starts empty), and their total. */
+  question_count: z.number().int(),
+  total_marks: z.number(),
 });
 export const catalogueListOutput = z.object({ papers: z.array(cataloguePaperOutput) });
 
 export async function listCataloguePapers(tx: Tx): Promise<z.output<typeof cataloguePaperOutput>[]> {
-  return tx
+  const papers = await tx
     .select({
       id: examPapers.id,
       exam_code: examPapers.exam_code,
@@ -33,4 +40,37 @@ export async function listCataloguePapers(tx: Tx): Promise<z.output<typeof catal
     })
     .from(examPapers)
     .orderBy(asc(examPapers.subject), asc(examPapers.title));
+  return Promise.all(
+    papers.map(async (paper) => {
+      const markable = (await catalogueStructure(paper.id))?.questions.filter((question) => !question.is_container) ?? [];
+      const cents = markable.reduce((sum, question) => sum + Math.round((question.max_marks ?? 0) * 100), 0);
+      return { ...paper, question_count: markable.length, total_marks: cents / 100 };
+    }),
+  );
+}
+
+// ── Question structures shipped with catalogue papers ──────────────────────────────────────────
+
+/** The demo paper's layout, drawn once per process (a pure function of the code: the same every time). */
+let demoPaperLayout: Promise<GeneratedPaper> | null = null;
+function demoLayout(): Promise<GeneratedPaper> {
+  demoPaperLayout ??= generateDemoPaper().catch((error: unknown) => {
+    demoPaperLayout = null;
+    throw error;
+  });
+  return demoPaperLayout;
+}
+
+/** The structure each catalogue paper ships with, by exam_papers.id: questions, marks, spec points, areas. */
+const shippedStructures: Record<string, () => Promise<Canvas>> = {
+  [demoPaper.id]: async () => demoPaperCanvas(await demoLayout()),
+};
+
+/**
+ * The questions (labels, maximum marks, mark schemes, specification points) and the areas on the
+ * paper's pages that a catalogue paper comes with, with fresh ids; null for a paper without one.
+ */
+export async function catalogueStructure(examId: string): Promise<Canvas | null> {
+  const build = Object.hasOwn(shippedStructures, examId) ? shippedStructures[examId] : undefined;
+  return build ? build() : null;
 }

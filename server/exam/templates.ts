@@ -19,6 +19,8 @@ import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
+import { catalogueStructure } from "./catalogue";
+import { maxMarksFault, partsTotal } from "./max-marks";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
@@ -126,14 +128,17 @@ export function questionFromRow(row: QuestionRow): z.output<typeof questionOutpu
 // ── Service-level read the contract names ──────────────────────────────────────────────────────
 
 /**
- * exam_code of a catalogue paper, read with the service's rights: the contract's named exception.
- * Its own short transaction, taken before the caller's (PGlite has a single connection, so a
- * transaction cannot be opened inside another).
+ * A catalogue paper's exam_code and file, read with the service's rights: the contract's named
+ * exception. Its own short transaction, taken before the caller's (PGlite has a single connection, so
+ * a transaction cannot be opened inside another).
  */
-async function catalogueExamCode(db: Db, examId: string): Promise<string | null> {
+async function findCataloguePaper(db: Db, examId: string): Promise<{ exam_code: string; source_file_id: string | null } | null> {
   return asService(db, async (tx) => {
-    const [paper] = await tx.select({ exam_code: examPapers.exam_code }).from(examPapers).where(eq(examPapers.id, examId));
-    return paper?.exam_code ?? null;
+    const [paper] = await tx
+      .select({ exam_code: examPapers.exam_code, source_file_id: examPapers.source_file_id })
+      .from(examPapers)
+      .where(eq(examPapers.id, examId));
+    return paper ?? null;
   });
 }
 
@@ -142,16 +147,34 @@ async function catalogueExamCode(db: Db, examId: string): Promise<string | null>
 /**
  * Creates a template owned by the caller. Takes the database rather than a transaction because the
  * catalogue read (service rights) comes first, then everything else runs as the caller in one
- * transaction.
+ * transaction. From a catalogue paper, the template starts with the paper's question structure.
  */
 export async function createTemplate(db: Db, callerId: string, input: z.input<typeof createTemplateInput>): Promise<TemplateRow> {
   const values = createTemplateInput.parse(input);
-  let examCode = values.exam_code ?? null;
-  if (values.exam_id && !examCode) {
-    examCode = await catalogueExamCode(db, values.exam_id);
-    if (examCode === null) throw new AppError("invalid", `exam_id: no catalogue paper ${values.exam_id}`, "exam_id");
-  }
-  return asUser(db, callerId, (tx) => insertTemplate(tx, callerId, { ...values, exam_code: examCode }));
+  const paper = values.exam_id ? await findCataloguePaper(db, values.exam_id) : null;
+  if (values.exam_id && !paper) throw new AppError("invalid", `exam_id: no catalogue paper ${values.exam_id}`, "exam_id");
+  const structure = values.exam_id ? await catalogueStructure(values.exam_id) : null;
+  return asUser(db, callerId, async (tx) => {
+    const template = await insertTemplate(tx, callerId, { ...values, exam_code: values.exam_code ?? paper?.exam_code ?? null });
+    return structure ? copyCatalogueStructure(tx, template, structure, paper?.source_file_id ?? null) : template;
+  });
+}
+
+/**
+ * A template made from a catalogue paper starts with the paper's questions, marks and specification
+ * points. Over the paper's own PDF the areas come too and the template is ready to mark; over another
+ * PDF the areas would sit in the wrong places, so it stays a draft with the questions only. Checked
+ * as a save is, and projected into the graph as one.
+ */
+async function copyCatalogueStructure(tx: Tx, template: TemplateRow, structure: Canvas, paperFileId: string | null): Promise<TemplateRow> {
+  const samePages = paperFileId !== null && template.source_file_id === paperFileId;
+  const canvas: Canvas = samePages ? structure : { questions: structure.questions, response_areas: [], boundaries: [] };
+  validateCanvas(canvas, template.page_count);
+  await replaceCanvas(tx, template.id, canvas);
+  await enqueueTemplateProjection(tx, template.id);
+  if (!samePages) return template;
+  const [ready] = await tx.update(examTemplates).set({ status: "ready" }).where(eq(examTemplates.id, template.id)).returning();
+  return ready!;
 }
 
 /**
@@ -377,6 +400,8 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   const [question] = await tx.select().from(examQuestions).where(eq(examQuestions.id, questionId));
   if (!question) throw notFound("Question");
   const template = await findOwnTemplateForUpdate(tx, callerId, question.template_id);
+  const siblings = (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, template.id))).map(questionFromRow);
+  if (body.max_marks !== undefined) checkEditedMaxMarks(siblings, questionId, body.max_marks);
   if (body.max_marks !== undefined && body.max_marks !== null) {
     const [highest] = await tx
       .select({ value: sql<string | null>`max(${examMarkEntries.awarded_marks})` })
@@ -394,6 +419,26 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   };
   if (Object.keys(changes).length === 0) return questionFromRow(question);
   const [updated] = await tx.update(examQuestions).set(changes).where(eq(examQuestions.id, questionId)).returning();
+  if (body.max_marks !== undefined) await updateStoredTotals(tx, siblings, questionId, body.max_marks);
   await tx.update(examTemplates).set({ updated_at: new Date() }).where(eq(examTemplates.id, template.id));
   return questionFromRow(updated!);
+}
+
+/** The maximum-marks rule (max-marks.ts) for one question's edited maximum, among its template's questions. */
+function checkEditedMaxMarks(questions: z.output<typeof questionOutput>[], questionId: string, maxMarks: number | null): void {
+  const edited = questions.map((question) => (question.id === questionId ? { ...question, max_marks: maxMarks } : question));
+  const question = edited.find((candidate) => candidate.id === questionId)!;
+  const fault = maxMarksFault([question, ...edited.filter((candidate) => candidate.id !== questionId)]);
+  if (fault?.index === 0) throw new AppError("invalid", fault.message, "max_marks");
+}
+
+/** A part's maximum changed: the containers above it that store a total keep storing the right one. */
+async function updateStoredTotals(tx: Tx, questions: z.output<typeof questionOutput>[], questionId: string, maxMarks: number | null) {
+  const edited = questions.map((question) => (question.id === questionId ? { ...question, max_marks: maxMarks } : question));
+  const byId = new Map(edited.map((question) => [question.id, question]));
+  for (let parent = byId.get(questionId)?.parent_id; parent; parent = byId.get(parent)?.parent_id ?? null) {
+    const container = byId.get(parent);
+    if (!container || container.max_marks === null) continue;
+    await tx.update(examQuestions).set({ max_marks: partsTotal(edited, parent).toFixed(2) }).where(eq(examQuestions.id, parent));
+  }
 }
