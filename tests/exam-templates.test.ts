@@ -79,7 +79,7 @@ describeOnEachDatabase("exam templates", (database) => {
       expect(await newTemplate(school.teacher.token, { exam_id: paper.id, exam_code: "MINE" })).toMatchObject({ exam_code: "MINE" });
       const unknown = await create(school.teacher.token, { title: "T", exam_id: "no-such-paper" });
       expect(unknown.status).toBe(400);
-      expect((await unknown.json()).detail).toMatch(/exam_id/);
+      expect((await unknown.json()).detail).toMatch(/^Catalogue paper: there is no catalogue paper no-such-paper/);
     });
 
     it("answers 400 naming the field for a missing title, and 401 without a token", async () => {

@@ -152,7 +152,7 @@ async function findCataloguePaper(db: Db, examId: string): Promise<{ exam_code: 
 export async function createTemplate(db: Db, callerId: string, input: z.input<typeof createTemplateInput>): Promise<TemplateRow> {
   const values = createTemplateInput.parse(input);
   const paper = values.exam_id ? await findCataloguePaper(db, values.exam_id) : null;
-  if (values.exam_id && !paper) throw new AppError("invalid", `exam_id: no catalogue paper ${values.exam_id}`, "exam_id");
+  if (values.exam_id && !paper) throw new AppError("invalid", `Catalogue paper: there is no catalogue paper ${values.exam_id}`, "exam_id");
   const structure = values.exam_id ? await catalogueStructure(values.exam_id) : null;
   return asUser(db, callerId, async (tx) => {
     const template = await insertTemplate(tx, callerId, { ...values, exam_code: values.exam_code ?? paper?.exam_code ?? null });
@@ -187,7 +187,7 @@ export async function insertTemplate(tx: Tx, callerId: string, values: z.output<
   if (values.source_file_id) {
     // RLS: a file of another institute is invisible, so it reads as unknown.
     const [file] = await tx.select({ id: files.id }).from(files).where(eq(files.id, values.source_file_id));
-    if (!file) throw new AppError("invalid", `source_file_id: no file ${values.source_file_id}`, "source_file_id");
+    if (!file) throw new AppError("invalid", `Paper PDF: there is no uploaded file ${values.source_file_id}`, "source_file_id");
   }
   const [template] = await tx
     .insert(examTemplates)
@@ -347,7 +347,7 @@ async function checkPagesFit(tx: Tx, templateId: string, pageCount: number): Pro
     .from(examQuestionBoundaries)
     .where(eq(examQuestionBoundaries.template_id, templateId));
   const last = Math.max(Number(row?.last ?? 0), Number(boundary?.last ?? 0));
-  if (last > pageCount) throw new AppError("invalid", `page_count: the canvas uses page ${last}, beyond ${pageCount}`, "page_count");
+  if (last > pageCount) throw new AppError("invalid", `Pages: the template uses page ${last}, but the paper has ${pageCount}`, "page_count");
 }
 
 async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promise<void> {
@@ -373,7 +373,7 @@ async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promis
   } catch (error) {
     if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
       // Client UUIDs are global keys: one that another template already uses cannot be taken.
-      throw new AppError("invalid", "id: a question, response area or boundary id is already used by another template", "id");
+      throw new AppError("invalid", "A question, answer area or boundary id is already used by another template: give it a new id", "id");
     }
     throw error;
   }
@@ -408,7 +408,7 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
       .from(examMarkEntries)
       .where(eq(examMarkEntries.question_id, questionId));
     if (highest?.value !== null && highest?.value !== undefined && Number(highest.value) > body.max_marks) {
-      throw new AppError("conflict", `max_marks: a mark of ${Number(highest.value)} is already awarded for this question`, "max_marks");
+      throw new AppError("conflict", `Maximum marks: a mark of ${Number(highest.value)} is already awarded for this question, so the maximum cannot be lower`, "max_marks");
     }
   }
   const changes = {

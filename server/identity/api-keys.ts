@@ -130,7 +130,7 @@ export async function speechKeyInstitute(tx: Tx, requested?: string | null): Pro
     return chosen;
   }
   if (administered.length > 1) {
-    throw new AppError("invalid", "institute_id is required: you are a school admin of several institutes", "institute_id");
+    throw new AppError("invalid", "School: you are an admin of several schools, so say which one the key is for (institute_id)", "institute_id");
   }
   return administered[0]!;
 }

@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { isAlive } from "../db/data-dir-lock";
 import { AppError } from "../errors";
 import { type MultipartRequest, type MultipartRules, readMultipartForm } from "../http/multipart";
+import { formatByteSize } from "../http/byte-size";
 
 export interface UploadedFile {
   path: string;
@@ -65,7 +66,7 @@ export async function removeSpoolLeftovers(temporaryRoot = os.tmpdir()): Promise
 export const fileTooLarge = (maxBytes: number) =>
   new AppError(
     "too_large",
-    `The file is larger than the maximum of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB).`,
+    `The file is larger than the maximum of ${formatByteSize(maxBytes)}.`,
     "file",
     "file_too_large",
   );
