@@ -422,6 +422,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },
   ],
+  "timetables.mine": [{ aim: "the caller's own lessons", answer: "own", build: () => undefined }],
   "timetables.get": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
   "timetables.create": [{ aim: "a class timetable for A's class", answer: timetableManagers(404), build: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
   "timetables.update": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
