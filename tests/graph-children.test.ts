@@ -163,13 +163,13 @@ describeOnEachDatabase("GET /graph/node/children", (database) => {
     expect((await children(token, { neo4j_node_id: "calendar-2026", neo4j_db_name: GLOBAL, section_id: "calendar" })).status).toBe(200);
   });
 
-  it("answers 400 naming the missing parameter", async () => {
+  it("answers 400 naming the missing parameter in words", async () => {
     for (const [query, missing] of [
-      [{ neo4j_node_id: demo.id }, "neo4j_db_name"],
-      [{ neo4j_db_name: demo.graph_db_name }, "neo4j_node_id"],
-      [{ neo4j_node_id: demo.id, neo4j_db_name: "" }, "neo4j_db_name"],
-      [{ neo4j_node_id: "  ", neo4j_db_name: demo.graph_db_name }, "neo4j_node_id"],
-      [{}, "neo4j_node_id"],
+      [{ neo4j_node_id: demo.id }, "Graph database name"],
+      [{ neo4j_db_name: demo.graph_db_name }, "Graph node"],
+      [{ neo4j_node_id: demo.id, neo4j_db_name: "" }, "Graph database name"],
+      [{ neo4j_node_id: "  ", neo4j_db_name: demo.graph_db_name }, "Graph node"],
+      [{}, "Graph node"],
     ] as const) {
       const response = await children(teacher.token, query);
       expect(response.status, JSON.stringify(query)).toBe(400);

@@ -98,7 +98,7 @@ describeOnEachDatabase("scans stored on S3", (database) => {
     const { body } = streamedBody(form.head, MAX_SCAN_BYTES + 4 * 1024 * 1024, form.tail);
     const refused = await upload(body, form.contentType);
     expect(refused.status).toBe(413);
-    expect((await refused.json()).detail).toMatch(/larger than/i);
+    expect((await refused.json()).detail).toMatch(/^The scan is too large: the largest accepted is \d+ MB$/);
     const after = await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } });
     expect((await after.json()).submissions.length).toBe(count);
     expect(await storedScans()).toEqual(objectsBefore);
