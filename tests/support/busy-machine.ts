@@ -30,6 +30,8 @@ export const COST = {
    */
   onnxDecoderComparison: 3,
   onnxEncoderComparison: 13,
+  /** A vitest run of one check with the suite's global setup (PGlite migrated, no PostgreSQL): about 11 s. */
+  vitestRunWithSetup: 12,
   /** Opening a migrated database (a PGlite data folder, or a PostgreSQL pool) to check what a test stored. */
   databaseOpen: 1,
 } as const;

