@@ -70,7 +70,7 @@ test("a teacher signs in and sees the shell with the Templates list", async ({ p
   await expect(page.getByRole("heading", { level: 1, name: "Batches" })).toBeVisible();
   await expect(nav.getByRole("link", { name: "Batches" })).toHaveAttribute("aria-current", "page");
   await nav.getByRole("link", { name: "Timetables" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Timetables" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "My timetable" })).toBeVisible();
 });
 
 test("keyboard only: skip link, then Settings from the navigation", async ({ page }) => {
