@@ -2,6 +2,7 @@
 
 import { formatPercent, type Band } from "./results-stats";
 import { ChartFrame, countTicks } from "./ChartFrame";
+import { plural } from "@/lib/text/plural";
 
 const HEIGHT = 220;
 const MARGIN = { top: 32, right: 14, bottom: 40, left: 34 };
@@ -17,7 +18,6 @@ interface TotalsHistogramProps {
   unfinishedCount: number;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const bandName = (band: Band) => `${band.from}–${band.to}%`;
 
 /** Histogram of the fully marked scripts' percentages in 10-point bands. */
