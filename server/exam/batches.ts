@@ -3,7 +3,7 @@ import { z } from "zod";
 import { recordId, text } from "../http/input-rules";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
-import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../db/schema";
+import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, matchingMethod, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 
 // ── Schemas ────────────────────────────────────────────────────────────────────────────────────
@@ -43,7 +43,7 @@ export const submissionOutput = z.object({
   status: z.enum(submissionStatusValues),
   scan_url: z.string().nullable(),
   qr_code: z.string().nullable(),
-  matching_method: z.enum(["manual", "ordered"]).nullable(),
+  matching_method: z.enum(matchingMethod.enumValues).nullable(),
   page_count: z.number().int().nullable(),
   /** When a teacher marked the student absent; null for "no scan yet" (status absent alone says neither). */
   absence_marked_at: z.date().nullable(),

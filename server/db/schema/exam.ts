@@ -20,10 +20,20 @@ import {
 import { classes } from "./classroom";
 import { institutes, users } from "./identity";
 
+/** A page-relative rectangle on one page of a template (as a response area). */
+export interface NameBox {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 export const templateStatus = pgEnum("template_status", ["draft", "ready", "archived"]);
 export const batchStatus = pgEnum("batch_status", ["open", "archived"]);
 export const submissionStatus = pgEnum("submission_status", ["absent", "unmatched", "matched", "marking", "complete"]);
-export const matchingMethod = pgEnum("matching_method", ["manual", "ordered"]);
+/** How a scan found its submission: chosen by hand, in roster order, or by the code printed on its pages. */
+export const matchingMethod = pgEnum("matching_method", ["manual", "ordered", "qr"]);
 export const responseAreaKind = pgEnum("response_area_kind", ["response", "context"]);
 
 /** The catalogue of exam papers shared by every school (exam boards publish these). */
@@ -80,6 +90,11 @@ export const examTemplates = pgTable(
     exam_code: text(),
     source_file_id: uuid().references(() => files.id, { onDelete: "set null" }),
     page_count: integer(),
+    /**
+     * Where students write their name (page-relative, as response areas): the crop the Identify queue
+     * shows for a script without a readable code. Null: the top of page 1.
+     */
+    name_box: jsonb().$type<NameBox>(),
     status: templateStatus().notNull().default("draft"),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updated_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -196,6 +211,8 @@ export const examBatches = pgTable(
       .references(() => users.id),
     title: text().notNull(),
     status: batchStatus().notNull().default("open"),
+    /** The batch's code in the QR codes of its printed scripts (server/intake/print-code.ts); set at the first print. */
+    print_code: text().unique("exam_batches_print_code_key"),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     archived_at: timestamp({ withTimezone: true }),
   },

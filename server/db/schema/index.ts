@@ -4,3 +4,4 @@ export * from "./exam";
 export * from "./graph";
 export * from "./jobs";
 export * from "./speech";
+export * from "./intake";
