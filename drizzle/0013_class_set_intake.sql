@@ -1,4 +1,4 @@
-CREATE TYPE "public"."scan_page_placement" AS ENUM('filed', 'duplicate', 'refused');--> statement-breakpoint
+CREATE TYPE "public"."scan_page_placement" AS ENUM('reading', 'filed', 'duplicate', 'refused');--> statement-breakpoint
 CREATE TYPE "public"."scan_pile_status" AS ENUM('queued', 'reading', 'filing', 'done', 'failed');--> statement-breakpoint
 ALTER TYPE "public"."matching_method" ADD VALUE 'qr';--> statement-breakpoint
 CREATE TABLE "exam_printed_scripts" (

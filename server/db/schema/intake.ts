@@ -67,11 +67,12 @@ export const examScanPiles = pgTable(
 );
 
 /**
- * Where a scanned page is: filed in a submission at a page position (a student's, or a script still to
- * identify: a submission without a student), or set aside as a duplicate of a filed page, or refused
- * (a code of another batch or school). Every page of every pile is in exactly one of these places.
+ * Where a scanned page is: read but not yet filed (while its pile is being read), filed in a submission
+ * at a page position (a student's, or a script still to identify: a submission without a student), set
+ * aside as a duplicate of a filed page, or refused (a code of another batch or school). Every page of
+ * every pile is in exactly one of these places.
  */
-export const scanPagePlacement = pgEnum("scan_page_placement", ["filed", "duplicate", "refused"]);
+export const scanPagePlacement = pgEnum("scan_page_placement", ["reading", "filed", "duplicate", "refused"]);
 
 export const examScanPages = pgTable(
   "exam_scan_pages",
