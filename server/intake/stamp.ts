@@ -176,7 +176,7 @@ function drawStamp(page: PDFPage, corner: StampCorner, code: string, lines: [str
 
 /**
  * Text the standard PDF fonts can draw (Windows-1252): accents are folded (Zoë stays, Dvořák becomes
- * Dvorak), anything else becomes "?". The QR code, not this line, says whose script it is, and the line
+ * Dvorák), anything else becomes "?". The QR code, not this line, says whose script it is, and the line
  * is cut to fit beside the code.
  */
 function printable(text: string, font: PDFFont): string {
