@@ -18,7 +18,7 @@ let ready: Promise<unknown> | null = null;
 
 /** zxing-wasm would fetch its wasm from a CDN: it is read from the package on disk instead. */
 function loadZxing() {
-  ready ??= prepareZXingModule({ overrides: { wasmBinary: readFileSync(require.resolve("zxing-wasm/reader/zxing_reader.wasm")).buffer as ArrayBuffer }, fireImmediately: true });
+  ready ??= prepareZXingModule({ overrides: { wasmBinary: readFileSync(require.resolve("zxing-wasm/reader/zxing_reader.wasm")) }, fireImmediately: true });
   return ready;
 }
 
@@ -63,7 +63,7 @@ async function decode({ data, width, height }: Grey): Promise<ReadResult[]> {
   const rgba = new Uint8ClampedArray(width * height * 4);
   const words = new Uint32Array(rgba.buffer);
   for (let pixel = 0; pixel < words.length; pixel++) words[pixel] = (0xff000000 | (data[pixel]! * 0x010101)) >>> 0;
-  const results = await readBarcodes({ data: rgba, width, height, colorSpace: "srgb" } as ImageData, { formats: ["QRCode"], maxNumberOfSymbols: 4, tryHarder: true });
+  const results = await readBarcodes({ data: rgba, width, height, colorSpace: "srgb" }, { formats: ["QRCode"], maxNumberOfSymbols: 4, tryHarder: true });
   return results.filter((result) => result.isValid && result.text);
 }
 

@@ -59,6 +59,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
 
 /** The large byte arrays of a reply move to the app thread rather than being copied. */
 function transferables(value: unknown): ArrayBuffer[] {
-  const bytes = value instanceof Uint8Array ? value : value && typeof value === "object" ? (Object.values(value).find((field) => field instanceof Uint8Array) as Uint8Array | undefined) : undefined;
+  const fields: unknown[] = value && typeof value === "object" && !(value instanceof Uint8Array) ? Object.values(value) : [value];
+  const bytes = fields.find((field): field is Uint8Array => field instanceof Uint8Array);
   return bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }
