@@ -56,40 +56,68 @@ export interface GreyImage {
   height: number;
 }
 
-/**
- * Renders page `pageNumber` (1-based) of a PDF at `dpi`, as greyscale, unrotated (as the page's content
- * lies before its /Rotate, like the pixels of a scanned JPEG). Null when pdfjs cannot open or draw it: the
- * page then has no pixels (and so no code), and the caller keeps it anyway.
- */
-export async function renderPageGrey(pdf: Uint8Array, pageNumber: number, dpi: number): Promise<GreyImage | null> {
+/** An open PDF whose pages can be rendered one by one (the document is parsed once). */
+export interface RenderablePdf {
+  pageCount: number;
+  /**
+   * Page `pageNumber` (1-based) at `dpi`, as greyscale, unrotated (as the page's content lies before
+   * its /Rotate, like the pixels of a scanned JPEG). `transform` (a canvas matrix in pixels, applied
+   * after the page's own) moves the drawing on the canvas; what it uncovers is white.
+   */
+  render(pageNumber: number, dpi: number, transform?: [number, number, number, number, number, number]): Promise<GreyImage>;
+  close(): Promise<void>;
+}
+
+export async function openForRendering(pdf: Uint8Array): Promise<RenderablePdf> {
   const pdfjs = await loadPdfJs();
   // pdfjs takes ownership of the data it is given (it detaches the buffer): give it a copy.
   const task = pdfjs.getDocument({ data: pdf.slice(), standardFontDataUrl, verbosity: 0 });
+  const close = () => task.destroy().catch(() => undefined);
+  let document: Awaited<typeof task.promise>;
   try {
-    const document = await task.promise;
-    const page = await document.getPage(pageNumber);
-    const viewport = page.getViewport({ scale: dpi / 72, rotation: 0 });
-    const width = Math.max(1, Math.round(viewport.width));
-    const height = Math.max(1, Math.round(viewport.height));
-    const factory = document.canvasFactory as { create(width: number, height: number): { canvas: CanvasLike; context: unknown } };
-    const { canvas, context } = factory.create(width, height);
-    const drawing = context as { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
-    drawing.fillStyle = "#ffffff";
-    drawing.fillRect(0, 0, width, height);
-    await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as CanvasRenderingContext2D, viewport }).promise;
-    const rgba = drawing.getImageData(0, 0, width, height).data;
-    page.cleanup();
-    return { data: luminance(rgba), width, height };
+    document = await task.promise;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const factory = document.canvasFactory as { create(width: number, height: number): { canvas: unknown; context: unknown }; destroy(pair: unknown): void };
+  return {
+    pageCount: document.numPages,
+    close,
+    async render(pageNumber, dpi, transform) {
+      const page = await document.getPage(pageNumber);
+      const viewport = page.getViewport({ scale: dpi / 72, rotation: 0 });
+      const width = Math.max(1, Math.round(viewport.width));
+      const height = Math.max(1, Math.round(viewport.height));
+      const pair = factory.create(width, height);
+      const context = pair.context as CanvasRenderingContext2D;
+      try {
+        context.fillStyle = "#ffffff";
+        context.fillRect(0, 0, width, height);
+        await page.render({ canvas: pair.canvas as HTMLCanvasElement, canvasContext: context, viewport, transform }).promise;
+        return { data: luminance(context.getImageData(0, 0, width, height).data), width, height };
+      } finally {
+        page.cleanup();
+        factory.destroy(pair);
+      }
+    },
+  };
+}
+
+/**
+ * Page `pageNumber` of a PDF at `dpi`, greyscale and unrotated. Null when pdfjs cannot open or draw it:
+ * the page then has no pixels (and so no code), and the caller keeps it anyway.
+ */
+export async function renderPageGrey(pdf: Uint8Array, pageNumber: number, dpi: number): Promise<GreyImage | null> {
+  let renderable: RenderablePdf | null = null;
+  try {
+    renderable = await openForRendering(pdf);
+    return await renderable.render(pageNumber, dpi);
   } catch {
     return null;
   } finally {
-    await task.destroy().catch(() => undefined);
+    await renderable?.close();
   }
-}
-
-interface CanvasLike {
-  width: number;
-  height: number;
 }
 
 /** RGBA to one byte per pixel (ITU-R BT.601 weights, as zxing computes it). */

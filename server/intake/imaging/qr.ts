@@ -18,9 +18,10 @@ let ready: Promise<unknown> | null = null;
 
 /** zxing-wasm would fetch its wasm from a CDN: it is read from the package on disk instead. */
 function loadZxing() {
+  if (ready) return ready;
   const wasm = readFileSync(require.resolve("zxing-wasm/reader/zxing_reader.wasm"));
   const wasmBinary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength);
-  ready ??= prepareZXingModule({ overrides: { wasmBinary }, fireImmediately: true });
+  ready = prepareZXingModule({ overrides: { wasmBinary }, fireImmediately: true });
   return ready;
 }
 
