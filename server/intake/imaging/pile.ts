@@ -23,15 +23,15 @@ export async function openPile(pdf: Uint8Array): Promise<OpenPile> {
     // Encrypted scans (a copier's "secure PDF") open too: only the page streams are copied, never decrypted text.
     document = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch (error) {
-    throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(error)}. Scan the pile again, or export it as PDF from the copier.`, "file");
+    throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(pdf, error)}. Scan the pile again, or save it as PDF from the copier.`, "file");
   }
   return { document, pageCount: document.getPageCount() };
 }
 
-function unreadableReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : "";
-  if (/No PDF header|Failed to parse PDF/i.test(message)) return "it does not start like a PDF";
-  if (/encrypt/i.test(message)) return "it is protected by a password";
+function unreadableReason(pdf: Uint8Array, error: unknown): string {
+  // A PDF starts with "%PDF-" (within its first kilobyte, by the specification's tolerance).
+  if (!Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(pdf.byteLength, 1024)).includes("%PDF-")) return "it is not a PDF file";
+  if (error instanceof Error && /encrypt/i.test(error.message)) return "it is protected by a password";
   return "it is damaged or cut short";
 }
 
