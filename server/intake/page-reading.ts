@@ -31,6 +31,10 @@ export interface ReadPileOptions {
  * Reads a pile (the bytes of one uploaded PDF), page by page in pile order. Throws an AppError
  * ("invalid") with a message for the teacher when the PDF cannot be opened at all; a page that cannot
  * be rendered is yielded with `code: null`, never dropped.
+ * The pile's bytes are handed over to the reader (server/intake/imaging: moved to its worker thread, not
+ * copied): when the array owns its whole ArrayBuffer it is empty afterwards; pass a copy to keep it.
+ * `rotation` is relative to the page's content before any /Rotate the scanner set: it is the /Rotate
+ * that shows the page upright (what assembleScript sets).
  */
 export type ReadPile = (pdf: Uint8Array, options?: ReadPileOptions) => AsyncIterable<PageReading>;
 

@@ -1,60 +1,7 @@
-import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildSync } from "esbuild";
-import { logger } from "../logger";
+import { fileURLToPath } from "node:url";
+import { bundledWorkerEntry } from "../workers/bundle";
 
-const source = fileURLToPath(new URL("./engine-worker.ts", import.meta.url));
-/** Runs the TypeScript worker through tsx's loader: the fallback when bundling is not possible. */
-const tsxEntry = new URL("./engine-worker.mjs", import.meta.url);
-
-let entry: URL | null = null;
-
-/**
- * The engine worker's entry point, as plain JavaScript. Registering tsx's loader inside a worker starts
- * a loader thread of its own and costs about 150 MB of memory (measured: a worker importing
- * transformers.js grows the process by 45 MB, by 200 MB through tsx). So the worker's TypeScript is
- * bundled once per process with esbuild, packages left external, into node_modules/.cache, from where
- * its imports resolve as the app's own. The file is named by its content and written atomically, so
- * processes starting side by side (test workers) never read a half-written one.
- */
+/** The speech engine worker's entry point, bundled to plain JavaScript (server/workers/bundle.ts says why). */
 export function engineWorkerEntry(): URL {
-  if (entry) return entry;
-  try {
-    const built = buildSync({
-      entryPoints: [source],
-      bundle: true,
-      packages: "external",
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      write: false,
-      logLevel: "silent",
-    }).outputFiles[0]!.contents;
-    const folder = path.join(projectRoot(), "node_modules", ".cache", "markbook");
-    const file = path.join(folder, `engine-worker-${crypto.createHash("sha256").update(built).digest("hex").slice(0, 16)}.mjs`);
-    if (!fs.existsSync(file)) {
-      fs.mkdirSync(folder, { recursive: true });
-      const partial = `${file}.${process.pid}.partial`;
-      fs.writeFileSync(partial, built);
-      fs.renameSync(partial, file);
-    }
-    entry = pathToFileURL(file);
-  } catch (error) {
-    logger.warn(`speech worker: bundling failed (${(error as Error).message}); running it through tsx, which uses more memory`);
-    entry = tsxEntry;
-  }
-  return entry;
-}
-
-/** The folder holding package.json above this file. */
-function projectRoot(): string {
-  let folder = path.dirname(source);
-  while (!fs.existsSync(path.join(folder, "package.json"))) {
-    const parent = path.dirname(folder);
-    if (parent === folder) throw new Error("no package.json above the speech engine");
-    folder = parent;
-  }
-  return folder;
+  return bundledWorkerEntry("engine-worker", fileURLToPath(new URL("./engine-worker.ts", import.meta.url)), new URL("./engine-worker.mjs", import.meta.url));
 }

@@ -1,0 +1,125 @@
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { AppError, type AppErrorCode, errorCodes } from "../../errors";
+import { logger } from "../../logger";
+import { bundledWorkerEntry } from "../../workers/bundle";
+import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
+import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
+
+/**
+ * Class-set imaging off the app's event loop: one worker thread per process, started on first use,
+ * requests queued in order (the worker does one at a time). A worker that dies is replaced on the next
+ * request; the requests it held fail with a clear error. Large byte arrays move between the threads
+ * rather than being copied: every PDF and JPEG the worker returns, and the pile given to `readPile`
+ * (tens of megabytes), whose buffer is handed over, so the caller's array is empty afterwards when it
+ * owns its whole ArrayBuffer. Smaller inputs (a paper, one-page PDFs) are copied, so caches stay intact.
+ */
+export interface IntakeImaging {
+  readPile: ReadPile;
+  assembleScript: AssembleScript;
+  /** stampScripts (server/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
+  stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]) => Promise<StampedScripts>;
+  /** The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG; null when the page has no pixels. */
+  nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+const WORKER_DIED = "The scan reader stopped unexpectedly while working on this file; try again";
+
+class ImagingWorker {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  call<K extends ImagingRequest["kind"]>(request: Extract<ImagingRequest, { kind: K }>, transfer: ArrayBuffer[] = []): Promise<ImagingReplies[K]> {
+    const worker = this.started();
+    const id = this.nextId++;
+    return new Promise<ImagingReplies[K]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ id, request } satisfies RequestEnvelope, transfer);
+      // Only a request in flight keeps the process alive, not an idle worker.
+      worker.ref();
+    });
+  }
+
+  /** The worker thread, for tests that stop it as a crash would. */
+  get thread(): Worker | null {
+    return this.worker;
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(imagingWorkerEntry(), { name: "markbook-intake-imaging" });
+    worker.unref();
+    worker.on("message", (reply: ReplyEnvelope) => {
+      const pending = this.pending.get(reply.id);
+      if (!pending) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if (reply.ok) pending.resolve(reply.value);
+      else pending.reject(replyError(reply.error));
+    });
+    worker.on("error", (error) => logger.error("intake imaging worker failed", error));
+    worker.on("exit", (code) => {
+      if (this.worker === worker) this.worker = null;
+      if (this.pending.size > 0) logger.warn(`intake imaging worker exited (code ${code}) with ${this.pending.size} request(s) in flight`);
+      for (const pending of this.pending.values()) pending.reject(new AppError("unavailable", WORKER_DIED));
+      this.pending.clear();
+    });
+    this.worker = worker;
+    return worker;
+  }
+}
+
+function replyError(error: { code: string | null; message: string; param?: string }): Error {
+  if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);
+  return new Error(`intake imaging: ${error.message}`);
+}
+
+function imagingWorkerEntry(): URL {
+  return bundledWorkerEntry("intake-imaging-worker", fileURLToPath(new URL("./worker.ts", import.meta.url)), new URL("./worker.mjs", import.meta.url));
+}
+
+/** The buffer to transfer for a byte array: its own when it owns the whole of it, otherwise none (it is copied). */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+}
+
+let shared: ImagingWorker | null = null;
+const imagingWorker = () => (shared ??= new ImagingWorker());
+
+/** The worker thread currently running, if any (tests stop it to see a crash handled). */
+export function imagingWorkerThread(): Worker | null {
+  return shared?.thread ?? null;
+}
+
+async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
+  const worker = imagingWorker();
+  options.signal?.throwIfAborted();
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf }, ownBuffer(pdf));
+  try {
+    // One page at a time: the next is asked for only when the caller has taken this one, so at most one
+    // page's pixels exist at once, and other requests (printing, a crop) slip in between pages.
+    for (let pilePage = Math.max(1, options.fromPage ?? 1); pilePage <= pageCount; pilePage++) {
+      options.signal?.throwIfAborted();
+      yield await worker.call({ kind: "readPage", pileId, pilePage });
+    }
+  } finally {
+    worker.call({ kind: "closePile", pileId }).catch(() => undefined);
+  }
+}
+
+export function intakeImaging(): IntakeImaging {
+  const worker = imagingWorker();
+  return {
+    readPile,
+    assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
+    stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
+    nameBoxCrop: (onePagePdf, rotation, rect) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect }),
+  };
+}

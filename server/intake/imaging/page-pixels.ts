@@ -1,0 +1,61 @@
+import { PDFArray, type PDFDocument, PDFName, type PDFPage, PDFRawStream, PDFDict } from "pdf-lib";
+import sharp from "sharp";
+import { type GreyImage, renderPageGrey } from "./pdfjs";
+
+/** Resolution at which a page that is not one scanned JPEG is rendered: codes print with 0.85 mm modules, ~7 px each. */
+export const RENDER_DPI = 200;
+
+/** A page's pixels and the resolution they have on paper. */
+export interface PagePixels extends GreyImage {
+  dpi: number;
+}
+
+/**
+ * The pixels of one page, unrotated (as the page's content lies before its /Rotate), in greyscale.
+ * A scanned page is usually one JPEG drawn over the whole page: its bytes are decoded as they are, which
+ * is both faster and sharper than rendering. Anything else is rendered by pdfjs. Null when neither works.
+ * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF.
+ */
+export async function pagePixels(document: PDFDocument, bytes: Uint8Array): Promise<PagePixels | null> {
+  const page = document.getPage(0);
+  const jpeg = scannedJpeg(page);
+  if (jpeg) {
+    try {
+      const { data, info } = await sharp(jpeg, { failOn: "none" }).toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
+      const { width } = unrotatedSize(page);
+      return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, dpi: (info.width / width) * 72 };
+    } catch {
+      // A JPEG that sharp cannot decode may still be drawn by pdfjs (it has its own decoder).
+    }
+  }
+  const image = await renderPageGrey(bytes, 1, RENDER_DPI);
+  return image && { ...image, dpi: RENDER_DPI };
+}
+
+/** The page's size in points before its /Rotate (pdf-lib's getSize is its media box). */
+const unrotatedSize = (page: PDFPage) => page.getSize();
+
+/**
+ * The JPEG bytes of a page that is one scanned image: no text and exactly one image, DCT-encoded only,
+ * with the page's proportions (so it covers the page). Null otherwise.
+ */
+function scannedJpeg(page: PDFPage): Uint8Array | null {
+  const resources = page.node.Resources();
+  if (!resources) return null;
+  if (resources.lookupMaybe(PDFName.of("Font"), PDFDict)?.keys().length) return null;
+  const xObjects = resources.lookupMaybe(PDFName.of("XObject"), PDFDict);
+  const names = xObjects?.keys() ?? [];
+  if (!xObjects || names.length !== 1) return null;
+  const image = xObjects.lookup(names[0]!);
+  if (!(image instanceof PDFRawStream)) return null;
+  const dict = image.dict;
+  if (dict.get(PDFName.of("Subtype")) !== PDFName.of("Image")) return null;
+  const filter = dict.lookup(PDFName.of("Filter"));
+  const onlyDct = filter === PDFName.of("DCTDecode") || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of("DCTDecode"));
+  if (!onlyDct || dict.get(PDFName.of("SMask")) || dict.get(PDFName.of("Mask")) || dict.get(PDFName.of("Decode"))) return null;
+  const width = Number(dict.lookup(PDFName.of("Width"))?.toString());
+  const height = Number(dict.lookup(PDFName.of("Height"))?.toString());
+  const size = unrotatedSize(page);
+  if (!(width > 0 && height > 0) || Math.abs(width / height - size.width / size.height) > 0.02 * (size.width / size.height)) return null;
+  return image.getContents();
+}

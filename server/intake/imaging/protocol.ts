@@ -1,0 +1,31 @@
+import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
+import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+
+/** Messages between the app thread (server/intake/imaging/index.ts) and the imaging worker (worker.ts). */
+
+export type ImagingRequest =
+  | { kind: "openPile"; pdf: Uint8Array }
+  | { kind: "readPage"; pileId: number; pilePage: number }
+  | { kind: "closePile"; pileId: number }
+  | { kind: "assembleScript"; pages: AssemblyPage[] }
+  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
+  | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page"> };
+
+export interface ImagingReplies {
+  openPile: { pileId: number; pageCount: number };
+  readPage: PageReading;
+  closePile: null;
+  assembleScript: Uint8Array;
+  stamp: StampedScripts;
+  nameBoxCrop: Uint8Array | null;
+}
+
+export interface RequestEnvelope {
+  id: number;
+  request: ImagingRequest;
+}
+
+export type ReplyEnvelope =
+  | { id: number; ok: true; value: unknown }
+  /** An AppError keeps its code and message; anything else is reported as a failure of the imaging. */
+  | { id: number; ok: false; error: { code: string | null; message: string; param?: string } };

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import sharp, { type Sharp } from "sharp";
+import { prepareZXingModule, readBarcodes, type ReadResult } from "zxing-wasm/reader";
+import { PRINT_CODE_FORMAT } from "../print-code";
+import type { QuarterTurn } from "../page-reading";
+import type { PagePixels } from "./page-pixels";
+
+/**
+ * Finds the QR code on a scanned page with zxing-cpp (zxing-wasm): the whole page first, then the
+ * retries measured on simulated copier piles (STACK-NOTES.md, "QR codes on scanned pages"): each corner
+ * cropped and enlarged 2×, the page through a 3×3 median (salt-and-pepper noise), and for pages of
+ * 250 dpi or more the page at half resolution (modules then fit the detector's expected size).
+ */
+
+const require = createRequire(import.meta.url);
+let ready: Promise<unknown> | null = null;
+
+/** zxing-wasm would fetch its wasm from a CDN: it is read from the package on disk instead. */
+function loadZxing() {
+  if (ready) return ready;
+  const wasm = readFileSync(require.resolve("zxing-wasm/reader/zxing_reader.wasm"));
+  const wasmBinary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength);
+  ready = prepareZXingModule({ overrides: { wasmBinary }, fireImmediately: true });
+  return ready;
+}
+
+export interface PageCodeReading {
+  code: string | null;
+  rotation: QuarterTurn;
+}
+
+const NOTHING: PageCodeReading = { code: null, rotation: 0 };
+/** Share of the page's width and height a corner crop takes: the stamp sits within 40 mm of a corner, skew and shift included. */
+const CORNER_SHARE = 0.3;
+const HIGH_DPI = 250;
+
+export async function readPageCode(page: PagePixels): Promise<PageCodeReading> {
+  await loadZxing();
+  let fallback: PageCodeReading | null = null;
+  const attempts: Array<() => Promise<Grey | null>> = [
+    async () => page,
+    ...corners(page).map((corner) => () => enlargedCorner(page, corner)),
+    () => transformed(page, (image) => image.median(3)),
+    async () => (page.dpi >= HIGH_DPI ? transformed(page, (image) => image.resize(Math.round(page.width / 2), Math.round(page.height / 2))) : null),
+  ];
+  for (const attempt of attempts) {
+    const image = await attempt();
+    if (!image) continue;
+    const found = await decode(image);
+    const ours = found.find((result) => result.text.startsWith(`${PRINT_CODE_FORMAT}:`));
+    if (ours) return { code: ours.text, rotation: uprightTurn(ours.rotation) };
+    fallback ??= found[0] ? { code: found[0].text, rotation: uprightTurn(found[0].rotation) } : null;
+  }
+  return fallback ?? NOTHING;
+}
+
+interface Grey {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+async function decode({ data, width, height }: Grey): Promise<ReadResult[]> {
+  // zxing-wasm takes RGBA and turns it back into luminance (R = G = B gives the grey value exactly).
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  const words = new Uint32Array(rgba.buffer);
+  for (let pixel = 0; pixel < words.length; pixel++) words[pixel] = (0xff000000 | (data[pixel]! * 0x010101)) >>> 0;
+  const results = await readBarcodes({ data: rgba, width, height, colorSpace: "srgb" }, { formats: ["QRCode"], maxNumberOfSymbols: 4, tryHarder: true });
+  return results.filter((result) => result.isValid && result.text);
+}
+
+/**
+ * zxing gives the code's rotation as the angle it is turned clockwise from upright (90 for a page
+ * scanned turned a quarter clockwise, −90 or 270 for a quarter anticlockwise); turning the page back
+ * upright is the opposite turn, expressed clockwise. Small skew rounds to the nearest quarter.
+ */
+export function uprightTurn(codeRotation: number): QuarterTurn {
+  const quarters = Math.round(codeRotation / 90);
+  return ((((4 - quarters) % 4) + 4) % 4 * 90) as QuarterTurn;
+}
+
+interface Region {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+function corners({ width, height }: Grey): Region[] {
+  const w = Math.round(width * CORNER_SHARE);
+  const h = Math.round(height * CORNER_SHARE);
+  // The stamp's usual corners first: top right, then bottom left (the top right of a page upside down).
+  return [
+    { left: width - w, top: 0, width: w, height: h },
+    { left: 0, top: height - h, width: w, height: h },
+    { left: width - w, top: height - h, width: w, height: h },
+    { left: 0, top: 0, width: w, height: h },
+  ];
+}
+
+function enlargedCorner(page: Grey, region: Region) {
+  return transformed(page, (image) => image.extract(region).resize(region.width * 2, region.height * 2, { kernel: "cubic" }));
+}
+
+async function transformed(page: Grey, change: (image: Sharp) => Sharp): Promise<Grey> {
+  const { data, info } = await change(sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }))
+    .toColourspace("b-w")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
