@@ -207,7 +207,7 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     it("counts students and pages, says which pages' stamps cover an answer area, and spare copies printed so far", async () => {
       const { batch } = await newBatch();
       const empty = { batch_id: batch.id, students: 3, pages_per_script: paperPages, spare_copies_printed: 0, cannot_print: null };
-      const warnings = [{ page: 3, covers: ["7"] }];
+      const warnings = [{ page: 3, questions: ["7"], name_box: false }];
       expect(await as(school.teacher).exam.intake.printPreview({ batch_id: batch.id })).toEqual({ ...empty, warnings });
       await print(school.teacher.token, batch.id, { spare_copies: 2 });
       expect(await as(school.teacher).exam.intake.printPreview({ batch_id: batch.id })).toMatchObject({ spare_copies_printed: 2 });

@@ -40,15 +40,17 @@ export const printScriptsBody = z.object({
 });
 export type PrintScriptsRequest = z.input<typeof printScriptsBody>;
 
-/** A place on the paper a stamp must not cover: an answer area (with its question's label) or the name box. */
+/** A place on the paper a stamp must not cover: an answer area (with its question's label) or the name box (label null). */
 interface KeptClear extends PageRect {
-  label: string;
+  label: string | null;
 }
 
 export const printWarningOutput = z.object({
   page: z.number().int(),
-  /** What the stamp covers on that page: question labels, and "Name box". */
-  covers: z.array(z.string()),
+  /** Labels of the questions whose answer areas the stamp covers on that page. */
+  questions: z.array(z.string()),
+  /** Whether it covers the name box. */
+  name_box: z.boolean(),
 });
 
 export const printPreviewOutput = z.object({
@@ -103,11 +105,9 @@ async function readPaper(tx: Tx, batch: BatchRow): Promise<PaperToPrint> {
   return {
     template: row.template,
     file: row.bucket && row.key ? { bucket: row.bucket, key: row.key } : null,
-    keepClear: nameBox ? [...areas, { ...nameBox, label: NAME_BOX_LABEL }] : areas,
+    keepClear: nameBox ? [...areas, { ...nameBox, label: null }] : areas,
   };
 }
-
-const NAME_BOX_LABEL = "Name box";
 
 async function readPaperBytes(storage: ObjectStorage, file: { bucket: string; key: string }): Promise<Uint8Array> {
   try {
@@ -132,7 +132,11 @@ async function pageSizes(paper: Uint8Array): Promise<PageSize[]> {
 function warningsOf(placements: PagePlacement<KeptClear>[]): z.output<typeof printWarningOutput>[] {
   return placements
     .filter((placement) => placement.overlaps.length > 0)
-    .map((placement) => ({ page: placement.page, covers: [...new Set(placement.overlaps.map((area) => area.label))] }));
+    .map(({ page, overlaps }) => ({
+      page,
+      questions: [...new Set(overlaps.flatMap((area) => (area.label === null ? [] : [area.label])))],
+      name_box: overlaps.some((area) => area.label === null),
+    }));
 }
 
 /** Submissions of the batch that belong to a student (the roster), in roster order: name, then id. */
