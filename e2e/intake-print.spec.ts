@@ -59,6 +59,8 @@ test("a teacher prints a batch's scripts with 2 spare copies and gets one PDF of
   await page.setViewportSize({ width: 768, height: 1024 });
   await screenshot(page, testInfo, "print-scripts-dialog-tablet");
   await expectNoAxeViolations(page);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
 });
 
 test("the dialog says why a paper without a PDF cannot be printed", async ({ page }, testInfo) => {
@@ -70,8 +72,12 @@ test("the dialog says why a paper without a PDF cannot be printed", async ({ pag
   await page.getByRole("button", { name: "Print scripts" }).click();
   const dialog = page.getByRole("dialog", { name: "Print scripts" });
   await expect(dialog.getByRole("alert")).toContainText("This paper has no PDF to print: add the paper's PDF to its template first");
-  await dialog.getByRole("button", { name: "Download PDF" }).click();
-  await expect(dialog.getByText("The PDF was not made")).toBeVisible();
+  // Nothing to download: no spare copies to choose, no Download button, only Close.
+  await expect(dialog.getByLabel("Spare copies")).toHaveCount(0);
+  await expect(dialog.getByRole("button", { name: "Download PDF" })).toHaveCount(0);
+  await expect(dialog.getByRole("button", { name: "Close" })).toBeVisible();
   await screenshot(page, testInfo, "print-scripts-no-pdf");
   await expectNoAxeViolations(page);
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(dialog).toBeHidden();
 });

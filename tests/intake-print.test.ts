@@ -218,6 +218,15 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
       });
     });
 
+    it("keeps the stamps off the template's name box, and says so when a page has no free corner", async () => {
+      const { batch, template } = await newBatch({ students: 1 });
+      await as(school.teacher).exam.templates.save({ template_id: template.id, body: { name_box: { page: 2, x: 0, y: 0, width: 1, height: 1 } } });
+      expect((await as(school.teacher).exam.intake.printPreview({ batch_id: batch.id })).warnings).toEqual([
+        { page: 2, questions: [], name_box: true },
+        { page: 3, questions: ["7"], name_box: false },
+      ]);
+    });
+
     it("says why a batch cannot be printed: no PDF, archived", async () => {
       const { batch } = await newBatch({ withPdf: false, students: 1 });
       expect(await as(school.teacher).exam.intake.printPreview({ batch_id: batch.id })).toMatchObject({

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { LoadFailed } from "@/components/ui/LoadFailed";
@@ -42,6 +42,12 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintS
   const preview = useQuery({ ...trpc.exam.intake.printPreview.queryOptions({ batch_id: batchId }), enabled: open });
   const [spares, setSpares] = useState(String(DEFAULT_SPARE_COPIES));
   const [spareProblem, setSpareProblem] = useState<string | null>(null);
+  const sparesField = useRef<HTMLInputElement>(null);
+  const loaded = preview.isSuccess;
+  // The dialog focuses its first field on opening, before the facts (and the field) have loaded.
+  useEffect(() => {
+    if (open && loaded) sparesField.current?.focus();
+  }, [open, loaded]);
   const download = useMutation({ mutationFn: (spareCopies: number) => downloadPrintedScripts(batchId, { spare_copies: spareCopies }) });
 
   function close() {
@@ -81,6 +87,7 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintS
       busy={download.isPending}
       onSubmit={submit}
       onClose={close}
+      canSubmit={!preview.isPending && !facts?.cannot_print}
     >
       {preview.isPending ? (
         <Loading>Reading the paper…</Loading>
@@ -101,23 +108,28 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintS
             <dt>Spare copies printed before</dt>
             <dd>{facts!.spare_copies_printed}</dd>
           </dl>
-          <TextField
-            label="Spare copies"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={MAX_SPARE_COPIES}
-            step={1}
-            value={spares}
-            onChange={(event) => setSpares(event.currentTarget.value)}
-            error={spareProblem}
-            hint="Printed with a code but no name, for a student who joins late or spoils a script. You say whose they are after scanning."
-          />
-          {scripts !== null && facts!.pages_per_script ? (
-            <p className="muted">
-              The PDF will have {plural(scripts, "script")}, {plural(scripts * facts!.pages_per_script, "page")}. Print it single-sided.
-            </p>
-          ) : null}
+          {facts!.cannot_print ? null : (
+            <>
+              <TextField
+                ref={sparesField}
+                label="Spare copies"
+                type="number"
+                inputMode="numeric"
+                min={0}
+                max={MAX_SPARE_COPIES}
+                step={1}
+                value={spares}
+                onChange={(event) => setSpares(event.currentTarget.value)}
+                error={spareProblem}
+                hint="Printed with a code but no name, for a student who joins late or spoils a script. You say whose they are after scanning."
+              />
+              {scripts !== null && facts!.pages_per_script ? (
+                <p className="muted">
+                  The PDF will have {plural(scripts, "script")}, {plural(scripts * facts!.pages_per_script, "page")}. Print it single-sided.
+                </p>
+              ) : null}
+            </>
+          )}
           {facts!.warnings.length > 0 ? (
             <Status tone="warning" title={`The code covers part of an answer space on ${plural(facts!.warnings.length, "page")}`}>
               <p>No corner of these pages is free. Students should not write under the code.</p>
