@@ -3,12 +3,13 @@ import { examRoutes, examTag } from "./exam/routes";
 import { graphRoutes, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
+import { printRoutes } from "./intake/routes/print";
 
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
  * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
  * list and its tag here.
  */
-export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...graphRoutes, ...classroomRoutes, ...schoolRoutes];
+export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...printRoutes, ...graphRoutes, ...classroomRoutes, ...schoolRoutes];
 
 export const restTags = [examTag, graphTag, classroomTag, schoolTag];

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { beforeAll, expect, it } from "vitest";
 import { GET as getTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
-import { demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "../server/db/demo-paper";
+import { demoPaper, demoPaperQuestions, demoPaperTotalMarks, generateDemoPaper } from "../server/db/demo-paper";
 import { asService } from "../server/db/rls";
 import { examPapers, files } from "../server/db/schema";
 import { createCaller } from "../server/trpc/root";
@@ -62,6 +62,9 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
     const withAreas = new Set(full.response_areas.map((area: { question_id: string }) => area.question_id));
     for (const leaf of questions.filter((q) => !q.is_container)) expect(withAreas.has(leaf.id), `question ${leaf.label} has an area`).toBe(true);
     expect(full.boundaries.length).toBeGreaterThan(0);
+    // The name box: the cover's Surname, Forename(s) and Candidate number boxes.
+    expect(full.name_box).toEqual((await generateDemoPaper()).nameBox);
+    expect(full.name_box).toMatchObject({ page: 1 });
   });
 
   it("tRPC: every template gets its own question ids; on another PDF the questions come without areas, as a draft", async () => {
@@ -72,6 +75,7 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
     const two = await as(school.otherTeacher).exam.templates.get({ template_id: second.id });
     expect(two.questions.map((q) => q.label)).toEqual(paperLabels);
     expect(two.response_areas).toEqual([]);
+    expect(two.name_box).toBeNull();
     const ids = new Set(one.questions.map((q) => q.id));
     expect(two.questions.some((q) => ids.has(q.id))).toBe(false);
   });

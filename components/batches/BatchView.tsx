@@ -9,10 +9,12 @@ import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
+import { Notice } from "@/components/ui/Notice";
 import { LocalDate, useDateFormat } from "@/components/ui/dates";
 import { useTRPC } from "@/lib/trpc/client";
 import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
+import { PrintScriptsDialog } from "./print/PrintScriptsDialog";
 import { ScanIntake } from "./ScanIntake";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
@@ -32,6 +34,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
   const attendance = useMutation(trpc.exam.submissions.setAbsence.mutationOptions());
   const [confirming, setConfirming] = useState(false);
+  const [printing, setPrinting] = useState(false);
+  const [printed, setPrinted] = useState<string | null>(null);
   const [assigning, setAssigning] = useState<UnmatchedScan | null>(null);
   /** Scans assigned from this page, by their former id: the intake list says where each one went. */
   const [assignedTo, setAssignedTo] = useState<Record<string, string>>({});
@@ -105,6 +109,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
             Download results (CSV)
           </a>
+          {batch.teacher_id === viewerId && !archived ? (
+            <Button variant="secondary" onClick={() => setPrinting(true)}>
+              Print scripts
+            </Button>
+          ) : null}
           {!archived ? (
             <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
               Archive batch
@@ -112,6 +121,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           ) : null}
         </div>
       </header>
+
+      {printed ? <Notice onDismiss={() => setPrinted(null)}>{printed}</Notice> : null}
 
       <section className="card" aria-labelledby="batch-progress-heading">
         <header className="card__header">
@@ -240,6 +251,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           await refreshQueue();
         }}
       />
+
+      <PrintScriptsDialog batchId={batchId} open={printing} onClose={() => setPrinting(false)} onPrinted={setPrinted} />
 
       <ConfirmDialog
         open={confirming}

@@ -16,6 +16,8 @@ interface FormDialogProps {
   onClose: () => void;
   /** Extra actions on the left of the footer (for example Delete). */
   secondaryAction?: ReactNode;
+  /** False when there is nothing to submit (the form says why): no submit button, and Cancel reads Close. */
+  canSubmit?: boolean;
   className?: string;
   children: ReactNode;
 }
@@ -34,6 +36,7 @@ export function FormDialog({
   onSubmit,
   onClose,
   secondaryAction,
+  canSubmit = true,
   className,
   children,
 }: FormDialogProps) {
@@ -41,7 +44,7 @@ export function FormDialog({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (!busy) onSubmit();
+    if (!busy && canSubmit) onSubmit();
   }
 
   return (
@@ -65,11 +68,13 @@ export function FormDialog({
           <div className="dialog__actions">
             {secondaryAction ? <div className="form-dialog__secondary">{secondaryAction}</div> : null}
             <Button variant="secondary" onClick={onClose} disabled={busy}>
-              Cancel
+              {canSubmit ? "Cancel" : "Close"}
             </Button>
-            <Button type="submit" loading={busy} loadingLabel={busyLabel}>
-              {submitLabel}
-            </Button>
+            {canSubmit ? (
+              <Button type="submit" loading={busy} loadingLabel={busyLabel}>
+                {submitLabel}
+              </Button>
+            ) : null}
           </div>
         </form>
       ) : null}

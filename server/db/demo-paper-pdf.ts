@@ -45,6 +45,8 @@ export interface GeneratedPaper {
   pageCount: number;
   areas: DrawnArea[];
   boundaries: DrawnBoundary[];
+  /** Around the cover's Surname, Forename(s) and Candidate number boxes, their labels included (page-relative). */
+  nameBox: { page: number; x: number; y: number; width: number; height: number };
 }
 
 // A4 in points, and the layout grid.
@@ -230,6 +232,24 @@ class PaperWriter {
   }
 }
 
+/** The cover's name fields: label and box, from the top of the page. */
+const NAME_FIELDS: [string, number][] = [
+  ["Surname", 250],
+  ["Forename(s)", 286],
+  ["Candidate number", 322],
+];
+const NAME_FIELD_HEIGHT = 26;
+
+/** The name box of the cover: the three fields with a little margin, page-relative. */
+function coverNameBox(): GeneratedPaper["nameBox"] {
+  const margin = 6;
+  const top = NAME_FIELDS[0]![1] - margin;
+  const bottom = NAME_FIELDS.at(-1)![1] + NAME_FIELD_HEIGHT + margin;
+  const left = LEFT - margin;
+  const right = RIGHT + margin;
+  return { page: 1, x: round(left / PAGE_WIDTH), y: round(top / PAGE_HEIGHT), width: round((right - left) / PAGE_WIDTH), height: round((bottom - top) / PAGE_HEIGHT) };
+}
+
 function drawCover(writer: PaperWriter, bold: PDFFont) {
   writer.newPage();
   writer.text(demoPaper.board, LEFT, 50, { font: bold, size: 12 });
@@ -240,14 +260,9 @@ function drawCover(writer: PaperWriter, bold: PDFFont) {
   writer.text("Mock examination, June 2026", LEFT, 194, { size: 12 });
   writer.text("Time allowed: 1 hour", LEFT, 214, { font: bold, size: 12 });
 
-  const fields: [string, number][] = [
-    ["Surname", 250],
-    ["Forename(s)", 286],
-    ["Candidate number", 322],
-  ];
-  for (const [name, top] of fields) {
+  for (const [name, top] of NAME_FIELDS) {
     writer.text(name, LEFT, top + 8, { size: 10 });
-    writer.box(LEFT + 110, top, RIGHT - LEFT - 110, 26);
+    writer.box(LEFT + 110, top, RIGHT - LEFT - 110, NAME_FIELD_HEIGHT);
   }
 
   writer.text("Materials", LEFT, 380, { font: bold });
@@ -327,5 +342,5 @@ export async function generateDemoPaper(): Promise<GeneratedPaper> {
   writer.text("END OF QUESTIONS", PAGE_WIDTH / 2 - 55, writer.cursor + 10, { font: bold, size: 12 });
 
   const bytes = await doc.save({ useObjectStreams: false });
-  return { bytes, pageCount: doc.getPageCount(), areas: writer.areas, boundaries: writer.boundaries };
+  return { bytes, pageCount: doc.getPageCount(), areas: writer.areas, boundaries: writer.boundaries, nameBox: coverNameBox() };
 }

@@ -259,5 +259,5 @@ async function createPaperAndTemplate(tx: Tx, instituteId: string, ownerId: stri
       institute_id: instituteId,
     }),
   );
-  await replaceTemplate(tx, ownerId, saveTemplateInput.parse({ template_id: template.id, body: { status: "ready", ...demoPaperCanvas(paper) } }));
+  await replaceTemplate(tx, ownerId, saveTemplateInput.parse({ template_id: template.id, body: { status: "ready", ...demoPaperCanvas(paper), name_box: paper.nameBox } }));
 }

@@ -42,6 +42,11 @@ export const responseAreaPayload = z.object({
   height: unit,
 });
 
+/** Where students write their name on the paper (page-relative): a template field, not a question's area. */
+export const nameBoxPayload = z
+  .object({ page: integer({ min: 1 }), x: unit, y: unit, width: unit, height: unit })
+  .describe("Where students write their name, page-relative (0–1, origin top-left): the crop shown to identify a script; null when not set");
+
 export const boundaryPayload = z.object({
   id: z.uuid("id must be a UUID"),
   question_id: z.uuid("question_id must be a UUID"),
@@ -53,6 +58,7 @@ export const boundaryPayload = z.object({
 export type QuestionPayload = z.output<typeof questionPayload>;
 export type ResponseAreaPayload = z.output<typeof responseAreaPayload>;
 export type BoundaryPayload = z.output<typeof boundaryPayload>;
+export type NameBoxPayload = z.output<typeof nameBoxPayload>;
 
 export interface Canvas {
   questions: QuestionPayload[];
@@ -111,6 +117,14 @@ export function validateCanvas(canvas: Canvas, pageCount: number | null): void {
     checkPage(`${param}.page`, boundary.page);
     if (boundary.top >= boundary.bottom) throw invalid(param, "top must be above bottom (top < bottom)");
   });
+}
+
+/** The name box on a page of the paper and inside it (a 400 naming `name_box` otherwise). */
+export function validateNameBox(nameBox: NameBoxPayload, pageCount: number | null): void {
+  const refuse = (message: string) => new AppError("invalid", `Name box: ${message}`, "name_box");
+  if (pageCount !== null && nameBox.page > pageCount) throw refuse(`page ${nameBox.page} is beyond the paper's ${pageCount === 1 ? "1 page" : `${pageCount} pages`}`);
+  if (nameBox.width <= 0 || nameBox.height <= 0) throw refuse("width and height must be more than 0");
+  if (nameBox.x + nameBox.width > 1 || nameBox.y + nameBox.height > 1) throw refuse("the rectangle must lie inside the page (x + width ≤ 1, y + height ≤ 1)");
 }
 
 /**

@@ -5,7 +5,7 @@ import { demoPaperCanvas } from "../db/demo-paper-canvas";
 import { demoPaper } from "../db/demo-paper-data";
 import { type GeneratedPaper, generateDemoPaper } from "../db/demo-paper-pdf";
 import { examPapers } from "../db/schema";
-import type { Canvas } from "./canvas";
+import type { Canvas, NameBoxPayload } from "./canvas";
 
 /**
  * The catalogue of exam papers every school may use (RLS: any signed-in user reads it). The web app
@@ -61,16 +61,22 @@ function demoLayout(): Promise<GeneratedPaper> {
   return demoPaperLayout;
 }
 
-/** The structure each catalogue paper ships with, by exam_papers.id: questions, marks, spec points, areas. */
-const shippedStructures: Record<string, () => Promise<Canvas>> = {
-  [demoPaper.id]: async () => demoPaperCanvas(await demoLayout()),
+/** What a catalogue paper comes with: its canvas, and where students write their name on it. */
+export type CatalogueStructure = Canvas & { name_box: NameBoxPayload | null };
+
+/** The structure each catalogue paper ships with, by exam_papers.id: questions, marks, spec points, areas, name box. */
+const shippedStructures: Record<string, () => Promise<CatalogueStructure>> = {
+  [demoPaper.id]: async () => {
+    const layout = await demoLayout();
+    return { ...demoPaperCanvas(layout), name_box: layout.nameBox };
+  },
 };
 
 /**
- * The questions (labels, maximum marks, mark schemes, specification points) and the areas on the
- * paper's pages that a catalogue paper comes with, with fresh ids; null for a paper without one.
+ * The questions (labels, maximum marks, mark schemes, specification points), the areas on the
+ * paper's pages and the name box that a catalogue paper comes with, with fresh ids; null for a paper without one.
  */
-export async function catalogueStructure(examId: string): Promise<Canvas | null> {
+export async function catalogueStructure(examId: string): Promise<CatalogueStructure | null> {
   const build = Object.hasOwn(shippedStructures, examId) ? shippedStructures[examId] : undefined;
   return build ? build() : null;
 }

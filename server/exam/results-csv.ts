@@ -61,17 +61,26 @@ const MAX_TITLE_CHARACTERS = 100;
  * characters a file system refuses a space; an empty title reads "Results".
  */
 export function titledCsvFileName(batch: { title: string; created_at: Date }): string {
-  const title =
-    batch.title
+  const title = fileNameTitle(batch.title, "Results");
+  const date = batch.created_at;
+  const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  return `${title} - ${day}.csv`;
+}
+
+/**
+ * A title as the start of a file name: slashes become "-", the other characters a file system refuses a
+ * space, cut to 100 characters; `fallback` when nothing is left.
+ */
+export function fileNameTitle(title: string, fallback: string): string {
+  return (
+    title
       .normalize("NFC")
       .replace(/[/\\]/g, "-")
       .replace(UNSAFE_IN_FILE_NAME, " ")
       .replace(/\s+/g, " ")
       .slice(0, MAX_TITLE_CHARACTERS)
-      .replace(/^[\s.-]+|[\s.-]+$/g, "") || "Results";
-  const date = batch.created_at;
-  const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
-  return `${title} - ${day}.csv`;
+      .replace(/^[\s.-]+|[\s.-]+$/g, "") || fallback
+  );
 }
 
 /**

@@ -14,12 +14,12 @@ import {
   files,
 } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { type Canvas, boundaryPayload, inTreeOrder, questionPayload, responseAreaPayload, validateCanvas } from "./canvas";
+import { type Canvas, boundaryPayload, inTreeOrder, nameBoxPayload, questionPayload, responseAreaPayload, validateCanvas, validateNameBox } from "./canvas";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
-import { catalogueStructure } from "./catalogue";
+import { type CatalogueStructure, catalogueStructure } from "./catalogue";
 import { maxMarksFault, partsTotal } from "./max-marks";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
@@ -61,6 +61,7 @@ export const saveTemplateBody = z
     subject: text(200).trim().nullable().optional(),
     page_count: integer({ min: 1, max: 2000 }).nullable().optional(),
     status: z.enum(templateStatusValues).optional(),
+    name_box: nameBoxPayload.nullable().optional(),
     questions: z.array(questionPayload).max(2000).optional(),
     response_areas: z.array(responseAreaPayload).max(10000).optional(),
     boundaries: z.array(boundaryPayload).max(10000).optional(),
@@ -91,6 +92,7 @@ export const templateOutput = z.object({
   exam_code: z.string().nullable(),
   source_file_id: z.uuid().nullable(),
   page_count: z.number().int().nullable(),
+  name_box: nameBoxPayload.nullable(),
   status: z.enum(templateStatusValues),
   created_at: z.date(),
   updated_at: z.date(),
@@ -166,14 +168,15 @@ export async function createTemplate(db: Db, callerId: string, input: z.input<ty
  * PDF the areas would sit in the wrong places, so it stays a draft with the questions only. Checked
  * as a save is, and projected into the graph as one.
  */
-async function copyCatalogueStructure(tx: Tx, template: TemplateRow, structure: Canvas, paperFileId: string | null): Promise<TemplateRow> {
+async function copyCatalogueStructure(tx: Tx, template: TemplateRow, structure: CatalogueStructure, paperFileId: string | null): Promise<TemplateRow> {
   const samePages = paperFileId !== null && template.source_file_id === paperFileId;
   const canvas: Canvas = samePages ? structure : { questions: structure.questions, response_areas: [], boundaries: [] };
   validateCanvas(canvas, template.page_count);
   await replaceCanvas(tx, template.id, canvas);
   await enqueueTemplateProjection(tx, template.id);
   if (!samePages) return template;
-  const [ready] = await tx.update(examTemplates).set({ status: "ready" }).where(eq(examTemplates.id, template.id)).returning();
+  if (structure.name_box) validateNameBox(structure.name_box, template.page_count);
+  const [ready] = await tx.update(examTemplates).set({ status: "ready", name_box: structure.name_box }).where(eq(examTemplates.id, template.id)).returning();
   return ready!;
 }
 
@@ -316,6 +319,9 @@ export async function replaceTemplate(tx: Tx, callerId: string, { template_id: t
   } else if (body.page_count !== undefined && body.page_count !== null) {
     await checkPagesFit(tx, templateId, body.page_count);
   }
+  // Not part of the canvas: changed whenever asked, marks or not, and checked against the pages either way.
+  const nameBox = body.name_box === undefined ? template.name_box : body.name_box;
+  if (nameBox) validateNameBox(nameBox, pageCount);
 
   const [saved] = await tx
     .update(examTemplates)
@@ -324,6 +330,7 @@ export async function replaceTemplate(tx: Tx, callerId: string, { template_id: t
       ...(body.subject !== undefined && { subject: body.subject }),
       ...(body.page_count !== undefined && { page_count: body.page_count }),
       ...(body.status !== undefined && { status: body.status }),
+      ...(body.name_box !== undefined && { name_box: body.name_box }),
       updated_at: new Date(),
     })
     .where(eq(examTemplates.id, templateId))

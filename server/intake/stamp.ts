@@ -39,11 +39,11 @@ export interface ScriptToStamp {
   heading: string;
 }
 
-export interface PagePlacement {
+export interface PagePlacement<Area extends PageRect = PageRect> {
   page: number;
   corner: StampCorner;
   /** Set when no corner was clear: the page's areas the stamp covers, so the teacher can be told. */
-  overlaps: PageRect[];
+  overlaps: Area[];
 }
 
 export interface StampedScripts {
@@ -69,7 +69,7 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
   const embedded = await output.embedPages(sourcePages);
   const pageCount = sourcePages.length;
 
-  const placements = sourcePages.map((page, index) => placeStamp(index + 1, page.getSize(), keepClear));
+  const placements = placeStamps(sourcePages.map((page) => page.getSize()), keepClear);
 
   for (const script of scripts) {
     for (const [index, paperPage] of embedded.entries()) {
@@ -84,13 +84,14 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
   return { pdf: await output.save(), placements };
 }
 
-interface Size {
+/** A page's size in PDF points. */
+export interface PageSize {
   width: number;
   height: number;
 }
 
 /** The stamp's box on a page, in PDF points (origin bottom-left): the code, its quiet zone and the text beside it. */
-function stampBox(corner: StampCorner, { width, height }: Size, moduleCount: number) {
+function stampBox(corner: StampCorner, { width, height }: PageSize, moduleCount: number) {
   const codeSide = moduleCount * MODULE;
   const quiet = QUIET_MODULES * MODULE;
   const right = corner.endsWith("right");
@@ -108,9 +109,18 @@ function stampBox(corner: StampCorner, { width, height }: Size, moduleCount: num
 /** Version 1 codes (21 modules) for a class set; the box is sized for the largest code a batch can print. */
 const PLANNED_MODULES = 25;
 
-function placeStamp(page: number, size: Size, keepClear: PageRect[]): PagePlacement {
+/**
+ * Where the stamp of each page goes (pages of `pageSizes`, in order): a pure function, so that a preview
+ * can say which pages' stamps will cover an area without stamping anything. `overlaps` holds the
+ * very objects of `keepClear` the stamp covers.
+ */
+export function placeStamps<Area extends PageRect>(pageSizes: PageSize[], keepClear: Area[]): PagePlacement<Area>[] {
+  return pageSizes.map((size, index) => placeStamp(index + 1, size, keepClear));
+}
+
+function placeStamp<Area extends PageRect>(page: number, size: PageSize, keepClear: Area[]): PagePlacement<Area> {
   const areas = keepClear.filter((area) => area.page === page);
-  let best: PagePlacement | null = null;
+  let best: PagePlacement<Area> | null = null;
   let bestCovered = Infinity;
   for (const corner of CORNERS) {
     const { bounds } = stampBox(corner, size, PLANNED_MODULES);
@@ -132,7 +142,7 @@ interface Box {
   top: number;
 }
 
-function toPoints(area: PageRect, { width, height }: Size): Box {
+function toPoints(area: PageRect, { width, height }: PageSize): Box {
   return { left: area.x * width, right: (area.x + area.width) * width, top: height - area.y * height, bottom: height - (area.y + area.height) * height };
 }
 

@@ -38,6 +38,7 @@ import {
   templateWithCanvasOutput,
 } from "../../exam/templates";
 import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
+import { printProcedures } from "../../intake/print-procedures";
 import { router, userProcedure } from "../init";
 
 /**
@@ -127,6 +128,8 @@ export const examRouter = router({
       .output(absenceOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, input))),
   }),
+  /** Class-set intake: print coded scripts (the PDF itself is REST: POST /api/exam/batches/{id}/printed-scripts). */
+  intake: router({ ...printProcedures }),
   marks: router({
     /** The marking screen: one submission with its recorded mark entries. */
     forSubmission: userProcedure

@@ -1,0 +1,6 @@
+import { printScriptsRoute } from "@/server/intake/routes/print";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const POST = nextRoute(printScriptsRoute);
