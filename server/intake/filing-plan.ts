@@ -21,7 +21,10 @@ export interface PrintedScripts {
   scripts: ReadonlyMap<number, { scannedSeparately: boolean }>;
 }
 
-/** Positions already held by filed pages, per printed script: script number → position → page id. */
+/**
+ * Positions already held by filed pages, per printed script: script number → position → page id. Two
+ * scripts filed in one submission (a spare copy identified as a student's) share one map.
+ */
 export type TakenPositions = ReadonlyMap<number, ReadonlyMap<number, string>>;
 
 /** A printed script of the batch, or the `index`-th new script (no student, no code) this plan makes. */
@@ -70,8 +73,10 @@ function classify(reading: PlanReading, printed: PrintedScripts): Classified {
  */
 export function planFiling(readings: readonly PlanReading[], printed: PrintedScripts, takenPositions: TakenPositions, pageCount: number | null): PlannedPlacement[] {
   const pile = [...readings].sort((a, b) => a.pilePage - b.pilePage).map((reading) => classify(reading, printed));
+  // Copied, keeping shared maps shared: scripts filed in one submission fill one set of positions.
+  const copies = new Map<ReadonlyMap<number, string>, Map<number, string>>();
   const taken = new Map<number, Map<number, string>>();
-  for (const [script, positions] of takenPositions) taken.set(script, new Map(positions));
+  for (const [script, positions] of takenPositions) taken.set(script, copies.get(positions) ?? copies.set(positions, new Map(positions)).get(positions)!);
   const positionsOf = (script: number) => taken.get(script) ?? taken.set(script, new Map()).get(script)!;
   const placements = new Map<string, PlannedPlacement>();
 

@@ -51,29 +51,33 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
     .from(examPrintedScripts)
     .leftJoin(examSubmissions, eq(examSubmissions.id, examPrintedScripts.submission_id))
     .where(eq(examPrintedScripts.batch_id, batch.id));
-  const scriptOfSubmission = new Map<string, number>();
   const submissionOfScript = new Map<number, string>();
-  const scripts = new Map<number, { scannedSeparately: boolean }>();
-  for (const { script, submission } of printed) {
-    // A scan uploaded on its own (POST /scans) is not made of pile pages: the pile never replaces it.
-    scripts.set(script.script_number, { scannedSeparately: submission?.scan_url != null && submission.matching_method !== "qr" });
-    if (submission) {
-      scriptOfSubmission.set(submission.id, script.script_number);
-      submissionOfScript.set(script.script_number, submission.id);
-    }
+  for (const { script, submission } of printed) if (submission) submissionOfScript.set(script.script_number, submission.id);
+  // A spare copy identified as a student's has no submission of its own any more: its script's later
+  // pages go where its earlier pages are.
+  const unattached = printed.filter(({ submission }) => !submission).map(({ script }) => script.script_number);
+  if (unattached.length) {
+    const found = await tx
+      .selectDistinct({ script_number: examScanPages.script_number, submission_id: examScanPages.submission_id })
+      .from(examScanPages)
+      .where(and(eq(examScanPages.batch_id, batch.id), eq(examScanPages.placement, "filed"), inArray(examScanPages.script_number, unattached)));
+    for (const page of found) if (!submissionOfScript.has(page.script_number!)) submissionOfScript.set(page.script_number!, page.submission_id!);
   }
 
-  const taken = new Map<number, Map<number, string>>();
-  const filed = scriptOfSubmission.size
+  // The positions held in each submission, one map per submission shared by the scripts filed in it.
+  const heldIn = new Map<string, Map<number, string>>([...submissionOfScript.values()].map((id) => [id, new Map()]));
+  const filed = heldIn.size
     ? await tx
         .select({ id: examScanPages.id, submission_id: examScanPages.submission_id, page_number: examScanPages.page_number })
         .from(examScanPages)
-        .where(and(eq(examScanPages.placement, "filed"), inArray(examScanPages.submission_id, [...scriptOfSubmission.keys()])))
+        .where(and(eq(examScanPages.placement, "filed"), inArray(examScanPages.submission_id, [...heldIn.keys()])))
     : [];
-  for (const page of filed) {
-    const script = scriptOfSubmission.get(page.submission_id!)!;
-    (taken.get(script) ?? taken.set(script, new Map()).get(script)!).set(page.page_number!, page.id);
-  }
+  for (const page of filed) heldIn.get(page.submission_id!)!.set(page.page_number!, page.id);
+  const taken = new Map([...submissionOfScript].map(([script, submissionId]) => [script, heldIn.get(submissionId)!]));
+  // A scan uploaded on its own (POST /scans) has no pile pages: the pile never replaces it.
+  const scripts = new Map(
+    printed.map(({ script, submission }) => [script.script_number, { scannedSeparately: submission?.scan_url != null && taken.get(script.script_number)!.size === 0 }]),
+  );
 
   const readings = await tx
     .select({ pageId: examScanPages.id, pilePage: examScanPages.pile_page, code: examScanPages.code })

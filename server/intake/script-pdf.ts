@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import type { Tx } from "../db/client";
-import { examScanPages, examSubmissions, files } from "../db/schema";
+import { examMarkEntries, examScanPages, examSubmissions, files } from "../db/schema";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../storage/object-storage";
@@ -72,7 +72,9 @@ export async function rebuildSubmissionScan(tx: Tx, submissionId: string, contex
     .orderBy(asc(examScanPages.page_number));
 
   if (pages.length === 0) {
-    if (submission.student_id === null) {
+    // Marks on a script without a student are kept with it (deleting it would delete them).
+    const [marked] = await tx.select({ id: examMarkEntries.id }).from(examMarkEntries).where(eq(examMarkEntries.submission_id, submissionId)).limit(1);
+    if (submission.student_id === null && !marked) {
       await tx.delete(examSubmissions).where(eq(examSubmissions.id, submissionId));
       return null;
     }
@@ -111,7 +113,8 @@ export async function rebuildSubmissionScan(tx: Tx, submissionId: string, contex
       scan_url: key,
       scan_file_id: file!.id,
       page_count: pages.length,
-      matching_method: "qr",
+      // Filing by code sets qr; a script identified by hand keeps manual.
+      matching_method: submission.matching_method ?? "qr",
       status: statusWithScan(submission),
       absence_marked_at: null,
       updated_at: new Date(),

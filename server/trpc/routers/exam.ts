@@ -38,6 +38,8 @@ import {
   templateWithCanvasOutput,
 } from "../../exam/templates";
 import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
+import { movePage, movePageInput, movePageOutput } from "../../intake/move-page";
+import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../intake/status";
 import { router, userProcedure } from "../init";
 
 /**
@@ -126,6 +128,21 @@ export const examRouter = router({
       .input(setAbsenceInput)
       .output(absenceOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, input))),
+  }),
+  /** Class-set intake: piles are uploaded over REST (multipart, POST /api/exam/batches/{id}/piles). */
+  intake: router({
+    status: userProcedure
+      .input(batchIdInput)
+      .output(intakeStatusOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => intakeStatus(tx, input.batch_id))),
+    pages: userProcedure
+      .input(batchIdInput)
+      .output(scanPageListOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listScanPages(tx, input.batch_id))),
+    movePage: userProcedure
+      .input(movePageInput)
+      .output(movePageOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => movePage(tx, ctx.user.id, input))),
   }),
   marks: router({
     /** The marking screen: one submission with its recorded mark entries. */
