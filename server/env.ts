@@ -44,6 +44,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Largest scan upload accepted, in bytes (50 MB); larger uploads are refused with 413 while streaming. */
   MAX_SCAN_BYTES: z.coerce.number().int().min(1024).default(52428800),
+  /**
+   * Largest scanned pile (one PDF of a class set, read into scripts by a background job) accepted, in
+   * bytes (1 GiB; a class set at 300 dpi is about 155 MB); larger uploads are refused with 413 while streaming.
+   */
+  MAX_PILE_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
   /** Storage bucket of exam scans (objects exam-submissions/<batch_id>/<uuid>.pdf). */
   SCAN_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
   /** Largest roster import (a CSV, a OneRoster zip, or its CSVs together), in bytes; larger is refused (413). */

@@ -5,10 +5,14 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
 import { DATABASE_REFUSED_VALUE } from "../server/errors";
 import { LONE_SURROGATE } from "../server/http/input-rules";
+import { setIntakeImaging } from "../server/intake/imaging-port";
+import { processScanPile } from "../server/intake/pile-job";
 import { describeOnEachDatabase } from "./support/database";
 import { createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken, hostileString, hostileWholeBody, wrongContentType } from "./support/hostile-input";
+import { imagingDouble, testPile } from "./support/intake-imaging-double";
+import { pagesOfPile, printedBatch } from "./support/intake-fixtures";
 import { type HttpMethod, type RestRoute, callRoute, loadRestRoutes } from "./support/rest-routes";
 
 /**
@@ -275,6 +279,17 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     if (uploaded.status !== 201) throw new Error(`file upload answered ${uploaded.status}: ${await uploaded.text()}`);
     const file = await uploaded.json();
 
+    // A filed scanned page (class-set intake; its imaging a stand-in: tests/support/intake-imaging-double.ts).
+    const imaging = setIntakeImaging(imagingDouble());
+    const printed = await printedBatch(db, school, templateA.id, { students: 1, spares: 0 });
+    const pileForm = multipartBody([{ name: "file", filename: "pile.pdf", bytes: await testPile([{ label: "p1", code: printed.code(1, 1) }]) }]);
+    const pilesRoute = operations.find((operation) => operation.route.folder === "api/exam/batches/[batch_id]/piles")!.route;
+    const pileReply = await callRoute(pilesRoute, "POST", { params: [printed.batch.id], headers: { authorization: `Bearer ${teacher}`, "content-type": pileForm.contentType }, body: pileForm.body });
+    if (pileReply.status !== 202) throw new Error(`pile upload answered ${pileReply.status}: ${await pileReply.text()}`);
+    const pile = await pileReply.json();
+    await processScanPile(db, pile.id, imaging);
+    const [scanPage] = await pagesOfPile(db, pile.id);
+
     const canvasPath = `${SNAPSHOT_BUCKET}/User/${school.teacher.id}`;
     fixture = {
       school,
@@ -288,6 +303,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         submission_id: submission.id,
         class_id: roster.class.id,
         user_id: roster.students[0]!.id,
+        page_id: scanPage!.id,
       },
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
@@ -308,6 +324,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
           ],
         },
         "POST /api/exam/files": { form: [{ name: "file", filename: "paper.pdf", bytes: paperBytes }] },
+        "POST /api/exam/batches/{batch_id}/piles": { form: [{ name: "file", filename: "pile.pdf", bytes: pdfBytes() }] },
+        "POST /api/exam/scan-pages/{page_id}/move": { json: { new_script: true } },
         "POST /database/timetable/classes/{class_id}/students": { token: school.admin.token, json: { student_id: roster.students[1]!.id } },
         "GET /get_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name } },
         "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },

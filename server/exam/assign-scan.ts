@@ -2,11 +2,16 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
-import { examBatches, examMarkEntries, examQuestions, examSubmissions, instituteMemberships, users } from "../db/schema";
+import { examBatches, examMarkEntries, examQuestions, examScanPages, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
+import { env } from "../env";
+import { intakeImaging } from "../intake/imaging-port";
+import { type IntakeWriteOptions, filedPagesOf } from "../intake/move-page";
+import { rebuildSubmissionScan, withStoredObjects } from "../intake/script-pdf";
+import { objectStorage } from "../storage/configured-storage";
 
 export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
 export const assignScanInput = assignScanBody.extend({ submission_id: recordId("Submission") });
@@ -23,12 +28,15 @@ type BatchRow = typeof examBatches.$inferSelect;
  *    two may not both hold a mark for the same question (409);
  * 3. the scan fields (matching_method manual) and every mark move to the slot, the student-less row is
  *    deleted, and the slot's status is recomputed with the marks rule;
- * 4. a student of the batch's school without a slot (not on the roster) gets the scan's own row.
+ * 4. a student of the batch's school without a slot (not on the roster) gets the scan's own row;
+ * 5. a script made of scanned pile pages (class-set intake) moves page by page instead: the slot may
+ *    have pile pages of its own but no scan uploaded on its own (409), and no position twice (409,
+ *    naming the pages); the slot's scan is rebuilt from all its pages.
  * One transaction as the caller: a refusal or a failure leaves everything as it was. Both rows are
  * locked, the scan first, so a second assignment of the same scan finds it gone (404) and a second
  * scan for the same slot finds the slot scanned (409).
  */
-export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>): Promise<SubmissionRow> {
+export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>, options: IntakeWriteOptions = {}): Promise<SubmissionRow> {
   const { submission_id: submissionId, student_id: studentId } = assignScanInput.parse(input);
   const [found] = await tx
     .select({ scan: examSubmissions, batch: examBatches })
@@ -49,6 +57,8 @@ export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof
     .where(and(eq(examSubmissions.batch_id, batch.id), eq(examSubmissions.student_id, studentId)))
     .for("update");
   if (!slot) return giveScanRowToStudent(tx, scan, batch, studentId);
+  const pilePages = await filedPagesOf(tx, scan.id);
+  if (pilePages.length > 0) return givePilePagesToSlot(tx, { scan, slot, batch, callerId, pilePages }, options);
   if (slot.scan_url !== null) {
     throw new AppError("conflict", `${slot.student_name ?? "This student"} already has a scan: it is not replaced by an assignment`);
   }
@@ -69,6 +79,51 @@ export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof
       status,
       updated_at: new Date(),
     })
+    .where(eq(examSubmissions.id, slot.id))
+    .returning();
+  if (!assigned) throw new AppError("internal", "The scan could not be assigned");
+  return assigned;
+}
+
+/** Rule 5: a script of pile pages identified as a roster student's, merged page by page into their submission. */
+async function givePilePagesToSlot(
+  tx: Tx,
+  { scan, slot, batch, callerId, pilePages }: { scan: SubmissionRow; slot: SubmissionRow; batch: BatchRow; callerId: string; pilePages: { page_number: number | null }[] },
+  options: IntakeWriteOptions,
+): Promise<SubmissionRow> {
+  const name = slot.student_name ?? "This student";
+  const slotPages = await filedPagesOf(tx, slot.id);
+  if (slot.scan_url !== null && slotPages.length === 0) {
+    throw new AppError("conflict", `${name} already has a scan uploaded on its own: it is not replaced by an assignment`);
+  }
+  const held = new Set(slotPages.map((page) => page.page_number));
+  const clashes = pilePages.map((page) => page.page_number!).filter((position) => held.has(position));
+  if (clashes.length > 0) {
+    const pages = clashes.length === 1 ? `page ${clashes[0]}` : `pages ${clashes.slice(0, -1).join(", ")} and ${clashes.at(-1)}`;
+    throw new AppError("conflict", `${name}'s script already has ${pages}: move the pages that do not belong there first`);
+  }
+  await refuseConflictingMarks(tx, scan.id, slot.id);
+
+  await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
+  await tx.update(examScanPages).set({ submission_id: slot.id, updated_at: new Date() }).where(eq(examScanPages.submission_id, scan.id));
+  // A spare copy's printed script loses its submission with the row below: its later pages find the
+  // student's through the pages moved here (server/intake/filing.ts).
+  const deleted = await tx.delete(examSubmissions).where(eq(examSubmissions.id, scan.id)).returning({ id: examSubmissions.id });
+  if (deleted.length !== 1) throw new AppError("internal", "The unmatched scan could not be removed");
+
+  await withStoredObjects(options.storage ?? objectStorage(), (stored) =>
+    rebuildSubmissionScan(tx, slot.id, {
+      assembleScript: (options.imaging ?? intakeImaging()).assembleScript,
+      stored,
+      bucket: options.bucket ?? env().SCAN_BUCKET,
+      instituteId: batch.institute_id,
+      ownerId: callerId,
+    }),
+  );
+  const status = await statusAfterMark(tx, slot.id, batch.template_id, carriedStatus(slot.status, scan.status));
+  const [assigned] = await tx
+    .update(examSubmissions)
+    .set({ qr_code: slot.qr_code ?? scan.qr_code, matching_method: "manual", status, updated_at: new Date() })
     .where(eq(examSubmissions.id, slot.id))
     .returning();
   if (!assigned) throw new AppError("internal", "The scan could not be assigned");

@@ -27,7 +27,7 @@ export interface PdfUpload {
 }
 
 /** What a PDF upload is, as the messages name it. */
-export type PdfKind = "scan" | "paper";
+export type PdfKind = "scan" | "paper" | "scanned pile";
 
 export const pdfTooLarge = (what: PdfKind, maxBytes: number) =>
   new AppError("too_large", `The ${what} is too large: the largest accepted is ${formatByteSize(maxBytes)}`);

@@ -46,7 +46,9 @@ export interface FileReplySpec {
 }
 
 export type ReplySpec = JsonReplySpec | CachedJsonReplySpec | FileReplySpec;
-type Replies = Partial<Record<200 | 201, ReplySpec>>;
+/** Success statuses: 202 for work accepted and done in the background (a scanned pile read by a job). */
+type SuccessStatus = 200 | 201 | 202;
+type Replies = Partial<Record<SuccessStatus, ReplySpec>>;
 
 export const jsonReply = <Schema extends z.ZodType>(schema: Schema, description: string): JsonReplySpec<Schema> => ({ kind: "json", schema, description });
 export const cachedJsonReply = (schema: z.ZodType, description: string): CachedJsonReplySpec => ({ kind: "cached-json", schema, description });
@@ -114,13 +116,13 @@ export type RouteContext<Params, Query, Body, Auth> = BaseContext<Params, Query,
 /** A reply with a status other than the route's first, or with headers. */
 export class StatusReply {
   constructor(
-    readonly status: 200 | 201,
+    readonly status: SuccessStatus,
     readonly body: unknown,
     readonly headers?: HeadersInit,
   ) {}
 }
 
-export const replyWith = (status: 200 | 201, body: unknown, headers?: HeadersInit) => new StatusReply(status, body, headers);
+export const replyWith = (status: SuccessStatus, body: unknown, headers?: HeadersInit) => new StatusReply(status, body, headers);
 
 type JsonReplyInput<R extends Replies> = { [Status in keyof R]: R[Status] extends JsonReplySpec<infer Schema> ? z.input<Schema> : never }[keyof R];
 
@@ -239,7 +241,7 @@ function toResponse(definition: AnyRouteDefinition, result: unknown): Response {
   return Response.json(validatedReply(spec.schema, body, `${definition.method} ${definition.path}`), { status, headers });
 }
 
-const firstReplyStatus = (definition: AnyRouteDefinition) => Number(Object.keys(definition.replies)[0]) as 200 | 201;
+const firstReplyStatus = (definition: AnyRouteDefinition) => Number(Object.keys(definition.replies)[0]) as SuccessStatus;
 
 /** The usual meanings of error statuses in operation descriptions. */
 export const errorMeaning = {

@@ -38,7 +38,9 @@ import {
   templateWithCanvasOutput,
 } from "../../exam/templates";
 import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
+import { movePage, movePageInput, movePageOutput } from "../../intake/move-page";
 import { printProcedures } from "../../intake/print-procedures";
+import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../intake/status";
 import { router, userProcedure } from "../init";
 
 /**
@@ -128,8 +130,25 @@ export const examRouter = router({
       .output(absenceOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, input))),
   }),
-  /** Class-set intake: print coded scripts (the PDF itself is REST: POST /api/exam/batches/{id}/printed-scripts). */
-  intake: router({ ...printProcedures }),
+  /**
+   * Class-set intake. Over REST only: the printed scripts' PDF (POST /api/exam/batches/{id}/printed-scripts)
+   * and pile uploads (multipart, POST /api/exam/batches/{id}/piles).
+   */
+  intake: router({
+    ...printProcedures,
+    status: userProcedure
+      .input(batchIdInput)
+      .output(intakeStatusOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => intakeStatus(tx, input.batch_id))),
+    pages: userProcedure
+      .input(batchIdInput)
+      .output(scanPageListOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listScanPages(tx, input.batch_id))),
+    movePage: userProcedure
+      .input(movePageInput)
+      .output(movePageOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => movePage(tx, ctx.user.id, input))),
+  }),
   marks: router({
     /** The marking screen: one submission with its recorded mark entries. */
     forSubmission: userProcedure

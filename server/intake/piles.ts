@@ -1,0 +1,102 @@
+import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Tx } from "../db/client";
+import { asUser } from "../db/rls";
+import { examBatches, examScanPiles, files } from "../db/schema";
+import { env } from "../env";
+import { AppError, notFound } from "../errors";
+import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "../exam/pdf-upload";
+import { enqueueJob } from "../jobs/enqueue";
+import { logger } from "../logger";
+import { objectStorage } from "../storage/configured-storage";
+import type { ObjectStorage } from "../storage/object-storage";
+import { readScanPileJob } from "./pile-job";
+
+export const pileStatusValues = ["queued", "reading", "filing", "done", "failed"] as const;
+export const pileOutput = z.object({
+  id: z.uuid(),
+  batch_id: z.uuid(),
+  original_name: z.string().nullable(),
+  byte_size: z.number().int(),
+  status: z.enum(pileStatusValues),
+  page_count: z.number().int().nullable(),
+  pages_read: z.number().int(),
+  created_at: z.date(),
+});
+
+export interface PileUploadOptions {
+  storage?: ObjectStorage;
+  maxBytes?: number;
+  bucket?: string;
+}
+
+/**
+ * POST /api/exam/batches/{batch_id}/piles: one scanned pile (a PDF of a class set, in any order) per
+ * request, in this order:
+ * 1. batch visible (404), owned by the caller (403), open (409);
+ * 2. multipart with the PDF in `file` (415), no larger than MAX_PILE_BYTES while streaming (413), a PDF
+ *    by declared type and signature (415);
+ * 3. streamed to exam-piles/<batch_id>/<uuid>.pdf in SCAN_BUCKET, never held in memory;
+ * 4. one transaction as the caller: its files row, the pile (queued) and the job that reads it.
+ * A stored file whose database write then fails is deleted again.
+ */
+export async function uploadPile(db: Db, callerId: string, batchId: string, upload: PdfUpload, options: PileUploadOptions = {}) {
+  const storage = options.storage ?? objectStorage();
+  const maxBytes = options.maxBytes ?? env().MAX_PILE_BYTES;
+  const bucket = options.bucket ?? env().SCAN_BUCKET;
+
+  await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
+
+  let storedKey: string | null = null;
+  try {
+    const { file } = await readPdfUpload(upload, maxBytes, "scanned pile", async (part) => {
+      const key = `exam-piles/${batchId}/${crypto.randomUUID()}.pdf`;
+      const { byteSize, sha256 } = await streamPdfToStorage(part, { storage, bucket, key, what: "scanned pile" });
+      storedKey = key;
+      return { key, byteSize, sha256, originalName: part.filename };
+    });
+    if (!file) throw new AppError("invalid", "File: choose the scanned pile (a PDF file) to upload", "file");
+    return await asUser(db, callerId, async (tx) => {
+      const batch = await findOwnOpenBatch(tx, callerId, batchId);
+      const [stored] = await tx
+        .insert(files)
+        .values({
+          institute_id: batch.institute_id,
+          owner_id: callerId,
+          bucket,
+          storage_key: file.key,
+          content_type: "application/pdf",
+          byte_size: file.byteSize,
+          sha256: file.sha256,
+          original_name: file.originalName?.slice(0, 255) ?? null,
+        })
+        .returning({ id: files.id });
+      const [pile] = await tx
+        .insert(examScanPiles)
+        .values({ batch_id: batchId, file_id: stored!.id, uploaded_by: callerId, original_name: file.originalName?.slice(0, 255) ?? null, byte_size: file.byteSize })
+        .returning();
+      if (!pile) throw new AppError("internal", "The pile could not be recorded");
+      await enqueueJob(tx, readScanPileJob, { pile_id: pile.id }, { dedupeKey: `scan-pile:${pile.id}` });
+      return pile;
+    });
+  } catch (error) {
+    if (storedKey) {
+      const key: string = storedKey;
+      await storage.delete(bucket, key).catch((cleanup) => logger.error(`could not delete orphaned pile ${bucket}/${key}`, cleanup));
+    }
+    throw error;
+  }
+}
+
+/** The batch, visible (404), the caller's (403) and open (409): the rule of every intake write. */
+export async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string, { lock = false } = {}) {
+  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
+  if (!batch) throw notFound("Batch");
+  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can add or move its scanned pages");
+  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its scanned pages can no longer change");
+  // Locked after the checks: FOR UPDATE applies the update policy, which would hide the batch from a colleague (404, not 403).
+  // Filing a pile holds the same lock, so a move never interleaves with it.
+  if (lock) await tx.select({ id: examBatches.id }).from(examBatches).where(eq(examBatches.id, batchId)).for("update");
+  return batch;
+}

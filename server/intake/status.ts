@@ -1,0 +1,150 @@
+import { asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Tx } from "../db/client";
+import { examBatches, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../db/schema";
+import { notFound } from "../errors";
+import { pileName } from "./filing";
+import { pileStatusValues } from "./piles";
+
+export const intakeStatusOutput = z.object({
+  piles: z.array(
+    z.object({
+      id: z.uuid(),
+      name: z.string(),
+      status: z.enum(pileStatusValues),
+      page_count: z.number().int().nullable(),
+      pages_read: z.number().int(),
+      /** Why the pile could not be read, for its teacher; null unless failed. */
+      failure: z.string().nullable(),
+      created_at: z.date(),
+    }),
+  ),
+  counts: z.object({
+    pages_uploaded: z.number().int().describe("Pages of the piles opened so far"),
+    pages_read: z.number().int(),
+    filed_to_students: z.number().int(),
+    in_scripts_to_identify: z.number().int(),
+    duplicates: z.number().int(),
+    refused: z.number().int(),
+  }),
+  /** Submissions without a student made of pile pages: a spare copy, or pages whose code could not be read. */
+  scripts_to_identify: z.array(z.object({ submission_id: z.uuid(), page_count: z.number().int(), first_page_id: z.uuid() })),
+  /** Submissions of pile pages with a gap: the positions (1 to the template's page count) no page fills. */
+  missing_pages: z.array(z.object({ submission_id: z.uuid(), student_name: z.string().nullable(), missing_positions: z.array(z.number().int()) })),
+  /** Pages set aside, in pile order. */
+  set_aside: z.array(
+    z.object({ page_id: z.uuid(), placement: z.enum(["duplicate", "refused"]), pile_name: z.string(), pile_page: z.number().int(), note: z.string().nullable() }),
+  ),
+});
+
+/**
+ * Where a batch's intake stands: its piles, how many pages went where, the scripts still to identify,
+ * the students with missing pages, and the pages set aside. The school's staff read it, as they read
+ * the batch (404 otherwise, row-level security decides).
+ */
+export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<typeof intakeStatusOutput>> {
+  const [batch] = await tx
+    .select({ id: examBatches.id, page_count: examTemplates.page_count })
+    .from(examBatches)
+    .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
+    .where(eq(examBatches.id, batchId));
+  if (!batch) throw notFound("Batch");
+
+  const piles = await tx.select().from(examScanPiles).where(eq(examScanPiles.batch_id, batchId)).orderBy(asc(examScanPiles.created_at), asc(examScanPiles.id));
+  const pages = await tx
+    .select({ page: examScanPages, student_id: examSubmissions.student_id, student_name: examSubmissions.student_name })
+    .from(examScanPages)
+    .leftJoin(examSubmissions, eq(examSubmissions.id, examScanPages.submission_id))
+    .where(eq(examScanPages.batch_id, batchId))
+    .orderBy(asc(examScanPages.pile_id), asc(examScanPages.pile_page));
+  const pileById = new Map(piles.map((pile) => [pile.id, pile]));
+
+  const scripts = new Map<string, { studentId: string | null; studentName: string | null; pages: { id: string; position: number }[] }>();
+  for (const { page, student_id, student_name } of pages) {
+    if (page.placement !== "filed") continue;
+    const script = scripts.get(page.submission_id!) ?? { studentId: student_id, studentName: student_name, pages: [] };
+    script.pages.push({ id: page.id, position: page.page_number! });
+    scripts.set(page.submission_id!, script);
+  }
+  const filedTo = (withStudent: boolean) => [...scripts.values()].filter((script) => (script.studentId !== null) === withStudent).reduce((sum, script) => sum + script.pages.length, 0);
+  const count = (placement: string) => pages.filter(({ page }) => page.placement === placement).length;
+
+  const scriptsToIdentify = [...scripts].flatMap(([submissionId, script]) => {
+    if (script.studentId !== null) return [];
+    const first = script.pages.reduce((low, page) => (page.position < low.position ? page : low));
+    return [{ submission_id: submissionId, page_count: script.pages.length, first_page_id: first.id }];
+  });
+  const missingPages = [...scripts].flatMap(([submissionId, script]) => {
+    const held = new Set(script.pages.map((page) => page.position));
+    const last = Math.max(batch.page_count ?? 0, ...held);
+    const missing = Array.from({ length: last }, (_, index) => index + 1).filter((position) => !held.has(position));
+    return missing.length ? [{ submission_id: submissionId, student_name: script.studentName, missing_positions: missing }] : [];
+  });
+
+  return {
+    piles: piles.map((pile) => ({ id: pile.id, name: pileName(pile), status: pile.status, page_count: pile.page_count, pages_read: pile.pages_read, failure: pile.failure, created_at: pile.created_at })),
+    counts: {
+      pages_uploaded: piles.reduce((sum, pile) => sum + (pile.page_count ?? 0), 0),
+      pages_read: piles.reduce((sum, pile) => sum + pile.pages_read, 0),
+      filed_to_students: filedTo(true),
+      in_scripts_to_identify: filedTo(false),
+      duplicates: count("duplicate"),
+      refused: count("refused"),
+    },
+    scripts_to_identify: scriptsToIdentify,
+    missing_pages: missingPages,
+    set_aside: pages.flatMap(({ page }) =>
+      page.placement === "duplicate" || page.placement === "refused"
+        ? [{ page_id: page.id, placement: page.placement, pile_name: pileName(pileById.get(page.pile_id)!), pile_page: page.pile_page, note: page.note }]
+        : [],
+    ),
+  };
+}
+
+export const scanPageOutput = z.object({
+  id: z.uuid(),
+  pile_id: z.uuid(),
+  pile_name: z.string(),
+  pile_page: z.number().int(),
+  placement: z.enum(["reading", "filed", "duplicate", "refused"]),
+  submission_id: z.uuid().nullable(),
+  student_name: z.string().nullable(),
+  page_number: z.number().int().nullable(),
+  rotation: z.number().int(),
+  /** From a valid code of this batch: the printed script and page. */
+  script_number: z.number().int().nullable(),
+  printed_page: z.number().int().nullable(),
+  duplicate_of: z.uuid().nullable(),
+  note: z.string().nullable(),
+});
+export const scanPageListOutput = z.object({ pages: z.array(scanPageOutput) });
+
+/** Every scanned page of a batch, piles in upload order and pages in pile order: where each went. */
+export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<typeof scanPageListOutput>> {
+  const [batch] = await tx.select({ id: examBatches.id }).from(examBatches).where(eq(examBatches.id, batchId));
+  if (!batch) throw notFound("Batch");
+  const rows = await tx
+    .select({ page: examScanPages, pile: examScanPiles, student_name: examSubmissions.student_name })
+    .from(examScanPages)
+    .innerJoin(examScanPiles, eq(examScanPiles.id, examScanPages.pile_id))
+    .leftJoin(examSubmissions, eq(examSubmissions.id, examScanPages.submission_id))
+    .where(eq(examScanPages.batch_id, batchId))
+    .orderBy(asc(examScanPiles.created_at), asc(examScanPiles.id), asc(examScanPages.pile_page));
+  return {
+    pages: rows.map(({ page, pile, student_name }) => ({
+      id: page.id,
+      pile_id: pile.id,
+      pile_name: pileName(pile),
+      pile_page: page.pile_page,
+      placement: page.placement,
+      submission_id: page.submission_id,
+      student_name,
+      page_number: page.page_number,
+      rotation: page.rotation,
+      script_number: page.script_number,
+      printed_page: page.printed_page,
+      duplicate_of: page.duplicate_of,
+      note: page.note,
+    })),
+  };
+}
