@@ -15,6 +15,7 @@ import { examScanPiles, examSubmissions, files } from "../server/db/schema";
 import { archiveBatch } from "../server/exam/batches";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile, readScanPileJob } from "../server/intake/pile-job";
+import { uploadPile } from "../server/intake/piles";
 import { encodePageCode, newBatchCode } from "../server/intake/print-code";
 import { runDueJobs } from "../server/jobs/run";
 import { createLocalStorage } from "../server/storage/local";
@@ -25,6 +26,7 @@ import { pdfBytes } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { type ImagingDouble, type TestSheet, imagingDouble, sheetsOf, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, pileRow, postPile, printedBatch, submissionRow } from "./support/intake-fixtures";
+import { pdfFormAroundBlanks, streamedBody } from "./support/streamed-body";
 
 const BUCKET = "cc.exam.submissions";
 
@@ -126,6 +128,18 @@ describeOnEachDatabase("class-set intake: piles, the reading job and filing", (d
       const response = await POST(request, { params: Promise.resolve({ batch_id: batch.id }) });
       expect(response.status).toBe(413);
       expect((await response.json()).detail).toBe("The scanned pile is too large: the largest accepted is 1024 MB");
+    });
+    it("refuses a pile over the limit while it streams (413), cancelling the sender's stream and storing nothing", async () => {
+      const { batch } = await printedBatch(db(), school, templateId);
+      const form = pdfFormAroundBlanks();
+      const { body, sent, cancelled } = streamedBody(form.head, 8 * 1024 * 1024, form.tail);
+      const maxBytes = 1024 * 1024;
+      const upload = uploadPile(db(), school.teacher.id, batch.id, { contentType: form.contentType, contentLength: null, body }, { maxBytes });
+      await expect(upload).rejects.toMatchObject({ code: "too_large", message: "The scanned pile is too large: the largest accepted is 1 MB" });
+      expect(cancelled()).toBe(true);
+      expect(sent()).toBeLessThan(maxBytes + 1024 * 1024);
+      expect(storedUnder(`exam-piles/${batch.id}`)).toEqual([]);
+      expect(await asService(db(), (tx) => tx.select().from(examScanPiles).where(eq(examScanPiles.batch_id, batch.id)))).toEqual([]);
     });
   });
 
