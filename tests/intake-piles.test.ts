@@ -21,6 +21,7 @@ import { runDueJobs } from "../server/jobs/run";
 import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, readObjectBytes, useObjectStorage } from "../server/storage/object-storage";
 import { createTemplate } from "../server/exam/templates";
+import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { pdfBytes } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
@@ -267,6 +268,27 @@ describeOnEachDatabase("class-set intake: piles, the reading job and filing", (d
       expect(await pileRow(db(), pile.id)).toMatchObject({ status: "failed", failure: "The pile could not be opened: the PDF is damaged" });
       expect(storedUnder(`exam-piles/${batch.id}`)).toHaveLength(1);
       expect(await runDueJobs(db(), { kinds: [readScanPileJob] })).toBe(0);
+      const status = await createCaller({ db: db(), user: { id: school.teacher.id } }).exam.intake.status({ batch_id: batch.id });
+      expect(status.piles).toEqual([expect.objectContaining({ id: pile.id, status: "failed", failure: "The pile could not be opened: the PDF is damaged" })]);
+    });
+
+    it("retries any other failure, the pile still reading, and fails the pile with a reason for the teacher on the last attempt", async () => {
+      const { batch, code } = await printedBatch(db(), school, templateId, { students: 1, spares: 0 });
+      const pile = await upload(batch.id, [{ label: "p1", code: code(1, 1) }]);
+      const broken = { ...imaging, readPile: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("disk on fire")) }) }) };
+      setIntakeImaging(broken);
+      try {
+        const context = { db: db(), jobId: crypto.randomUUID() };
+        await expect(readScanPileJob.run({ pile_id: pile.id }, { ...context, attempt: 1 })).rejects.toThrow("disk on fire");
+        expect(await pileRow(db(), pile.id)).toMatchObject({ status: "reading", failure: null });
+        await expect(readScanPileJob.run({ pile_id: pile.id }, { ...context, attempt: readScanPileJob.maxAttempts })).rejects.toThrow("disk on fire");
+        expect(await pileRow(db(), pile.id)).toMatchObject({
+          status: "failed",
+          failure: "The pile could not be read because of an unexpected error on the server; upload it again, or ask your administrator",
+        });
+      } finally {
+        setIntakeImaging(imaging);
+      }
     });
   });
 });
