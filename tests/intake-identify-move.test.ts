@@ -25,7 +25,7 @@ import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, readObjectBytes, useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, multipartBody, pdfBytes } from "./support/exam-fixtures";
+import { callRest, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken } from "./support/hostile-input";
 import { type ImagingDouble, type TestSheet, imagingDouble, sheetsOf, testPile } from "./support/intake-imaging-double";
@@ -149,6 +149,21 @@ describeOnEachDatabase("class-set intake: progress, pages, identify and move", (
       expect(await labelsOf(slot.id)).toEqual(["s4p1", "s4p2"]);
       expect((await pagesOfPile(db(), later.id)).map((page) => page.placement)).toEqual(["filed", "duplicate"]);
       expect(await studentless(batch.id)).toEqual([]);
+    });
+
+    it("carries the script's marks to the student, whose submission is then being marked", async () => {
+      const template = await as(school.teacher).exam.templates.create({ title: "Marked mock", page_count: 3 });
+      const canvas = sampleCanvas();
+      await as(school.teacher).exam.templates.save({ template_id: template.id, body: { ...canvas, status: "ready" } });
+      const { batch, code, slots } = await printedBatch(db(), school, template.id, { students: 1, spares: 1 });
+      const response = await postPile(school.teacher.token, batch.id, await testPile([{ label: "s2p1", code: code(2, 1) }]));
+      await processScanPile(db(), (await response.json()).id, imaging);
+      const [spare] = await studentless(batch.id);
+      const mark = await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: spare!.id, question_id: canvas.ids.q2, awarded_marks: 4 } });
+      const assigned = await as(school.teacher).exam.submissions.assign({ submission_id: spare!.id, student_id: slots[0]!.student_id! });
+      expect(assigned).toMatchObject({ id: slots[0]!.id, status: "marking", page_count: 1 });
+      const marks = await as(school.teacher).exam.marks.forSubmission({ submission_id: slots[0]!.id });
+      expect(marks.marks.map((entry) => entry.id)).toEqual([mark.id]);
     });
 
     it("refuses (409) a student whose script holds the same page, naming it, and one whose scan was uploaded on its own", async () => {

@@ -15,16 +15,19 @@ import { examScanPiles, examSubmissions, files } from "../server/db/schema";
 import { archiveBatch } from "../server/exam/batches";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile, readScanPileJob } from "../server/intake/pile-job";
+import { uploadPile } from "../server/intake/piles";
 import { encodePageCode, newBatchCode } from "../server/intake/print-code";
 import { runDueJobs } from "../server/jobs/run";
 import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, readObjectBytes, useObjectStorage } from "../server/storage/object-storage";
 import { createTemplate } from "../server/exam/templates";
+import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { pdfBytes } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { type ImagingDouble, type TestSheet, imagingDouble, sheetsOf, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, pileRow, postPile, printedBatch, submissionRow } from "./support/intake-fixtures";
+import { pdfFormAroundBlanks, streamedBody } from "./support/streamed-body";
 
 const BUCKET = "cc.exam.submissions";
 
@@ -126,6 +129,18 @@ describeOnEachDatabase("class-set intake: piles, the reading job and filing", (d
       const response = await POST(request, { params: Promise.resolve({ batch_id: batch.id }) });
       expect(response.status).toBe(413);
       expect((await response.json()).detail).toBe("The scanned pile is too large: the largest accepted is 1024 MB");
+    });
+    it("refuses a pile over the limit while it streams (413), cancelling the sender's stream and storing nothing", async () => {
+      const { batch } = await printedBatch(db(), school, templateId);
+      const form = pdfFormAroundBlanks();
+      const { body, sent, cancelled } = streamedBody(form.head, 8 * 1024 * 1024, form.tail);
+      const maxBytes = 1024 * 1024;
+      const upload = uploadPile(db(), school.teacher.id, batch.id, { contentType: form.contentType, contentLength: null, body }, { maxBytes });
+      await expect(upload).rejects.toMatchObject({ code: "too_large", message: "The scanned pile is too large: the largest accepted is 1 MB" });
+      expect(cancelled()).toBe(true);
+      expect(sent()).toBeLessThan(maxBytes + 1024 * 1024);
+      expect(storedUnder(`exam-piles/${batch.id}`)).toEqual([]);
+      expect(await asService(db(), (tx) => tx.select().from(examScanPiles).where(eq(examScanPiles.batch_id, batch.id)))).toEqual([]);
     });
   });
 
@@ -253,6 +268,27 @@ describeOnEachDatabase("class-set intake: piles, the reading job and filing", (d
       expect(await pileRow(db(), pile.id)).toMatchObject({ status: "failed", failure: "The pile could not be opened: the PDF is damaged" });
       expect(storedUnder(`exam-piles/${batch.id}`)).toHaveLength(1);
       expect(await runDueJobs(db(), { kinds: [readScanPileJob] })).toBe(0);
+      const status = await createCaller({ db: db(), user: { id: school.teacher.id } }).exam.intake.status({ batch_id: batch.id });
+      expect(status.piles).toEqual([expect.objectContaining({ id: pile.id, status: "failed", failure: "The pile could not be opened: the PDF is damaged" })]);
+    });
+
+    it("retries any other failure, the pile still reading, and fails the pile with a reason for the teacher on the last attempt", async () => {
+      const { batch, code } = await printedBatch(db(), school, templateId, { students: 1, spares: 0 });
+      const pile = await upload(batch.id, [{ label: "p1", code: code(1, 1) }]);
+      const broken = { ...imaging, readPile: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("disk on fire")) }) }) };
+      setIntakeImaging(broken);
+      try {
+        const context = { db: db(), jobId: crypto.randomUUID() };
+        await expect(readScanPileJob.run({ pile_id: pile.id }, { ...context, attempt: 1 })).rejects.toThrow("disk on fire");
+        expect(await pileRow(db(), pile.id)).toMatchObject({ status: "reading", failure: null });
+        await expect(readScanPileJob.run({ pile_id: pile.id }, { ...context, attempt: readScanPileJob.maxAttempts })).rejects.toThrow("disk on fire");
+        expect(await pileRow(db(), pile.id)).toMatchObject({
+          status: "failed",
+          failure: "The pile could not be read because of an unexpected error on the server; upload it again, or ask your administrator",
+        });
+      } finally {
+        setIntakeImaging(imaging);
+      }
     });
   });
 });

@@ -7,11 +7,15 @@ import { verifySyncToken } from "../server/classroom/sync-tokens";
 import type { Db } from "../server/db/client";
 import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
+import { setIntakeImaging } from "../server/intake/imaging-port";
+import { processScanPile } from "../server/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
+import { imagingDouble, testPile } from "./support/intake-imaging-double";
+import { pagesOfPile, printedBatch } from "./support/intake-fixtures";
 import { type HttpMethod, type RestRoute, type RouteCall, callRoute, loadRestRoutes } from "./support/rest-routes";
 
 /**
@@ -51,6 +55,9 @@ interface Target {
   batchId: string;
   submissionId: string;
   unmatchedSubmissionId: string;
+  /** A batch of printed scripts with a scanned pile filed (class-set intake), and a page of it. */
+  intakeBatchId: string;
+  scanPageId: string;
   markId: string;
   timetableId: string;
   entryId: string;
@@ -204,6 +211,16 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
     // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
     { aim: "B's own batch, for A's student", answer: ownerOnly("own"), build: ({ a, b }) => ({ params: [b.batchId], ...scanUpload(a.studentId) }) },
+  ],
+  "POST /api/exam/batches/{batch_id}/piles": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
+    { aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/intake": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId] }) }],
+  "GET /api/exam/batches/{batch_id}/scan-pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId] }) }],
+  "POST /api/exam/scan-pages/{page_id}/move": [
+    { aim: "A's page, to a new script", answer: 404, build: ({ a }) => ({ params: [a.scanPageId], ...json({ new_script: true }) }) },
+    { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ params: [a.scanPageId], ...json({ submission_id: b.submissionId }) }) },
   ],
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
@@ -390,6 +407,12 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
+  "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
+  "exam.intake.movePage": [
+    { aim: "A's page, to a new script", answer: 404, build: ({ a }) => ({ page_id: a.scanPageId, new_script: true }) },
+    { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ page_id: a.scanPageId, submission_id: b.submissionId }) },
+  ],
   "exam.submissions.assign": [
     { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
     {
@@ -594,6 +617,15 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
     });
+    // A pile of printed scripts, read and filed (its imaging a stand-in: tests/support/intake-imaging-double.ts).
+    const imaging = setIntakeImaging(imagingDouble());
+    const printed = await printedBatch(db, schoolA, template.id, { students: 1, spares: 0 });
+    const pileUpload = paperUpload(await testPile([{ label: "p1", code: printed.code(1, 1) }]), `alpha-pile-${tag}.pdf`);
+    const pileReply = await post("POST /api/exam/batches/{batch_id}/piles", teacher.token, { params: [printed.batch.id], ...pileUpload });
+    expect(pileReply.status).toBe(202);
+    const pile = (await pileReply.json()) as { id: string };
+    await processScanPile(db, pile.id, imaging);
+    const [scanPage] = await pagesOfPile(db, pile.id);
     const timetable = await as(admin).timetables.create({ name: `Alpha timetable ${tag}`, type: "class", class_id: roster.class.id });
     const timetableEntry = await as(admin).timetables.createEntry({
       timetable_id: timetable.id,
@@ -634,6 +666,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       batchId: batch.id,
       submissionId,
       unmatchedSubmissionId: ((await unmatched.json()) as { id: string }).id,
+      intakeBatchId: printed.batch.id,
+      scanPageId: scanPage!.id,
       markId: mark.id,
       timetableId: timetable.id,
       entryId: timetableEntry.id,
@@ -662,6 +696,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       timetable.name,
       timetableEntry.room!,
       `alpha-paper-${tag}`,
+      `alpha-pile-${tag}`,
+      ...printed.roster.students.flatMap((person) => [person.id, person.email, person.full_name]),
       mark.comment!,
       apiKey.name,
       apiKey.prefix,
@@ -720,6 +756,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
+      scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
       classes: await admin.classes.list(),
       teacherAsPerson: await admin.people.get({ user_id: target.teacherId }),

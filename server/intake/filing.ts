@@ -116,7 +116,9 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
             .where(and(eq(examPrintedScripts.batch_id, batch.id), eq(examPrintedScripts.script_number, target.scriptNumber)));
           submissionOfScript.set(target.scriptNumber, submissionId);
         }
-        if (batch.print_code) await tx.update(examSubmissions).set({ qr_code: scriptCode(batch.print_code, target.scriptNumber) }).where(eq(examSubmissions.id, submissionId));
+        if (!touched.has(submissionId)) {
+          await tx.update(examSubmissions).set({ qr_code: scriptCode(batch.print_code!, target.scriptNumber) }).where(eq(examSubmissions.id, submissionId));
+        }
       }
       touched.add(submissionId);
       await tx
