@@ -52,6 +52,8 @@ async function print() {
   const paper = await eightPagePaper();
   const batchCode = BATCH_CODE;
   const scripts = Array.from({ length: STUDENTS }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` }));
+  // The worker is started (and bundled) first, as in a running app.
+  await intakeImaging().stamp(paper, batchCode, scripts.slice(0, 1), []);
   const start = performance.now();
   const { pdf } = await intakeImaging().stamp(paper, batchCode, scripts, []);
   return { pdf, batchCode, seconds: (performance.now() - start) / 1000 };

@@ -130,6 +130,17 @@ describe("the worker's life", () => {
     expect(again.map(({ code, rotation }) => ({ code, rotation }))).toEqual(readings.map(({ code, rotation }) => ({ code, rotation })));
   }, timeoutFor(12));
 
+  it("fails a pile whose worker died while serving another request, rather than reading from a new worker that never opened it", async () => {
+    const reading = imaging.readPile(pile.pdf.slice())[Symbol.asyncIterator]();
+    expect((await reading.next()).value).toMatchObject({ pilePage: 1 });
+    const crop = imaging.nameBoxCrop(readings[0]!.onePagePdf, 0, { x: 0, y: 0, width: 1, height: 1 });
+    await imagingWorkerThread()!.terminate();
+    await expect(crop).rejects.toMatchObject({ code: "unavailable" });
+    await expect(reading.next()).rejects.toMatchObject({ code: "unavailable", message: "The scan reader stopped unexpectedly while working on this file; try again" });
+    // The next request starts a new worker.
+    expect(await imaging.nameBoxCrop(readings[0]!.onePagePdf, 0, { x: 0, y: 0, width: 0.5, height: 0.5 })).not.toBeNull();
+  }, timeoutFor(6));
+
   it("stops reading when the caller aborts, and the worker goes on serving", async () => {
     const controller = new AbortController();
     const seen: number[] = [];

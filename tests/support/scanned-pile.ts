@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
 import type { QuarterTurn } from "../../server/intake/page-reading";
-import { type GreyImage, openForRendering, type RenderablePdf } from "../../server/intake/imaging/pdfjs";
+import { type GreyImage, openForRendering } from "../../server/intake/imaging/pdfjs";
 
 /**
  * A scanned pile, made from a printed PDF (stampScripts output) as a school copier would scan it: each
@@ -212,5 +212,3 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-export type { RenderablePdf };
