@@ -131,7 +131,7 @@ async function readStage(reader: Reader, pileFile: string, batchCode: string) {
   const pdf = new Uint8Array(fs.readFileSync(`${pileFile}.pdf`));
   const pile = { ...truth, pdf };
   // The worker and the libraries are loaded before the clock starts, as in a running app.
-  if (reader === "worker") await intakeImaging().nameBoxCrop(await onePage(pdf), 0, { x: 0, y: 0, width: 0.1, height: 0.1 });
+  if (reader === "worker") for await (const reading of intakeImaging().readPile(await onePage(pdf))) void reading;
   else await readPilePage(await openPile(await onePage(pdf)), 1);
   const figures = await measureReading(pile, batchCode, () => (reader === "worker" ? intakeImaging().readPile(pdf) : onAppThread(pdf)));
   console.log(JSON.stringify(figures));
