@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } from "pdf-lib";
+import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } from "pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
@@ -74,6 +74,21 @@ describe("files the imaging cannot open", () => {
       { pilePage: 2, code: encodePageCode({ batchCode, scriptNumber: 1, page: 1 }) },
     ]);
   }, timeoutFor(3));
+});
+
+describe("a scanner's own /Rotate", () => {
+  it("does not change the reading: the rotation is the /Rotate that shows the page's content upright", async () => {
+    const upsideDown = readings.find((reading) => reading.code && reading.rotation === 180)!;
+    const document = await PDFDocument.load(upsideDown.onePagePdf);
+    document.getPage(0).setRotation(degrees(90));
+    const [reading] = await readAll(await document.save());
+    expect(reading).toMatchObject({ code: upsideDown.code, rotation: 180 });
+    // The same for a page that is rendered (a vector page): its content is upright, whatever its /Rotate.
+    const vector = await PDFDocument.load(printed);
+    vector.getPage(0).setRotation(degrees(270));
+    const [rendered] = await readAll(await vector.save());
+    expect(rendered).toMatchObject({ code: encodePageCode({ batchCode, scriptNumber: 1, page: 1 }), rotation: 0 });
+  }, timeoutFor(4));
 });
 
 describe("assembling a script", () => {
