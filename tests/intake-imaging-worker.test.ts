@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } from "pdf-lib";
+import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } from "pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
@@ -76,6 +76,21 @@ describe("files the imaging cannot open", () => {
   }, timeoutFor(3));
 });
 
+describe("a scanner's own /Rotate", () => {
+  it("does not change the reading: the rotation is the /Rotate that shows the page's content upright", async () => {
+    const upsideDown = readings.find((reading) => reading.code && reading.rotation === 180)!;
+    const document = await PDFDocument.load(upsideDown.onePagePdf);
+    document.getPage(0).setRotation(degrees(90));
+    const [reading] = await readAll(await document.save());
+    expect(reading).toMatchObject({ code: upsideDown.code, rotation: 180 });
+    // The same for a page that is rendered (a vector page): its content is upright, whatever its /Rotate.
+    const vector = await PDFDocument.load(printed);
+    vector.getPage(0).setRotation(degrees(270));
+    const [rendered] = await readAll(await vector.save());
+    expect(rendered).toMatchObject({ code: encodePageCode({ batchCode, scriptNumber: 1, page: 1 }), rotation: 0 });
+  }, timeoutFor(4));
+});
+
 describe("assembling a script", () => {
   it("joins the pages in order, each turned upright by its /Rotate", async () => {
     // One page the scanner took upright, one a quarter turned each way and one upside down.
@@ -129,6 +144,17 @@ describe("the worker's life", () => {
     const again = await readAll(pile.pdf.slice());
     expect(again.map(({ code, rotation }) => ({ code, rotation }))).toEqual(readings.map(({ code, rotation }) => ({ code, rotation })));
   }, timeoutFor(12));
+
+  it("fails a pile whose worker died while serving another request, rather than reading from a new worker that never opened it", async () => {
+    const reading = imaging.readPile(pile.pdf.slice())[Symbol.asyncIterator]();
+    expect((await reading.next()).value).toMatchObject({ pilePage: 1 });
+    const crop = imaging.nameBoxCrop(readings[0]!.onePagePdf, 0, { x: 0, y: 0, width: 1, height: 1 });
+    await imagingWorkerThread()!.terminate();
+    await expect(crop).rejects.toMatchObject({ code: "unavailable" });
+    await expect(reading.next()).rejects.toMatchObject({ code: "unavailable", message: "The scan reader stopped unexpectedly while working on this file; try again" });
+    // The next request starts a new worker.
+    expect(await imaging.nameBoxCrop(readings[0]!.onePagePdf, 0, { x: 0, y: 0, width: 0.5, height: 0.5 })).not.toBeNull();
+  }, timeoutFor(6));
 
   it("stops reading when the caller aborts, and the worker goes on serving", async () => {
     const controller = new AbortController();

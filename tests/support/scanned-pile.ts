@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import type { QuarterTurn } from "../../server/intake/page-reading";
-import { type GreyImage, openForRendering, type RenderablePdf } from "../../server/intake/imaging/pdfjs";
+import { type GreyImage, openForRendering } from "../../server/intake/imaging/pdfjs";
 
 /**
  * A scanned pile, made from a printed PDF (stampScripts output) as a school copier would scan it: each
@@ -33,6 +33,12 @@ export interface ScanOptions {
   shuffle?: boolean;
   /** A harsh copier: lower contrast, more noise, more blur, lower JPEG quality. */
   harsh?: boolean;
+  /**
+   * Dust on the glass or a dirty drum: this share of the pixels (0–1) black or white specks in the
+   * finished scan (after blur and contrast, so nothing smooths them). Default 0; 0.1–0.2 is a page a
+   * plain whole-page QR read fails on.
+   */
+  dust?: number;
   /** Printed pages (1-based, in the printed PDF) whose code is torn off: the corner is white. */
   tornCodes?: number[];
   /** Which corner the codes are in (default top right, where stampScripts puts them on a free page). */
@@ -182,13 +188,23 @@ async function scanSheet({ data: pixels, width, height }: GreyImage, turned: Qua
   for (let speck = 0; speck < specks; speck++) scanned[Math.floor(random() * scanned.length)] = random() < 0.5 ? 0 : 255;
   // Lowered contrast: black prints as dark grey, white as light grey.
   const [black, white] = harsh ? [85, 205] : [30, 240];
-  const { data, info } = await sharp(scanned, { raw: { width, height, channels: 1 } })
+  const processed = sharp(scanned, { raw: { width, height, channels: 1 } })
     .blur(harsh ? 1.1 : 0.6)
     .linear((white - black) / 255, black)
     .rotate(turned)
-    .toColourspace("b-w")
-    .jpeg({ quality: options.quality ?? (harsh ? 72 : 84) })
-    .toBuffer({ resolveWithObject: true });
+    .toColourspace("b-w");
+  const quality = options.quality ?? (harsh ? 72 : 84);
+  const dust = options.dust ?? 0;
+  if (dust > 0) {
+    const { data, info } = await processed.raw().toBuffer({ resolveWithObject: true });
+    for (let speck = 0; speck < data.length * dust; speck++) data[Math.floor(random() * data.length)] = random() < 0.5 ? 0 : 255;
+    return jpegOf(sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }), quality);
+  }
+  return jpegOf(processed, quality);
+}
+
+async function jpegOf(image: Sharp, quality: number) {
+  const { data, info } = await image.jpeg({ quality }).toBuffer({ resolveWithObject: true });
   return { bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }
 
@@ -212,5 +228,3 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-export type { RenderablePdf };

@@ -35,6 +35,8 @@ class ImagingWorker {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Counts the workers started: what a worker holds (an open pile) is gone when it changes. */
+  generation = 0;
 
   call<K extends ImagingRequest["kind"]>(request: Extract<ImagingRequest, { kind: K }>, transfer: ArrayBuffer[] = []): Promise<ImagingReplies[K]> {
     const worker = this.started();
@@ -52,8 +54,14 @@ class ImagingWorker {
     return this.worker;
   }
 
+  /** Whether worker `generation` is still the one running (or none has replaced it yet). */
+  alive(generation: number): boolean {
+    return this.worker !== null && this.generation === generation;
+  }
+
   private started(): Worker {
     if (this.worker) return this.worker;
+    this.generation++;
     const worker = new Worker(imagingWorkerEntry(), { name: "markbook-intake-imaging" });
     worker.unref();
     worker.on("message", (reply: ReplyEnvelope) => {
@@ -102,15 +110,18 @@ async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncG
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
   const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf }, ownBuffer(pdf));
+  const generation = worker.generation;
   try {
     // One page at a time: the next is asked for only when the caller has taken this one, so at most one
     // page's pixels exist at once, and other requests (printing, a crop) slip in between pages.
     for (let pilePage = Math.max(1, options.fromPage ?? 1); pilePage <= pageCount; pilePage++) {
       options.signal?.throwIfAborted();
+      // The pile was open in a worker that has died since (while serving another request).
+      if (!worker.alive(generation)) throw new AppError("unavailable", WORKER_DIED);
       yield await worker.call({ kind: "readPage", pileId, pilePage });
     }
   } finally {
-    worker.call({ kind: "closePile", pileId }).catch(() => undefined);
+    if (worker.alive(generation)) worker.call({ kind: "closePile", pileId }).catch(() => undefined);
   }
 }
 

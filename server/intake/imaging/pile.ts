@@ -49,7 +49,7 @@ export async function readPilePage(pile: OpenPile, pilePage: number): Promise<Pa
     onePagePdf = await emptyPageLike(pile, pilePage);
     return { pilePage, pileSize: pile.pageCount, onePagePdf, code: null, rotation: 0 };
   }
-  const { code, rotation } = await readOnePage(onePagePdf);
+  const { code, rotation } = await readCode(single, onePagePdf);
   return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation };
 }
 
@@ -66,10 +66,9 @@ async function emptyPageLike(pile: OpenPile, pilePage: number) {
   return empty.save();
 }
 
-/** The code on a one-page PDF; none when the page has no pixels or no readable code. */
-export async function readOnePage(onePagePdf: Uint8Array): Promise<{ code: string | null; rotation: QuarterTurn }> {
+/** The code on a one-page PDF (its pdf-lib document and its bytes); none when the page has no pixels or no readable code. */
+async function readCode(document: PDFDocument, onePagePdf: Uint8Array): Promise<{ code: string | null; rotation: QuarterTurn }> {
   try {
-    const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
     const pixels = await pagePixels(document, onePagePdf);
     return pixels ? await readPageCode(pixels) : { code: null, rotation: 0 };
   } catch {

@@ -5,6 +5,7 @@ import { prepareZXingModule, readBarcodes, type ReadResult } from "zxing-wasm/re
 import { PRINT_CODE_FORMAT } from "../print-code";
 import type { QuarterTurn } from "../page-reading";
 import type { PagePixels } from "./page-pixels";
+import type { GreyImage } from "./pdfjs";
 
 /**
  * Finds the QR code on a scanned page with zxing-cpp (zxing-wasm): the whole page first, then the
@@ -38,7 +39,7 @@ const HIGH_DPI = 250;
 export async function readPageCode(page: PagePixels): Promise<PageCodeReading> {
   await loadZxing();
   let fallback: PageCodeReading | null = null;
-  const attempts: Array<() => Promise<Grey | null>> = [
+  const attempts: Array<() => Promise<GreyImage | null>> = [
     async () => page,
     ...corners(page).map((corner) => () => enlargedCorner(page, corner)),
     () => transformed(page, (image) => image.median(3)),
@@ -55,13 +56,7 @@ export async function readPageCode(page: PagePixels): Promise<PageCodeReading> {
   return fallback ?? NOTHING;
 }
 
-interface Grey {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
-
-async function decode({ data, width, height }: Grey): Promise<ReadResult[]> {
+async function decode({ data, width, height }: GreyImage): Promise<ReadResult[]> {
   // zxing-wasm takes RGBA and turns it back into luminance (R = G = B gives the grey value exactly).
   const rgba = new Uint8ClampedArray(width * height * 4);
   const words = new Uint32Array(rgba.buffer);
@@ -87,7 +82,7 @@ interface Region {
   height: number;
 }
 
-function corners({ width, height }: Grey): Region[] {
+function corners({ width, height }: GreyImage): Region[] {
   const w = Math.round(width * CORNER_SHARE);
   const h = Math.round(height * CORNER_SHARE);
   // The stamp's usual corners first: top right, then bottom left (the top right of a page upside down).
@@ -99,11 +94,11 @@ function corners({ width, height }: Grey): Region[] {
   ];
 }
 
-function enlargedCorner(page: Grey, region: Region) {
+function enlargedCorner(page: GreyImage, region: Region) {
   return transformed(page, (image) => image.extract(region).resize(region.width * 2, region.height * 2, { kernel: "cubic" }));
 }
 
-async function transformed(page: Grey, change: (image: Sharp) => Sharp): Promise<Grey> {
+async function transformed(page: GreyImage, change: (image: Sharp) => Sharp): Promise<GreyImage> {
   const { data, info } = await change(sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }))
     .toColourspace("b-w")
     .raw()
