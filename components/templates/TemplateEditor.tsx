@@ -156,7 +156,9 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     if (!conflict) return;
     try {
       for (const change of conflict.changes) await editScheme.mutateAsync(change);
-      const result = await save.mutateAsync({ template_id: templateId, body: { title: doc.title, subject: doc.subject, status: doc.status } });
+      // The name box is no part of the canvas: recorded marks do not stop it changing.
+      const details = { title: doc.title, subject: doc.subject, status: doc.status, ...(doc.name_box !== undefined && { name_box: doc.name_box }) };
+      const result = await save.mutateAsync({ template_id: templateId, body: details });
       queryClient.setQueryData(trpc.exam.templates.get.queryKey({ template_id: templateId }), result);
       const fresh = documentFromServer(result);
       setSaved(fresh);
@@ -180,6 +182,10 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
       }
       const target = event.target as HTMLElement | null;
       const typing = target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+      if (!typing && event.key === "Escape" && drawingNameBox) {
+        setDrawingNameBox(false);
+        return;
+      }
       if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("[role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
