@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { PDFDocument } from "pdf-lib";
 import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { drawArea } from "./papers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 const DEMO_PAPER_PAGES = 4;
@@ -80,4 +81,37 @@ test("the dialog says why a paper without a PDF cannot be printed", async ({ pag
   await expectNoAxeViolations(page);
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(dialog).toBeHidden();
+});
+
+test("a teacher draws the paper's name box in the template editor, saves it, and removes it", async ({ page }, testInfo) => {
+  await signIn(page);
+  const created = await page.request.post("/api/exam/templates", { data: { title: `Name box ${Date.now().toString(36)}`, page_count: 2 } });
+  const templateId = ((await created.json()) as { id: string }).id;
+  const nameBoxOf = async () => ((await (await page.request.get(`/api/exam/templates/${templateId}`)).json()) as { name_box: unknown }).name_box;
+  await page.goto(`/templates/${templateId}`);
+
+  const tool = page.getByRole("button", { name: "Name box", exact: true });
+  await tool.click();
+  await expect(tool).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByText("Draw a box around where students write their name")).toBeVisible();
+  await drawArea(page, 1, [0.1, 0.25], [0.9, 0.4]);
+  const box = page.getByRole("button", { name: "Name box, page 1" });
+  await expect(box).toBeVisible();
+  await expect(box).toHaveClass(/area--name-box/);
+  // It is no question's area: no question was made for it, and the tool is off again.
+  await expect(page.locator(".area")).toHaveCount(1);
+  await expect(page.getByRole("button", { name: "Redraw name box" })).toHaveAttribute("aria-pressed", "false");
+  await screenshot(page, testInfo, "template-name-box");
+  await expectNoAxeViolations(page);
+
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  expect(await nameBoxOf()).toMatchObject({ page: 1, x: expect.closeTo(0.1, 1), y: expect.closeTo(0.25, 1) });
+
+  await box.focus();
+  await page.keyboard.press("Delete");
+  await expect(page.locator(".area--name-box")).toHaveCount(0);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  expect(await nameBoxOf()).toBeNull();
 });

@@ -326,6 +326,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "POST /api/exam/files": { form: [{ name: "file", filename: "paper.pdf", bytes: paperBytes }] },
         "POST /api/exam/batches/{batch_id}/piles": { form: [{ name: "file", filename: "pile.pdf", bytes: pdfBytes() }] },
         "POST /api/exam/scan-pages/{page_id}/move": { json: { new_script: true } },
+        // Template A has no paper PDF: a valid print is a 409, so hostile ones test the edge without stamping.
+        "POST /api/exam/batches/{batch_id}/printed-scripts": { json: { spare_copies: 2 } },
         "POST /database/timetable/classes/{class_id}/students": { token: school.admin.token, json: { student_id: roster.students[1]!.id } },
         "GET /get_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name } },
         "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { describeChanges } from "../components/templates/editor-drafts";
 import { type EditorDocument, type EditorQuestion, addPart, firstMaxMarksError, maxMarksEdit, newQuestion, saveBody, typedMaxMarks, updateQuestion } from "../components/templates/editor-state";
 
-const emptyDoc: EditorDocument = { title: "Mock", subject: null, status: "draft", page_count: 2, questions: [], areas: [], boundaries: [] };
+const emptyDoc: EditorDocument = { title: "Mock", subject: null, status: "draft", page_count: 2, questions: [], areas: [], boundaries: [], name_box: null };
 
 function withQuestion(doc = emptyDoc): { doc: EditorDocument; question: EditorQuestion } {
   const question = newQuestion(doc.questions);

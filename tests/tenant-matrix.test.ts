@@ -206,6 +206,10 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
   "GET /api/exam/batches/{batch_id}/results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
   "GET /api/exam/batches/{batch_id}/csv": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/printed-scripts": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ spare_copies: 1 }) }) },
+    { aim: "A's batch, reprinting A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
+  ],
   "POST /api/exam/batches/{batch_id}/scans": [
     { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
     { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
@@ -413,6 +417,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "A's page, to a new script", answer: 404, build: ({ a }) => ({ page_id: a.scanPageId, new_script: true }) },
     { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ page_id: a.scanPageId, submission_id: b.submissionId }) },
   ],
+  "exam.intake.printPreview": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.submissions.assign": [
     { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
     {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
-import { type EditorArea, type Rect, MIN_SIZE, clampRect } from "./editor-state";
+import { type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampRect } from "./editor-state";
 
 type Handle = "n" | "s" | "e" | "w" | "ne" | "nw" | "se" | "sw";
 const handles: Handle[] = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
@@ -19,6 +19,8 @@ interface Drag {
 interface PageOverlayProps {
   page: number;
   areas: EditorArea[];
+  /** The template's name box when it is on this page: drawn apart from the areas, moved and deleted as they are (id NAME_BOX_ID). */
+  nameBox: NameBox | null;
   labels: Map<string, string>;
   selectedAreaId: string | null;
   selectedQuestionId: string | null;
@@ -49,6 +51,39 @@ function resized(origin: Rect, handle: Handle, dx: number, dy: number): Rect {
   return rectFromPoints({ x: Math.max(0, left), y: Math.max(0, top) }, { x: Math.min(1, right), y: Math.min(1, bottom) });
 }
 
+/** What the overlay draws: a question's area, or the name box. */
+interface OverlayBox extends Rect {
+  id: string;
+  kind: EditorArea["kind"] | "name-box";
+  questionId: string | null;
+  label: string;
+  description: string;
+}
+
+const areaBox = (area: EditorArea, label: string, page: number): OverlayBox => ({
+  id: area.id,
+  kind: area.kind,
+  questionId: area.question_id,
+  x: area.x,
+  y: area.y,
+  width: area.width,
+  height: area.height,
+  label,
+  description: `${area.kind === "context" ? "Context" : "Response"} area of question ${label}, page ${page}`,
+});
+
+const nameBoxBox = (box: NameBox, page: number): OverlayBox => ({
+  id: NAME_BOX_ID,
+  kind: "name-box",
+  questionId: null,
+  x: box.x,
+  y: box.y,
+  width: box.width,
+  height: box.height,
+  label: "Name box",
+  description: `Name box, page ${page}`,
+});
+
 const percent = (rect: Rect) => ({
   left: `${rect.x * 100}%`,
   top: `${rect.y * 100}%`,
@@ -62,7 +97,7 @@ const percent = (rect: Rect) => ({
  * Pointer events, so a mouse, a pen and a finger all work; while `touchDraw` is off a finger or pen
  * scrolls the paper as it would anywhere else, and a tap selects an area (or clears the selection).
  */
-export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw }: PageOverlayProps) {
+export function PageOverlay({ page, areas, nameBox, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw }: PageOverlayProps) {
   const surface = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
   const lastPointer = useRef<string>("mouse");
@@ -74,7 +109,7 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
     return { x: Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)), y: Math.min(1, Math.max(0, (event.clientY - box.top) / box.height)) };
   };
 
-  function begin(event: PointerEvent, mode: Drag["mode"], area: EditorArea | null, handle: Handle | null = null) {
+  function begin(event: PointerEvent, mode: Drag["mode"], area: OverlayBox | null, handle: Handle | null = null) {
     lastPointer.current = event.pointerType;
     if (scrolls(event.pointerType) || event.button !== 0) return;
     event.preventDefault();
@@ -109,7 +144,7 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
     }
   }
 
-  function onAreaKey(event: KeyboardEvent, area: EditorArea) {
+  function onAreaKey(event: KeyboardEvent, area: OverlayBox) {
     const step = event.shiftKey ? 0.02 : 0.005;
     const nudges: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
     if (event.key === "Delete" || event.key === "Backspace") {
@@ -139,18 +174,17 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
       // A tap (not a scroll: the browser sends no click after one) on empty paper clears the selection.
       onClick={(event) => scrolls(lastPointer.current) && event.target === surface.current && onSelectArea(null)}
     >
-      {areas.map((area) => {
+      {[...areas.map((area) => areaBox(area, labels.get(area.question_id) ?? "?", page)), ...(nameBox ? [nameBoxBox(nameBox, page)] : [])].map((area) => {
         const selected = area.id === selectedAreaId;
-        const linked = !selected && area.question_id === selectedQuestionId;
+        const linked = !selected && area.questionId !== null && area.questionId === selectedQuestionId;
         const rect = drag?.areaId === area.id && drag.mode !== "draw" ? drag.rect : area;
-        const label = labels.get(area.question_id) ?? "?";
         return (
           <div
             key={area.id}
             role="button"
             tabIndex={0}
             aria-pressed={selected}
-            aria-label={`${area.kind === "context" ? "Context" : "Response"} area of question ${label}, page ${page}`}
+            aria-label={area.description}
             className={`area area--${area.kind}${selected ? " area--selected" : ""}${linked ? " area--linked" : ""}`}
             style={percent(rect)}
             data-area-id={area.id}
@@ -163,7 +197,7 @@ export function PageOverlay({ page, areas, labels, selectedAreaId, selectedQuest
             onFocus={() => selectedAreaId !== area.id && onSelectArea(area.id)}
           >
             <span className="area__label" aria-hidden="true">
-              {label}
+              {area.label}
             </span>
             {selected
               ? handles.map((handle) => (

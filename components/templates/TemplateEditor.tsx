@@ -15,6 +15,7 @@ import {
   type EditorArea,
   type EditorDocument,
   type EditorQuestion,
+  NAME_BOX_ID,
   type Rect,
   addArea,
   addPart,
@@ -83,6 +84,8 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
   const [view, setView] = useState<"paper" | "questions">("paper");
   const touchCapable = useTouchCapable();
   const [touchDraw, setTouchDraw] = useState(false);
+  /** "Name box" is on: the next box drawn is where students write their name. */
+  const [drawingNameBox, setDrawingNameBox] = useState(false);
   const sent = useRef<EditorDocument | null>(null);
   // Unsaved work from an earlier visit (a reload, a crash, leaving anyway) is offered once. The
   // workspace renders in the browser only (the template is fetched there), so storage can be read here.
@@ -153,7 +156,9 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     if (!conflict) return;
     try {
       for (const change of conflict.changes) await editScheme.mutateAsync(change);
-      const result = await save.mutateAsync({ template_id: templateId, body: { title: doc.title, subject: doc.subject, status: doc.status } });
+      // The name box is no part of the canvas: recorded marks do not stop it changing.
+      const details = { title: doc.title, subject: doc.subject, status: doc.status, ...(doc.name_box !== undefined && { name_box: doc.name_box }) };
+      const result = await save.mutateAsync({ template_id: templateId, body: details });
       queryClient.setQueryData(trpc.exam.templates.get.queryKey({ template_id: templateId }), result);
       const fresh = documentFromServer(result);
       setSaved(fresh);
@@ -177,6 +182,10 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
       }
       const target = event.target as HTMLElement | null;
       const typing = target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+      if (!typing && event.key === "Escape" && drawingNameBox) {
+        setDrawingNameBox(false);
+        return;
+      }
       if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("[role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
@@ -250,6 +259,14 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
    */
   function createArea(page: number, rect: Rect) {
     if (readOnly) return;
+    if (drawingNameBox) {
+      const replaced = Boolean(doc.name_box);
+      setDoc({ ...doc, name_box: { page, ...rect } });
+      setDrawingNameBox(false);
+      setSelectedAreaId(NAME_BOX_ID);
+      setAnnouncement(`Name box ${replaced ? "moved to" : "drawn on"} page ${page}.`);
+      return;
+    }
     const question: EditorQuestion = selectedQuestion ?? newQuestion(doc.questions);
     const area: EditorArea = { id: crypto.randomUUID(), question_id: question.id, page, kind: "response", response_form: null, ...rect };
     setDoc(addArea(selectedQuestion ? doc : addQuestion(doc, question), area));
@@ -262,7 +279,19 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     }
   }
 
+  function changeArea(id: string, rect: Rect) {
+    if (readOnly) return;
+    if (id === NAME_BOX_ID) setDoc((current) => (current.name_box ? { ...current, name_box: { ...current.name_box, ...rect } } : current));
+    else setDoc((current) => updateArea(current, id, rect));
+  }
+
   function removeArea(id: string) {
+    if (id === NAME_BOX_ID) {
+      setDoc((current) => ({ ...current, name_box: null }));
+      setSelectedAreaId(null);
+      setAnnouncement("Name box removed.");
+      return;
+    }
     setDoc((current) => deleteArea(current, id));
     setSelectedAreaId(null);
     setAnnouncement("Area deleted.");
@@ -285,6 +314,13 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
 
   const hint = readOnly ? (
     "You are viewing a colleague’s template: only its owner can change it."
+  ) : drawingNameBox ? (
+    <>
+      Draw a box around where students write their name (on the cover, usually).{doc.name_box ? ` It replaces the name box on page ${doc.name_box.page}.` : ""}{" "}
+      <button type="button" className="link-button" onClick={() => setDrawingNameBox(false)}>
+        Cancel
+      </button>
+    </>
   ) : touchCapable && !touchDraw ? (
     "Swipe to scroll the paper; to draw with a finger or pen, turn on Draw by touch."
   ) : selectedQuestion ? (
@@ -397,6 +433,20 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
                   options={[{ value: "", label: "A new question" }, ...doc.questions.map((q) => ({ value: q.id, label: `Question ${q.label}` }))]}
                   onChange={(e) => drawFor(e.currentTarget.value || null)}
                 />
+                <Button
+                  variant="secondary"
+                  size="small"
+                  className="paper__name-box-tool"
+                  aria-pressed={drawingNameBox}
+                  onClick={() => setDrawingNameBox((on) => !on)}
+                >
+                  {doc.name_box ? "Redraw name box" : "Name box"}
+                </Button>
+                {doc.name_box ? (
+                  <Button variant="danger-quiet" size="small" onClick={() => removeArea(NAME_BOX_ID)}>
+                    Remove name box
+                  </Button>
+                ) : null}
                 {touchCapable ? (
                   <Button variant="secondary" size="small" className="paper__draw-toggle" aria-pressed={touchDraw} onClick={() => setTouchDraw((on) => !on)}>
                     <PencilIcon size={18} />
@@ -410,12 +460,13 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
             <PageOverlay
               page={page}
               areas={doc.areas.filter((a) => a.page === page)}
+              nameBox={doc.name_box?.page === page ? doc.name_box : null}
               labels={labels}
               selectedAreaId={selectedAreaId}
               selectedQuestionId={selectedQuestionId}
               onSelectArea={selectArea}
               onCreateArea={createArea}
-              onChangeArea={(id, rect) => !readOnly && setDoc((current) => updateArea(current, id, rect))}
+              onChangeArea={changeArea}
               onDeleteArea={(id) => !readOnly && removeArea(id)}
               touchDraw={touchDraw && !readOnly}
             />

@@ -62,6 +62,7 @@ export function describeChanges(saved: EditorDocument, doc: EditorDocument): str
     ...counted(areas.changed, "area", "moved or changed"),
     ...counted(areas.removed, "area", "deleted"),
     ...(details.length ? [`the ${details.join(" and ")} changed`] : []),
+    ...(JSON.stringify(saved.name_box ?? null) !== JSON.stringify(doc.name_box ?? null) ? [doc.name_box ? "the name box drawn" : "the name box removed"] : []),
   ];
   return parts.length ? parts.join(", ") : "the order of the questions changed";
 }

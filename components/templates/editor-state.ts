@@ -52,6 +52,8 @@ export interface EditorDocument {
   questions: EditorQuestion[];
   areas: EditorArea[];
   boundaries: EditorBoundary[];
+  /** Where students write their name; null when not drawn. */
+  name_box: NameBox | null;
 }
 
 export interface Rect {
@@ -60,6 +62,13 @@ export interface Rect {
   width: number;
   height: number;
 }
+
+export interface NameBox extends Rect {
+  page: number;
+}
+
+/** The name box's id on the page overlay, where it is drawn, moved and deleted as areas are. */
+export const NAME_BOX_ID = "name-box";
 
 export const MIN_SIZE = 0.01;
 
@@ -283,6 +292,8 @@ export function saveBody(doc: EditorDocument) {
     })),
     response_areas: doc.areas,
     boundaries: doc.boundaries,
+    // A draft kept from before the name box existed has none: the saved one is left as it is.
+    ...(doc.name_box !== undefined && { name_box: doc.name_box }),
   };
 }
 

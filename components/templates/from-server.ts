@@ -24,5 +24,6 @@ export function documentFromServer(template: ServerTemplate): EditorDocument {
     })),
     areas: template.response_areas.map(({ id, question_id, page, kind, response_form, x, y, width, height }) => ({ id, question_id, page, kind, response_form, x, y, width, height })),
     boundaries: template.boundaries.map(({ id, question_id, page, top, bottom }) => ({ id, question_id, page, top, bottom })),
+    name_box: template.name_box,
   };
 }

@@ -212,6 +212,9 @@ export async function printScripts(db: Db, callerId: string, batchId: string, re
     const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId)).for("update");
     const batchCode = batch!.print_code ?? (await giveBatchCode(tx, batchId));
     const students = await studentsToPrint(tx, batchId, body.submission_ids);
+    if (students.length + body.spare_copies === 0) {
+      throw new AppError("invalid", "Spare copies: this batch has no students to print for, so ask for at least one spare copy", "spare_copies");
+    }
     if (students.length + body.spare_copies > MAX_SCRIPTS_PER_PRINT) {
       throw new AppError("invalid", `A print holds at most ${MAX_SCRIPTS_PER_PRINT} scripts: print the students in smaller groups`, "submission_ids");
     }
