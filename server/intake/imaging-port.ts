@@ -1,17 +1,18 @@
 import { AppError } from "../errors";
-import type { AssembleScript, ReadPile } from "./page-reading";
+import type { IntakeImaging } from "./imaging";
+
+export type { IntakeImaging };
 
 /**
  * The imaging that class-set intake runs on (reading a pile's pages and codes, joining pages into a
- * script's PDF), as one pair set once when the app starts. The filing rules take the pair as a parameter;
- * the job and the routes use the one set here.
+ * script's PDF, stamping printed scripts, cropping the name box), set once when the server starts
+ * (server/startup.ts: the worker thread of server/intake/imaging/). The job, the routes and the
+ * procedures take it from here; tests set a stand-in or the real worker.
+ *
+ * Only a type is imported from the imaging: Next's bundles of the routes never load the worker's code,
+ * they find the one the server process set (Next bundles load their own module copies, so the slot is
+ * on globalThis, as storage's is).
  */
-export interface IntakeImaging {
-  readPile: ReadPile;
-  assembleScript: AssembleScript;
-}
-
-// One pair per process (Next bundles load their own module copies), as with storage.
 const slot = globalThis as typeof globalThis & { __markbookIntakeImaging?: IntakeImaging };
 
 export function setIntakeImaging(imaging: IntakeImaging): IntakeImaging {

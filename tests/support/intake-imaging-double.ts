@@ -2,6 +2,7 @@ import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
 import type { IntakeImaging } from "../../server/intake/imaging-port";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile } from "../../server/intake/page-reading";
+import { stampScripts } from "../../server/intake/stamp";
 
 /**
  * A stand-in for intake's imaging (server/intake/imaging/, pixels and QR codes in a worker thread), whose
@@ -103,5 +104,8 @@ export function imagingDouble(): ImagingDouble {
     return script.save();
   };
 
-  return { readPile, assembleScript, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
+  // Stamping is plain pdf-lib, run here on the test's thread; a crop needs pixels, which the double's pages do not have.
+  const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
+  const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
+  return { readPile, assembleScript, stamp, nameBoxCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
 }

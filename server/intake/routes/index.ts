@@ -1,5 +1,7 @@
 import { asUser } from "../../db/rls";
-import { defineRoute, errorMeaning, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../http/route";
+import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../http/route";
+import { submissionIdInput } from "../../exam/scan-files";
+import { nameCrop } from "../name-crop";
 import { batchIdInput } from "../../exam/batches";
 import { movePage, movePageBody, movePageOutput } from "../move-page";
 import { pileOutput, uploadPile } from "../piles";
@@ -83,4 +85,28 @@ export const movePageRoute = defineRoute({
   handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => movePage(tx, user.id, { page_id: params.page_id, ...body })),
 });
 
-export const intakeRoutes = [uploadPileRoute, intakeStatusRoute, listScanPagesRoute, movePageRoute];
+export const nameCropRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/submissions/{submission_id}/name-crop",
+  operationId: "getNameCrop",
+  tags,
+  summary: "The name written on a script: the template's name box cut out of the submission's scan, upright, as JPEG (for identifying scripts)",
+  auth: "bearer",
+  params: submissionIdInput,
+  replies: { 200: fileReply("image/jpeg", "The crop", { type: "string", contentMediaType: "image/jpeg" }) },
+  errors: { 404: "Not found, outside the caller's scope, or no scan yet" },
+  handler: async ({ db, user, params }) => {
+    const crop = await nameCrop(db, user.id, params.submission_id);
+    return new Response(new Blob([crop as Uint8Array<ArrayBuffer>]), {
+      headers: {
+        "content-type": "image/jpeg",
+        "content-length": String(crop.byteLength),
+        // Pages can move between scripts: kept briefly only, as the scan is.
+        "cache-control": "private, max-age=60",
+        "x-content-type-options": "nosniff",
+      },
+    });
+  },
+});
+
+export const intakeRoutes = [uploadPileRoute, intakeStatusRoute, listScanPagesRoute, movePageRoute, nameCropRoute];

@@ -1,0 +1,59 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { asUser } from "../db/rls";
+import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../db/schema";
+import { AppError, notFound } from "../errors";
+import { submissionIdInput } from "../exam/scan-files";
+import { logger } from "../logger";
+import { objectStorage } from "../storage/configured-storage";
+import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
+import { intakeImaging } from "./imaging-port";
+import type { QuarterTurn } from "./page-reading";
+
+/** Without a name box on the template: the top quarter of page 1, where papers ask for the name. */
+export const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height: 0.25 };
+
+/**
+ * The name written on a script, for the Identify screen: the template's name box cut out of the
+ * script's scan, upright, as a JPEG. The submission is read as the caller (404 across schools, as for
+ * its scan). A script made of pile pages is cropped from its page at the name box's position, turned as
+ * it was filed; a scan uploaded on its own from its first page.
+ * 404 when there is no scan or no such page; null from the imaging (a page without pixels) is a 404 too.
+ */
+export async function nameCrop(db: Db, callerId: string, submissionId: string, options: { storage?: ObjectStorage } = {}): Promise<Uint8Array> {
+  const { submission_id: id } = submissionIdInput.parse({ submission_id: submissionId });
+  const source = await asUser(db, callerId, async (tx) => {
+    const [submission] = await tx
+      .select({ nameBox: examTemplates.name_box, scanFileId: examSubmissions.scan_file_id })
+      .from(examSubmissions)
+      .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
+      .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
+      .where(eq(examSubmissions.id, id));
+    if (!submission) return null;
+    const box = submission.nameBox ?? DEFAULT_NAME_BOX;
+    const [page] = await tx
+      .select({ bucket: files.bucket, key: files.storage_key, rotation: examScanPages.rotation })
+      .from(examScanPages)
+      .innerJoin(files, eq(files.id, examScanPages.file_id))
+      .where(and(eq(examScanPages.submission_id, id), eq(examScanPages.page_number, box.page)));
+    if (page) return { ...page, box };
+    if (!submission.scanFileId) return null;
+    const [scan] = await tx.select({ bucket: files.bucket, key: files.storage_key }).from(files).where(eq(files.id, submission.scanFileId));
+    // A scan uploaded on its own is cropped on its first page: its page order is the uploader's.
+    return scan ? { ...scan, rotation: 0, box: box.page === 1 ? box : DEFAULT_NAME_BOX } : null;
+  });
+  if (!source) throw notFound("Scan");
+  const storage = options.storage ?? objectStorage();
+  let pdf: Uint8Array;
+  try {
+    pdf = await readObjectBytes(storage, source.bucket, source.key);
+  } catch (error) {
+    if (isObjectNotFound(error)) throw notFound("Scan");
+    logger.error("name crop: scan read failed", error);
+    throw new AppError("upstream", "The scan could not be read from storage; try again");
+  }
+  const { page: _page, ...rect } = source.box;
+  const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect);
+  if (!crop) throw notFound("Scan");
+  return crop;
+}
