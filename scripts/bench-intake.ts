@@ -72,6 +72,8 @@ async function scan(printed: Uint8Array): Promise<{ pile: ScannedPile; seconds: 
   const pile = await scanPile(printed, options);
   const seconds = (performance.now() - start) / 1000;
   fs.mkdirSync(path.dirname(cache), { recursive: true });
+  // One kept pile at a time: an older one (another generator or class size) is 70 MB of nothing.
+  for (const file of fs.readdirSync(path.dirname(cache))) if (file.startsWith("bench-intake-pile-")) fs.rmSync(path.join(path.dirname(cache), file));
   fs.writeFileSync(`${cache}.pdf`, pile.pdf);
   fs.writeFileSync(`${cache}.json`, JSON.stringify({ truth: pile.truth, missing: pile.missing, duplicated: pile.duplicated }));
   return { pile, seconds, cached: false, file: cache };
