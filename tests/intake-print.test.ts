@@ -143,6 +143,18 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     expect(after.slice(5).map((row) => [row.number, row.name])).toEqual([[6, "Aaron Newcomer"]]);
   });
 
+  it("four prints at once: every script number given once, and the batch keeps its code", async () => {
+    const { batch } = await newBatch();
+    expect((await print(school.teacher.token, batch.id, { spare_copies: 0 })).status).toBe(200);
+    const code = await printCodeOf(batch.id);
+    const prints = await Promise.all(Array.from({ length: 4 }, () => print(school.teacher.token, batch.id, { spare_copies: 2 })));
+    expect(prints.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    expect(await printCodeOf(batch.id)).toBe(code);
+    const scripts = await scriptsOf(batch.id);
+    expect(scripts.map((row) => row.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(scripts.filter((row) => row.submission === null)).toHaveLength(8);
+  });
+
   describe("refusals", () => {
     it("404 outside the school (and to a student), 403 to a colleague, 409 when archived", async () => {
       const { batch } = await newBatch({ students: 1 });
