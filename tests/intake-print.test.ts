@@ -2,13 +2,14 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as archiveRoute } from "../app/api/exam/batches/[batch_id]/archive/route";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
 import { POST as uploadRoute } from "../app/api/exam/files/route";
+import { rowsOf } from "../server/db/client";
 import { asService } from "../server/db/rls";
 import { examBatches, examPrintedScripts, examSubmissions } from "../server/db/schema";
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
@@ -16,7 +17,7 @@ import { isBatchCode } from "../server/intake/print-code";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
-import { describeOnEachDatabase } from "./support/database";
+import { describeOnEachDatabase, openSecondHandle } from "./support/database";
 import { createClassWithStudents, multipartBody } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken } from "./support/hostile-input";
@@ -142,6 +143,41 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     expect(after.slice(0, 5)).toEqual(before);
     expect(after.slice(5).map((row) => [row.number, row.name])).toEqual([[6, "Aaron Newcomer"]]);
   });
+
+  it("two prints racing for the same numbers: the second waits for the first and numbers after it (PostgreSQL)", async (context) => {
+    if (database().kind !== "postgres") return context.skip("one connection on PGlite: prints cannot overlap there");
+    const { batch } = await newBatch();
+    await print(school.teacher.token, batch.id, { spare_copies: 0 });
+    const code = await printCodeOf(batch.id);
+    // Inserts of script numbers wait behind this lock while reads go on: without the batch lock, both
+    // prints would read the same largest number and then collide on it.
+    const holder = await openSecondHandle(database());
+    let racing: Promise<Response[]> | undefined;
+    try {
+      await holder.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table exam_printed_scripts in exclusive mode`);
+        racing = Promise.all([print(school.teacher.token, batch.id, { spare_copies: 2 }), print(school.teacher.token, batch.id, { spare_copies: 2 })]);
+        await untilWaiting(2);
+      });
+      expect((await racing!).map((response) => response.status)).toEqual([200, 200]);
+    } finally {
+      await holder.close();
+    }
+    expect((await scriptsOf(batch.id)).map((row) => row.number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await printCodeOf(batch.id)).toBe(code);
+  });
+
+  /** Waits until `count` statements of this database wait for a lock. */
+  async function untilWaiting(count: number) {
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const [row] = rowsOf<{ waiting: number }>(
+        await database().db.execute(sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+      );
+      if (Number(row?.waiting ?? 0) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`fewer than ${count} statements ever waited for a lock`);
+  }
 
   describe("refusals", () => {
     it("404 outside the school (and to a student), 403 to a colleague, 409 when archived", async () => {

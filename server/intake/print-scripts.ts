@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
 import type { Db, Tx } from "../db/client";
@@ -240,8 +240,13 @@ async function giveBatchCode(tx: Tx, batchId: string): Promise<string> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = newBatchCode();
     try {
-      await tx.transaction((savepoint) => savepoint.update(examBatches).set({ print_code: code }).where(eq(examBatches.id, batchId)));
-      return code;
+      // Never replaces a code already given: the pages printed with it must keep reading as this batch's.
+      const given = await tx.transaction((savepoint) =>
+        savepoint.update(examBatches).set({ print_code: code }).where(and(eq(examBatches.id, batchId), isNull(examBatches.print_code))).returning({ code: examBatches.print_code }),
+      );
+      if (given[0]?.code) return given[0].code;
+      const [kept] = await tx.select({ code: examBatches.print_code }).from(examBatches).where(eq(examBatches.id, batchId));
+      return kept!.code!;
     } catch (error) {
       if (postgresErrorCode(error) !== UNIQUE_VIOLATION) throw error;
     }
