@@ -2,7 +2,7 @@
  * bench:intake — class-set intake, in stages: a class set of 30 students × 8 pages is printed (stamped
  * with its codes), scanned as a copier would (tests/support/scanned-pile.ts: 240 greyscale JPEG pages at
  * 200 dpi, ~300 kB each) and read (every page cut out of the pile, its pixels decoded, its QR code
- * found). Reading is measured twice: through the imaging worker (intakeImaging().readPile, as the app
+ * found). Reading is measured twice: through the imaging worker (workerImaging().readPile, as the app
  * does it) and, as the baseline, the same work on the app thread, each in a fresh process of its own
  * (so neither inherits the other's memory). For each: seconds, pages per second, codes read, peak RSS
  * growth, and the app thread's event-loop delay (p99) while reading.
@@ -18,7 +18,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
-import { intakeImaging } from "../server/intake/imaging";
+import { workerImaging } from "../server/intake/imaging";
 import { openPile, readPilePage } from "../server/intake/imaging/pile";
 import type { PageReading } from "../server/intake/page-reading";
 import { decodePageCode } from "../server/intake/print-code";
@@ -53,9 +53,9 @@ async function print() {
   const batchCode = BATCH_CODE;
   const scripts = Array.from({ length: STUDENTS }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` }));
   // The worker is started (and bundled) first, as in a running app.
-  await intakeImaging().stamp(paper, batchCode, scripts.slice(0, 1), []);
+  await workerImaging().stamp(paper, batchCode, scripts.slice(0, 1), []);
   const start = performance.now();
-  const { pdf } = await intakeImaging().stamp(paper, batchCode, scripts, []);
+  const { pdf } = await workerImaging().stamp(paper, batchCode, scripts, []);
   return { pdf, batchCode, seconds: (performance.now() - start) / 1000 };
 }
 
@@ -133,9 +133,9 @@ async function readStage(reader: Reader, pileFile: string, batchCode: string) {
   const pdf = new Uint8Array(fs.readFileSync(`${pileFile}.pdf`));
   const pile = { ...truth, pdf };
   // The worker and the libraries are loaded before the clock starts, as in a running app.
-  if (reader === "worker") for await (const reading of intakeImaging().readPile(await onePage(pdf))) void reading;
+  if (reader === "worker") for await (const reading of workerImaging().readPile(await onePage(pdf))) void reading;
   else await readPilePage(await openPile(await onePage(pdf)), 1);
-  const figures = await measureReading(pile, batchCode, () => (reader === "worker" ? intakeImaging().readPile(pdf) : onAppThread(pdf)));
+  const figures = await measureReading(pile, batchCode, () => (reader === "worker" ? workerImaging().readPile(pdf) : onAppThread(pdf)));
   console.log(JSON.stringify(figures));
 }
 

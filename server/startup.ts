@@ -9,7 +9,7 @@ import { removeSpoolLeftovers } from "./speech/audio-upload";
 import { openConfiguredStorage, removeStorageLeftovers } from "./storage/configured-storage";
 import { localStorageRoot } from "./storage/local";
 import { useObjectStorage } from "./storage/object-storage";
-import { intakeImaging as imagingWorker } from "./intake/imaging";
+import { workerImaging } from "./intake/imaging";
 import { setIntakeImaging } from "./intake/imaging-port";
 
 export interface OpenedDatabase {
@@ -71,7 +71,7 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
   try {
     useObjectStorage(storage);
     // Reading scanned piles, stamping printed scripts and cropping names run in a worker thread, started on first use.
-    setIntakeImaging(imagingWorker());
+    setIntakeImaging(workerImaging());
     await removeCrashLeftovers(config.databaseKind === "pglite"); // after the DATA_DIR lock: see there
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {

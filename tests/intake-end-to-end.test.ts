@@ -18,7 +18,7 @@ import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
 import { asService } from "../server/db/rls";
 import { examPrintedScripts } from "../server/db/schema";
-import { intakeImaging as imagingWorker } from "../server/intake/imaging";
+import { workerImaging } from "../server/intake/imaging";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { readScanPileJob } from "../server/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
@@ -67,7 +67,7 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
   beforeAll(async () => {
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-intake-e2e-"));
     storage = useObjectStorage(createLocalStorage(storageRoot));
-    setIntakeImaging(imagingWorker());
+    setIntakeImaging(workerImaging());
     school = await createSchool(db(), "Intake end to end");
     const paper = await generateDemoPaper();
     pagesPerScript = paper.pageCount;

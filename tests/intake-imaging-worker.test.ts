@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
 import { AppError } from "../server/errors";
-import { imagingWorkerThread, intakeImaging } from "../server/intake/imaging";
+import { imagingWorkerThread, workerImaging } from "../server/intake/imaging";
 import { CROP_MARGIN } from "../server/intake/imaging/pile";
 import type { PageReading } from "../server/intake/page-reading";
 import { encodePageCode, newBatchCode } from "../server/intake/print-code";
@@ -15,7 +15,7 @@ import { type ScannedPile, scanPile } from "./support/scanned-pile";
 
 /** The imaging worker's other services and its life: bad files, assembling, crops, crashes. */
 
-const imaging = intakeImaging();
+const imaging = workerImaging();
 const batchCode = newBatchCode();
 let printed: Uint8Array;
 let pile: ScannedPile;

@@ -4,7 +4,7 @@ import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
-import { intakeImaging } from "../server/intake/imaging";
+import { workerImaging } from "../server/intake/imaging";
 import type { PageReading } from "../server/intake/page-reading";
 import { encodePageCode, newBatchCode } from "../server/intake/print-code";
 import { stampScripts } from "../server/intake/stamp";
@@ -31,9 +31,9 @@ beforeAll(async () => {
   printed = (await stampScripts(paper, batchCode, scripts, [])).pdf;
 }, timeoutFor(3));
 
-async function readAll(pdf: Uint8Array, options?: Parameters<ReturnType<typeof intakeImaging>["readPile"]>[1]): Promise<PageReading[]> {
+async function readAll(pdf: Uint8Array, options?: Parameters<ReturnType<typeof workerImaging>["readPile"]>[1]): Promise<PageReading[]> {
   const readings: PageReading[] = [];
-  for await (const reading of intakeImaging().readPile(pdf, options)) readings.push(reading);
+  for await (const reading of workerImaging().readPile(pdf, options)) readings.push(reading);
   return readings;
 }
 

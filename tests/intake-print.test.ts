@@ -14,6 +14,8 @@ import { asService } from "../server/db/rls";
 import { examBatches, examPrintedScripts, examSubmissions } from "../server/db/schema";
 import { generateDemoPaper } from "../server/db/demo-paper-pdf";
 import { isBatchCode } from "../server/intake/print-code";
+import { workerImaging } from "../server/intake/imaging";
+import { setIntakeImaging } from "../server/intake/imaging-port";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
@@ -76,6 +78,7 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
   beforeAll(async () => {
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-print-"));
     useObjectStorage(createLocalStorage(storageRoot));
+    setIntakeImaging(workerImaging());
     school = await createSchool(database().db, "Print");
     otherSchool = await createSchool(database().db, "Elsewhere");
     const paper = await generateDemoPaper();

@@ -13,7 +13,8 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
 import { MAX_SCRIPT_NUMBER, newBatchCode } from "./print-code";
-import { type PagePlacement, type PageRect, type PageSize, placeStamps, stampScripts } from "./stamp";
+import { intakeImaging } from "./imaging-port";
+import { type PagePlacement, type PageRect, type PageSize, placeStamps } from "./stamp";
 
 /**
  * "Print scripts": one PDF of a batch's scripts, every page stamped with its QR code (stamp.ts). Each
@@ -223,7 +224,8 @@ export async function printScripts(db: Db, callerId: string, batchId: string, re
   });
   const paperBytes = await readPaperBytes(options.storage ?? objectStorage(), plan.paper.file!);
   await pageSizes(paperBytes); // a paper that cannot be read is the teacher's 409, not a 500 from the stamping
-  const stamped = await stampScripts(paperBytes, plan.batchCode, plan.scripts, plan.paper.keepClear);
+  // In the imaging worker: a class set is about a second of CPU the app thread does not give up.
+  const stamped = await intakeImaging().stamp(paperBytes, plan.batchCode, plan.scripts, plan.paper.keepClear);
   return {
     pdf: stamped.pdf,
     fileName: `${fileNameTitle(plan.batch.title, "Batch")} - scripts.pdf`,

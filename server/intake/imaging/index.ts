@@ -125,7 +125,7 @@ async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncG
   }
 }
 
-export function intakeImaging(): IntakeImaging {
+export function workerImaging(): IntakeImaging {
   const worker = imagingWorker();
   return {
     readPile,
