@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button, buttonClassName } from "@/components/ui/Button";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
@@ -16,6 +16,7 @@ import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
 import { PrintScriptsDialog } from "./print/PrintScriptsDialog";
 import { ScanIntake } from "./ScanIntake";
+import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -31,6 +32,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const queue = useQuery({ ...trpc.exam.batches.queue.queryOptions({ batch_id: batchId }), refetchInterval: QUEUE_REFRESH_MS });
   const templateId = queue.data?.batch.template_id;
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
+  const intake = useQuery({ ...trpc.exam.intake.status.queryOptions({ batch_id: batchId }), refetchInterval: (query) => intakeRefreshMs(query.state.data) });
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
   const attendance = useMutation(trpc.exam.submissions.setAbsence.mutationOptions());
   const [confirming, setConfirming] = useState(false);
@@ -42,6 +44,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const [lastAssigned, setLastAssigned] = useState<string | null>(null);
 
   const refreshQueue = () => queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+  // A pile that has just been filed changes the queue: its students now have scans.
+  const pilesDone = intake.data?.piles.filter((pile) => pile.status === "done").length ?? 0;
+  useEffect(() => {
+    if (pilesDone > 0) void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+  }, [pilesDone, queryClient, trpc, batchId]);
   // Never rejects: a refusal shows above the queue, and the queue is read again either way.
   const setAbsence = async (submissionId: string, absent: boolean) => {
     await attendance.mutateAsync({ submission_id: submissionId, absent }).catch(() => null);
@@ -98,6 +105,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         </div>
         {template.data && template.data.title !== batch.title ? <p className="page__lede">{template.data.title}</p> : null}
         <div className="batch__actions">
+          {unmatched.size > 0 && canAssign ? (
+            <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/identify`}>
+              Identify {unmatched.size} script{unmatched.size === 1 ? "" : "s"}
+            </Link>
+          ) : null}
           {firstToMark ? (
             <Link className={buttonClassName({})} href={`/batches/${batchId}/mark?submission=${firstToMark.id}`}>
               {states.marked > 0 ? "Continue marking" : "Start marking"}
@@ -135,7 +147,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         batchId={batchId}
         students={students}
         disabled={archived}
-        onUploaded={() => void refreshQueue()}
+        printed={intake.data?.printed ?? false}
+        onUploaded={() => {
+          void refreshQueue();
+          void intake.refetch();
+        }}
         unmatchedAction={(submissionId) =>
           assignedTo[submissionId] ? (
             <span>Assigned to {assignedTo[submissionId]}.</span>
@@ -146,6 +162,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           ) : null
         }
       />
+
+      {intake.data ? <IntakeProgress batchId={batchId} status={intake.data} canIdentify={canAssign} /> : null}
 
       <section className="batch__queue" aria-labelledby="queue-heading">
         <h2 id="queue-heading" className="section-heading">

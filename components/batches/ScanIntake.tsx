@@ -4,19 +4,24 @@ import { useId, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
 import { UploadError, formatBytes } from "@/components/ui/upload";
-import { type ScanMatching, type UploadedScan, uploadScan } from "./upload-scan";
+import { type ScanMatching, type UploadedPile, type UploadedScan, uploadPile, uploadScan } from "./upload-scan";
 
 type Outcome =
   | { state: "waiting" }
   | { state: "uploading"; fraction: number }
   | { state: "done"; submission: UploadedScan }
+  /** A pile of printed scripts: its pages are read and filed by a job (IntakeProgress follows it). */
+  | { state: "queued"; pile: UploadedPile }
   /** `transient`: the network or the server failed, and the same file may go through later (Try again). */
   | { state: "refused"; reason: string; transient: boolean };
+
+/** How a file's scans find their students: by the codes printed on the pages, in roster order, or chosen. */
+type Mode = "codes" | "ordered" | "manual";
 
 interface Item {
   key: string;
   file: File;
-  matching: ScanMatching;
+  matching: ScanMatching | { method: "codes" };
   outcome: Outcome;
 }
 
@@ -28,23 +33,28 @@ interface StudentOption {
 
 /**
  * Scan intake: drop (or pick) many PDFs; each uploads in turn, in the order given (so in-order
- * matching follows the pile of scripts), with its own progress bar and what became of it.
+ * matching follows the pile of scripts), with its own progress bar and what became of it. Scripts
+ * printed from Markbook go up as whole piles: any number of scripts per file, in any order.
  */
 export function ScanIntake({
   batchId,
   students,
   disabled,
+  printed,
   onUploaded,
   unmatchedAction,
 }: {
   batchId: string;
   students: StudentOption[];
   disabled: boolean;
+  /** The batch's scripts were printed with codes: piles are then what the teacher uploads, by default. */
+  printed: boolean;
   onUploaded: () => void;
   /** What can be done about a scan that ended unmatched (assign it), shown after its outcome. */
   unmatchedAction?: (submissionId: string) => ReactNode;
 }) {
-  const [mode, setMode] = useState<"ordered" | "manual">("ordered");
+  const [chosenMode, setMode] = useState<Mode | null>(null);
+  const mode: Mode = chosenMode ?? (printed ? "codes" : "ordered");
   const [studentId, setStudentId] = useState("");
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
@@ -62,8 +72,9 @@ export function ScanIntake({
       const item = queue.current.shift()!;
       update(item.key, { state: "uploading", fraction: 0 });
       try {
-        const submission = await uploadScan(batchId, item.file, item.matching, (fraction) => update(item.key, { state: "uploading", fraction }));
-        update(item.key, { state: "done", submission });
+        const progress = (fraction: number) => update(item.key, { state: "uploading", fraction });
+        if (item.matching.method === "codes") update(item.key, { state: "queued", pile: await uploadPile(batchId, item.file, progress) });
+        else update(item.key, { state: "done", submission: await uploadScan(batchId, item.file, item.matching, progress) });
       } catch (error) {
         update(item.key, {
           state: "refused",
@@ -86,14 +97,14 @@ export function ScanIntake({
   function add(files: FileList | File[]) {
     const list = Array.from(files);
     if (list.length === 0 || disabled) return;
-    const matching: ScanMatching = mode === "manual" && studentId ? { method: "manual", studentId } : { method: "ordered" };
+    const matching: Item["matching"] = mode === "codes" ? { method: "codes" } : mode === "manual" && studentId ? { method: "manual", studentId } : { method: "ordered" };
     const added: Item[] = list.map((file) => ({ key: `${Date.now()}-${Math.random().toString(36).slice(2)}`, file, matching, outcome: { state: "waiting" } }));
     setItems((all) => [...all, ...added]);
     queue.current.push(...added);
     void drain();
   }
 
-  const uploaded = items.filter((i) => i.outcome.state === "done").length;
+  const uploaded = items.filter((i) => i.outcome.state === "done" || i.outcome.state === "queued").length;
   const failed = items.filter((i) => i.outcome.state === "refused").length;
   const pending = items.length - uploaded - failed;
   // The bar measures what is still on its way; a refused file never counts as uploaded.
@@ -104,10 +115,18 @@ export function ScanIntake({
     <section className="card scan-intake" aria-labelledby="scan-intake-heading">
       <header className="card__header">
         <h2 id="scan-intake-heading">Upload scans</h2>
-        <p className="card__description">One PDF per student&apos;s script. Files upload in the order you add them.</p>
+        <p className="card__description">
+          {mode === "codes"
+            ? "Whole piles from the copier: any number of printed scripts per PDF, pages in any order. Each page finds its student by its code."
+            : "One PDF per student's script. Files upload in the order you add them."}
+        </p>
       </header>
       <fieldset className="segmented" disabled={disabled}>
         <legend>Match each scan</legend>
+        <label className="segmented__option">
+          <input type="radio" name={groupName} value="codes" checked={mode === "codes"} onChange={() => setMode("codes")} />
+          By the codes printed on the pages
+        </label>
         <label className="segmented__option">
           <input type="radio" name={groupName} value="ordered" checked={mode === "ordered"} onChange={() => setMode("ordered")} />
           In order (next student without a scan)
@@ -139,7 +158,9 @@ export function ScanIntake({
           if (!manualBlocked) add(event.dataTransfer.files);
         }}
       >
-        <p className="dropzone__title">{disabled ? "This batch is archived: it takes no more scans." : manualBlocked ? "Choose the student first." : "Drop PDF scans here"}</p>
+        <p className="dropzone__title">
+          {disabled ? "This batch is archived: it takes no more scans." : manualBlocked ? "Choose the student first." : mode === "codes" ? "Drop scanned piles (PDF) here" : "Drop PDF scans here"}
+        </p>
         <input
           ref={input}
           type="file"
@@ -207,6 +228,8 @@ function describe(outcome: Outcome): string {
       return `Uploading… ${Math.round(outcome.fraction * 100)}%`;
     case "refused":
       return outcome.transient ? `Not uploaded: ${outcome.reason}` : `Refused: ${outcome.reason}`;
+    case "queued":
+      return "Uploaded: its pages are being read and filed (see Scanned piles).";
     case "done":
       return isUnmatched(outcome.submission)
         ? "Needs a student: no student without a scan was left to match it to."

@@ -19,3 +19,16 @@ export function uploadScan(batchId: string, file: File, matching: ScanMatching, 
   form.append("file", file.type ? file : new File([file], file.name, { type: "application/pdf" }), file.name);
   return uploadWithProgress<UploadedScan>(`/api/exam/batches/${batchId}/scans`, form, onProgress);
 }
+
+/** A scanned pile as POST /api/exam/batches/{id}/piles answers it: queued, to be read by a job. */
+export interface UploadedPile {
+  id: string;
+  status: string;
+}
+
+/** Posts one scanned pile of printed scripts (any number of scripts, any order) to the batch. */
+export function uploadPile(batchId: string, file: File, onProgress: (fraction: number) => void): Promise<UploadedPile> {
+  const form = new FormData();
+  form.append("file", file.type ? file : new File([file], file.name, { type: "application/pdf" }), file.name);
+  return uploadWithProgress<UploadedPile>(`/api/exam/batches/${batchId}/piles`, form, onProgress);
+}

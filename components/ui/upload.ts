@@ -18,7 +18,7 @@ export const isTransientStatus = (status: number) => status >= 500 || status ===
 
 /**
  * Posts a multipart form to one of Markbook's upload routes with the session cookie. XMLHttpRequest
- * rather than fetch: only it reports upload progress. Resolves with the JSON reply of a 200/201;
+ * rather than fetch: only it reports upload progress. Resolves with the JSON reply of a 200/201/202;
  * rejects with an UploadError: the server's `detail` sentence when the file is refused, or a sentence
  * of its own when the request never arrives or is cancelled through `signal`.
  */
@@ -31,7 +31,8 @@ export function uploadWithProgress<Reply>(url: string, form: FormData, onProgres
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
     request.onload = () => {
-      if (request.status === 200 || request.status === 201) {
+      // 202: accepted for work that goes on after the reply (a scanned pile is read by a job).
+      if (request.status === 200 || request.status === 201 || request.status === 202) {
         onProgress(1);
         resolve(request.response as Reply);
         return;

@@ -7,6 +7,8 @@ import { pileName } from "./filing";
 import { pileStatusValues } from "./piles";
 
 export const intakeStatusOutput = z.object({
+  /** Whether the batch's scripts have been printed with codes (its piles are then read by code). */
+  printed: z.boolean(),
   piles: z.array(
     z.object({
       id: z.uuid(),
@@ -44,7 +46,7 @@ export const intakeStatusOutput = z.object({
  */
 export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<typeof intakeStatusOutput>> {
   const [batch] = await tx
-    .select({ id: examBatches.id, page_count: examTemplates.page_count })
+    .select({ id: examBatches.id, page_count: examTemplates.page_count, print_code: examBatches.print_code })
     .from(examBatches)
     .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
     .where(eq(examBatches.id, batchId));
@@ -82,6 +84,7 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
   });
 
   return {
+    printed: batch.print_code !== null,
     piles: piles.map((pile) => ({ id: pile.id, name: pileName(pile), status: pile.status, page_count: pile.page_count, pages_read: pile.pages_read, failure: pile.failure, created_at: pile.created_at })),
     counts: {
       pages_uploaded: piles.reduce((sum, pile) => sum + (pile.page_count ?? 0), 0),

@@ -1,0 +1,99 @@
+"use client";
+
+import Link from "next/link";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/root";
+
+type IntakeStatus = inferRouterOutputs<AppRouter>["exam"]["intake"]["status"];
+
+/** While a pile is being read its figures move every second; otherwise they are read now and then. */
+export const intakeRefreshMs = (status: IntakeStatus | undefined) => (status?.piles.some((pile) => pile.status !== "done" && pile.status !== "failed") ? 1000 : 15_000);
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/**
+ * Scanned piles of a batch: how far each has been read, and where its pages went (filed to students,
+ * scripts to identify, pages set aside). Live while a pile is read, and the same after a reload: it all
+ * comes from the database (exam.intake.status).
+ */
+export function IntakeProgress({ batchId, status, canIdentify }: { batchId: string; status: IntakeStatus; canIdentify: boolean }) {
+  const { piles, counts } = status;
+  if (piles.length === 0) return null;
+  const toIdentify = status.scripts_to_identify.length;
+  const withGaps = status.missing_pages.filter((entry) => entry.student_name !== null);
+  return (
+    <section className="card intake-progress" aria-labelledby="intake-progress-heading">
+      <header className="card__header">
+        <h2 id="intake-progress-heading">Scanned piles</h2>
+      </header>
+      <ul className="intake-progress__piles" aria-live="polite">
+        {piles.map((pile) => (
+          <li key={pile.id} className="intake-progress__pile">
+            <strong>{pile.name}</strong>
+            {pile.status === "failed" ? (
+              <span role="alert">Could not be read: {pile.failure}</span>
+            ) : pile.status === "done" ? (
+              <span>{plural(pile.page_count ?? 0, "page")} read and filed</span>
+            ) : (
+              <>
+                <span>
+                  {pile.status === "filing"
+                    ? "Filing the pages…"
+                    : pile.page_count
+                      ? `Reading page ${Math.min(pile.pages_read + 1, pile.page_count)} of ${pile.page_count}`
+                      : "Waiting to be read…"}
+                </span>
+                <progress max={pile.page_count ?? 1} value={pile.pages_read} aria-label={`Pages of ${pile.name} read`} />
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      <dl className="intake-progress__counts">
+        <div>
+          <dt>Pages read</dt>
+          <dd>{counts.pages_read}</dd>
+        </div>
+        <div>
+          <dt>Filed to students</dt>
+          <dd>{counts.filed_to_students}</dd>
+        </div>
+        <div>
+          <dt>In scripts to identify</dt>
+          <dd>{counts.in_scripts_to_identify}</dd>
+        </div>
+        <div>
+          <dt>Scanned twice</dt>
+          <dd>{counts.duplicates}</dd>
+        </div>
+        <div>
+          <dt>Refused</dt>
+          <dd>{counts.refused}</dd>
+        </div>
+      </dl>
+      {toIdentify > 0 ? (
+        <p>
+          {plural(toIdentify, "script")} without a readable student code (spare copies, torn corners):{" "}
+          {canIdentify ? <Link href={`/batches/${batchId}/identify`}>identify them</Link> : "the batch's owner identifies them"}.
+        </p>
+      ) : null}
+      {withGaps.length > 0 ? (
+        <p className="muted">
+          Missing pages: {withGaps.map((entry) => `${entry.student_name} (page ${entry.missing_positions.join(", ")})`).join("; ")}.
+        </p>
+      ) : null}
+      {status.set_aside.length > 0 ? (
+        <details>
+          <summary>{plural(status.set_aside.length, "page")} set aside</summary>
+          <ul>
+            {status.set_aside.map((page) => (
+              <li key={page.page_id}>
+                {page.pile_name}, page {page.pile_page}: {page.note}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </section>
+  );
+}
