@@ -16,6 +16,7 @@ import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
 import { PrintScriptsDialog } from "./print/PrintScriptsDialog";
 import { ScanIntake } from "./ScanIntake";
+import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
@@ -200,12 +201,15 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                 return (
                   <tr key={submission.id} data-testid="queue-row">
                     <th scope="row">
-                      {submission.student_name ?? (
-                        <span className="table__muted">
-                          Unmatched scan{" "}
-                          (<LocalDate value={submission.created_at} style="time" />)
-                        </span>
-                      )}
+                      {submission.student_name ??
+                        (printedScriptNumber(submission.qr_code) ? (
+                          <span className="table__muted">Script {printedScriptNumber(submission.qr_code)} (no student yet)</span>
+                        ) : (
+                          <span className="table__muted">
+                            Unmatched scan{" "}
+                            (<LocalDate value={submission.created_at} style="time" />)
+                          </span>
+                        ))}
                     </th>
                     <td>
                       <SubmissionStateBadge

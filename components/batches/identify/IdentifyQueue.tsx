@@ -11,6 +11,7 @@ import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
+import { printedScriptNumber } from "../script-label";
 import { type IdentifyCandidate, rankForIdentify } from "./identify-match";
 
 /** Names shown under the field: enough to see the right one among a few that fit, never a wall. */
@@ -72,7 +73,7 @@ export function IdentifyQueue({ batchId }: { batchId: string }) {
   if (queue.isError) return <LoadFailed what="The batch" error={queue.error} onRetry={() => queue.refetch()} />;
 
   const label = (script: { qr_code: string | null }, position: number) => {
-    const number = script.qr_code?.split(":")[2];
+    const number = printedScriptNumber(script.qr_code);
     return number ? `Script ${number}` : `Scan ${position}`;
   };
 
