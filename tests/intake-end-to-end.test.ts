@@ -13,9 +13,7 @@ import { eq } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
-import { POST as uploadRoute } from "../app/api/exam/files/route";
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
 import { asService } from "../server/db/rls";
 import { examPrintedScripts } from "../server/db/schema";
 import { workerImaging } from "../server/intake/imaging";
@@ -27,9 +25,9 @@ import { type ObjectStorage, readObjectBytes, useObjectStorage } from "../server
 import { createCaller } from "../server/trpc/root";
 import { timeoutFor } from "./support/busy-machine";
 import { describeOnEachDatabase } from "./support/database";
-import { createClassWithStudents, multipartBody } from "./support/exam-fixtures";
+import { createClassWithStudents } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
-import { pagesOfPile, pileRow, postPile, submissionRow } from "./support/intake-fixtures";
+import { pagesOfPile, pileRow, postPile, submissionRow, uploadDemoPaper } from "./support/intake-fixtures";
 import { scanPile } from "./support/scanned-pile";
 
 const BUCKET = "cc.exam.submissions";
@@ -69,18 +67,7 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
     storage = useObjectStorage(createLocalStorage(storageRoot));
     setIntakeImaging(workerImaging());
     school = await createSchool(db(), "Intake end to end");
-    const paper = await generateDemoPaper();
-    pagesPerScript = paper.pageCount;
-    const form = multipartBody([{ name: "file", filename: "paper.pdf", bytes: paper.bytes }]);
-    const uploaded = await uploadRoute(
-      new Request("http://localhost/api/exam/files", {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
-        body: form.body,
-      }),
-    );
-    expect(uploaded.status).toBe(201);
-    paperFileId = (await uploaded.json()).id;
+    ({ fileId: paperFileId, pageCount: pagesPerScript } = await uploadDemoPaper(school));
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
 

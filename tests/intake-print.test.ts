@@ -8,11 +8,9 @@ import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as archiveRoute } from "../app/api/exam/batches/[batch_id]/archive/route";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
-import { POST as uploadRoute } from "../app/api/exam/files/route";
 import { rowsOf } from "../server/db/client";
 import { asService } from "../server/db/rls";
 import { examBatches, examPrintedScripts, examSubmissions } from "../server/db/schema";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
 import { isBatchCode } from "../server/intake/print-code";
 import { workerImaging } from "../server/intake/imaging";
 import { setIntakeImaging } from "../server/intake/imaging-port";
@@ -20,7 +18,8 @@ import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase, openSecondHandle } from "./support/database";
-import { createClassWithStudents, multipartBody } from "./support/exam-fixtures";
+import { createClassWithStudents } from "./support/exam-fixtures";
+import { uploadDemoPaper } from "./support/intake-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken } from "./support/hostile-input";
 
@@ -81,18 +80,7 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     setIntakeImaging(workerImaging());
     school = await createSchool(database().db, "Print");
     otherSchool = await createSchool(database().db, "Elsewhere");
-    const paper = await generateDemoPaper();
-    paperPages = paper.pageCount;
-    const form = multipartBody([{ name: "file", filename: "paper.pdf", bytes: paper.bytes }]);
-    const uploaded = await uploadRoute(
-      new Request("http://localhost/api/exam/files", {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
-        body: form.body,
-      }),
-    );
-    expect(uploaded.status).toBe(201);
-    paperFileId = (await uploaded.json()).id;
+    ({ fileId: paperFileId, pageCount: paperPages } = await uploadDemoPaper(school));
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
 

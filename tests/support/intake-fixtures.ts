@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import { POST as pilesRoute } from "../../app/api/exam/batches/[batch_id]/piles/route";
+import { POST as filesRoute } from "../../app/api/exam/files/route";
+import { generateDemoPaper } from "../../server/db/demo-paper-pdf";
 import type { Db } from "../../server/db/client";
 import { asService } from "../../server/db/rls";
 import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions } from "../../server/db/schema";
@@ -50,3 +52,18 @@ export const pileRow = async (db: Db, pileId: string) => (await asService(db, (t
 
 export const submissionRow = async (db: Db, submissionId: string) =>
   (await asService(db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId))))[0];
+
+/** The demo paper uploaded by the school's teacher (POST /api/exam/files), for templates that print: its file id and pages. */
+export async function uploadDemoPaper(school: School): Promise<{ fileId: string; pageCount: number }> {
+  const paper = await generateDemoPaper();
+  const form = multipartBody([{ name: "file", filename: "paper.pdf", bytes: paper.bytes }]);
+  const uploaded = await filesRoute(
+    new Request("http://localhost/api/exam/files", {
+      method: "POST",
+      headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
+      body: form.body,
+    }),
+  );
+  if (uploaded.status !== 201) throw new Error(`the demo paper was not uploaded: ${uploaded.status} ${await uploaded.text()}`);
+  return { fileId: ((await uploaded.json()) as { id: string }).id, pageCount: paper.pageCount };
+}
