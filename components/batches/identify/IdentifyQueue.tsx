@@ -45,11 +45,17 @@ export function IdentifyQueue({ batchId }: { batchId: string }) {
   const listId = useId();
 
   const submissions = queue.data?.submissions ?? [];
-  // Scripts still to identify, in the order they were made (a pile's, in pile order); skipped ones last.
+  // Scripts still to identify: in the order they were made, then by printed number; skipped ones last.
   // One identified just now leaves at once, before the queue is read again: Enter never sends it twice.
   const scripts = submissions
     .filter((submission) => !submission.student_id && submission.scan_url && !done.some((item) => item.scriptId === submission.id))
-    .sort((a, b) => Number(skipped.includes(a.id)) - Number(skipped.includes(b.id)) || +a.created_at - +b.created_at || (a.qr_code ?? "").localeCompare(b.qr_code ?? ""));
+    .sort(
+      (a, b) =>
+        Number(skipped.includes(a.id)) - Number(skipped.includes(b.id)) ||
+        +a.created_at - +b.created_at ||
+        (printedScriptNumber(a.qr_code) ?? 0) - (printedScriptNumber(b.qr_code) ?? 0) ||
+        a.id.localeCompare(b.id),
+    );
   const current = scripts[0];
   const students: IdentifyCandidate[] = submissions
     .filter((submission): submission is typeof submission & { student_id: string } => Boolean(submission.student_id))
