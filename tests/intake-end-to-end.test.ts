@@ -13,6 +13,7 @@ import { eq } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
+import { GET as pageImageRoute } from "../app/api/exam/scan-pages/[page_id]/image/route";
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
 import { asService } from "../server/db/rls";
 import { examPrintedScripts } from "../server/db/schema";
@@ -160,6 +161,12 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
       expect(crop.status).toBe(200);
       expect(crop.headers.get("content-type")).toBe("image/jpeg");
       expect(Buffer.from(await crop.arrayBuffer()).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+      // Any page, upright, for the screen where pages are moved by hand.
+      const image = await pageImageRoute(new Request(`http://localhost/api/exam/scan-pages/${pages[0]!.id}/image`, { headers: { authorization: `Bearer ${school.teacher.token}` } }), {
+        params: Promise.resolve({ page_id: pages[0]!.id }),
+      });
+      expect(image.status).toBe(200);
+      expect(Buffer.from(await image.arrayBuffer()).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
       const studentOne = submissionOf.get(1)!;
       const studentOneRow = await submissionRow(db(), studentOne);
       const identified = await teacher.exam.submissions.assign({ submission_id: spare.submission_id, student_id: studentOneRow!.student_id! });

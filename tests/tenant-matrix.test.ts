@@ -233,6 +233,10 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "GET /api/exam/submissions/{submission_id}/scan": [
     { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
   ],
+  "GET /api/exam/submissions/{submission_id}/name-crop": [
+    { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
+  ],
+  "GET /api/exam/scan-pages/{page_id}/image": [{ aim: "A's scanned page", answer: 404, build: ({ a }) => ({ params: [a.scanPageId] }) }],
   "POST /api/exam/submissions/{submission_id}/assign": [
     { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ params: [a.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }) },
     {

@@ -1,9 +1,11 @@
 import { and, eq } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { submissionIdInput } from "../exam/scan-files";
+import { recordId } from "../http/input-rules";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
@@ -43,16 +45,41 @@ export async function nameCrop(db: Db, callerId: string, submissionId: string, o
     return scan ? { ...scan, rotation: 0, box: box.page === 1 ? box : DEFAULT_NAME_BOX } : null;
   });
   if (!source) throw notFound("Scan");
-  const storage = options.storage ?? objectStorage();
+  const { page: _page, ...rect } = source.box;
+  return cropStoredPage(source, rect, options.storage);
+}
+
+const WHOLE_PAGE = { x: 0, y: 0, width: 1, height: 1 };
+
+/**
+ * One scanned page of a pile, upright, as a JPEG: what the "Scanned pages" screen shows before a page
+ * is moved by hand. Read as the caller: the school's staff (404 otherwise, as for the page list).
+ */
+export async function scanPageImage(db: Db, callerId: string, pageId: string, options: { storage?: ObjectStorage } = {}): Promise<Uint8Array> {
+  const { page_id: id } = scanPageIdInput.parse({ page_id: pageId });
+  const [source] = await asUser(db, callerId, (tx) =>
+    tx
+      .select({ bucket: files.bucket, key: files.storage_key, rotation: examScanPages.rotation })
+      .from(examScanPages)
+      .innerJoin(files, eq(files.id, examScanPages.file_id))
+      .where(eq(examScanPages.id, id)),
+  );
+  if (!source) throw notFound("Page");
+  return cropStoredPage(source, WHOLE_PAGE, options.storage);
+}
+
+export const scanPageIdInput = z.object({ page_id: recordId("Page") });
+
+/** A page-relative rectangle of the first page of a stored PDF, turned upright, as JPEG (in the imaging worker). */
+async function cropStoredPage(source: { bucket: string; key: string; rotation: number }, rect: Omit<NameBox, "page">, storage = objectStorage()): Promise<Uint8Array> {
   let pdf: Uint8Array;
   try {
     pdf = await readObjectBytes(storage, source.bucket, source.key);
   } catch (error) {
     if (isObjectNotFound(error)) throw notFound("Scan");
-    logger.error("name crop: scan read failed", error);
+    logger.error("scanned page read failed", error);
     throw new AppError("upstream", "The scan could not be read from storage; try again");
   }
-  const { page: _page, ...rect } = source.box;
   const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect);
   if (!crop) throw notFound("Scan");
   return crop;

@@ -1,7 +1,7 @@
 import { asUser } from "../../db/rls";
 import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../http/route";
 import { submissionIdInput } from "../../exam/scan-files";
-import { nameCrop } from "../name-crop";
+import { nameCrop, scanPageIdInput, scanPageImage } from "../name-crop";
 import { batchIdInput } from "../../exam/batches";
 import { movePage, movePageBody, movePageOutput } from "../move-page";
 import { pileOutput, uploadPile } from "../piles";
@@ -95,18 +95,32 @@ export const nameCropRoute = defineRoute({
   params: submissionIdInput,
   replies: { 200: fileReply("image/jpeg", "The crop", { type: "string", contentMediaType: "image/jpeg" }) },
   errors: { 404: "Not found, outside the caller's scope, or no scan yet" },
-  handler: async ({ db, user, params }) => {
-    const crop = await nameCrop(db, user.id, params.submission_id);
-    return new Response(new Blob([crop as Uint8Array<ArrayBuffer>]), {
-      headers: {
-        "content-type": "image/jpeg",
-        "content-length": String(crop.byteLength),
-        // Pages can move between scripts: kept briefly only, as the scan is.
-        "cache-control": "private, max-age=60",
-        "x-content-type-options": "nosniff",
-      },
-    });
-  },
+  handler: async ({ db, user, params }) => jpegReply(await nameCrop(db, user.id, params.submission_id)),
 });
 
-export const intakeRoutes = [uploadPileRoute, intakeStatusRoute, listScanPagesRoute, movePageRoute, nameCropRoute];
+export const scanPageImageRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/scan-pages/{page_id}/image",
+  operationId: "getScanPageImage",
+  tags,
+  summary: "One scanned page of a pile, turned upright, as JPEG (staff of the school)",
+  auth: "bearer",
+  params: scanPageIdInput,
+  replies: { 200: fileReply("image/jpeg", "The page", { type: "string", contentMediaType: "image/jpeg" }) },
+  errors: { 404: notVisible },
+  handler: async ({ db, user, params }) => jpegReply(await scanPageImage(db, user.id, params.page_id)),
+});
+
+function jpegReply(jpeg: Uint8Array) {
+  return new Response(new Blob([jpeg as Uint8Array<ArrayBuffer>]), {
+    headers: {
+      "content-type": "image/jpeg",
+      "content-length": String(jpeg.byteLength),
+      // Pages can move between scripts: kept briefly only, as the scan is.
+      "cache-control": "private, max-age=60",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
+export const intakeRoutes = [uploadPileRoute, intakeStatusRoute, listScanPagesRoute, movePageRoute, nameCropRoute, scanPageImageRoute];

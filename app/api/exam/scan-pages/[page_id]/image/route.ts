@@ -1,0 +1,6 @@
+import { scanPageImageRoute } from "@/server/intake/routes";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(scanPageImageRoute);
