@@ -152,4 +152,23 @@ test("a printed class set, scanned as one shuffled pile, is filed, identified by
   const scan = await page.request.get(`/api/exam/submissions/${student.id}/scan`);
   expect(scan.status()).toBe(200);
   expect((await PDFDocument.load(await scan.body())).getPageCount()).toBe(PAGES);
+
+  // 5. Every page and where it went; the page scanned twice moved by hand into a script of its own.
+  await page.goto(`/batches/${batchId}/pages`);
+  await expect(page.getByTestId("scan-page-row")).toHaveCount(pile.truth.length);
+  const duplicateRow = page.getByTestId("scan-page-row").filter({ hasText: "Scanned twice" });
+  await expect(duplicateRow).toHaveCount(1);
+  await duplicateRow.getByRole("button", { name: /^Move / }).click();
+  const moveDialog = page.getByRole("dialog", { name: "Move a page" });
+  await moveDialog.getByLabel("Move to").selectOption({ label: "A new script of its own (to identify)" });
+  await moveDialog.getByLabel("As page").fill("x");
+  await moveDialog.getByRole("button", { name: "Move page" }).click();
+  await expect(moveDialog.getByText("Enter a page number from 1 to 999, or leave it empty.")).toBeVisible();
+  await moveDialog.getByLabel("As page").fill("");
+  await moveDialog.getByRole("button", { name: "Move page" }).click();
+  await expect(moveDialog).toBeHidden();
+  await expect(page.getByRole("status").filter({ hasText: /is now page 1 of A script without a student|is now page 1 of Script/ })).toBeVisible();
+  await expect(page.getByTestId("scan-page-row").filter({ hasText: "Scanned twice" })).toHaveCount(0);
+  await screenshot(page, testInfo, "intake-pages");
+  await expectNoAxeViolations(page);
 });

@@ -82,6 +82,10 @@ export function IntakeProgress({ batchId, status, canIdentify }: { batchId: stri
           Missing pages: {withGaps.map((entry) => `${entry.student_name} (page ${entry.missing_positions.join(", ")})`).join("; ")}.
         </p>
       ) : null}
+      <p>
+        <Link href={`/batches/${batchId}/pages`}>See every scanned page and where it went</Link>
+        {canIdentify ? " (a page in the wrong script can be moved there)" : ""}
+      </p>
       {status.set_aside.length > 0 ? (
         <details>
           <summary>{plural(status.set_aside.length, "page")} set aside</summary>
