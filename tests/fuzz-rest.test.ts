@@ -385,6 +385,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       const failures: string[] = [];
       let state = await readState();
       const statuses = new Map<number, number>();
+      /** Writes sent, and how many were refused as bad input (400). */
+      const writes = { runs: 0, invalid: 0 };
       for (const hostile of generated) {
         const operation = operations[hostile.operation % operations.length]!;
         const { call, what } = hostileCall(operation, fixture, hostile);
@@ -396,6 +398,10 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
           continue;
         }
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (operation.method !== "GET") {
+          writes.runs++;
+          if (response.status === 400) writes.invalid++;
+        }
         const text = await response.text();
         if (response.status >= 500) {
           failures.push(`${what} → ${response.status} ${text.slice(0, 200)}`);
@@ -427,8 +433,11 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         const summary = `${failures.length} of ${runs} hostile requests failed (FUZZ_SEED=${seed}, FUZZ_CASES=${cases}):\n${failures.join("\n")}`;
         expect.fail(summary);
       }
-      // The run reached validation, not only the front door: most cases are refused as bad input.
-      expect(statuses.get(400) ?? 0).toBeGreaterThan(runs / 4);
+      // The run reached validation, not only the front door: many writes are refused as bad input. Writes
+      // only: a read whose one input is a record id answers a malformed id with 404 by design, so every
+      // new read of that kind (a scan, a page image) would lower the share of 400s without saying anything.
+      expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
+      expect(writes.invalid).toBeGreaterThan(writes.runs / 4);
     },
     900_000,
   );

@@ -111,14 +111,25 @@ async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncG
   options.signal?.throwIfAborted();
   const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf }, ownBuffer(pdf));
   const generation = worker.generation;
+  const request = (pilePage: number) => {
+    const reading = worker.call({ kind: "readPage", pileId, pilePage });
+    // Handled here too: a page read ahead that the caller never takes must not be an unhandled rejection.
+    reading.catch(() => undefined);
+    return reading;
+  };
   try {
-    // One page at a time: the next is asked for only when the caller has taken this one, so at most one
-    // page's pixels exist at once, and other requests (printing, a crop) slip in between pages.
-    for (let pilePage = Math.max(1, options.fromPage ?? 1); pilePage <= pageCount; pilePage++) {
+    // One page read ahead: the worker reads the next page while the caller stores this one, so the two
+    // threads work side by side. The worker still does one page at a time (at most one page's pixels exist
+    // at once), and other requests (printing, a crop) slip in between pages.
+    const first = Math.max(1, options.fromPage ?? 1);
+    let ahead = first <= pageCount ? request(first) : null;
+    for (let pilePage = first; pilePage <= pageCount; pilePage++) {
       options.signal?.throwIfAborted();
       // The pile was open in a worker that has died since (while serving another request).
       if (!worker.alive(generation)) throw new AppError("unavailable", WORKER_DIED);
-      yield await worker.call({ kind: "readPage", pileId, pilePage });
+      const current = ahead!;
+      ahead = pilePage < pageCount ? request(pilePage + 1) : null;
+      yield await current;
     }
   } finally {
     if (worker.alive(generation)) worker.call({ kind: "closePile", pileId }).catch(() => undefined);
