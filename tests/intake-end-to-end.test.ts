@@ -16,7 +16,7 @@ import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-s
 import { GET as pageImageRoute } from "../app/api/exam/scan-pages/[page_id]/image/route";
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
 import { asService } from "../server/db/rls";
-import { examPrintedScripts } from "../server/db/schema";
+import { examPrintedScripts, examSubmissions } from "../server/db/schema";
 import { workerImaging } from "../server/intake/imaging";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { readScanPileJob } from "../server/intake/pile-job";
@@ -60,7 +60,13 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
     expect(response.status).toBe(200);
     const printed = new Uint8Array(await response.arrayBuffer());
     const scripts = await asService(db(), (tx) => tx.select().from(examPrintedScripts).where(eq(examPrintedScripts.batch_id, batch.id)).orderBy(examPrintedScripts.script_number));
-    return { batch, printed, scripts };
+    // The PDF holds the students' scripts in name order (each with its submission's shuffled number),
+    // then the spare copies.
+    const names = await asService(db(), (tx) => tx.select({ id: examSubmissions.id, name: examSubmissions.student_name }).from(examSubmissions).where(eq(examSubmissions.batch_id, batch.id)));
+    const nameOf = new Map(names.map((row) => [row.id, row.name ?? ""]));
+    const studentScripts = scripts.filter((script) => script.submission_id).sort((a, b) => nameOf.get(a.submission_id!)!.localeCompare(nameOf.get(b.submission_id!)!));
+    const printOrder = [...studentScripts, ...scripts.filter((script) => !script.submission_id)].map((script) => script.script_number);
+    return { batch, printed, scripts, printOrder };
   }
 
   beforeAll(async () => {
@@ -75,14 +81,16 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
   it(
     "files every page of a shuffled, skewed, partly upside-down pile exactly, and a teacher finishes the rest by hand",
     async () => {
-      const { batch, printed, scripts } = await printBatch("10A mock");
+      const { batch, printed, scripts, printOrder } = await printBatch("10A mock");
       const other = await printBatch("10B mock");
       expect(scripts.map((script) => script.script_number)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(printOrder.slice(STUDENTS)).toEqual([5, 6]);
       const submissionOf = new Map(scripts.map((script) => [script.script_number, script.submission_id]));
 
-      // Student 1 lost their script and wrote on spare copy 5; spare copy 6 was never used.
-      const used = [2, 3, 4, 5];
-      const handedIn = await pagesOfScripts(printed, used, pagesPerScript);
+      // The first student in the class list lost their script and wrote on spare copy 5; spare copy 6
+      // was never used.
+      const used = [...printOrder.slice(1, STUDENTS), 5];
+      const handedIn = await pagesOfScripts(printed, used.map((script) => printOrder.indexOf(script) + 1), pagesPerScript);
       const tornPrintedPage = pagesPerScript + 2; // script 3, page 2 (the second script of the pile)
       const pile = await scanPile(handedIn, {
         seed: 18,
@@ -167,7 +175,7 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
       });
       expect(image.status).toBe(200);
       expect(Buffer.from(await image.arrayBuffer()).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
-      const studentOne = submissionOf.get(1)!;
+      const studentOne = submissionOf.get(printOrder[0]!)!;
       const studentOneRow = await submissionRow(db(), studentOne);
       const identified = await teacher.exam.submissions.assign({ submission_id: spare.submission_id, student_id: studentOneRow!.student_id! });
       expect(identified).toMatchObject({ id: studentOne, status: "matched" });
@@ -180,7 +188,7 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
       expect(after.missing_pages.find((entry) => entry.submission_id === submissionOf.get(tornAt.script))?.missing_positions ?? []).not.toContain(tornAt.page);
 
       // A student's assembled scan: one page per position, each turned upright as read.
-      const complete = scripts.find((script) => script.submission_id && !missingPrinted.some((missing) => missing.script === script.script_number) && script.script_number !== 1 && script.script_number !== tornAt.script)!;
+      const complete = scripts.find((script) => script.submission_id && !missingPrinted.some((missing) => missing.script === script.script_number) && script.script_number !== printOrder[0] && script.script_number !== tornAt.script)!;
       const row = await submissionRow(db(), complete.submission_id!);
       expect(row).toMatchObject({ status: "matched", matching_method: "qr", page_count: pagesPerScript });
       const assembled = await PDFDocument.load(await readObjectBytes(storage, BUCKET, row!.scan_url!));
@@ -192,11 +200,11 @@ describeOnEachDatabase("class-set intake end to end, on scanned pixels", (databa
   );
 });
 
-/** The pages of some printed scripts (1-based script numbers in print order), as the pile handed in holds them. */
-async function pagesOfScripts(printed: Uint8Array, scriptNumbers: number[], pagesPerScript: number): Promise<Uint8Array> {
+/** The pages of some printed scripts (1-based positions in the printed PDF), as the pile handed in holds them. */
+async function pagesOfScripts(printed: Uint8Array, positions: number[], pagesPerScript: number): Promise<Uint8Array> {
   const source = await PDFDocument.load(printed);
   const pile = await PDFDocument.create();
-  const indices = scriptNumbers.flatMap((script) => Array.from({ length: pagesPerScript }, (_, page) => (script - 1) * pagesPerScript + page));
+  const indices = positions.flatMap((script) => Array.from({ length: pagesPerScript }, (_, page) => (script - 1) * pagesPerScript + page));
   for (const page of await pile.copyPages(source, indices)) pile.addPage(page);
   return pile.save();
 }

@@ -97,15 +97,21 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     expect(await pagesOf(response)).toBe((3 + 2) * paperPages);
   });
 
-  it("numbers the roster 1.. in name order at the first print and the spare copies after; a reprint keeps every number", async () => {
+  it("prints each student's script with its submission's number and the spare copies after; a reprint keeps every number", async () => {
     const { batch, roster } = await newBatch();
     expect(await printCodeOf(batch.id)).toBeNull();
     expect((await print(school.teacher.token, batch.id, { spare_copies: 2 })).status).toBe(200);
     const code = await printCodeOf(batch.id);
     expect(isBatchCode(code!)).toBe(true);
-    const names = roster.students.map((student) => student.full_name).sort();
     const first = await scriptsOf(batch.id);
-    expect(first.map((row) => [row.number, row.name])).toEqual([[1, names[0]], [2, names[1]], [3, names[2]], [4, null], [5, null]]);
+    const numberOf = new Map(
+      (await asService(database().db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.batch_id, batch.id)))).map((row) => [row.id, row.script_number]),
+    );
+    const students = first.filter((row) => row.submission);
+    expect(students.map((row) => row.name).sort()).toEqual(roster.students.map((student) => student.full_name).sort());
+    for (const row of students) expect(row.number).toBe(numberOf.get(row.submission!));
+    expect(first.map((row) => row.number)).toEqual([1, 2, 3, 4, 5]);
+    expect(first.slice(3).map((row) => row.submission)).toEqual([null, null]);
 
     const again = await print(school.teacher.token, batch.id, { spare_copies: 1 });
     expect(await pagesOf(again)).toBe(4 * paperPages);

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { recordId, text } from "../http/input-rules";
@@ -45,6 +46,8 @@ export const submissionOutput = z.object({
   qr_code: z.string().nullable(),
   matching_method: z.enum(matchingMethod.enumValues).nullable(),
   page_count: z.number().int().nullable(),
+  /** "Script 17": the script's number in its batch (what anonymous marking shows instead of the name). */
+  script_number: z.number().int(),
   /** When a teacher marked the student absent; null for "no scan yet" (status absent alone says neither). */
   absence_marked_at: z.date().nullable(),
   created_at: z.date(),
@@ -103,7 +106,9 @@ export async function createBatch(db: Db, callerId: string, input: z.input<typeo
       .returning();
     if (!batch) throw new AppError("internal", "The batch could not be created");
     if (roster.length > 0) {
-      await tx.insert(examSubmissions).values(roster.map((student) => ({ batch_id: batch.id, ...student, status: "absent" as const })));
+      // Inserted in a shuffled order: the numbering trigger numbers them as they come, so "Script 17"
+      // says nothing of where its name comes in the class list (anonymous marking).
+      await tx.insert(examSubmissions).values(shuffled(roster).map((student) => ({ batch_id: batch.id, ...student, status: "absent" as const })));
     }
     return { ...batch, submission_count: roster.length };
   });
@@ -239,4 +244,14 @@ export async function getResults(tx: Tx, batchId: string): Promise<BatchResults>
       };
     }),
   };
+}
+
+/** A copy of `items` in a uniformly random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = randomInt(index + 1);
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
 }

@@ -88,10 +88,11 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
   const notes = await duplicateNotes(tx, plan);
   const newScripts = new Map<number, string>();
   const touched = new Set<string>();
-  const newSubmission = async (qrCode: string | null) => {
+  // A spare copy's script keeps its printed number; a script cut from pages without a code takes the next.
+  const newSubmission = async (qrCode: string | null, scriptNumber?: number) => {
     const [created] = await tx
       .insert(examSubmissions)
-      .values({ batch_id: batch.id, student_id: null, student_name: null, status: "unmatched", matching_method: "qr", qr_code: qrCode })
+      .values({ batch_id: batch.id, student_id: null, student_name: null, status: "unmatched", matching_method: "qr", qr_code: qrCode, script_number: scriptNumber })
       .returning({ id: examSubmissions.id });
     return created!.id;
   };
@@ -109,7 +110,7 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
         if (existing) submissionId = existing;
         else {
           // A spare copy's first page: its script becomes a submission to identify.
-          submissionId = await newSubmission(scriptCode(batch.print_code!, target.scriptNumber));
+          submissionId = await newSubmission(scriptCode(batch.print_code!, target.scriptNumber), target.scriptNumber);
           await tx
             .update(examPrintedScripts)
             .set({ submission_id: submissionId })

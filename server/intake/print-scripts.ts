@@ -143,7 +143,7 @@ function warningsOf(placements: PagePlacement<KeptClear>[]): z.output<typeof pri
 /** Submissions of the batch that belong to a student (the roster), in roster order: name, then id. */
 async function rosterOf(tx: Tx, batchId: string) {
   return tx
-    .select({ id: examSubmissions.id, student_name: examSubmissions.student_name })
+    .select({ id: examSubmissions.id, student_name: examSubmissions.student_name, script_number: examSubmissions.script_number })
     .from(examSubmissions)
     .where(and(eq(examSubmissions.batch_id, batchId), isNotNull(examSubmissions.student_id)))
     .orderBy(asc(examSubmissions.student_name), asc(examSubmissions.id));
@@ -273,31 +273,42 @@ async function studentsToPrint(tx: Tx, batchId: string, submissionIds: string[] 
 interface Student {
   id: string;
   student_name: string | null;
+  script_number: number;
 }
 
-/** Script numbers: a student's own (kept from an earlier print) or the next free ones, then the spares'. */
+/**
+ * Script numbers: a student's script carries its submission's number (exam_submissions.script_number),
+ * so the paper and the screen say the same "Script 17"; spare copies take the batch's next numbers.
+ */
 async function numberScripts(tx: Tx, batchId: string, students: Student[], spareCopies: number) {
   const printed = await tx
     .select({ script_number: examPrintedScripts.script_number, submission_id: examPrintedScripts.submission_id })
     .from(examPrintedScripts)
     .where(eq(examPrintedScripts.batch_id, batchId));
   const numberOf = new Map(printed.flatMap((row) => (row.submission_id ? [[row.submission_id, row.script_number] as const] : [])));
-  let last = printed.reduce((largest, row) => Math.max(largest, row.script_number), 0);
   const newRows: (typeof examPrintedScripts.$inferInsert)[] = [];
   const scripts = students.map((student) => {
     let scriptNumber = numberOf.get(student.id);
     if (scriptNumber === undefined) {
-      scriptNumber = ++last;
+      scriptNumber = student.script_number;
       newRows.push({ batch_id: batchId, script_number: scriptNumber, submission_id: student.id });
     }
     return { scriptNumber, heading: student.student_name ?? "Student" };
   });
-  for (let copy = 0; copy < spareCopies; copy++) {
-    newRows.push({ batch_id: batchId, script_number: ++last, submission_id: null });
-    scripts.push({ scriptNumber: last, heading: SPARE_HEADING });
-  }
-  if (last > MAX_SCRIPT_NUMBER) {
-    throw new AppError("conflict", `This batch has used all of its ${MAX_SCRIPT_NUMBER} script numbers: start a new batch to print more`);
+  if (spareCopies > 0) {
+    const [counter] = await tx
+      .update(examBatches)
+      .set({ next_script_number: sql`${examBatches.next_script_number} + ${spareCopies}` })
+      .where(eq(examBatches.id, batchId))
+      .returning({ next: examBatches.next_script_number });
+    const last = counter!.next - 1;
+    if (last > MAX_SCRIPT_NUMBER) {
+      throw new AppError("conflict", `This batch has used all of its ${MAX_SCRIPT_NUMBER} script numbers: start a new batch to print more`);
+    }
+    for (let scriptNumber = last - spareCopies + 1; scriptNumber <= last; scriptNumber++) {
+      newRows.push({ batch_id: batchId, script_number: scriptNumber, submission_id: null });
+      scripts.push({ scriptNumber, heading: SPARE_HEADING });
+    }
   }
   if (newRows.length > 0) await tx.insert(examPrintedScripts).values(newRows);
   const reprinted = students.map((student) => student.id).filter((id) => numberOf.has(id));

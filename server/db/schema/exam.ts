@@ -213,6 +213,8 @@ export const examBatches = pgTable(
     status: batchStatus().notNull().default("open"),
     /** The batch's code in the QR codes of its printed scripts (server/intake/print-code.ts); set at the first print. */
     print_code: text().unique("exam_batches_print_code_key"),
+    /** The number the batch's next script gets (exam_submissions.script_number; kept by a trigger of 0014). */
+    next_script_number: integer().notNull().default(1),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     archived_at: timestamp({ withTimezone: true }),
   },
@@ -238,6 +240,13 @@ export const examSubmissions = pgTable(
     matching_method: matchingMethod(),
     page_count: integer(),
     /**
+     * "Script 17": the script's number in its batch, never reused. Given by a trigger (0014) from
+     * exam_batches.next_script_number when an insert leaves it out (the default 0 asks for it); the number printed on the script's
+     * pages when it was printed. Roster scripts are numbered in a shuffled order, so a number says
+     * nothing of the name (anonymous marking).
+     */
+    script_number: integer().notNull().default(0),
+    /**
      * When a teacher marked the student absent (server/exam/absence.ts). Null for a student who simply
      * has no scan yet: the status `absent` alone (the contract's) does not say which.
      */
@@ -248,6 +257,8 @@ export const examSubmissions = pgTable(
   (table) => [
     // A student with a scan sat the paper: absence and a scan never go together.
     check("exam_submissions_absent_without_scan", sql`${table.absence_marked_at} is null or ${table.scan_url} is null`),
+    unique("exam_submissions_batch_script_key").on(table.batch_id, table.script_number),
+    check("exam_submissions_script_number_range", sql`${table.script_number} between 1 and 9999`),
     uniqueIndex("exam_submissions_batch_student_key")
       .on(table.batch_id, table.student_id)
       .where(sql`${table.student_id} is not null`),
