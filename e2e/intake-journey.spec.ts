@@ -14,7 +14,7 @@ const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 const PAGES = 4;
 
 interface Queue {
-  submissions: { id: string; student_name: string | null }[];
+  submissions: { id: string; student_name: string | null; script_number: number }[];
 }
 
 async function json<T>(page: Page, url: string): Promise<T> {
@@ -23,12 +23,15 @@ async function json<T>(page: Page, url: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** The printed PDF as the class hands it in: the scripts named, in print order, spare copies filled in by hand. */
-async function handedIn(printed: Uint8Array, scripts: number[], writtenNames: Map<number, string>, nameBox: { x: number; y: number; width: number; height: number }) {
+/**
+ * The printed PDF as the class hands it in: the scripts at these positions of the print (1-based), spare
+ * copies filled in by hand (names by position).
+ */
+async function handedIn(printed: Uint8Array, positions: number[], writtenNames: Map<number, string>, nameBox: { x: number; y: number; width: number; height: number }) {
   const source = await PDFDocument.load(printed);
   const pile = await PDFDocument.create();
   const font = await pile.embedFont(StandardFonts.HelveticaOblique);
-  for (const script of scripts) {
+  for (const script of positions) {
     const copies = await pile.copyPages(source, Array.from({ length: PAGES }, (_, page) => (script - 1) * PAGES + page));
     copies.forEach((copy, index) => {
       pile.addPage(copy);
@@ -56,7 +59,8 @@ test("a printed class set, scanned as one shuffled pile, is filed, identified by
   expect(created.status()).toBe(201);
   const batchId = ((await created.json()) as { id: string }).id;
 
-  // 1. Print: 20 students and 2 spare copies, numbered 1–20 in roster (name) order, spares 21 and 22.
+  // 1. Print: 20 students in roster (name) order, each with their script's number (1–20, shuffled),
+  // then 2 spare copies, numbered 21 and 22.
   await page.goto(`/batches/${batchId}`);
   await page.getByRole("button", { name: "Print scripts" }).click();
   const dialog = page.getByRole("dialog", { name: "Print scripts" });
@@ -69,13 +73,16 @@ test("a printed class set, scanned as one shuffled pile, is filed, identified by
   const queue = await json<Queue>(page, `/api/exam/batches/${batchId}/queue`);
   const roster = queue.submissions.filter((s) => s.student_name).sort((a, b) => a.student_name!.localeCompare(b.student_name!) || a.id.localeCompare(b.id));
   expect(roster).toHaveLength(20);
-  // Students 3 and 7 lost their scripts and wrote on spare copies 21 and 22.
+  // The third and seventh students lost their scripts and wrote on spare copies 21 and 22 (the spares
+  // are the last two of the print, so their positions are their numbers).
   const lost = new Map([
     [21, roster[2]!.student_name!],
     [22, roster[6]!.student_name!],
   ]);
-  const scripts = [...Array.from({ length: 20 }, (_, index) => index + 1).filter((n) => n !== 3 && n !== 7), 21, 22];
-  const pile = await scanPile(await handedIn(printed, scripts, lost, nameBox!), {
+  const numberAtPosition = [...roster.map((submission) => submission.script_number), 21, 22];
+  const positions = [...Array.from({ length: 20 }, (_, index) => index + 1).filter((n) => n !== 3 && n !== 7), 21, 22];
+  const scripts = positions.map((position) => numberAtPosition[position - 1]!);
+  const pile = await scanPile(await handedIn(printed, positions, lost, nameBox!), {
     seed: 2026,
     pagesPerScript: PAGES,
     scriptNumbers: scripts,
@@ -137,7 +144,7 @@ test("a printed class set, scanned as one shuffled pile, is filed, identified by
   };
   const scattered = scripts.filter((n) => n <= 20).find((n) => runsOf(n) >= 3)!;
   expect(scattered).toBeDefined();
-  const student = roster[scattered - 1]!;
+  const student = roster.find((submission) => submission.script_number === scattered)!;
   await page.goto(`/batches/${batchId}/mark?submission=${student.id}`);
   await expect(page.getByRole("heading", { level: 1, name: student.student_name! })).toBeVisible();
   await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();
