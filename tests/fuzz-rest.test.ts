@@ -255,6 +255,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     const templateB = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz B" });
     await jsonCall("api/exam/templates/[template_id]", "PUT", teacher, { questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries }, [templateB.id]);
 
+    const rubricItem = await jsonCall("api/exam/questions/[question_id]/rubric-items", "POST", teacher, { text: "Correct method", points: 2 }, [canvasB.ids.q2]);
     const batch = await jsonCall("api/exam/batches", "POST", teacher, { template_id: templateA.id, class_id: roster.class.id, title: "Fuzz batch" });
     const queue = await jsonCall("api/exam/batches/[batch_id]/queue", "GET", teacher, undefined, [batch.id]);
     const submission = queue.submissions[0];
@@ -300,6 +301,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         file_id: file.id,
         mark_id: markId,
         question_id: canvasB.ids.q2,
+        item_id: rubricItem.id,
         submission_id: submission.id,
         class_id: roster.class.id,
         user_id: roster.students[0]!.id,
@@ -313,6 +315,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "PATCH /api/exam/questions/{question_id}": {
           json: { max_marks: 5, mark_scheme: { type: "points", points: ["M1", "A1"] }, answer_type: "numeric", spec_ref: "8300.A2" },
         },
+        "POST /api/exam/questions/{question_id}/rubric-items": { json: { text: "Correct units", points: -1.5, spec_ref: "8300.A2", comment: "Units!", position: 0 } },
+        "PATCH /api/exam/rubric-items/{item_id}": { json: { text: "Valid method", points: 1.5, spec_ref: null, comment: "Well set out", position: 1 } },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
         "PUT /api/exam/marks/{mark_id}": { json: markBody },
         "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },

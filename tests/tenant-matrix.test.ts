@@ -49,6 +49,8 @@ interface Target {
   teacherDb: string;
   templateId: string;
   questionId: string;
+  /** A rubric item of A's question. */
+  rubricItemId: string;
   fileId: string;
   classId: string;
   studentId: string;
@@ -194,6 +196,14 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "PATCH /api/exam/questions/{question_id}": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
   ],
+  "POST /api/exam/questions/{question_id}/rubric-items": [
+    { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ text: "Taken over", points: 1 }) }) },
+  ],
+  "GET /api/exam/questions/{question_id}/rubric-edits": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId] }) }],
+  "PATCH /api/exam/rubric-items/{item_id}": [
+    { aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId], ...json({ points: -5, text: "Taken over" }) }) },
+  ],
+  "DELETE /api/exam/rubric-items/{item_id}": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId] }) }],
   "GET /api/exam/batches": [
     { aim: "the list", answer: "own", build: () => ({ query: { include_archived: "true" } }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ query: { include_archived: "true", template_id: a.templateId } }) },
@@ -262,6 +272,14 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       aim: "B's own submission with A's question",
       answer: ownerOnly(404),
       build: ({ a, b }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: b.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
+    },
+    {
+      aim: "B's own submission and question, applying A's rubric item",
+      answer: ownerOnly(400),
+      build: ({ a, b }) => ({
+        params: [crypto.randomUUID()],
+        ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [a.rubricItemId] } }),
+      }),
     },
     {
       aim: "A's mark id on B's own submission",
@@ -403,6 +421,10 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.questions.editMarkScheme": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
   ],
+  "exam.rubric.create": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over", points: 1 } }) }],
+  "exam.rubric.edit": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId, body: { points: -5, text: "Taken over" } }) }],
+  "exam.rubric.delete": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId }) }],
+  "exam.rubric.history": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId }) }],
   "exam.batches.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
@@ -622,6 +644,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const unmatched = await post("POST /api/exam/batches/{batch_id}/scans", teacher.token, { params: [batch.id], ...scanUpload() });
     expect(unmatched.status).toBe(201);
     const submissionId = ((await matched.json()) as { id: string }).id;
+    const rubricItem = await as(teacher).exam.rubric.create({ question_id: canvas.ids.q2, body: { text: `alpha-rubric-${tag}`, points: 2, comment: `alpha-rubric-comment-${tag}` } });
     const mark = await as(teacher).exam.marks.upsert({
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
@@ -669,6 +692,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       teacherDb: teacher.user_db_name,
       templateId: template.id,
       questionId: canvas.ids.q2,
+      rubricItemId: rubricItem.id,
       fileId: file.id,
       classId: roster.class.id,
       studentId: roster.students[0]!.id,
@@ -698,6 +722,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       ...people.flatMap((person) => [person.id, person.email, person.full_name, person.user_db_name, person.username]),
       ...canvas.questions.map((question) => question.id),
       ...canvas.response_areas.map((area) => area.id),
+      rubricItem.text,
+      rubricItem.comment!,
       ...canvas.boundaries.map((boundary) => boundary.id),
       roster.class.name,
       template.title,

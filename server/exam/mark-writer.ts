@@ -14,7 +14,7 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import { asUsersInOneTrip } from "../db/rls";
-import { type Mark, type MarkUpsert, lockSubmissions, markWriteError, markWrites, upsertMark, upsertMarkInput } from "./marks";
+import { type Mark, type MarkUpsert, lockWritten, markWriteError, markWrites, upsertMark, upsertMarkInput } from "./marks";
 
 /**
  * Transactions in flight at once, and saves per transaction at most. Measured with bench:exam (32
@@ -81,7 +81,7 @@ class MarkWriter {
       const results = await asUsersInOneTrip(
         this.db,
         parts.map((part) => ({ userId: part.callerId, statements: part.plan.statements })),
-        [lockSubmissions(batch.map((save) => save.write.body.submission_id))],
+        lockWritten(batch.map((save) => save.write)),
       );
       parts.forEach((part, index) => {
         part.plan.outcomes(results[index]!).forEach((outcome, position) => {

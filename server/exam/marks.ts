@@ -3,9 +3,10 @@ import { z } from "zod";
 import { decimal, jsonValue, recordId, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
-import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examQuestions, examRubricItems, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
+import { type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 export const markUpsertBody = z.object({
@@ -13,12 +14,31 @@ export const markUpsertBody = z.object({
   question_id: z.uuid("question_id must be a question id"),
   // exam_mark_entries.awarded_marks is numeric(8, 2); the range against max_marks is a rule of upsertMarks.
   awarded_marks: decimal(8, 2).nullable(),
-  mark_scheme_detail: jsonValue().optional(),
+  // Free JSON, but a detail of `"type": "rubric"` is a list of the question's rubric items (rubrics.ts):
+  // awarded_marks is then their sum within 0..max_marks, whatever the write says.
+  mark_scheme_detail: jsonValue().check(rubricDetailRule).transform(lowerCaseRubricItems).optional(),
   annotation_shape_ids: z.array(text(200)).max(1000).optional(),
   comment: text(10000).nullable().optional(),
   confirmed: z.boolean().optional(),
 });
 export const upsertMarkInput = z.object({ mark_id: recordId("Mark"), body: markUpsertBody });
+
+function rubricDetailRule(context: z.core.ParsePayload<z.core.util.JSONType>) {
+  if (!isRubricDetail(context.value)) return;
+  const parsed = rubricMarkDetail.safeParse(context.value);
+  if (parsed.success) return;
+  for (const issue of parsed.error.issues) context.issues.push({ code: "custom", message: issue.message, path: issue.path, input: context.value });
+}
+
+/** Item ids as the database writes them, so that a list matches its items whatever the case sent. */
+function lowerCaseRubricItems(detail: z.core.util.JSONType): z.core.util.JSONType {
+  if (!isRubricDetail(detail)) return detail;
+  const rubric = detail as RubricMarkDetail;
+  return { type: rubric.type, items: rubric.items.map((id) => id.toLowerCase()) };
+}
+
+/** The rubric items a write applies (none when its detail is not a rubric's). */
+const rubricItemsOf = ({ body }: MarkUpsert): string[] => (isRubricDetail(body.mark_scheme_detail) ? (body.mark_scheme_detail as RubricMarkDetail).items : []);
 
 export const markOutput = z.object({
   id: z.uuid(),
@@ -87,9 +107,7 @@ export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]
   if (writes.length === 0) return [];
   const plan = markWrites(callerId, writes);
   try {
-    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }], [
-      lockSubmissions(writes.map((write) => write.body.submission_id)),
-    ]);
+    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }], lockWritten(writes));
     return plan.outcomes(results!);
   } catch (error) {
     throw markWriteError(error);
@@ -99,7 +117,7 @@ export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]
 /**
  * upsertMarks' statements for `writes` as the caller, and how to read their answers: for a transaction
  * (asUsersInOneTrip) that may carry other callers' statements as well, and that has locked the
- * submissions written to first (lockSubmissions).
+ * submissions written to first (lockWritten).
  */
 export function markWrites(callerId: string, writes: MarkUpsert[]): { statements: Statement[]; outcomes(results: Rows[]): MarkOutcome[] } {
   const statementWrites = inRounds(writes).flatMap((round) => bySuppliedFields(writes, round));
@@ -132,20 +150,40 @@ const lockSubmissionsStatement = statementTemplate(
 
 export const lockSubmissions = (submissionIds: Iterable<string>) => lockSubmissionsStatement({ submissionIds: pgArray([...new Set(submissionIds)]) });
 
+/**
+ * Shares the rubric items that writes apply, in id order: a rubric edit (rubrics.ts) updates its item
+ * first, so a write either waits for the edit to commit and then sums the new points, or the edit waits
+ * for the write and then re-scores the mark it wrote. Either way no mark is left on the old score.
+ */
+const lockRubricItemsStatement = statementTemplate(
+  sql`select id from ${examRubricItems} where id = any(${sql.placeholder("itemIds")}::uuid[]) order by id for share`,
+);
+
+/** The locks a transaction of these writes takes first (with the service's rights), in this order. */
+export function lockWritten(writes: MarkUpsert[]): Statement[] {
+  const items = new Set(writes.flatMap(rubricItemsOf));
+  return [
+    lockSubmissions(writes.map((write) => write.body.submission_id)),
+    ...(items.size > 0 ? [lockRubricItemsStatement({ itemIds: pgArray([...items]) })] : []),
+  ];
+}
+
 /** Why a write is refused, as writeMarks' statement names it. */
-type Refusal = "submission" | "archived" | "question" | "template" | "container" | "awarded_marks";
+type Refusal = "submission" | "archived" | "question" | "template" | "container" | "rubric" | "awarded_marks";
 
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
  * (absent when not visible to the caller), its batch `b` and the question `q`.
  */
-const refusalCase = sql`case
+const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
     when b.status = 'archived' then 'archived'
     when q.id is null then 'question'
     when q.template_id <> b.template_id then 'template'
-    when q.is_container then 'container'
-    when w.awarded_marks < 0 or w.awarded_marks > q.max_marks then 'awarded_marks'
+    when q.is_container then 'container'${withRubric ? sql`
+    when rubric.unknown_items > 0 then 'rubric'` : sql``}
+    when ${withRubric ? sql`coalesce(rubric.awarded, w.awarded_marks)` : sql`w.awarded_marks`} < 0
+      or ${withRubric ? sql`coalesce(rubric.awarded, w.awarded_marks)` : sql`w.awarded_marks`} > q.max_marks then 'awarded_marks'
   end`;
 
 function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string, unknown>): AppError {
@@ -160,6 +198,12 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
       return new AppError("invalid", "Question: not a question of this batch's paper", "question_id");
     case "container":
       return new AppError("invalid", `Question: question ${String(row.label)} takes no mark itself; mark its parts`, "question_id");
+    case "rubric":
+      return new AppError(
+        "invalid",
+        `Rubric: an item applied is not one of question ${String(row.label)}'s (it may have been deleted); reload the rubric`,
+        "mark_scheme_detail",
+      );
     case "awarded_marks":
       return new AppError(
         "invalid",
@@ -253,23 +297,40 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
   ];
   const suppliedNames = supplied.map((field) => sql.raw(`, ${field}`));
   const isConfirmedValue = sql`saved.confirmed and saved.awarded_marks is not null`;
+  // A write with a detail may apply rubric items: their sum is the mark, and items not of the question are refused.
+  const withRubric = supplied.includes("mark_scheme_detail");
+  const rubricJoin = withRubric
+    ? sql`
+      left join lateral (
+        select app.rubric_mark(w.mark_scheme_detail, w.question_id, q.max_marks) as awarded,
+          (select count(*) from jsonb_array_elements_text(w.mark_scheme_detail -> 'items') listed(id)
+            where not exists (select 1 from ${examRubricItems} ri where ri.id::text = listed.id and ri.question_id = w.question_id)) as unknown_items
+        where w.mark_scheme_detail ->> 'type' = 'rubric'
+      ) rubric on true`
+    : sql``;
+  // Without a detail, a typed mark that differs from a rubric mark's sum replaces it: the items no longer say what it is made of.
+  const keepDetail = withRubric
+    ? sql``
+    : sql`, mark_scheme_detail = case when ${examMarkEntries.mark_scheme_detail} ->> 'type' = 'rubric'
+          and ${examMarkEntries.awarded_marks} is distinct from excluded.awarded_marks then null else ${examMarkEntries.mark_scheme_detail} end`;
   return sql`with w as (
       select * from unnest(${sql.join(unnested, sql`, `)}) with ordinality
         as w(id, submission_id, question_id, awarded_marks${sql.join(suppliedNames, sql``)}, position)
     ),
     context as materialized (
-      select w.*, s.batch_id, s.status, b.template_id, q.label, q.max_marks::text as max_marks, ${refusalCase} as refusal
+      select w.*, ${withRubric ? sql`rubric.awarded` : sql`null::numeric`} as rubric_awarded, s.batch_id, s.status, b.template_id, q.label,
+        q.max_marks::text as max_marks, ${refusalCase(withRubric)} as refusal
       from w
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
-      left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
+      left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id${rubricJoin}
     ),
     saved as (
       insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})
-      select id, submission_id, question_id, batch_id, awarded_marks, 'teacher', ${callerId}::uuid${sql.join(suppliedNames, sql``)}
+      select id, submission_id, question_id, batch_id, coalesce(rubric_awarded, awarded_marks), 'teacher', ${callerId}::uuid${sql.join(suppliedNames, sql``)}
       from context where refusal is null
       on conflict (submission_id, question_id) do update set awarded_marks = excluded.awarded_marks, marked_by = excluded.marked_by,
-        marked_by_user_id = excluded.marked_by_user_id, updated_at = now()${sql.join(
+        marked_by_user_id = excluded.marked_by_user_id, updated_at = now()${keepDetail}${sql.join(
           supplied.map((field) => sql.raw(`, ${field} = excluded.${field}`)),
           sql``,
         )}

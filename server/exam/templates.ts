@@ -10,6 +10,7 @@ import {
   examQuestionBoundaries,
   examQuestions,
   examResponseAreas,
+  examRubricItems,
   examTemplates,
   files,
 } from "../db/schema";
@@ -21,6 +22,8 @@ import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
 import { type CatalogueStructure, catalogueStructure } from "./catalogue";
 import { maxMarksFault, partsTotal } from "./max-marks";
+import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
+import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
 
 export const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
@@ -117,6 +120,8 @@ export const templateWithCanvasOutput = templateOutput.extend({
   questions: z.array(questionOutput),
   response_areas: z.array(responseAreaOutput),
   boundaries: z.array(boundaryOutput),
+  /** The rubric items of its questions (server/exam/rubrics.ts), by question and position. */
+  rubric_items: z.array(rubricItemOutput),
 });
 export const templateListOutput = z.object({ templates: z.array(templateOutput) });
 
@@ -225,25 +230,6 @@ export async function listTemplates(tx: Tx, input: z.input<typeof listTemplatesI
 }
 
 /** A visible template, 404 otherwise. */
-async function findTemplate(tx: Tx, templateId: string): Promise<TemplateRow> {
-  const [template] = await tx.select().from(examTemplates).where(eq(examTemplates.id, templateId));
-  if (!template) throw notFound("Template");
-  return template;
-}
-
-/**
- * A visible template the caller owns (403 for a colleague who can see it), locked for the change.
- * The lock comes after the owner check: under row-level security FOR UPDATE sees only rows the caller
- * may update, which would turn a colleague's 403 into a 404.
- */
-async function findOwnTemplateForUpdate(tx: Tx, callerId: string, templateId: string): Promise<TemplateRow> {
-  const template = await findTemplate(tx, templateId);
-  if (template.owner_id !== callerId) throw new AppError("forbidden", "Only the template's owner can change it");
-  const [locked] = await tx.select().from(examTemplates).where(eq(examTemplates.id, templateId)).for("update");
-  if (!locked) throw notFound("Template");
-  return locked;
-}
-
 /** One template with its whole canvas: questions flat with parent_id, parents before parts, in order. */
 export async function getTemplate(tx: Tx, templateId: string): Promise<z.output<typeof templateWithCanvasOutput>> {
   const template = await findTemplate(tx, templateId);
@@ -267,6 +253,7 @@ export async function getTemplate(tx: Tx, templateId: string): Promise<z.output<
     questions: inTreeOrder(questions.map(questionFromRow)).map((q) => ({ ...q, template_id: templateId })),
     response_areas: areas,
     boundaries,
+    rubric_items: await listRubricItems(tx, templateId),
   };
 }
 
@@ -358,6 +345,9 @@ async function checkPagesFit(tx: Tx, templateId: string, pageCount: number): Pro
 }
 
 async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promise<void> {
+  // Rubric items are not part of the canvas: those of questions that stay parts are kept (no mark uses
+  // them yet, or the replace would be refused), and go with the questions that do not.
+  const items = await tx.select().from(examRubricItems).where(eq(examRubricItems.template_id, templateId));
   await tx.delete(examQuestionBoundaries).where(eq(examQuestionBoundaries.template_id, templateId));
   await tx.delete(examResponseAreas).where(eq(examResponseAreas.template_id, templateId));
   await tx.delete(examQuestions).where(eq(examQuestions.template_id, templateId));
@@ -377,6 +367,9 @@ async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promis
     if (canvas.boundaries.length > 0) {
       await tx.insert(examQuestionBoundaries).values(canvas.boundaries.map((b) => ({ ...b, template_id: templateId })));
     }
+    const parts = new Set(canvas.questions.filter((question) => !question.is_container).map((question) => question.id));
+    const kept = items.filter((item) => parts.has(item.question_id));
+    if (kept.length > 0) await tx.insert(examRubricItems).values(kept);
   } catch (error) {
     if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
       // Client UUIDs are global keys: one that another template already uses cannot be taken.
@@ -410,10 +403,11 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   const siblings = (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, template.id))).map(questionFromRow);
   if (body.max_marks !== undefined) checkEditedMaxMarks(siblings, questionId, body.max_marks);
   if (body.max_marks !== undefined && body.max_marks !== null) {
+    // Marks made of rubric items are re-scored within the new maximum instead (below).
     const [highest] = await tx
       .select({ value: sql<string | null>`max(${examMarkEntries.awarded_marks})` })
       .from(examMarkEntries)
-      .where(eq(examMarkEntries.question_id, questionId));
+      .where(and(eq(examMarkEntries.question_id, questionId), sql`${examMarkEntries.mark_scheme_detail} ->> 'type' is distinct from 'rubric'`));
     if (highest?.value !== null && highest?.value !== undefined && Number(highest.value) > body.max_marks) {
       throw new AppError("conflict", `Maximum marks: a mark of ${Number(highest.value)} is already awarded for this question, so the maximum cannot be lower`, "max_marks");
     }
@@ -426,7 +420,11 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   };
   if (Object.keys(changes).length === 0) return questionFromRow(question);
   const [updated] = await tx.update(examQuestions).set(changes).where(eq(examQuestions.id, questionId)).returning();
-  if (body.max_marks !== undefined) await updateStoredTotals(tx, siblings, questionId, body.max_marks);
+  if (body.max_marks !== undefined) {
+    await updateStoredTotals(tx, siblings, questionId, body.max_marks);
+    const before = question.max_marks === null ? null : Number(question.max_marks);
+    if (before !== body.max_marks) await rescoreForMaxMarks(tx, callerId, question, before, body.max_marks);
+  }
   await tx.update(examTemplates).set({ updated_at: new Date() }).where(eq(examTemplates.id, template.id));
   return questionFromRow(updated!);
 }

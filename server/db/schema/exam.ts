@@ -295,6 +295,10 @@ export const examMarkEntries = pgTable(
   (table) => [
     unique("exam_mark_entries_submission_question_key").on(table.submission_id, table.question_id),
     index("exam_mark_entries_batch_idx").on(table.batch_id),
+    // The marks made of rubric items, per question: what a rubric edit re-scores (server/exam/rubrics.ts).
+    index("exam_mark_entries_rubric_idx")
+      .on(table.question_id)
+      .where(sql`${table.mark_scheme_detail} ->> 'type' = 'rubric'`),
     check("exam_mark_entries_marked_by_known", sql`${table.marked_by} in ('teacher')`),
     check("exam_mark_entries_awarded_non_negative", sql`${table.awarded_marks} is null or ${table.awarded_marks} >= 0`),
   ],

@@ -5,3 +5,4 @@ export * from "./graph";
 export * from "./jobs";
 export * from "./speech";
 export * from "./intake";
+export * from "./rubrics";

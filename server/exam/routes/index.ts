@@ -1,10 +1,11 @@
 import { intakeRoutes } from "../../intake/routes";
 import { batchRoutes } from "./batches";
 import { fileRoutes } from "./files";
+import { rubricRoutes } from "./rubrics";
 import { submissionRoutes } from "./submissions";
 import { templateRoutes } from "./templates";
 
 /** The /api/exam REST routes, in the order the OpenAPI document lists them. */
-export const examRoutes = [...templateRoutes, ...batchRoutes, ...submissionRoutes, ...intakeRoutes, ...fileRoutes];
+export const examRoutes = [...templateRoutes, ...rubricRoutes, ...batchRoutes, ...submissionRoutes, ...intakeRoutes, ...fileRoutes];
 
 export const examTag = { name: "exam", description: "Exam templates, batches, scans, marks, results and CSV" };

@@ -19,6 +19,20 @@ import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overvie
 import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
 import { saveMark } from "../../exam/mark-writer";
 import { markOutput, upsertMarkInput } from "../../exam/marks";
+import {
+  createRubricItem,
+  createRubricItemInput,
+  deleteRubricItem,
+  editRubricItem,
+  editRubricItemInput,
+  listRubricEdits,
+  questionIdInput,
+  rubricChangeOutput,
+  rubricDeleteOutput,
+  rubricHistoryOutput,
+  rubricItemIdInput,
+  rubricItemOutput,
+} from "../../exam/rubrics";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -90,6 +104,25 @@ export const examRouter = router({
       .input(editMarkSchemeInput)
       .output(questionOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => editMarkScheme(tx, ctx.user.id, input))),
+  }),
+  /** Rubric items (server/exam/rubrics.ts); a template's items come with exam.templates.get. */
+  rubric: router({
+    create: userProcedure
+      .input(createRubricItemInput)
+      .output(rubricItemOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => createRubricItem(tx, ctx.user.id, input))),
+    edit: userProcedure
+      .input(editRubricItemInput)
+      .output(rubricChangeOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => editRubricItem(tx, ctx.user.id, input))),
+    delete: userProcedure
+      .input(rubricItemIdInput)
+      .output(rubricDeleteOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => deleteRubricItem(tx, ctx.user.id, input))),
+    history: userProcedure
+      .input(questionIdInput)
+      .output(rubricHistoryOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listRubricEdits(tx, input))),
   }),
   batches: router({
     list: userProcedure

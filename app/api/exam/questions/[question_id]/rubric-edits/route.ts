@@ -1,0 +1,6 @@
+import { listRubricEditsRoute } from "@/server/exam/routes/rubrics";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(listRubricEditsRoute);
