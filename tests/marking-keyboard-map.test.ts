@@ -5,14 +5,16 @@ const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({ key, 
 
 describe("the marking keyboard map", () => {
   it("lists the keys on the sheet as before", () => {
-    expect(shortcuts.map((shortcut) => shownKeys(shortcut.keys))).toEqual(["0–9 .", "Enter", "j or ↓", "k or ↑", "]", "[", "c", "Esc", "?"]);
+    expect(shortcuts.map((shortcut) => shownKeys(shortcut.keys))).toEqual(["0–9 .", "0–9", "Enter", "j or ↓", "k or ↑", "]", "[", "c", "Esc", "?"]);
   });
 
   it("gives every action one row and every key one action where it works", () => {
     expect(new Set(shortcuts.map((s) => s.action)).size).toBe(shortcuts.length);
-    for (const area of ["mark", "comment", "page"] as const) {
-      const keys = shortcuts.filter((s) => s.where.includes(area)).flatMap((s) => s.keys);
-      expect(new Set(keys).size).toBe(keys.length);
+    for (const rubric of [true, false]) {
+      for (const area of ["mark", "comment", "page"] as const) {
+        const keys = shortcuts.filter((s) => s.where.includes(area) && (s.rubric === undefined || s.rubric === rubric)).flatMap((s) => s.keys);
+        expect(new Set(keys).size).toBe(keys.length);
+      }
     }
   });
 
@@ -44,6 +46,19 @@ describe("the marking keyboard map", () => {
     expect(shortcutFor(press("7"), "page")).toBe("typeMark");
     expect(shortcutFor(press("."), "button")).toBe("typeMark");
     expect(shortcutFor(press("7"), "mark")).toBeNull();
+  });
+
+  it("on a question with a rubric, sends digits to the items, from the mark too, and ignores the decimal point", () => {
+    const rubric = { rubric: true };
+    for (const focus of ["mark", "page", "button"] as const) {
+      expect(shortcutFor(press("1"), focus, rubric)).toBe("applyItem");
+      expect(shortcutFor(press("0"), focus, rubric)).toBe("applyItem");
+      expect(shortcutFor(press("."), focus, rubric)).toBeNull();
+      expect(shortcutFor(press("Enter"), "mark", rubric)).toBe("confirm");
+      expect(shortcutFor(press("j"), focus, rubric)).toBe("nextQuestion");
+    }
+    expect(shortcutFor(press("1"), "comment", rubric)).toBeNull();
+    expect(shortcutFor(press("1"), "other-text", rubric)).toBeNull();
   });
 
   it("in the comment, knows only Enter (Shift+Enter is a new line) and Esc", () => {

@@ -47,6 +47,18 @@ describe("the save queue", () => {
     expect(send?.body).toEqual({ submission_id: "sub-1", question_id: "q-1", awarded_marks: null, comment: null });
   });
 
+  it("sends the rubric items applied with the mark they make", () => {
+    const { send } = requestSave(emptySaveQueue, key, draft({ mark: "2", items: ["item-2", "item-1"], confirm: true }), 2);
+    expect(send?.body).toEqual({
+      submission_id: "sub-1",
+      question_id: "q-1",
+      awarded_marks: 2,
+      comment: null,
+      confirmed: true,
+      mark_scheme_detail: { type: "rubric", items: ["item-2", "item-1"] },
+    });
+  });
+
   it("refuses a mark over the maximum without sending it", () => {
     const { queue, send } = requestSave(emptySaveQueue, key, draft({ mark: "3" }), 2);
     expect(send).toBeNull();

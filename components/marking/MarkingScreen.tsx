@@ -29,6 +29,8 @@ import {
   upcomingScans,
 } from "./marking-order";
 import { MarkScheme } from "./MarkScheme";
+import { RubricPanel } from "./RubricPanel";
+import { appliedItemsOf, itemIndexOfKey, itemsOfQuestion, rubricMark, toggled } from "./rubric-marks";
 import { pdfWorkerPort } from "./pdf-worker";
 import { SaveIndicator } from "./SaveIndicator";
 import type { HighlightArea } from "./ScanViewer";
@@ -103,6 +105,7 @@ export function MarkingScreen({
   const dictationBase = useRef<{ key: string; text: string } | null>(null);
   const commentInput = useRef<HTMLTextAreaElement>(null);
   const saving = useSaveQueue(batchId, questions);
+  const archived = queue.data?.batch.status === "archived";
 
   // The chosen script while the queue has it, else the first script that still needs marking.
   const submissionId =
@@ -131,7 +134,14 @@ export function MarkingScreen({
   const recordedHere = question && submissionId ? marksQuery.data?.marks.find((m) => m.question_id === question.id) : undefined;
   const key = question && submissionId ? draftKey(submissionId, question.id) : null;
   const draft = key ? saving.drafts[key] : undefined;
-  const markText = draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : "");
+  // A question with rubric items is marked by applying them: the mark is their sum (rubric-marks.ts).
+  const rubricItems = useMemo(() => (question ? itemsOfQuestion(template.data?.rubric_items ?? [], question.id) : []), [template.data, question]);
+  const isRubric = rubricItems.length > 0;
+  // The items applied: the draft's, else the recorded mark's; a mark typed before the rubric existed has none until an item is applied.
+  const recordedItems = appliedItemsOf(recordedHere?.mark_scheme_detail) ?? (recordedHere?.awarded_marks != null ? undefined : []);
+  const appliedItems = isRubric ? (draft ? draft.items : recordedItems) : undefined;
+  const rubricScore = appliedItems && question ? rubricMark(rubricItems, appliedItems, question.max_marks) : null;
+  const markText = rubricScore ? String(rubricScore.mark) : (draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : ""));
   const commentText = draft?.comment ?? recordedHere?.comment ?? "";
   // The draft a first change starts from: what is recorded (or nothing), under the recorded entry's id.
   const freshDraft = (): Draft => ({
@@ -140,9 +150,19 @@ export function MarkingScreen({
     comment: commentText,
     confirm: recordedHere?.confirmed ?? false,
     revision: 0,
+    ...(isRubric && recordedItems ? { items: recordedItems } : {}),
   });
 
-  function edit(change: Partial<Pick<Draft, "mark" | "comment">>) {
+  /** Applies or removes the question's item at `index` (its key's), the mark following. */
+  function toggleItem(index: number | null) {
+    const item = index === null ? undefined : rubricItems[index];
+    if (!item || !question || archived) return;
+    const items = toggled(appliedItems ?? [], item.id);
+    edit({ items, mark: String(rubricMark(rubricItems, items, question.max_marks).mark) });
+    markInput.current?.focus();
+  }
+
+  function edit(change: Partial<Pick<Draft, "mark" | "comment" | "items">>) {
     if (!key || !question || !submissionId) return;
     setInputError(null);
     setFinished(false);
@@ -198,6 +218,7 @@ export function MarkingScreen({
       markInput.current?.focus();
       edit({ mark: markText + digit });
     },
+    applyItem: (digit) => toggleItem(itemIndexOfKey(digit)),
     confirm: confirmAndAdvance,
     nextQuestion: () => goToQuestion(questionIndex + 1),
     previousQuestion: () => goToQuestion(questionIndex - 1),
@@ -207,7 +228,7 @@ export function MarkingScreen({
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
   };
-  useMarkingKeys({ enabled: !sheetOpen, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
+  useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
 
   // The scan and the panel fill the window down to its bottom edge, whatever sits above them.
   const [body, setBody] = useState<HTMLDivElement | null>(null);
@@ -260,7 +281,6 @@ export function MarkingScreen({
   const dirty = Boolean(draft);
   const marksByQuestion = new Map((marksQuery.data?.marks ?? []).map((m) => [m.question_id, m]));
   const unsavedElsewhere = Object.keys(saving.drafts).filter((k) => k !== key).length;
-  const archived = queue.data.batch.status === "archived";
   const studentName = script.student_name ?? "Unmatched scan";
   // The queue is read once; the marks of this script are live, so its state follows them as the server's
   // rule does (complete when every question has a confirmed mark).
@@ -350,6 +370,14 @@ export function MarkingScreen({
             {question.spec_ref ? <p className="muted marking__spec">Specification {question.spec_ref}</p> : null}
             <h3 className="marking__subheading">Mark scheme</h3>
             <MarkScheme scheme={question.mark_scheme} />
+            {isRubric ? (
+              <>
+                <h3 className="marking__subheading">
+                  Rubric <span className="muted">· keys {rubricItems.length >= 10 ? "1–9, 0" : `1–${rubricItems.length}`} apply an item</span>
+                </h3>
+                <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={archived} onToggle={toggleItem} />
+              </>
+            ) : null}
           </section>
 
           <div className="marking__entry">
@@ -365,11 +393,13 @@ export function MarkingScreen({
                 autoComplete="off"
                 value={markText}
                 disabled={archived}
+                // On a question with a rubric the mark is the items' sum: the digits apply items instead.
+                readOnly={isRubric}
                 aria-invalid={inputError ? true : undefined}
                 aria-describedby={inputError ? "mark-error" : "mark-hint"}
                 onChange={(event) => {
                   const value = event.currentTarget.value;
-                  if (/^[0-9]*\.?[0-9]{0,2}$/.test(value)) edit({ mark: value });
+                  if (!isRubric && /^[0-9]*\.?[0-9]{0,2}$/.test(value)) edit({ mark: value });
                 }}
               />
               {inputError ? (
@@ -378,6 +408,7 @@ export function MarkingScreen({
                 </p>
               ) : (
                 <p className="field__hint" id="mark-hint">
+                  {rubricScore ? rubricHint(rubricScore, rubricItems, appliedItems ?? []) : isRubric ? "A typed mark: applying an item replaces it with the items' sum. " : ""}
                   Enter confirms and moves on.
                 </p>
               )}
@@ -443,4 +474,13 @@ export function MarkingScreen({
       <ShortcutSheet open={sheetOpen} onClose={() => setSheetOpen(false)} />
     </div>
   );
+}
+
+/** How a rubric mark was made: "Items 1 and 3: 6, capped at 5." */
+function rubricHint(score: { sum: number; mark: number }, items: readonly { id: string }[], applied: readonly string[]): string {
+  const keys = items.flatMap((item, index) => (applied.includes(item.id) ? [String(index + 1)] : []));
+  if (keys.length === 0) return "No item applied: 0. ";
+  const named = keys.length === 1 ? `Item ${keys[0]}` : `Items ${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
+  if (score.sum === score.mark) return `${named}: ${score.mark}. `;
+  return `${named}: ${score.sum}, ${score.mark === 0 ? "counted as 0" : `capped at ${score.mark}`}. `;
 }

@@ -8,6 +8,8 @@ export interface Draft {
   comment: string;
   /** Enter was pressed: save with confirmed true. */
   confirm: boolean;
+  /** The rubric items applied, on a question with a rubric: the mark is their sum (rubric-marks.ts). */
+  items?: string[];
   /** Bumped on every edit, so a save that finished after a newer edit does not clear the newer draft. */
   revision: number;
 }
@@ -23,7 +25,7 @@ export function splitDraftKey(key: string): { submissionId: string; questionId: 
 }
 
 /** The drafts with `change` made to the draft of `key` (started from `fresh()` when there is none), its revision bumped. */
-export function reviseDraft(drafts: Drafts, key: string, change: Partial<Pick<Draft, "mark" | "comment" | "confirm">>, fresh: () => Draft): Drafts {
+export function reviseDraft(drafts: Drafts, key: string, change: Partial<Pick<Draft, "mark" | "comment" | "confirm" | "items">>, fresh: () => Draft): Drafts {
   const base = drafts[key] ?? fresh();
   return { ...drafts, [key]: { ...base, ...change, revision: base.revision + 1 } };
 }

@@ -5,6 +5,7 @@
 
 export type MarkingAction =
   | "typeMark"
+  | "applyItem"
   | "confirm"
   | "nextQuestion"
   | "previousQuestion"
@@ -27,12 +28,26 @@ export interface Shortcut {
   description: string;
   /** Where it works: in the comment box only the keys meant for it do; digits anywhere but the mark (which takes them itself). */
   where: readonly ("mark" | "comment" | "page")[];
+  /** Only on a question with rubric items (true) or without (false); on every question when absent. */
+  rubric?: boolean;
+}
+
+/** What the keys act on: whether the current question's mark is made of rubric items. */
+export interface KeyContext {
+  rubric: boolean;
 }
 
 const digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 export const shortcuts: readonly Shortcut[] = [
-  { action: "typeMark", keys: [...digits, "."], description: "Type the mark", where: ["page"] },
+  { action: "typeMark", keys: [...digits, "."], description: "Type the mark", where: ["page"], rubric: false },
+  {
+    action: "applyItem",
+    keys: digits,
+    description: "On a question with a rubric: apply or remove item 1 to 9, and 0 for the tenth (the mark is their sum)",
+    where: ["mark", "page"],
+    rubric: true,
+  },
   {
     action: "confirm",
     keys: ["Enter"],
@@ -73,13 +88,18 @@ export interface KeyPress {
 /**
  * The action a key press asks for where it was pressed, or null when it is left to the browser: with
  * Ctrl, ⌘ or Alt; in another text field; Shift+Enter in the comment (a new line); Enter on a button or
- * link (it activates it); arrows on a radio button (they choose the marking order).
+ * link (it activates it); arrows on a radio button (they choose the marking order). On a question with
+ * rubric items the digits apply items, in the mark too (it shows their sum and takes no typing).
  */
-export function shortcutFor(press: KeyPress, focus: Focus): MarkingAction | null {
+export function shortcutFor(press: KeyPress, focus: Focus, context: KeyContext = { rubric: false }): MarkingAction | null {
   if (press.ctrlKey || press.metaKey || press.altKey || focus === "other-text") return null;
   if (focus === "comment" && press.key === "Enter" && press.shiftKey) return null;
   if (focus === "button" && press.key === "Enter") return null;
   if (focus === "radio" && press.key.startsWith("Arrow")) return null;
   const area = focus === "mark" || focus === "comment" ? focus : "page";
-  return shortcuts.find((shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key))?.action ?? null;
+  return (
+    shortcuts.find(
+      (shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key) && (shortcut.rubric === undefined || shortcut.rubric === context.rubric),
+    )?.action ?? null
+  );
 }

@@ -23,7 +23,15 @@ export const emptySaveQueue: SaveQueue = { states: {}, sending: new Set(), again
 /** The request that saves a draft (the body of `exam.marks.upsert`). */
 export interface MarkUpsert {
   mark_id: string;
-  body: { submission_id: string; question_id: string; awarded_marks: number | null; comment: string | null; confirmed?: true };
+  body: {
+    submission_id: string;
+    question_id: string;
+    awarded_marks: number | null;
+    comment: string | null;
+    confirmed?: true;
+    /** The rubric items applied (the server sums them into the mark again). */
+    mark_scheme_detail?: { type: "rubric"; items: string[] };
+  };
 }
 
 const withState = (queue: SaveQueue, key: string, state: SaveState): SaveQueue => ({ ...queue, states: { ...queue.states, [key]: state } });
@@ -56,6 +64,7 @@ export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefi
       awarded_marks: parsed ? parsed.value : null,
       comment: draft.comment.trim() === "" ? null : draft.comment,
       ...(draft.confirm ? { confirmed: true as const } : {}),
+      ...(draft.items ? { mark_scheme_detail: { type: "rubric" as const, items: draft.items } } : {}),
     },
   };
   return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send };

@@ -1,7 +1,7 @@
 "use client";
 
 import { type RefObject, useEffect, useLayoutEffect, useRef } from "react";
-import { type Focus, type MarkingAction, shortcutFor } from "./keyboard-map";
+import { type Focus, type KeyContext, type MarkingAction, shortcutFor } from "./keyboard-map";
 
 const isTextEntry = (target: EventTarget | null) =>
   target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "checkbox" && target.type !== "radio");
@@ -21,17 +21,20 @@ function focusOf(target: EventTarget | null, markInput: HTMLInputElement | null)
  */
 export function useMarkingKeys({
   enabled,
+  context,
   markInput,
   onAction,
 }: {
   /** Off while the shortcut sheet is open. */
   enabled: boolean;
+  /** What the keys act on now (a question with a rubric takes digits as items). */
+  context: KeyContext;
   markInput: RefObject<HTMLInputElement | null>;
   onAction: (action: MarkingAction, key: string) => void;
 }) {
   const onKeyDown = (event: KeyboardEvent) => {
     if (!enabled) return;
-    const action = shortcutFor(event, focusOf(event.target, markInput.current));
+    const action = shortcutFor(event, focusOf(event.target, markInput.current), context);
     if (!action) return;
     event.preventDefault();
     onAction(action, event.key);

@@ -97,7 +97,7 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
   };
 
   /** Changes the draft of `key` (started from `fresh()` if there is none) and saves it after a pause in typing. */
-  function edit(key: string, change: Partial<Pick<Draft, "mark" | "comment">>, fresh: () => Draft) {
+  function edit(key: string, change: Partial<Pick<Draft, "mark" | "comment" | "items">>, fresh: () => Draft) {
     updateDrafts((all) => reviseDraft(all, key, change, fresh));
     cancelAutosave(key);
     // An incomplete mark ("1.") waits for the next keystroke or Enter; a comment alone is saved.

@@ -1,0 +1,107 @@
+import { expect, type Page, test } from "@playwright/test";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
+
+type Question = { id: string; label: string; max_marks: number | null; is_container: boolean };
+type Item = { id: string; text: string; points: number };
+
+/**
+ * A template of the teacher's own from the demo catalogue paper (so that no other spec's paper gets a
+ * rubric), a rubric on question 2 (3 marks), and a batch of the teacher's class with two scans.
+ */
+async function rubricBatch(page: Page) {
+  const { papers } = (await (await page.request.get("/api/trpc/exam.catalogue.list").then((r) => r.json())).result.data.json) as { papers: { id: string }[] };
+  const title = `Rubric paper ${Date.now().toString(36)}`;
+  const created = await page.request.post("/api/exam/templates", { data: { title, exam_id: papers[0]!.id } });
+  expect(created.status()).toBe(201);
+  const template = (await created.json()) as { id: string; page_count: number };
+  const canvas = (await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: Question[] };
+  const question = canvas.questions.find((q) => q.label === "2" && !q.is_container)!;
+  const items: Item[] = [];
+  for (const body of [
+    { text: "Finds the number who walk: 210", points: 1, comment: "Good start" },
+    { text: "Takes 40% of the rest", points: 1 },
+    { text: "Answer 140", points: 1, spec_ref: "R9" },
+    { text: "Arithmetic slip", points: -1 },
+  ]) {
+    const reply = await page.request.post(`/api/exam/questions/${question.id}/rubric-items`, { data: body });
+    expect(reply.status()).toBe(201);
+    items.push((await reply.json()) as Item);
+  }
+  const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };
+  const batch = await page.request.post("/api/exam/batches", { data: { template_id: template.id, class_id: classes[0]!.id, title } });
+  expect(batch.status()).toBe(201);
+  const batchId = ((await batch.json()) as { id: string }).id;
+  const scripts = [];
+  for (const who of ["First rubric script", "Second rubric script"]) {
+    const uploaded = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
+      multipart: { file: { name: "script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count ?? 8, who) }, matching_method: "ordered" },
+    });
+    expect(uploaded.ok()).toBe(true);
+    scripts.push((await uploaded.json()) as { id: string; student_name: string });
+  }
+  return { batchId, question, items, scripts };
+}
+
+test("a marker applies rubric items by their keys, the mark is their sum, and a rubric edit re-scores it", async ({ page }, testInfo) => {
+  test.setTimeout(150_000);
+  await signIn(page);
+  const { batchId, question, items, scripts } = await rubricBatch(page);
+
+  await page.goto(`/batches/${batchId}/mark?submission=${scripts[0]!.id}`);
+  await expect(page.getByRole("heading", { level: 1, name: scripts[0]!.student_name })).toBeVisible();
+  const markInput = page.getByRole("textbox", { name: /^Mark out of/ });
+  await expect(markInput).toBeFocused();
+  await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "Question 2" })).toBeVisible();
+  const rubric = page.getByRole("region", { name: "Rubric of question 2" });
+  await expect(rubric.getByRole("button")).toHaveCount(4);
+
+  // Digits apply items (from the mark too); the mark is their sum, shown with the items that made it.
+  await markInput.focus();
+  await page.keyboard.press("1");
+  await page.keyboard.press("3");
+  await expect(rubric.getByRole("button", { name: /Finds the number who walk/ })).toHaveAttribute("aria-pressed", "true");
+  await expect(rubric.getByRole("button", { name: /Answer 140/ })).toHaveAttribute("aria-pressed", "true");
+  await expect(markInput).toHaveValue("2");
+  await expect(page.getByText("Items 1 and 3: 2.")).toBeVisible();
+  // A click toggles as the key does, and the focus goes back to the mark (Enter confirms, not the button).
+  await rubric.getByRole("button", { name: /Takes 40% of the rest/ }).click();
+  await expect(markInput).toBeFocused();
+  await expect(markInput).toHaveValue("3");
+  await page.keyboard.press("4");
+  await expect(markInput).toHaveValue("2");
+  await page.keyboard.press("4");
+  await expect(markInput).toHaveValue("3");
+  await screenshot(page, testInfo, "marking-rubric");
+  await expectNoAxeViolations(page);
+
+  // Enter confirms and moves on; the saved mark carries its items.
+  const saved = page.waitForResponse((response) => response.url().includes("exam.marks.upsert") && response.request().method() === "POST");
+  await page.keyboard.press("Enter");
+  expect((await saved).ok()).toBe(true);
+  await expect(page.getByRole("heading", { level: 2, name: "Question 2" })).toBeHidden();
+  const marks = async (submissionId: string) =>
+    (
+      (await (await page.request.get(`/api/trpc/exam.marks.forSubmission?input=${encodeURIComponent(JSON.stringify({ json: { submission_id: submissionId } }))}`)).json())
+        .result.data.json as { marks: { question_id: string; awarded_marks: number; confirmed: boolean; mark_scheme_detail: { items: string[] } | null }[] }
+    ).marks.find((mark) => mark.question_id === question.id);
+  await expect.poll(async () => (await marks(scripts[0]!.id))?.confirmed).toBe(true);
+  const first = await marks(scripts[0]!.id);
+  expect(first).toMatchObject({ awarded_marks: 3, mark_scheme_detail: { type: "rubric" } });
+  expect([...first!.mark_scheme_detail!.items].sort()).toEqual([items[0]!.id, items[1]!.id, items[2]!.id].sort());
+
+  // The owner makes the first item worth nothing: the saved mark follows at once, in the results too.
+  const edited = await page.request.patch(`/api/exam/rubric-items/${items[0]!.id}`, { data: { points: 0 } });
+  expect(await edited.json()).toMatchObject({ marks_rescored: 1 });
+  expect((await marks(scripts[0]!.id))?.awarded_marks).toBe(2);
+  const results = (await (await page.request.get(`/api/exam/batches/${batchId}/results`)).json()) as { results: { submission_id: string; marks: Record<string, number | null> }[] };
+  expect(results.results.find((row) => row.submission_id === scripts[0]!.id)!.marks[question.id]).toBe(2);
+
+  // Back on the script after a reload: the items applied are shown pressed, the mark re-scored.
+  await page.goto(`/batches/${batchId}/mark?submission=${scripts[0]!.id}`);
+  await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
+  await expect(markInput).toHaveValue("2");
+  await expect(rubric.getByRole("button", { name: /Answer 140/ })).toHaveAttribute("aria-pressed", "true");
+  await expect(rubric.getByRole("button", { name: /Arithmetic slip/ })).toHaveAttribute("aria-pressed", "false");
+});
