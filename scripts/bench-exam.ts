@@ -5,7 +5,9 @@
  *      batch of 100, to show the count does not grow with the batch) and the median time;
  *   2. 32 concurrent clients upserting marks into new scripts, each confirmed (as the marking screen
  *      sends it when a teacher presses Enter): throughput and p99 latency;
- *   3. a 50 MB scan upload through the streaming path: MB/s and peak RSS growth of the process.
+ *   3. a 50 MB scan upload through the streaming path: MB/s and peak RSS growth of the process;
+ *   4. rubrics: the same upserts applying two rubric items each, side by side with typed marks, and an
+ *      edit of an item's points that re-scores 10,000 marks (median of several edits).
  * Figures go to the `bench:exam` section of docs/benchmarks.md.
  */
 import crypto from "node:crypto";
@@ -17,7 +19,8 @@ import type { Db } from "../server/db/client";
 import { openDatabase } from "../server/db/client";
 import { migrateDatabase } from "../server/db/migrate";
 import { asService, asUser } from "../server/db/rls";
-import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates } from "../server/db/schema";
+import { examBatches, examMarkEntries, examQuestions, examRubricItems, examSubmissions, examTemplates } from "../server/db/schema";
+import { editRubricItem } from "../server/exam/rubrics";
 import { getResults } from "../server/exam/batches";
 import { saveMark } from "../server/exam/mark-writer";
 import { upsertMark } from "../server/exam/marks";
@@ -37,6 +40,8 @@ const UPSERT_SCRIPTS = 4000;
 // The app's own pool size (DATABASE_POOL_MAX defaults to 10): 32 clients share it, as requests do.
 const POOL_MAX = Number(process.env.BENCH_POOL_MAX ?? 10);
 const SCAN_BYTES = 50 * 1024 * 1024;
+/** Marks one rubric edit re-scores in the rubric run. */
+const RESCORED_MARKS = Number(process.env.BENCH_RESCORED_MARKS ?? 10_000);
 
 let statements = 0;
 
@@ -65,12 +70,22 @@ async function seed(db: Db) {
     for (let index = 1; index < UPSERT_CLIENTS; index++) {
       colleagues.push(await createUser(tx, { email: `bench.${crypto.randomUUID()}@example.org`, fullName: `Bench Colleague ${index}`, instituteId: institute.id, role: "teacher" }));
     }
+    // A rubric of three items per question (+2, +1, −1), for the rubric scenarios.
+    const items = await tx
+      .insert(examRubricItems)
+      .values(
+        questions.flatMap((question) =>
+          [2, 1, -1].map((points, position) => ({ template_id: template!.id, question_id: question.id, position, text: `Item ${position + 1}`, points: String(points) })),
+        ),
+      )
+      .returning({ id: examRubricItems.id, question_id: examRubricItems.question_id });
     return {
       instituteId: institute.id,
       teacherId: teacher.id,
       staffIds: [teacher.id, ...colleagues.map((colleague) => colleague.id)],
       templateId: template!.id,
       questionIds: questions.map((q) => q.id),
+      itemsOf: (questionId: string) => items.filter((item) => item.question_id === questionId).map((item) => item.id),
     };
   });
 }
@@ -138,7 +153,7 @@ const transactionPerSave: SaveMark = (db, callerId, input) => upsertMark(db, cal
  * teacher with many tabs, or one teacher per client) and on submissions of its own, as teachers
  * marking different scripts do.
  */
-async function benchUpserts(db: Db, setup: Awaited<ReturnType<typeof seed>>, submissionIds: string[], callerIds: string[], save: SaveMark) {
+async function benchUpserts(db: Db, setup: Awaited<ReturnType<typeof seed>>, submissionIds: string[], callerIds: string[], save: SaveMark, rubric = false) {
   const latencies: number[] = [];
   const deadline = performance.now() + UPSERT_SECONDS * 1000;
   const started = performance.now();
@@ -151,7 +166,9 @@ async function benchUpserts(db: Db, setup: Awaited<ReturnType<typeof seed>>, sub
         const start = performance.now();
         // What the marking screen sends when a teacher types a mark and presses Enter (confirmed: the
         // submission's progress is counted at every save).
-        await save(db, callerId, { mark_id: crypto.randomUUID(), body: { submission_id, question_id, awarded_marks: step % 11, comment: null, confirmed: true } });
+        // With a rubric, two of the question's items applied (the server sums them).
+        const detail = rubric ? { mark_scheme_detail: { type: "rubric", items: setup.itemsOf(question_id).slice(step % 2, (step % 2) + 2) } } : {};
+        await save(db, callerId, { mark_id: crypto.randomUUID(), body: { submission_id, question_id, awarded_marks: step % 11, comment: null, confirmed: true, ...detail } });
         latencies.push(performance.now() - start);
       }
     }),
@@ -159,6 +176,48 @@ async function benchUpserts(db: Db, setup: Awaited<ReturnType<typeof seed>>, sub
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { count: latencies.length, perSecond: latencies.length / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+/** Marks of a batch of `count` scripts, each on the first question, applying its first two items. */
+async function rubricMarkedBatch(db: Db, setup: Awaited<ReturnType<typeof seed>>, count: number) {
+  const questionId = setup.questionIds[0]!;
+  const items = setup.itemsOf(questionId).slice(0, 2);
+  await asService(db, async (tx) => {
+    const [batch] = await tx.insert(examBatches).values({ template_id: setup.templateId, institute_id: setup.instituteId, teacher_id: setup.teacherId, title: "Rubric" }).returning();
+    for (let from = 0; from < count; from += 2000) {
+      const submissions = await tx
+        .insert(examSubmissions)
+        .values(Array.from({ length: Math.min(2000, count - from) }, (_, index) => ({ batch_id: batch!.id, student_name: `Student ${from + index}`, status: "marking" as const })))
+        .returning({ id: examSubmissions.id });
+      await tx.insert(examMarkEntries).values(
+        submissions.map((submission) => ({
+          submission_id: submission.id,
+          question_id: questionId,
+          batch_id: batch!.id,
+          awarded_marks: "3",
+          mark_scheme_detail: { type: "rubric", items },
+          marked_by_user_id: setup.teacherId,
+          confirmed: true,
+        })),
+      );
+    }
+  });
+  await db.execute(sql`analyze exam_mark_entries`);
+  return items[0]!;
+}
+
+/** Edits of an item's points, each re-scoring every mark made of it: the median time and the marks each touched. */
+async function benchRescore(db: Db, setup: Awaited<ReturnType<typeof seed>>, itemId: string) {
+  const times: number[] = [];
+  const touched: number[] = [];
+  for (const [index, points] of [3, 2, 4, 2, 3, 2].entries()) {
+    const start = performance.now();
+    const { marks_rescored } = await asUser(db, setup.teacherId, (tx) => editRubricItem(tx, setup.teacherId, { item_id: itemId, body: { points } }));
+    // The first edit warms the plans up.
+    if (index > 0) times.push(performance.now() - start);
+    touched.push(marks_rescored);
+  }
+  return { median: median(times), min: Math.min(...times), max: Math.max(...times), marks: Math.min(...touched) };
 }
 
 async function benchUpload(db: Db, setup: Awaited<ReturnType<typeof seed>>) {
@@ -212,7 +271,8 @@ const sectionIntro = [
   "statements with a median under 150 ms; ≥ 1500 mark upserts/s with p99 ≤ 50 ms from 32 clients; a 50 MB",
   "upload with a peak RSS growth ≤ 32 MB. Each upsert is what the marking screen sends when a teacher types",
   "a mark and presses Enter (confirmed, with its comment), into scripts not marked before (a slice of a",
-  "new batch per run); each scenario runs twice, in the order A B C D D C B A.",
+  "new batch per run); each scenario runs twice, in the order A B C D E E D C B A (E applies two rubric",
+  "items per save instead of typing the mark). A rubric edit re-scores 10,000 marks in ≤ 1 s.",
 ].join("\n");
 
 async function main() {
@@ -241,6 +301,7 @@ async function main() {
       { label: "one teacher, a transaction per save", callers: [setup.teacherId], save: transactionPerSave },
       { label: `${setup.staffIds.length} teachers (one per client), saves sharing transactions`, callers: setup.staffIds, save: sharedTransactions },
       { label: `${setup.staffIds.length} teachers (one per client), a transaction per save`, callers: setup.staffIds, save: transactionPerSave },
+      { label: `${setup.staffIds.length} teachers (one per client), saves sharing transactions, two rubric items applied per save`, callers: setup.staffIds, save: sharedTransactions, rubric: true },
     ];
     // Each scenario runs twice, in the order A B C D D C B A, so that what the database accumulates
     // along the way (dead rows, caches) weighs on every scenario alike.
@@ -250,12 +311,15 @@ async function main() {
     const slice = Math.floor(UPSERT_SCRIPTS / order.length);
     for (const [run, scenario] of order.entries()) {
       const scripts = toMark.slice(run * slice, (run + 1) * slice);
-      const figures = await benchUpserts(pool.db, setup, scripts, scenario.callers, scenario.save);
+      const figures = await benchUpserts(pool.db, setup, scripts, scenario.callers, scenario.save, scenario.rubric);
       console.log(`upserts, ${scenario.label}: ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`);
       runs.set(scenario, [...(runs.get(scenario) ?? []), figures]);
     }
     const upload = await benchUpload(single.db, setup);
     console.log(`upload: ${upload.mbPerSecond.toFixed(1)} MB/s, peak RSS growth ${upload.rssGrowthMb.toFixed(1)} MB`);
+    const rescoredItem = await rubricMarkedBatch(single.db, setup, RESCORED_MARKS);
+    const rescore = await benchRescore(pool.db, setup, rescoredItem);
+    console.log(`rubric edit re-scoring ${rescore.marks} marks: median ${rescore.median.toFixed(0)} ms (${rescore.min.toFixed(0)}–${rescore.max.toFixed(0)})`);
 
     writeBenchmarkSection(
       "bench:exam",
@@ -273,6 +337,7 @@ async function main() {
               .map((run) => `${run.perSecond.toFixed(0)} /s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`)
               .join(" · ")} | ≥ 1500 /s, p99 ≤ 50 ms |`,
         ),
+        `| a rubric item's points edited, re-scoring ${rescore.marks.toLocaleString("en")} marks with an audit row each (median of 5, min–max) | ${rescore.median.toFixed(0)} ms (${rescore.min.toFixed(0)}–${rescore.max.toFixed(0)}) | ≤ 1 s |`,
         `| 50 MB scan upload (streamed to local storage) | ${upload.mbPerSecond.toFixed(1)} MB/s | |`,
         `| peak RSS growth during the upload | ${upload.rssGrowthMb.toFixed(1)} MB | ≤ 32 MB |`,
       ].join("\n"),
