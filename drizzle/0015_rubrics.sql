@@ -99,6 +99,10 @@ CREATE FUNCTION app.rescore_rubric_marks(p_edit uuid) RETURNS integer
       OR NOT EXISTS (SELECT 1 FROM exam_templates t WHERE t.id = v_edit.template_id AND t.owner_id = app.current_user_id()) THEN
       RAISE EXCEPTION 'only the owner of a template re-scores its marks' USING ERRCODE = 'insufficient_privilege';
     END IF;
+    -- The question's rubric lock (server/exam/marks.ts): writes applying its items hold it shared. Once
+    -- it is held, every such write has committed (the statements below see its mark) or waits for this
+    -- edit to commit (and then sums the new points).
+    PERFORM pg_advisory_xact_lock(1917, hashtext(v_edit.question_id::text));
     PERFORM 1 FROM exam_mark_entries m JOIN exam_batches b ON b.id = m.batch_id AND b.status = 'open'
       WHERE m.question_id = v_edit.question_id AND m.mark_scheme_detail ->> 'type' = 'rubric'
         AND (v_edit.kind = 'max_marks' OR m.mark_scheme_detail -> 'items' @> jsonb_build_array(v_edit.rubric_item_id::text))

@@ -178,13 +178,14 @@ async function benchUpserts(db: Db, setup: Awaited<ReturnType<typeof seed>>, sub
   return { count: latencies.length, perSecond: latencies.length / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
-/** Marks of a batch of `count` scripts, each on the first question, applying its first two items. */
+/** Marks of `count` scripts, each on the first question, applying its first two items. */
 async function rubricMarkedBatch(db: Db, setup: Awaited<ReturnType<typeof seed>>, count: number) {
   const questionId = setup.questionIds[0]!;
   const items = setup.itemsOf(questionId).slice(0, 2);
+  // Batches of 2,000 scripts (a batch numbers at most 9,999), all of the template.
   await asService(db, async (tx) => {
-    const [batch] = await tx.insert(examBatches).values({ template_id: setup.templateId, institute_id: setup.instituteId, teacher_id: setup.teacherId, title: "Rubric" }).returning();
     for (let from = 0; from < count; from += 2000) {
+      const [batch] = await tx.insert(examBatches).values({ template_id: setup.templateId, institute_id: setup.instituteId, teacher_id: setup.teacherId, title: "Rubric" }).returning();
       const submissions = await tx
         .insert(examSubmissions)
         .values(Array.from({ length: Math.min(2000, count - from) }, (_, index) => ({ batch_id: batch!.id, student_name: `Student ${from + index}`, status: "marking" as const })))

@@ -75,6 +75,8 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
         );
         updateQueue(settled.queue);
         void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+        // A refusal may come from a rubric changed meanwhile (an item deleted): read the template again.
+        if (!sent.ok && !worthRetrying(httpStatusOf(sent.error))) void queryClient.invalidateQueries({ queryKey: trpc.exam.templates.get.pathKey() });
         again = settled.again;
       }
     },

@@ -15,6 +15,12 @@ import { findOwnTemplateForUpdate } from "./own-template";
  * changes its rubric, as its questions.
  */
 
+/**
+ * The first key of the advisory lock of a question's rubric (the second is the question id's hash):
+ * mark writes applying items hold it shared, a re-score exclusively (marks.ts, migration 0015).
+ */
+export const RUBRIC_LOCK_CLASS = 1917;
+
 /** Items a question may have: keys 1–9 and 0 apply the first ten; the rest are clicked. */
 export const MAX_RUBRIC_ITEMS = 50;
 
