@@ -233,8 +233,8 @@ function describe(outcome: Outcome): string {
     case "done":
       return isUnmatched(outcome.submission)
         ? "Needs a student: no student without a scan was left to match it to."
-        : `Matched to ${outcome.submission.student_name}`;
+        : `Matched to ${outcome.submission.student_name ?? `Script ${outcome.submission.script_number}`}`;
   }
 }
 
-const isUnmatched = (submission: UploadedScan) => submission.status === "unmatched" || !submission.student_name;
+const isUnmatched = (submission: UploadedScan) => submission.status === "unmatched" || !submission.has_student;

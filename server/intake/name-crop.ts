@@ -10,10 +10,9 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
 import { intakeImaging } from "./imaging-port";
+import { DEFAULT_NAME_BOX, nameBoxOf } from "./name-box";
 import type { QuarterTurn } from "./page-reading";
 
-/** Without a name box on the template: the top quarter of page 1, where papers ask for the name. */
-export const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height: 0.25 };
 
 /**
  * The name written on a script, for the Identify screen: the template's name box cut out of the
@@ -36,7 +35,7 @@ export async function nameCrop(db: Db, callerId: string, submissionId: string, o
     if (submission.anonymous && submission.ownerId !== callerId) {
       throw new AppError("forbidden", "This batch is marked anonymously: only its owner sees the names written on its scripts");
     }
-    const box = submission.nameBox ?? DEFAULT_NAME_BOX;
+    const box = nameBoxOf({ name_box: submission.nameBox });
     const [page] = await tx
       .select({ bucket: files.bucket, key: files.storage_key, rotation: examScanPages.rotation })
       .from(examScanPages)
