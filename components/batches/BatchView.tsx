@@ -191,6 +191,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         students={students}
         disabled={archived}
         printed={intake.data?.printed ?? false}
+        anonymous={anonymous}
         onUploaded={() => {
           void refreshQueue();
           void intake.refetch();
