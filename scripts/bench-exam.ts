@@ -127,7 +127,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
 
 async function benchResults(db: Db, userId: string, batchId: string) {
-  const run = () => asUser(db, userId, async (tx) => renderResultsCsv(await getResults(tx, batchId)));
+  const run = () => asUser(db, userId, async (tx) => renderResultsCsv(await getResults(tx, userId, { batch_id: batchId })));
   for (let index = 0; index < 3; index++) await run();
   statements = 0;
   await run();

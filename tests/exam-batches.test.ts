@@ -132,7 +132,7 @@ describeOnEachDatabase("exam batches", (database) => {
     it("applies the total rule, includes absent students, and exports the exact CSV", async () => {
       const batch = await (await createBatch(school.teacher.token, { template_id: template.id, class_id: roster.class.id })).json();
       const queue = await (await batchGet(queueRoute, school.teacher.token, batch.id)).json();
-      const [first, second] = queue.submissions as { id: string }[];
+      const [first, second] = queue.submissions as { id: string; script_number: number }[];
       // first: 1a = 2.5, 1b = null (recorded without a value), 2 = 4; second: nothing (absent).
       expect((await mark(school.teacher.token, { submission_id: first!.id, question_id: canvas.ids.q1a, awarded_marks: 2.5 })).status).toBe(200);
       expect((await mark(school.otherTeacher.token, { submission_id: first!.id, question_id: canvas.ids.q1b, awarded_marks: null })).status).toBe(200);
@@ -152,6 +152,8 @@ describeOnEachDatabase("exam batches", (database) => {
           submission_id: first!.id,
           student_id: roster.students[0]!.id,
           student_name: roster.students[0]!.full_name,
+          has_student: true,
+          script_number: first!.script_number,
           status: "marking",
           absence_marked_at: null,
           marks: { [canvas.ids.q1a]: 2.5, [canvas.ids.q1b]: null, [canvas.ids.q2]: 4 },
@@ -161,6 +163,8 @@ describeOnEachDatabase("exam batches", (database) => {
           submission_id: second!.id,
           student_id: roster.students[1]!.id,
           student_name: roster.students[1]!.full_name,
+          has_student: true,
+          script_number: second!.script_number,
           status: "absent",
           absence_marked_at: null,
           marks: { [canvas.ids.q1a]: null, [canvas.ids.q1b]: null, [canvas.ids.q2]: null },

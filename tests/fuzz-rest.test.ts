@@ -319,6 +319,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "PATCH /api/exam/rubric-items/{item_id}": { json: { text: "Valid method", points: 1.5, spec_ref: null, comment: "Well set out", position: 1 } },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
         "PUT /api/exam/marks/{mark_id}": { json: markBody },
+        // Off, as the batch is: a valid call leaves what the owner reads as it was.
+        "PATCH /api/exam/batches/{batch_id}": { json: { anonymous: false } },
         "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },
         "POST /api/exam/batches/{batch_id}/scans": {
           form: [

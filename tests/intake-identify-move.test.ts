@@ -94,8 +94,8 @@ describeOnEachDatabase("class-set intake: progress, pages, identify and move", (
       expect(status.scripts_to_identify).toEqual([{ submission_id: spare!.id, page_count: 1, first_page_id: pages[3]!.id }]);
       expect(status.missing_pages).toEqual(
         expect.arrayContaining([
-          { submission_id: slots[1]!.id, student_name: slots[1]!.student_name, missing_positions: [1] },
-          { submission_id: spare!.id, student_name: null, missing_positions: [2] },
+          { submission_id: slots[1]!.id, student_name: slots[1]!.student_name, script_number: slots[1]!.script_number, missing_positions: [1] },
+          { submission_id: spare!.id, student_name: null, script_number: spare!.script_number, missing_positions: [2] },
         ]),
       );
       expect(status.missing_pages).toHaveLength(2);

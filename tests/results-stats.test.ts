@@ -37,6 +37,8 @@ function row(name: string | null, status: ResultRow["status"], marks: Record<str
     submission_id: `s-${name ?? "unmatched"}`,
     student_id: name ? `u-${name}` : null,
     student_name: name,
+    has_student: name !== null,
+    script_number: 0,
     status,
     absence_marked_at: markedAbsent ? new Date("2026-11-24T09:00:00Z") : null,
     marks: { q1a: null, q1b: null, q2: null, ...marks },

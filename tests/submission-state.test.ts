@@ -4,7 +4,7 @@ import { type SubmissionFacts, countSubmissionStates, submissionState, submissio
 const facts = (overrides: Partial<SubmissionFacts>): SubmissionFacts => ({
   status: "absent",
   absence_marked_at: null,
-  student_id: "student",
+  has_student: true,
   marks_entered: 0,
   ...overrides,
 });
@@ -16,9 +16,9 @@ describe("one vocabulary of submission states", () => {
   });
 
   it("names every contract status in a teacher's words", () => {
-    expect(submissionState(facts({ status: "unmatched", student_id: null }))).toBe("needs_student");
+    expect(submissionState(facts({ status: "unmatched", has_student: false }))).toBe("needs_student");
     // A scan without a student needs one first, marks or not.
-    expect(submissionState(facts({ status: "marking", student_id: null, marks_entered: 2 }))).toBe("needs_student");
+    expect(submissionState(facts({ status: "marking", has_student: false, marks_entered: 2 }))).toBe("needs_student");
     expect(submissionState(facts({ status: "matched" }))).toBe("not_marked");
     // The contract leaves a matched submission matched when marks arrive: it is being marked all the same.
     expect(submissionState(facts({ status: "matched", marks_entered: 1 }))).toBe("being_marked");

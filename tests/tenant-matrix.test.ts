@@ -213,9 +213,19 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
   ],
   "POST /api/exam/batches/{batch_id}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "PATCH /api/exam/batches/{batch_id}": [
+    { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: true }) }) },
+    { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: false }) }) },
+  ],
   "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/csv": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/results": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
+    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/csv": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
+    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
+  ],
   "POST /api/exam/batches/{batch_id}/printed-scripts": [
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ spare_copies: 1 }) }) },
     { aim: "A's batch, reprinting A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
@@ -436,7 +446,14 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.batches.results": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.batches.setAnonymous": [
+    { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: true }) },
+    { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: false }) },
+  ],
+  "exam.batches.results": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) },
+    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, reveal_names: true }) },
+  ],
   "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
   "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
   "exam.intake.movePage": [

@@ -36,6 +36,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const intake = useQuery({ ...trpc.exam.intake.status.queryOptions({ batch_id: batchId }), refetchInterval: (query) => intakeRefreshMs(query.state.data) });
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
   const attendance = useMutation(trpc.exam.submissions.setAbsence.mutationOptions());
+  const anonymity = useMutation(trpc.exam.batches.setAnonymous.mutationOptions());
   const [confirming, setConfirming] = useState(false);
   const [printing, setPrinting] = useState(false);
   const [printed, setPrinted] = useState<string | null>(null);
@@ -53,6 +54,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   // Never rejects: a refusal shows above the queue, and the queue is read again either way.
   const setAbsence = async (submissionId: string, absent: boolean) => {
     await attendance.mutateAsync({ submission_id: submissionId, absent }).catch(() => null);
+    await refreshQueue();
+  };
+  // Never rejects: a refusal shows under the switch, and the queue is read again either way.
+  const setAnonymous = async (anonymous: boolean) => {
+    await anonymity.mutateAsync({ batch_id: batchId, anonymous }).catch(() => null);
     await refreshQueue();
   };
   // Never rejects: a failed archive keeps the dialog open with the mutation's error, and invalidating
@@ -87,8 +93,12 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
     .filter((s): s is typeof s & { student_id: string } => Boolean(s.student_id))
     .map((s) => ({ id: s.student_id, name: s.student_name ?? "Unnamed student", hasScan: Boolean(s.scan_url) }));
   // An unmatched scan: a scan without a student. Only the owner of an open batch may assign it.
-  const unmatched = new Map(submissions.filter((s) => !s.student_id && s.scan_url).map((s) => [s.id, s]));
-  const canAssign = batch.teacher_id === viewerId && !archived;
+  const unmatched = new Map(submissions.filter((s) => !s.has_student && s.scan_url).map((s) => [s.id, s]));
+  const isOwner = batch.teacher_id === viewerId;
+  const canAssign = isOwner && !archived;
+  // In an anonymous batch the server sends no names: a script is its number ("Script 17").
+  const anonymous = batch.anonymous;
+  const rowName = (submission: (typeof submissions)[number]) => (anonymous ? `Script ${submission.script_number}` : submission.student_name);
   const openAssign = (submissionId: string) => {
     const scan = unmatched.get(submissionId);
     if (scan) setAssigning({ id: scan.id, uploadedAt: scan.created_at });
@@ -103,6 +113,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         <div className="batch__title-row">
           <h1>{batch.title}</h1>
           <Badge tone={archived ? "neutral" : "success"}>{archived ? "Archived" : "Open"}</Badge>
+          {anonymous ? <Badge tone="neutral">Anonymous marking</Badge> : null}
         </div>
         {template.data && template.data.title !== batch.title ? <p className="page__lede">{template.data.title}</p> : null}
         <div className="batch__actions">
@@ -137,6 +148,37 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
 
       {printed ? <Notice onDismiss={() => setPrinted(null)}>{printed}</Notice> : null}
 
+      {isOwner ? (
+        <section className="card batch__anonymity" aria-labelledby="anonymity-heading">
+          <h2 id="anonymity-heading" className="visually-hidden">
+            Anonymous marking
+          </h2>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={anonymous}
+              disabled={archived || anonymity.isPending}
+              onChange={(event) => void setAnonymous(event.currentTarget.checked)}
+              aria-describedby="anonymity-hint"
+            />
+            Anonymous marking
+          </label>
+          <p className="field__hint" id="anonymity-hint">
+            {anonymous
+              ? "On: everyone marking this batch, you included, sees script numbers instead of names, and the name box on the scans is blurred. You can reveal the names on the results page."
+              : "Off: markers see each script's student. Turn it on to mark by script number, with the name box on the scans blurred."}
+          </p>
+          {anonymity.isError ? (
+            <Status tone="error" title="Anonymous marking not changed">
+              {errorMessage(anonymity.error)}
+            </Status>
+          ) : null}
+        </section>
+      ) : anonymous ? (
+        <p className="muted">This batch is marked anonymously: scripts are shown by number, and only the batch&apos;s owner can reveal the names.</p>
+      ) : null}
+
       <section className="card" aria-labelledby="batch-progress-heading">
         <header className="card__header">
           <h2 id="batch-progress-heading">Progress</h2>
@@ -149,6 +191,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         students={students}
         disabled={archived}
         printed={intake.data?.printed ?? false}
+        anonymous={anonymous}
         onUploaded={() => {
           void refreshQueue();
           void intake.refetch();
@@ -164,7 +207,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         }
       />
 
-      {intake.data ? <IntakeProgress batchId={batchId} status={intake.data} canIdentify={canAssign} /> : null}
+      {intake.data ? <IntakeProgress batchId={batchId} status={intake.data} canIdentify={canAssign} anonymous={anonymous} /> : null}
 
       <section className="batch__queue" aria-labelledby="queue-heading">
         <h2 id="queue-heading" className="section-heading">
@@ -186,7 +229,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <Table caption="Submissions in this batch">
             <thead>
               <tr>
-                <th scope="col">Student</th>
+                <th scope="col">{anonymous ? "Script" : "Student"}</th>
                 <th scope="col">Status</th>
                 <th scope="col" className="numeric">Marks entered</th>
                 <th scope="col">
@@ -197,11 +240,17 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
             <tbody>
               {submissions.map((submission) => {
                 const state = submissionState(submission);
-                const name = submission.student_name ?? "this scan";
+                const name = rowName(submission) ?? "this scan";
                 return (
                   <tr key={submission.id} data-testid="queue-row">
                     <th scope="row">
-                      {submission.student_name ??
+                      {anonymous ? (
+                        <>
+                          Script {submission.script_number}
+                          {submission.has_student ? null : <span className="table__muted"> (no student yet)</span>}
+                        </>
+                      ) : (
+                        submission.student_name ??
                         (printedScriptNumber(submission.qr_code) ? (
                           <span className="table__muted">Script {printedScriptNumber(submission.qr_code)} (no student yet)</span>
                         ) : (
@@ -209,7 +258,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                             Unmatched scan{" "}
                             (<LocalDate value={submission.created_at} style="time" />)
                           </span>
-                        ))}
+                        ))
+                      )}
                     </th>
                     <td>
                       <SubmissionStateBadge
@@ -234,7 +284,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                               Assign to student
                             </Button>
                           ) : null}
-                          <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${submission.student_name ?? "unmatched scan"}`}>
+                          <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${rowName(submission) ?? "unmatched scan"}`}>
                             Mark
                           </Link>
                         </span>

@@ -26,6 +26,8 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
   const [pickedTemplateId, setTemplateId] = useState<string | null>(null);
   const [pickedClassId, setClassId] = useState<string | null>(null);
   const [title, setTitle] = useState("");
+  const [anonymous, setAnonymous] = useState(false);
+  const anonymousHintId = useId();
   const readyTemplates = templates.data?.templates ?? [];
   const classes = teaching.data?.classes ?? [];
   const templateId = pickedTemplateId ?? readyTemplates[0]?.id ?? "";
@@ -36,13 +38,14 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
   function close() {
     create.reset();
     setTitle("");
+    setAnonymous(false);
     onClose();
   }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!templateId) return;
-    const batch = await create.mutateAsync({ template_id: templateId, class_id: classId || null, title: title.trim() || null }).catch(() => null);
+    const batch = await create.mutateAsync({ template_id: templateId, class_id: classId || null, title: title.trim() || null, anonymous }).catch(() => null);
     if (!batch) return;
     await queryClient.invalidateQueries({ queryKey: trpc.exam.batches.overview.queryKey() });
     router.push(`/batches/${batch.id}`);
@@ -90,6 +93,15 @@ export function NewBatchDialog({ open, onClose }: { open: boolean; onClose: () =
             }
           />
           <TextField label="Title (optional)" value={title} onChange={(e) => setTitle(e.currentTarget.value)} placeholder="Defaults to the template's title" maxLength={300} />
+          <div>
+            <label className="checkbox">
+              <input type="checkbox" checked={anonymous} onChange={(e) => setAnonymous(e.currentTarget.checked)} aria-describedby={anonymousHintId} />
+              Anonymous marking
+            </label>
+            <p className="field__hint" id={anonymousHintId}>
+              Markers see &ldquo;Script 17&rdquo;, never a name, and the name box on the scans is blurred. Only you can reveal the names, on the results page.
+            </p>
+          </div>
           {create.isError ? (
             <Status tone="error" title="The batch was not created">
               {errorMessage(create.error)}

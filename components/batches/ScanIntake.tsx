@@ -41,6 +41,7 @@ export function ScanIntake({
   students,
   disabled,
   printed,
+  anonymous = false,
   onUploaded,
   unmatchedAction,
 }: {
@@ -49,6 +50,8 @@ export function ScanIntake({
   disabled: boolean;
   /** The batch's scripts were printed with codes: piles are then what the teacher uploads, by default. */
   printed: boolean;
+  /** An anonymous batch: no names to choose from, so no "To a chosen student" (identify afterwards). */
+  anonymous?: boolean;
   onUploaded: () => void;
   /** What can be done about a scan that ended unmatched (assign it), shown after its outcome. */
   unmatchedAction?: (submissionId: string) => ReactNode;
@@ -131,11 +134,14 @@ export function ScanIntake({
           <input type="radio" name={groupName} value="ordered" checked={mode === "ordered"} onChange={() => setMode("ordered")} />
           In order (next student without a scan)
         </label>
-        <label className="segmented__option">
-          <input type="radio" name={groupName} value="manual" checked={mode === "manual"} onChange={() => setMode("manual")} />
-          To a chosen student
-        </label>
+        {anonymous ? null : (
+          <label className="segmented__option">
+            <input type="radio" name={groupName} value="manual" checked={mode === "manual"} onChange={() => setMode("manual")} />
+            To a chosen student
+          </label>
+        )}
       </fieldset>
+      {anonymous ? <p className="field__hint">Anonymous marking: a scan goes to a student by its code or in order; any other is identified afterwards.</p> : null}
       {mode === "manual" ? (
         <SelectField
           label="Student"
@@ -233,8 +239,8 @@ function describe(outcome: Outcome): string {
     case "done":
       return isUnmatched(outcome.submission)
         ? "Needs a student: no student without a scan was left to match it to."
-        : `Matched to ${outcome.submission.student_name}`;
+        : `Matched to ${outcome.submission.student_name ?? `Script ${outcome.submission.script_number}`}`;
   }
 }
 
-const isUnmatched = (submission: UploadedScan) => submission.status === "unmatched" || !submission.student_name;
+const isUnmatched = (submission: UploadedScan) => submission.status === "unmatched" || !submission.has_student;

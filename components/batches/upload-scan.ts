@@ -5,6 +5,9 @@ export interface UploadedScan {
   id: string;
   student_id: string | null;
   student_name: string | null;
+  /** Whether a student is named on it; an anonymous batch sends no name, only the script's number. */
+  has_student: boolean;
+  script_number: number;
   status: "absent" | "unmatched" | "matched" | "marking" | "complete";
 }
 

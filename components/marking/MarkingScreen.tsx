@@ -6,6 +6,7 @@ import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
+import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
@@ -33,7 +34,8 @@ import { RubricPanel } from "./RubricPanel";
 import { appliedItemsOf, itemIndexOfKey, itemsOfQuestion, rubricMark, toggled } from "./rubric-marks";
 import { pdfWorkerPort } from "./pdf-worker";
 import { SaveIndicator } from "./SaveIndicator";
-import type { HighlightArea } from "./ScanViewer";
+import type { CoveredArea, HighlightArea } from "./ScanViewer";
+import { nameBoxOf } from "@/server/intake/name-box";
 import { ShortcutSheet } from "./ShortcutSheet";
 import { useMarkingKeys } from "./use-marking-keys";
 import { useSaveQueue } from "./use-save-queue";
@@ -281,7 +283,11 @@ export function MarkingScreen({
   const dirty = Boolean(draft);
   const marksByQuestion = new Map((marksQuery.data?.marks ?? []).map((m) => [m.question_id, m]));
   const unsavedElsewhere = Object.keys(saving.drafts).filter((k) => k !== key).length;
-  const studentName = script.student_name ?? "Unmatched scan";
+  // An anonymous batch names the script by its number (the server sends no name) and blurs where the
+  // name is written on the scan.
+  const anonymous = queue.data.batch.anonymous;
+  const studentName = anonymous ? `Script ${script.script_number}` : (script.student_name ?? "Unmatched scan");
+  const covers: CoveredArea[] = anonymous && template.data ? [{ ...nameBoxOf(template.data), label: "Name hidden: anonymous marking" }] : [];
   // The queue is read once; the marks of this script are live, so its state follows them as the server's
   // rule does (complete when every question has a confirmed mark).
   const confirmedCount = questions.filter((q) => marksByQuestion.get(q.id)?.confirmed && marksByQuestion.get(q.id)?.awarded_marks !== null).length;
@@ -296,9 +302,10 @@ export function MarkingScreen({
         </Link>
         <div className="marking__who">
           <h1 className="marking__student">{studentName}</h1>
-          <span className="muted">
-            Script {scriptIndex + 1} of {scripts.length}
-          </span>
+          <span className="muted">{anonymous ? `${scriptIndex + 1} of ${scripts.length} scanned scripts` : `Script ${scriptIndex + 1} of ${scripts.length}`}</span>
+          {anonymous ? (
+<Badge tone="neutral">Anonymous</Badge>
+          ) : null}
           <SubmissionStateBadge
             submission={{ ...script, status: liveStatus, marks_entered: marksByQuestion.size }}
             progress={{ marked: marksByQuestion.size, of: questions.length }}
@@ -334,7 +341,7 @@ export function MarkingScreen({
           {scan.isError ? (
             <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
           ) : (
-            <ScanViewer scan={{ id: script.id, bytes: scan.data }} upcoming={upcoming} width={viewerWidth} areas={areas} label={`Scan of ${studentName}`} />
+            <ScanViewer scan={{ id: script.id, bytes: scan.data }} upcoming={upcoming} width={viewerWidth} areas={areas} covers={covers} label={`Scan of ${studentName}`} />
           )}
         </div>
 

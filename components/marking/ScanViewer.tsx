@@ -30,6 +30,18 @@ export interface ScanViewerProps {
   width: number;
   /** The current question's areas: highlighted, and the first is scrolled into view. */
   areas: HighlightArea[];
+  /** Page-relative rectangles blurred past reading (an anonymous batch's name box). */
+  covers?: CoveredArea[];
+  label: string;
+}
+
+export interface CoveredArea {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** What the cover says it hides. */
   label: string;
 }
 
@@ -66,7 +78,7 @@ function useScanLayout({ id, bytes }: ScanSource): LayoutState {
  * frame as its student's name, and one that is not ready shows blank pages of the right size until
  * painted (never the previous student's pages).
  */
-export default function ScanViewer({ scan, upcoming, width, areas, label }: ScanViewerProps) {
+export default function ScanViewer({ scan, upcoming, width, areas, covers = [], label }: ScanViewerProps) {
   const root = useRef<HTMLDivElement>(null);
   const layout = useScanLayout(scan);
   const target = areas.find((area) => area.kind === "response") ?? areas[0];
@@ -137,6 +149,18 @@ export default function ScanViewer({ scan, upcoming, width, areas, label }: Scan
                   data-current-area={area.id === target?.id ? "" : undefined}
                   style={{ left: `${area.x * 100}%`, top: `${area.y * 100}%`, width: `${area.width * 100}%`, height: `${area.height * 100}%` }}
                 />
+              ))}
+            {covers
+              .filter((cover) => cover.page === pageNumber)
+              .map((cover, index) => (
+                <div
+                  key={`cover-${index}`}
+                  className="scan-viewer__cover"
+                  data-testid="name-box-cover"
+                  style={{ left: `${cover.x * 100}%`, top: `${cover.y * 100}%`, width: `${cover.width * 100}%`, height: `${cover.height * 100}%` }}
+                >
+                  <span className="scan-viewer__cover-label">{cover.label}</span>
+                </div>
               ))}
           </section>
         );

@@ -25,12 +25,14 @@ interface ResultsTableProps {
   questionMeans: QuestionMean[];
   /** Percentages of the fully marked scripts, for the mean in the footer. */
   markedPercentages: number[];
+  /** "hidden" for an anonymous batch not revealed: rows are scripts ("Script 17"), sorted by number. */
+  names: "shown" | "hidden";
 }
 
 const sameKey = (a: SortKey, b: SortKey) => a.by === b.by && (a.by !== "question" || (b.by === "question" && a.questionId === b.questionId));
 
 /** Students × questions with total and percentage; every column header sorts (click or Enter/Space). */
-export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedPercentages }: ResultsTableProps) {
+export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedPercentages, names }: ResultsTableProps) {
   const [sort, setSort] = useState<{ key: SortKey; direction: SortDirection }>({ key: { by: "name" }, direction: "ascending" });
   const sorted = useMemo(() => sortRows(rows, questions, sort.key, sort.direction), [rows, questions, sort]);
 
@@ -53,7 +55,7 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
         <thead>
           <tr>
             <th scope="col" className="results-table__student" aria-sort={ariaSort({ by: "name" })}>
-              <SortButton label="Student" active={sameKey(sort.key, { by: "name" })} direction={sort.direction} onClick={() => sortBy({ by: "name" })} />
+              <SortButton label={names === "hidden" ? "Script" : "Student"} active={sameKey(sort.key, { by: "name" })} direction={sort.direction} onClick={() => sortBy({ by: "name" })} />
             </th>
             <th scope="col" className="numeric" aria-sort={ariaSort({ by: "total" })}>
               <SortButton
@@ -96,7 +98,14 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
               <tr key={row.submission_id} data-testid="results-row" data-state={state} className={`results-row results-row--${absent ? "absent" : state}`}>
                 <th scope="row" className="results-table__student">
                   <span className="results-table__name">
-                    {row.student_name ?? <span className="table__muted">Unmatched scan</span>}
+                    {names === "hidden" ? (
+                      <>
+                        Script {row.script_number}
+                        {row.has_student ? null : <span className="table__muted"> (no student yet)</span>}
+                      </>
+                    ) : (
+                      (row.student_name ?? <span className="table__muted">Unmatched scan</span>)
+                    )}
                   </span>
                   {state !== "marked" ? <SubmissionStateBadge submission={facts} progress={{ marked: facts.marks_entered, of: questions.length }} /> : null}
                 </th>

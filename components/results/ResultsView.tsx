@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo } from "react";
-import { buttonClassName } from "@/components/ui/Button";
+import { useMemo, useState } from "react";
+import { Button, buttonClassName } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
@@ -21,9 +21,15 @@ import "./results.css";
 const RESULTS_REFRESH_MS = 15_000;
 
 /** The Results page of a batch: summary, three charts and the students × questions table. */
-export function ResultsView({ batchId }: { batchId: string }) {
+export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: string }) {
   const trpc = useTRPC();
-  const results = useQuery({ ...trpc.exam.batches.results.queryOptions({ batch_id: batchId }), refetchInterval: RESULTS_REFRESH_MS });
+  // An anonymous batch's owner may ask for the names; nobody else is offered it (the server refuses them).
+  const [reveal, setReveal] = useState(false);
+  const results = useQuery({
+    ...trpc.exam.batches.results.queryOptions({ batch_id: batchId, reveal_names: reveal }),
+    refetchInterval: RESULTS_REFRESH_MS,
+    placeholderData: (previous) => previous,
+  });
   const templateId = results.data?.batch.template_id;
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
 
@@ -56,12 +62,13 @@ export function ResultsView({ batchId }: { batchId: string }) {
     );
   }
 
-  const { batch, questions, results: rows } = results.data;
+  const { batch, questions, results: rows, names } = results.data;
+  const canReveal = batch.anonymous && batch.teacher_id === viewerId;
   const { summary, means, anyMark } = derived;
   const toMark = rows.find((row) => row.status === "matched" || row.status === "marking" || row.status === "unmatched");
   const markingHref = toMark ? `/batches/${batchId}/mark?submission=${toMark.submission_id}` : null;
   const csvLink = (
-    <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
+    <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title${reveal && canReveal ? "&reveal_names=true" : ""}`} download>
       Download results (CSV)
     </a>
   );
@@ -83,8 +90,22 @@ export function ResultsView({ batchId }: { batchId: string }) {
               Continue marking
             </Link>
           ) : null}
+          {canReveal ? (
+            <Button variant="secondary" onClick={() => setReveal((shown) => !shown)} loading={results.isFetching && reveal !== (names === "shown")} loadingLabel="Loading…">
+              {reveal ? "Hide names" : "Reveal names"}
+            </Button>
+          ) : null}
           {csvLink}
         </div>
+        {batch.anonymous ? (
+          <p className="muted">
+            {names === "shown"
+              ? "Anonymous marking: the names are shown to you only, on this page; markers still see script numbers."
+              : canReveal
+                ? "Anonymous marking: scripts are shown by number. Only you, the batch's owner, can reveal the names."
+                : "Anonymous marking: scripts are shown by number. Only the batch's owner can reveal the names."}
+          </p>
+        ) : null}
       </header>
 
       {!anyMark ? (
@@ -131,12 +152,12 @@ export function ResultsView({ batchId }: { batchId: string }) {
 
           <section className="results__table" aria-labelledby="results-table-heading">
             <div className="section-heading">
-              <h2 id="results-table-heading">Marks by student</h2>
+              <h2 id="results-table-heading">{names === "hidden" ? "Marks by script" : "Marks by student"}</h2>
               <p className="muted results__legend">
                 <span aria-hidden="true">–</span> not marked yet · blank row: no scan yet, or absent
               </p>
             </div>
-            <ResultsTable questions={questions} rows={rows} maxTotal={summary.maxTotal} questionMeans={means} markedPercentages={summary.markedPercentages} />
+            <ResultsTable names={names} questions={questions} rows={rows} maxTotal={summary.maxTotal} questionMeans={means} markedPercentages={summary.markedPercentages} />
             <p className="results__note">
               Mean row: the total and percentage of the fully marked scripts; each question over every mark recorded so far.
             </p>

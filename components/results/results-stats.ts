@@ -247,9 +247,10 @@ export type SortDirection = "ascending" | "descending";
 export function sortRows(rows: readonly ResultRow[], questions: readonly ResultsQuestion[], key: SortKey, direction: SortDirection): ResultRow[] {
   const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
   const sign = direction === "ascending" ? 1 : -1;
+  // Rows without a name (unmatched scans, every row of an anonymous batch) go by script number.
   const byName = (a: ResultRow, b: ResultRow) => {
     if (a.student_name === null || b.student_name === null) {
-      if (a.student_name === b.student_name) return 0;
+      if (a.student_name === b.student_name) return a.script_number - b.script_number;
       return a.student_name === null ? 1 : -1; // unmatched scans last
     }
     return collator.compare(a.student_name, b.student_name);
@@ -263,7 +264,7 @@ export function sortRows(rows: readonly ResultRow[], questions: readonly Results
   const absentLast = (a: ResultRow, b: ResultRow) => Number(a.status === "absent") - Number(b.status === "absent");
   return [...rows].sort((a, b) => {
     if (key.by === "name") {
-      if (a.student_name === null || b.student_name === null) return byName(a, b);
+      if ((a.student_name === null) !== (b.student_name === null)) return byName(a, b);
       return sign * byName(a, b);
     }
     const va = valueOf(a);

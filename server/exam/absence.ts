@@ -4,6 +4,7 @@ import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { examBatches, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { batchNames, presentSubmission, submissionInMessage } from "./anonymity";
 import { submissionOutput } from "./batches";
 
 /**
@@ -33,16 +34,17 @@ export async function setAbsence(tx: Tx, input: z.input<typeof setAbsenceInput>)
   const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, submission.batch_id));
   if (!batch) throw notFound("Submission");
   if (batch.status === "archived") throw new AppError("conflict", "This batch is archived: attendance can no longer change");
-  const who = submission.student_name ?? "This script";
+  const names = batchNames(batch);
+  const who = submissionInMessage(submission, names, "This script");
   if (!absent) {
-    if (submission.absence_marked_at === null) return submission;
-    return update(tx, submissionId, null);
+    if (submission.absence_marked_at === null) return presentSubmission(submission, names);
+    return presentSubmission(await update(tx, submissionId, null), names);
   }
   if (!submission.student_id) throw new AppError("conflict", "A scan without a student cannot be marked absent: assign it to a student first");
   if (submission.scan_url) throw new AppError("conflict", `${who} has a scan, so they were not absent`);
   if (submission.status !== "absent") throw new AppError("conflict", `${who} already has marks, so they were not absent`);
-  if (submission.absence_marked_at !== null) return submission;
-  return update(tx, submissionId, new Date());
+  if (submission.absence_marked_at !== null) return presentSubmission(submission, names);
+  return presentSubmission(await update(tx, submissionId, new Date()), names);
 }
 
 async function update(tx: Tx, submissionId: string, markedAt: Date | null) {

@@ -4,6 +4,7 @@ import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examScanPages, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
@@ -36,7 +37,13 @@ type BatchRow = typeof examBatches.$inferSelect;
  * locked, the scan first, so a second assignment of the same scan finds it gone (404) and a second
  * scan for the same slot finds the slot scanned (409).
  */
-export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>, options: IntakeWriteOptions = {}): Promise<SubmissionRow> {
+export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>, options: IntakeWriteOptions = {}) {
+  const { assigned, batch } = await assignScanRow(tx, callerId, input, options);
+  // In an anonymous batch the reply names the script, not the student, as every read of it does.
+  return presentSubmission(assigned, batchNames(batch));
+}
+
+async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof assignScanInput>, options: IntakeWriteOptions): Promise<{ assigned: SubmissionRow; batch: BatchRow }> {
   const { submission_id: submissionId, student_id: studentId } = assignScanInput.parse(input);
   const [found] = await tx
     .select({ scan: examSubmissions, batch: examBatches })
@@ -56,9 +63,9 @@ export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof
     .from(examSubmissions)
     .where(and(eq(examSubmissions.batch_id, batch.id), eq(examSubmissions.student_id, studentId)))
     .for("update");
-  if (!slot) return giveScanRowToStudent(tx, scan, batch, studentId);
+  if (!slot) return { assigned: await giveScanRowToStudent(tx, scan, batch, studentId), batch };
   const pilePages = await filedPagesOf(tx, scan.id);
-  if (pilePages.length > 0) return givePilePagesToSlot(tx, { scan, slot, batch, callerId, pilePages }, options);
+  if (pilePages.length > 0) return { assigned: await givePilePagesToSlot(tx, { scan, slot, batch, callerId, pilePages }, options), batch };
   if (slot.scan_url !== null) {
     throw new AppError("conflict", `${slot.student_name ?? "This student"} already has a scan: it is not replaced by an assignment`);
   }
@@ -82,7 +89,7 @@ export async function assignScan(tx: Tx, callerId: string, input: z.input<typeof
     .where(eq(examSubmissions.id, slot.id))
     .returning();
   if (!assigned) throw new AppError("internal", "The scan could not be assigned");
-  return assigned;
+  return { assigned, batch };
 }
 
 /** Rule 5: a script of pile pages identified as a roster student's, merged page by page into their submission. */

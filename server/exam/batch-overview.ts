@@ -85,7 +85,7 @@ async function stateCounts(tx: Tx, batchIds: string[]): Promise<Map<string, Subm
     const facts = {
       status: group.status,
       absence_marked_at: group.marked_absent ? "marked" : null,
-      student_id: group.has_student ? "someone" : null,
+      has_student: group.has_student,
       marks_entered: group.has_marks ? 1 : 0,
     };
     const batch = counts.get(group.batch_id) ?? countSubmissionStates([]);

@@ -6,6 +6,7 @@ import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, matchingMethod, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { type NamesShown, batchNames, namesForReader, presentSubmission } from "./anonymity";
 
 // ── Schemas ────────────────────────────────────────────────────────────────────────────────────
 
@@ -14,12 +15,23 @@ export const createBatchInput = z.object({
   template_id: z.uuid("template_id must be a template id"),
   class_id: z.uuid("class_id must be a class id").nullish(),
   title: text(300).trim().min(1, "title must not be blank").nullish(),
+  anonymous: z
+    .boolean({ error: "anonymous must be true or false" })
+    .optional()
+    .describe('Anonymous marking: reads of the batch name each script "Script N", never its student (default false)'),
 });
 export const listBatchesInput = z.object({
   include_archived: z.boolean().default(false),
   template_id: z.uuid("template_id must be a template id").optional().describe("Only batches of this template"),
 });
 export const batchIdInput = z.object({ batch_id: recordId("Batch") });
+/** PATCH /api/exam/batches/{id}: the batch's settings the owner may change. */
+export const batchSettingsBody = z.object({
+  anonymous: z.boolean({ error: "anonymous must be true or false" }).describe('Anonymous marking: reads of the batch name each script "Script N", never its student'),
+});
+export const setAnonymousInput = batchSettingsBody.extend({ batch_id: recordId("Batch") });
+/** The results (and CSV): `reveal_names` asks for the students' names of an anonymous batch (its owner only). */
+export const resultsInput = batchIdInput.extend({ reveal_names: z.boolean().default(false) });
 
 export const batchOutput = z.object({
   id: z.uuid(),
@@ -29,6 +41,8 @@ export const batchOutput = z.object({
   teacher_id: z.uuid(),
   title: z.string(),
   status: z.enum(["open", "archived"]),
+  /** Anonymous marking: submissions are read without the student's name and id ("Script 17"). */
+  anonymous: z.boolean(),
   created_at: z.date(),
   archived_at: z.date().nullable(),
 });
@@ -39,8 +53,11 @@ export const submissionStatusValues = ["absent", "unmatched", "matched", "markin
 export const submissionOutput = z.object({
   id: z.uuid(),
   batch_id: z.uuid(),
+  /** Null also where the batch is anonymous (has_student says whether a student is named on it). */
   student_id: z.uuid().nullable(),
   student_name: z.string().nullable(),
+  /** Whether a student is named on the submission (false: a scan still to identify), anonymous or not. */
+  has_student: z.boolean(),
   status: z.enum(submissionStatusValues),
   scan_url: z.string().nullable(),
   qr_code: z.string().nullable(),
@@ -60,12 +77,16 @@ export const queueOutput = z.object({
 });
 export const resultsOutput = z.object({
   batch: batchOutput,
+  /** "hidden" for an anonymous batch unless its owner asked to reveal them: student_name and student_id are then null. */
+  names: z.enum(["shown", "hidden"]),
   questions: z.array(z.object({ id: z.uuid(), label: z.string(), max_marks: z.number().nullable(), order: z.number().int() })),
   results: z.array(
     z.object({
       submission_id: z.uuid(),
       student_id: z.uuid().nullable(),
       student_name: z.string().nullable(),
+      has_student: z.boolean(),
+      script_number: z.number().int(),
       status: z.enum(submissionStatusValues),
       absence_marked_at: z.date().nullable(),
       marks: z.record(z.string(), z.number().nullable()),
@@ -102,6 +123,7 @@ export async function createBatch(db: Db, callerId: string, input: z.input<typeo
         teacher_id: callerId,
         title: values.title ?? template.title,
         status: "open",
+        anonymous: values.anonymous ?? false,
       })
       .returning();
     if (!batch) throw new AppError("internal", "The batch could not be created");
@@ -174,8 +196,29 @@ export async function archiveBatch(tx: Tx, callerId: string, batchId: string): P
   return archived!;
 }
 
-/** Roster order: by name (unnamed, unmatched scans last), then arrival. */
-const rosterOrder = [sql`${examSubmissions.student_name} asc nulls last`, asc(examSubmissions.created_at), asc(examSubmissions.id)];
+/**
+ * Turns anonymous marking on or off (owner only, 403 otherwise; 409 when archived, since an archived
+ * batch's results are final as they were read). Idempotent.
+ */
+export async function setBatchAnonymous(tx: Tx, callerId: string, input: z.input<typeof setAnonymousInput>): Promise<BatchRow> {
+  const { batch_id: batchId, anonymous } = setAnonymousInput.parse(input);
+  const batch = await findVisibleBatch(tx, batchId);
+  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can change anonymous marking");
+  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its settings can no longer change");
+  if (batch.anonymous === anonymous) return batch;
+  const [updated] = await tx.update(examBatches).set({ anonymous }).where(eq(examBatches.id, batchId)).returning();
+  if (!updated) throw notFound("Batch");
+  return updated;
+}
+
+/**
+ * Roster order: by name (unnamed, unmatched scans last), then arrival. Where names are hidden, by script
+ * number: an order by name would tell where each script's student comes in the class list.
+ */
+const rosterOrder = (names: NamesShown) =>
+  names === "shown"
+    ? [sql`${examSubmissions.student_name} asc nulls last`, asc(examSubmissions.created_at), asc(examSubmissions.id)]
+    : [asc(examSubmissions.script_number), asc(examSubmissions.id)];
 
 export async function getQueue(tx: Tx, batchId: string): Promise<z.output<typeof queueOutput>> {
   const batch = await findVisibleBatch(tx, batchId);
@@ -187,11 +230,11 @@ export async function getQueue(tx: Tx, batchId: string): Promise<z.output<typeof
     })
     .from(examSubmissions)
     .where(eq(examSubmissions.batch_id, batchId))
-    .orderBy(...rosterOrder);
+    .orderBy(...rosterOrder(batchNames(batch)));
   const count = (...statuses: string[]) => submissions.filter((row) => statuses.includes(row.submission.status)).length;
   return {
     batch,
-    submissions: submissions.map((row) => ({ ...row.submission, mark_entry_count: Number(row.mark_entry_count) })),
+    submissions: submissions.map((row) => ({ ...presentSubmission(row.submission, batchNames(batch)), mark_entry_count: Number(row.mark_entry_count) })),
     progress: { total: submissions.length, absent: count("absent"), complete: count("complete"), in_progress: count("matched", "marking") },
   };
 }
@@ -200,10 +243,13 @@ export async function getQueue(tx: Tx, batchId: string): Promise<z.output<typeof
  * Results: leaf questions in order (containers never hold marks), one result per submission including
  * absent ones. Total rule: with any marks, the sum of awarded marks (null counts as 0); with none,
  * null for an absent submission and 0 otherwise. Four statements whatever the batch size; sums are
- * computed by the database in numeric, so totals never drift.
+ * computed by the database in numeric, so totals never drift. An anonymous batch's names are hidden
+ * unless its owner asks to reveal them (anyone else asking: 403).
  */
-export async function getResults(tx: Tx, batchId: string): Promise<BatchResults> {
+export async function getResults(tx: Tx, callerId: string, input: z.input<typeof resultsInput>): Promise<BatchResults> {
+  const { batch_id: batchId, reveal_names: reveal } = resultsInput.parse(input);
   const batch = await findVisibleBatch(tx, batchId);
+  const names = namesForReader(batch, callerId, reveal);
   const questions = await tx
     .select({ id: examQuestions.id, label: examQuestions.label, max_marks: examQuestions.max_marks, order: examQuestions.order })
     .from(examQuestions)
@@ -214,12 +260,13 @@ export async function getResults(tx: Tx, batchId: string): Promise<BatchResults>
       submission_id: examSubmissions.id,
       student_id: examSubmissions.student_id,
       student_name: examSubmissions.student_name,
+      script_number: examSubmissions.script_number,
       status: examSubmissions.status,
       absence_marked_at: examSubmissions.absence_marked_at,
     })
     .from(examSubmissions)
     .where(eq(examSubmissions.batch_id, batchId))
-    .orderBy(...rosterOrder);
+    .orderBy(...rosterOrder(names));
   const marks = await tx
     .select({
       submission_id: examMarkEntries.submission_id,
@@ -232,13 +279,14 @@ export async function getResults(tx: Tx, batchId: string): Promise<BatchResults>
   const marksBySubmission = new Map(marks.map((row) => [row.submission_id, row]));
   return {
     batch,
+    names,
     questions: questions.map((q) => ({ ...q, max_marks: q.max_marks === null ? null : Number(q.max_marks) })),
     results: submissions.map((submission) => {
       const recorded = marksBySubmission.get(submission.submission_id);
       const awarded = recorded?.awarded ?? {};
       const total = recorded && Number(recorded.totals.entries) > 0 ? Number(recorded.totals.sum) : submission.status === "absent" ? null : 0;
       return {
-        ...submission,
+        ...presentSubmission(submission, names),
         marks: Object.fromEntries(questions.map((q) => [q.id, awarded[q.id] === undefined || awarded[q.id] === null ? null : Number(awarded[q.id])])),
         total,
       };

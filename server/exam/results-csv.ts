@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { emptyAsAbsent } from "../http/input-rules";
+import { emptyAsAbsent, queryBoolean } from "../http/input-rules";
+import { scriptLabel } from "./anonymity";
 import type { BatchResults } from "./batches";
 import { submissionState, submissionStateLabel } from "./submission-state";
 
@@ -10,14 +11,16 @@ import { submissionState, submissionStateLabel } from "./submission-state";
  * Header: student_name, student_id, status, one column per question label in order, total. The status
  * is the state a teacher reads on the screens (server/exam/submission-state.ts): "No scan yet",
  * "Absent", "Being marked (2 of 5)"… Students without a script (no scan yet, or absent) are included,
- * with blank mark cells and a blank total (never a 0 nobody gave).
+ * with blank mark cells and a blank total (never a 0 nobody gave). Where names are hidden (an anonymous
+ * batch not revealed by its owner) the student_name cell holds the script's label ("Script 17") and
+ * student_id is blank: the contract fixes the header, and a sheet of blank names would be no use.
  */
 export function renderResultsCsv(results: BatchResults): string {
   const header = ["student_name", "student_id", "status", ...results.questions.map((q) => q.label), "total"];
   const rows = results.results.map((result) => {
     const marked = results.questions.filter((q) => result.marks[q.id] !== null && result.marks[q.id] !== undefined).length;
     return [
-      result.student_name ?? "",
+      results.names === "hidden" ? scriptLabel(result.script_number) : (result.student_name ?? ""),
       result.student_id ?? "",
       submissionStateLabel(submissionState({ ...result, marks_entered: marked }), { marked, of: results.questions.length }),
       ...results.questions.map((q) => formatNumber(result.marks[q.id] ?? null)),
@@ -38,8 +41,14 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** `reveal_names=true`: the students' names of an anonymous batch, for its owner (403 for anyone else). */
+export const revealNamesQuery = queryBoolean
+  .default(false)
+  .meta({ description: "true: the students' names of an anonymous batch, for its owner only (403 for anyone else); ignored for other batches" });
+
 /** Which name the download gets: the contract's `batch-<id>.csv` (the default), or the batch's title and date. */
 export const resultsCsvQuery = z.object({
+  reveal_names: revealNamesQuery,
   name: z
     .preprocess(emptyAsAbsent, z.enum(["id", "title"], { error: "must be id or title" }).optional())
     .meta({ description: "id (default): batch-<id>.csv; title: `<batch title> - <yyyy-mm-dd>.csv`" }),

@@ -9,6 +9,7 @@ import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
+import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
@@ -138,12 +139,12 @@ async function recordScan(
     // A submission already being marked keeps its status (its marks stay valid); others become matched.
     const status = slot.status === "marking" || slot.status === "complete" ? slot.status : "matched";
     const [matched] = await tx.update(examSubmissions).set({ ...scanFields, status }).where(eq(examSubmissions.id, slot.id)).returning();
-    return { submission: matched!, created: false };
+    return { submission: presentSubmission(matched!, batchNames(batch)), created: false };
   }
   const [created] = await tx
     .insert(examSubmissions)
     .values({ batch_id: batchId, student_id: null, student_name: null, status: "unmatched", ...scanFields })
     .returning();
   if (!created) throw new AppError("internal", "The submission could not be created");
-  return { submission: created, created: true };
+  return { submission: presentSubmission(created, batchNames(batch)), created: true };
 }

@@ -2,8 +2,9 @@ import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
-import { examMarkEntries, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examSubmissions } from "../db/schema";
 import { notFound } from "../errors";
+import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import { markFromRow, markOutput } from "./marks";
 
@@ -12,16 +13,22 @@ export const submissionMarksOutput = z.object({ submission: submissionOutput, ma
 
 /**
  * One submission with every mark entry recorded for it (what the marking screen shows and edits).
- * Read as the caller: a submission outside their scope is 404.
+ * Read as the caller: a submission outside their scope is 404. An anonymous batch's submission comes
+ * to staff without its student's name and id; a student reads their own submission but not its batch,
+ * and their own name is no secret to them.
  */
 export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissionMarksInput>): Promise<z.output<typeof submissionMarksOutput>> {
   const { submission_id: submissionId } = submissionMarksInput.parse(input);
-  const [submission] = await tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId));
-  if (!submission) throw notFound("Submission");
+  const [found] = await tx
+    .select({ submission: examSubmissions, anonymous: examBatches.anonymous })
+    .from(examSubmissions)
+    .leftJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
+    .where(eq(examSubmissions.id, submissionId));
+  if (!found) throw notFound("Submission");
   const marks = await tx
     .select()
     .from(examMarkEntries)
     .where(eq(examMarkEntries.submission_id, submissionId))
     .orderBy(asc(examMarkEntries.created_at), asc(examMarkEntries.id));
-  return { submission, marks: marks.map(markFromRow) };
+  return { submission: presentSubmission(found.submission, batchNames({ anonymous: found.anonymous ?? false })), marks: marks.map(markFromRow) };
 }

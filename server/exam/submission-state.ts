@@ -25,13 +25,14 @@ export const submissionStateLabels: Record<SubmissionState, string> = {
 export interface SubmissionFacts {
   status: "absent" | "unmatched" | "matched" | "marking" | "complete";
   absence_marked_at: Date | string | null;
-  student_id: string | null;
+  /** Whether a student is named on it (anonymous batches hide who, not whether). */
+  has_student: boolean;
   marks_entered: number;
 }
 
 export function submissionState(submission: SubmissionFacts): SubmissionState {
   // A scan nobody is named on needs a student first, whatever marks it has.
-  if (submission.status === "unmatched" || submission.student_id === null) return "needs_student";
+  if (submission.status === "unmatched" || !submission.has_student) return "needs_student";
   switch (submission.status) {
     case "absent":
       return submission.absence_marked_at === null ? "no_scan" : "absent";

@@ -4,6 +4,7 @@ import type { Tx } from "../db/client";
 import { examScanPages, examSubmissions } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
+import { batchNames, presentSubmission } from "../exam/anonymity";
 import { submissionOutput } from "../exam/batches";
 import { integer, recordId } from "../http/input-rules";
 import { objectStorage } from "../storage/configured-storage";
@@ -97,7 +98,12 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
     };
     const submission = await rebuildSubmissionScan(tx, target.id, context);
     const left = source && source !== target.id ? await rebuildSubmissionScan(tx, source, context) : null;
-    return { page: { id: page.id, submission_id: target.id, page_number: position }, submission: submission!, left };
+    const names = batchNames(batch);
+    return {
+      page: { id: page.id, submission_id: target.id, page_number: position },
+      submission: presentSubmission(submission!, names),
+      left: left ? presentSubmission(left, names) : null,
+    };
   });
 }
 

@@ -10,10 +10,9 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
 import { intakeImaging } from "./imaging-port";
+import { DEFAULT_NAME_BOX, nameBoxOf } from "./name-box";
 import type { QuarterTurn } from "./page-reading";
 
-/** Without a name box on the template: the top quarter of page 1, where papers ask for the name. */
-export const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height: 0.25 };
 
 /**
  * The name written on a script, for the Identify screen: the template's name box cut out of the
@@ -21,18 +20,22 @@ export const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height
  * its scan). A script made of pile pages is cropped from its page at the name box's position, turned as
  * it was filed; a scan uploaded on its own from its first page.
  * 404 when there is no scan or no such page; null from the imaging (a page without pixels) is a 404 too.
+ * In an anonymous batch only its owner, who identifies its scripts, gets the crop: anyone else 403.
  */
 export async function nameCrop(db: Db, callerId: string, submissionId: string, options: { storage?: ObjectStorage } = {}): Promise<Uint8Array> {
   const { submission_id: id } = submissionIdInput.parse({ submission_id: submissionId });
   const source = await asUser(db, callerId, async (tx) => {
     const [submission] = await tx
-      .select({ nameBox: examTemplates.name_box, scanFileId: examSubmissions.scan_file_id })
+      .select({ nameBox: examTemplates.name_box, scanFileId: examSubmissions.scan_file_id, anonymous: examBatches.anonymous, ownerId: examBatches.teacher_id })
       .from(examSubmissions)
       .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
       .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examSubmissions.id, id));
     if (!submission) return null;
-    const box = submission.nameBox ?? DEFAULT_NAME_BOX;
+    if (submission.anonymous && submission.ownerId !== callerId) {
+      throw new AppError("forbidden", "This batch is marked anonymously: only its owner sees the names written on its scripts");
+    }
+    const box = nameBoxOf({ name_box: submission.nameBox });
     const [page] = await tx
       .select({ bucket: files.bucket, key: files.storage_key, rotation: examScanPages.rotation })
       .from(examScanPages)

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Tx } from "../db/client";
 import { examBatches, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../db/schema";
 import { notFound } from "../errors";
+import { type NamesShown, batchNames } from "../exam/anonymity";
 import { pileName } from "./filing";
 import { pileStatusValues } from "./piles";
 
@@ -32,7 +33,15 @@ export const intakeStatusOutput = z.object({
   /** Submissions without a student made of pile pages: a spare copy, or pages whose code could not be read. */
   scripts_to_identify: z.array(z.object({ submission_id: z.uuid(), page_count: z.number().int(), first_page_id: z.uuid() })),
   /** Submissions of pile pages with a gap: the positions (1 to the template's page count) no page fills. */
-  missing_pages: z.array(z.object({ submission_id: z.uuid(), student_name: z.string().nullable(), missing_positions: z.array(z.number().int()) })),
+  missing_pages: z.array(
+    z.object({
+      submission_id: z.uuid(),
+      /** Null for a script without a student, and in an anonymous batch (script_number names it there). */
+      student_name: z.string().nullable(),
+      script_number: z.number().int(),
+      missing_positions: z.array(z.number().int()),
+    }),
+  ),
   /** Pages set aside, in pile order. */
   set_aside: z.array(
     z.object({ page_id: z.uuid(), placement: z.enum(["duplicate", "refused"]), pile_name: z.string(), pile_page: z.number().int(), note: z.string().nullable() }),
@@ -46,7 +55,7 @@ export const intakeStatusOutput = z.object({
  */
 export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<typeof intakeStatusOutput>> {
   const [batch] = await tx
-    .select({ id: examBatches.id, page_count: examTemplates.page_count, print_code: examBatches.print_code })
+    .select({ id: examBatches.id, page_count: examTemplates.page_count, print_code: examBatches.print_code, anonymous: examBatches.anonymous })
     .from(examBatches)
     .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
     .where(eq(examBatches.id, batchId));
@@ -54,17 +63,18 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
 
   const piles = await tx.select().from(examScanPiles).where(eq(examScanPiles.batch_id, batchId)).orderBy(asc(examScanPiles.created_at), asc(examScanPiles.id));
   const pages = await tx
-    .select({ page: examScanPages, student_id: examSubmissions.student_id, student_name: examSubmissions.student_name })
+    .select({ page: examScanPages, student_id: examSubmissions.student_id, student_name: examSubmissions.student_name, script_number: examSubmissions.script_number })
     .from(examScanPages)
     .leftJoin(examSubmissions, eq(examSubmissions.id, examScanPages.submission_id))
     .where(eq(examScanPages.batch_id, batchId))
     .orderBy(asc(examScanPages.pile_id), asc(examScanPages.pile_page));
   const pileById = new Map(piles.map((pile) => [pile.id, pile]));
 
-  const scripts = new Map<string, { studentId: string | null; studentName: string | null; pages: { id: string; position: number }[] }>();
-  for (const { page, student_id, student_name } of pages) {
+  const names = batchNames(batch);
+  const scripts = new Map<string, { studentId: string | null; studentName: string | null; scriptNumber: number; pages: { id: string; position: number }[] }>();
+  for (const { page, student_id, student_name, script_number } of pages) {
     if (page.placement !== "filed") continue;
-    const script = scripts.get(page.submission_id!) ?? { studentId: student_id, studentName: student_name, pages: [] };
+    const script = scripts.get(page.submission_id!) ?? { studentId: student_id, studentName: shownName(student_name, names), scriptNumber: script_number!, pages: [] };
     script.pages.push({ id: page.id, position: page.page_number! });
     scripts.set(page.submission_id!, script);
   }
@@ -80,7 +90,7 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
     const held = new Set(script.pages.map((page) => page.position));
     const last = Math.max(batch.page_count ?? 0, ...held);
     const missing = Array.from({ length: last }, (_, index) => index + 1).filter((position) => !held.has(position));
-    return missing.length ? [{ submission_id: submissionId, student_name: script.studentName, missing_positions: missing }] : [];
+    return missing.length ? [{ submission_id: submissionId, student_name: script.studentName, script_number: script.scriptNumber, missing_positions: missing }] : [];
   });
 
   return {
@@ -111,6 +121,7 @@ export const scanPageOutput = z.object({
   pile_page: z.number().int(),
   placement: z.enum(["reading", "filed", "duplicate", "refused"]),
   submission_id: z.uuid().nullable(),
+  /** Null for a page not filed to a student, and in an anonymous batch. */
   student_name: z.string().nullable(),
   page_number: z.number().int().nullable(),
   rotation: z.number().int(),
@@ -124,8 +135,9 @@ export const scanPageListOutput = z.object({ pages: z.array(scanPageOutput) });
 
 /** Every scanned page of a batch, piles in upload order and pages in pile order: where each went. */
 export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<typeof scanPageListOutput>> {
-  const [batch] = await tx.select({ id: examBatches.id }).from(examBatches).where(eq(examBatches.id, batchId));
+  const [batch] = await tx.select({ id: examBatches.id, anonymous: examBatches.anonymous }).from(examBatches).where(eq(examBatches.id, batchId));
   if (!batch) throw notFound("Batch");
+  const names = batchNames(batch);
   const rows = await tx
     .select({ page: examScanPages, pile: examScanPiles, student_name: examSubmissions.student_name })
     .from(examScanPages)
@@ -141,7 +153,7 @@ export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<t
       pile_page: page.pile_page,
       placement: page.placement,
       submission_id: page.submission_id,
-      student_name,
+      student_name: shownName(student_name, names),
       page_number: page.page_number,
       rotation: page.rotation,
       script_number: page.script_number,
@@ -150,4 +162,9 @@ export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<t
       note: page.note,
     })),
   };
+}
+
+/** A student's name where the batch shows names; null in an anonymous batch. */
+function shownName(name: string | null, names: NamesShown): string | null {
+  return names === "shown" ? name : null;
 }

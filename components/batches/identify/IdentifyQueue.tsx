@@ -45,10 +45,13 @@ export function IdentifyQueue({ batchId }: { batchId: string }) {
   const listId = useId();
 
   const submissions = queue.data?.submissions ?? [];
+  const anonymous = queue.data?.batch.anonymous ?? false;
+  const classId = queue.data?.batch.class_id ?? null;
+  const classStudents = useQuery({ ...trpc.classes.students.queryOptions({ classId: classId ?? "" }), enabled: anonymous && classId !== null });
   // Scripts still to identify: in the order they were made, then by printed number; skipped ones last.
   // One identified just now leaves at once, before the queue is read again: Enter never sends it twice.
   const scripts = submissions
-    .filter((submission) => !submission.student_id && submission.scan_url && !done.some((item) => item.scriptId === submission.id))
+    .filter((submission) => !submission.has_student && submission.scan_url && !done.some((item) => item.scriptId === submission.id))
     .sort(
       (a, b) =>
         Number(skipped.includes(a.id)) - Number(skipped.includes(b.id)) ||
@@ -57,9 +60,13 @@ export function IdentifyQueue({ batchId }: { batchId: string }) {
         a.id.localeCompare(b.id),
     );
   const current = scripts[0];
-  const students: IdentifyCandidate[] = submissions
-    .filter((submission): submission is typeof submission & { student_id: string } => Boolean(submission.student_id))
-    .map((submission) => ({ id: submission.student_id, name: submission.student_name ?? "Unnamed student", identified: Boolean(submission.scan_url) }));
+  // An anonymous batch's queue names nobody: the owner identifies its scripts from the class list, which
+  // says who is in the class but not which script is whose.
+  const students: IdentifyCandidate[] = anonymous
+    ? (classStudents.data?.students ?? []).map((student) => ({ id: student.id, name: student.full_name, identified: false }))
+    : submissions
+        .filter((submission): submission is typeof submission & { student_id: string } => Boolean(submission.student_id))
+        .map((submission) => ({ id: submission.student_id, name: submission.student_name ?? "Unnamed student", identified: Boolean(submission.scan_url) }));
   const candidates = rankForIdentify(students, typed).slice(0, SHOWN_CANDIDATES);
   const chosen = candidates[Math.min(highlight, candidates.length - 1)];
 

@@ -16,11 +16,14 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  * scripts to identify, pages set aside). Live while a pile is read, and the same after a reload: it all
  * comes from the database (exam.intake.status).
  */
-export function IntakeProgress({ batchId, status, canIdentify }: { batchId: string; status: IntakeStatus; canIdentify: boolean }) {
+export function IntakeProgress({ batchId, status, canIdentify, anonymous }: { batchId: string; status: IntakeStatus; canIdentify: boolean; anonymous: boolean }) {
   const { piles, counts } = status;
   if (piles.length === 0) return null;
   const toIdentify = status.scripts_to_identify.length;
-  const withGaps = status.missing_pages.filter((entry) => entry.student_name !== null);
+  // Students' scripts with gaps; in an anonymous batch (no names sent) every script, by its number.
+  const withGaps = status.missing_pages.flatMap((entry) =>
+    anonymous ? [{ ...entry, who: `Script ${entry.script_number}` }] : entry.student_name !== null ? [{ ...entry, who: entry.student_name }] : [],
+  );
   return (
     <section className="card intake-progress" aria-labelledby="intake-progress-heading">
       <header className="card__header">
@@ -79,7 +82,7 @@ export function IntakeProgress({ batchId, status, canIdentify }: { batchId: stri
       ) : null}
       {withGaps.length > 0 ? (
         <p className="muted">
-          Missing pages: {withGaps.map((entry) => `${entry.student_name} (page ${entry.missing_positions.join(", ")})`).join("; ")}.
+          Missing pages: {withGaps.map((entry) => `${entry.who} (page ${entry.missing_positions.join(", ")})`).join("; ")}.
         </p>
       ) : null}
       <p>

@@ -44,12 +44,17 @@ export function ScanPagesView({ batchId, viewerId }: { batchId: string; viewerId
   if (queue.isError) return <LoadFailed what="The batch" error={queue.error} onRetry={() => queue.refetch()} />;
 
   const canMove = queue.data.batch.teacher_id === viewerId && queue.data.batch.status === "open";
-  const scriptName = (submission: { student_name: string | null; qr_code: string | null }) =>
-    submission.student_name ?? (printedScriptNumber(submission.qr_code) ? `Script ${printedScriptNumber(submission.qr_code)} (no student yet)` : "A script without a student");
+  // An anonymous batch's scripts are their numbers: the server sends no names.
+  const anonymous = queue.data.batch.anonymous;
+  const scriptName = (submission: { student_name: string | null; has_student: boolean; script_number: number; qr_code: string | null }) =>
+    anonymous
+      ? `Script ${submission.script_number}${submission.has_student ? "" : " (no student yet)"}`
+      : (submission.student_name ??
+        (printedScriptNumber(submission.qr_code) ? `Script ${printedScriptNumber(submission.qr_code)} (no student yet)` : "A script without a student"));
   const submissionsById = new Map(queue.data.submissions.map((submission) => [submission.id, submission]));
   const targets = [
-    ...queue.data.submissions.filter((submission) => submission.student_id).map((submission) => ({ value: submission.id, label: scriptName(submission) })),
-    ...queue.data.submissions.filter((submission) => !submission.student_id).map((submission) => ({ value: submission.id, label: scriptName(submission) })),
+    ...queue.data.submissions.filter((submission) => submission.has_student).map((submission) => ({ value: submission.id, label: scriptName(submission) })),
+    ...queue.data.submissions.filter((submission) => !submission.has_student).map((submission) => ({ value: submission.id, label: scriptName(submission) })),
     { value: NEW_SCRIPT, label: "A new script of its own (to identify)" },
   ];
   const chosenTarget = targets.some((option) => option.value === target) ? target : (targets[0]?.value ?? NEW_SCRIPT);

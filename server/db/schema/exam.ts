@@ -215,6 +215,8 @@ export const examBatches = pgTable(
     print_code: text().unique("exam_batches_print_code_key"),
     /** The number the batch's next script gets (exam_submissions.script_number; kept by a trigger of 0014). */
     next_script_number: integer().notNull().default(1),
+    /** Anonymous marking: reads of the batch show "Script 17", never a student's name or id (server/exam/anonymous.ts). */
+    anonymous: boolean().notNull().default(false),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     archived_at: timestamp({ withTimezone: true }),
   },

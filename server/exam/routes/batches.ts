@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { asUser } from "../../db/rls";
 import { queryBoolean } from "../../http/input-rules";
 import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, replyWith } from "../../http/route";
@@ -6,6 +7,7 @@ import {
   batchIdInput,
   batchListOutput,
   batchOutput,
+  batchSettingsBody,
   createBatch,
   createBatchInput,
   createdBatchOutput,
@@ -15,8 +17,9 @@ import {
   listBatchesInput,
   queueOutput,
   resultsOutput,
+  setBatchAnonymous,
 } from "../batches";
-import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, titledCsvFileName } from "../results-csv";
+import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, revealNamesQuery, titledCsvFileName } from "../results-csv";
 
 /** Batches: one sitting of a template by a class, its marking queue and its results. */
 
@@ -65,6 +68,21 @@ export const archiveBatchRoute = defineRoute({
   handler: ({ db, user, params }) => asUser(db, user.id, (tx) => archiveBatch(tx, user.id, params.batch_id)),
 });
 
+export const updateBatchRoute = defineRoute({
+  method: "PATCH",
+  path: "/api/exam/batches/{batch_id}",
+  operationId: "updateBatch",
+  tags,
+  summary:
+    "Change the batch's settings (owner only): `anonymous` turns anonymous marking on or off (reads of the batch then name each script `Script N`, never its student). An archived batch is 409.",
+  auth: "bearer",
+  params: batchIdInput,
+  body: jsonBody(batchSettingsBody),
+  replies: { 200: jsonReply(batchOutput, "The batch") },
+  errors: { 400: invalid, 403: "Not the owner", 404: notVisible, 409: "The batch is archived" },
+  handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => setBatchAnonymous(tx, user.id, { batch_id: params.batch_id, ...body })),
+});
+
 export const getQueueRoute = defineRoute({
   method: "GET",
   path: "/api/exam/batches/{batch_id}/queue",
@@ -83,12 +101,13 @@ export const getResultsRoute = defineRoute({
   path: "/api/exam/batches/{batch_id}/results",
   operationId: "getResults",
   tags,
-  summary: "Leaf questions in order and one result per submission (absent ones included)",
+  summary: "Leaf questions in order and one result per submission (absent ones included); an anonymous batch's names only for its owner with reveal_names=true",
   auth: "bearer",
   params: batchIdInput,
+  query: z.object({ reveal_names: revealNamesQuery }),
   replies: { 200: jsonReply(resultsOutput, "The results") },
-  errors: { 404: notVisible },
-  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => getResults(tx, params.batch_id)),
+  errors: { 400: invalid, 403: "reveal_names asked by someone other than the owner of an anonymous batch", 404: notVisible },
+  handler: ({ db, user, params, query }) => asUser(db, user.id, (tx) => getResults(tx, user.id, { batch_id: params.batch_id, reveal_names: query.reveal_names })),
 });
 
 export const getResultsCsvRoute = defineRoute({
@@ -101,9 +120,9 @@ export const getResultsCsvRoute = defineRoute({
   params: batchIdInput,
   query: resultsCsvQuery,
   replies: { 200: fileReply("text/csv", "attachment batch-<id>.csv, or `<title> - <yyyy-mm-dd>.csv` with name=title (RFC 4180, UTF-8)") },
-  errors: { 400: invalid, 404: notVisible },
+  errors: { 400: invalid, 403: "reveal_names asked by someone other than the owner of an anonymous batch", 404: notVisible },
   handler: async ({ db, user, params, query }) => {
-    const results = await asUser(db, user.id, (tx) => getResults(tx, params.batch_id));
+    const results = await asUser(db, user.id, (tx) => getResults(tx, user.id, { batch_id: params.batch_id, reveal_names: query.reveal_names }));
     const fileName = query.name === "title" ? titledCsvFileName(results.batch) : resultsCsvFileName(params.batch_id);
     return new Response(renderResultsCsv(results), {
       headers: {
@@ -115,4 +134,4 @@ export const getResultsCsvRoute = defineRoute({
   },
 });
 
-export const batchRoutes = [createBatchRoute, listBatchesRoute, archiveBatchRoute, getQueueRoute, getResultsRoute, getResultsCsvRoute];
+export const batchRoutes = [createBatchRoute, listBatchesRoute, updateBatchRoute, archiveBatchRoute, getQueueRoute, getResultsRoute, getResultsCsvRoute];

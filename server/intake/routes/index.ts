@@ -94,7 +94,7 @@ export const nameCropRoute = defineRoute({
   auth: "bearer",
   params: submissionIdInput,
   replies: { 200: fileReply("image/jpeg", "The crop", { type: "string", contentMediaType: "image/jpeg" }) },
-  errors: { 404: "Not found, outside the caller's scope, or no scan yet" },
+  errors: { 403: "An anonymous batch, and the caller is not its owner", 404: "Not found, outside the caller's scope, or no scan yet" },
   handler: async ({ db, user, params }) => jpegReply(await nameCrop(db, user.id, params.submission_id)),
 });
 

@@ -13,7 +13,10 @@ import {
   listBatches,
   listBatchesInput,
   queueOutput,
+  resultsInput,
   resultsOutput,
+  setAnonymousInput,
+  setBatchAnonymous,
 } from "../../exam/batches";
 import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overview";
 import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
@@ -142,14 +145,20 @@ export const examRouter = router({
       .input(batchIdInput)
       .output(batchOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => archiveBatch(tx, ctx.user.id, input.batch_id))),
+    /** Anonymous marking on or off (owner only): PATCH /api/exam/batches/{id} on REST. */
+    setAnonymous: userProcedure
+      .input(setAnonymousInput)
+      .output(batchOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setBatchAnonymous(tx, ctx.user.id, input))),
     queue: userProcedure
       .input(batchIdInput)
       .output(queueOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => getQueue(tx, input.batch_id))),
+    /** reveal_names: the names of an anonymous batch, for its owner (403 for anyone else). */
     results: userProcedure
-      .input(batchIdInput)
+      .input(resultsInput)
       .output(resultsOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, input.batch_id))),
+      .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, ctx.user.id, input))),
   }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */

@@ -6,10 +6,10 @@ export const metadata: Metadata = { title: "Results" };
 
 export default async function ResultsPage({ params }: { params: Promise<{ batchId: string }> }) {
   const { batchId } = await params;
-  await requireSignedInProfile(`/batches/${batchId}/results`);
+  const profile = await requireSignedInProfile(`/batches/${batchId}/results`);
   return (
     <div className="page page--wide">
-      <ResultsView batchId={batchId} />
+      <ResultsView batchId={batchId} viewerId={profile.id} />
     </div>
   );
 }
