@@ -291,6 +291,21 @@ async function main() {
   const pool = await connect(url.toString(), POOL_MAX);
   try {
     const setup = await seed(single.db);
+    // BENCH_ONLY=rescore: only the rubric re-score (while working on it); nothing is written to the doc.
+    if (process.env.BENCH_ONLY === "rescore") {
+      const rescore = await benchRescore(pool.db, setup, await rubricMarkedBatch(single.db, setup, RESCORED_MARKS));
+      console.log(`rubric edit re-scoring ${rescore.marks} marks: median ${rescore.median.toFixed(0)} ms (${rescore.min.toFixed(0)}–${rescore.max.toFixed(0)})`);
+      return;
+    }
+    if (process.env.BENCH_ONLY === "rubric-upserts") {
+      // Typed and rubric saves of 32 teachers, C E E C, while working on the rubric path; nothing written to the doc.
+      const scripts = await unmarkedBatch(single.db, setup, UPSERT_SCRIPTS);
+      for (const [run, rubric] of [false, true, true, false].entries()) {
+        const figures = await benchUpserts(pool.db, setup, scripts.slice(run * 1000, (run + 1) * 1000), setup.staffIds, sharedTransactions, rubric);
+        console.log(`upserts, 32 teachers, ${rubric ? "rubric" : "typed"}: ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`);
+      }
+      return;
+    }
     const small = await markedBatch(single.db, setup, 100);
     const large = await markedBatch(single.db, setup, 1000);
     const toMark = await unmarkedBatch(single.db, setup, UPSERT_SCRIPTS);

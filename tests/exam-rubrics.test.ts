@@ -50,7 +50,7 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
       rowsOf<{ id: string }>(
         await tx.execute(sql`select m.id from exam_mark_entries m join exam_questions q on q.id = m.question_id
           where m.batch_id = ${batchId} and m.mark_scheme_detail ->> 'type' = 'rubric'
-            and m.awarded_marks is distinct from app.rubric_mark(m.mark_scheme_detail, m.question_id, q.max_marks)`),
+            and m.awarded_marks is distinct from (select awarded from app.rubric_mark(m.mark_scheme_detail, m.question_id, q.max_marks))`),
       ),
     );
 

@@ -306,9 +306,7 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
   const rubricJoin = withRubric
     ? sql`
       left join lateral (
-        select app.rubric_mark(w.mark_scheme_detail, w.question_id, q.max_marks) as awarded,
-          (select count(*) from jsonb_array_elements_text(w.mark_scheme_detail -> 'items') listed(id)
-            where not exists (select 1 from ${examRubricItems} ri where ri.id::text = listed.id and ri.question_id = w.question_id)) as unknown_items
+        select tally.awarded, tally.unknown_items from app.rubric_mark(w.mark_scheme_detail, w.question_id, q.max_marks) tally
         where w.mark_scheme_detail ->> 'type' = 'rubric'
       ) rubric on true`
     : sql``;
