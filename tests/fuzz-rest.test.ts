@@ -255,6 +255,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
     const templateB = await jsonCall("api/exam/templates", "POST", teacher, { title: "Fuzz B" });
     await jsonCall("api/exam/templates/[template_id]", "PUT", teacher, { questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries }, [templateB.id]);
 
+    const savedComment = await jsonCall("api/exam/questions/[question_id]/comments", "POST", teacher, { text: "Show your working" }, [canvasB.ids.q2]);
     const rubricItem = await jsonCall("api/exam/questions/[question_id]/rubric-items", "POST", teacher, { text: "Correct method", points: 2 }, [canvasB.ids.q2]);
     const batch = await jsonCall("api/exam/batches", "POST", teacher, { template_id: templateA.id, class_id: roster.class.id, title: "Fuzz batch" });
     const queue = await jsonCall("api/exam/batches/[batch_id]/queue", "GET", teacher, undefined, [batch.id]);
@@ -302,6 +303,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         mark_id: markId,
         question_id: canvasB.ids.q2,
         item_id: rubricItem.id,
+        comment_id: savedComment.id,
         submission_id: submission.id,
         class_id: roster.class.id,
         user_id: roster.students[0]!.id,
@@ -317,6 +319,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         },
         "POST /api/exam/questions/{question_id}/rubric-items": { json: { text: "Correct units", points: -1.5, spec_ref: "8300.A2", comment: "Units!", position: 0 } },
         "PATCH /api/exam/rubric-items/{item_id}": { json: { text: "Valid method", points: 1.5, spec_ref: null, comment: "Well set out", position: 1 } },
+        "POST /api/exam/questions/{question_id}/comments": { json: { text: "Units! cm² not cm" } },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
         "PUT /api/exam/marks/{mark_id}": { json: markBody },
         // Off, as the batch is: a valid call leaves what the owner reads as it was.

@@ -49,8 +49,9 @@ interface Target {
   teacherDb: string;
   templateId: string;
   questionId: string;
-  /** A rubric item of A's question. */
+  /** A rubric item of A's question, and a comment saved for it. */
   rubricItemId: string;
+  savedCommentId: string;
   fileId: string;
   classId: string;
   studentId: string;
@@ -204,6 +205,9 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId], ...json({ points: -5, text: "Taken over" }) }) },
   ],
   "DELETE /api/exam/rubric-items/{item_id}": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId] }) }],
+  "GET /api/exam/questions/{question_id}/comments": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId] }) }],
+  "POST /api/exam/questions/{question_id}/comments": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ text: "Taken over" }) }) }],
+  "DELETE /api/exam/saved-comments/{comment_id}": [{ aim: "A's saved comment", answer: 404, build: ({ a }) => ({ params: [a.savedCommentId] }) }],
   "GET /api/exam/batches": [
     { aim: "the list", answer: "own", build: () => ({ query: { include_archived: "true" } }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ query: { include_archived: "true", template_id: a.templateId } }) },
@@ -431,6 +435,9 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.questions.editMarkScheme": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
   ],
+  "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId }) }],
+  "exam.comments.save": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
+  "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, build: ({ a }) => ({ comment_id: a.savedCommentId }) }],
   "exam.rubric.create": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over", points: 1 } }) }],
   "exam.rubric.edit": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId, body: { points: -5, text: "Taken over" } }) }],
   "exam.rubric.delete": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId }) }],
@@ -662,6 +669,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     expect(unmatched.status).toBe(201);
     const submissionId = ((await matched.json()) as { id: string }).id;
     const rubricItem = await as(teacher).exam.rubric.create({ question_id: canvas.ids.q2, body: { text: `alpha-rubric-${tag}`, points: 2, comment: `alpha-rubric-comment-${tag}` } });
+    const savedComment = await as(teacher).exam.comments.save({ question_id: canvas.ids.q2, body: { text: `alpha-saved-comment-${tag}` } });
     const mark = await as(teacher).exam.marks.upsert({
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
@@ -710,6 +718,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       templateId: template.id,
       questionId: canvas.ids.q2,
       rubricItemId: rubricItem.id,
+      savedCommentId: savedComment.id,
       fileId: file.id,
       classId: roster.class.id,
       studentId: roster.students[0]!.id,
@@ -741,6 +750,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       ...canvas.response_areas.map((area) => area.id),
       rubricItem.text,
       rubricItem.comment!,
+      savedComment.text,
       ...canvas.boundaries.map((boundary) => boundary.id),
       roster.class.name,
       template.title,
@@ -804,6 +814,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     const file = await callRoute(fileRoute, "GET", { params: [target.fileId], headers: { authorization: `Bearer ${schoolA.teacher.token}` } });
     return JSON.stringify({
       template: await teacher.exam.templates.get({ template_id: target.templateId }),
+      comments: await teacher.exam.comments.forQuestion({ question_id: target.questionId }),
+      rubricHistory: await teacher.exam.rubric.history({ question_id: target.questionId }),
       graphStatus: await teacher.exam.templates.graphStatus({ template_id: target.templateId }),
       queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),

@@ -11,6 +11,7 @@ import {
   examQuestions,
   examResponseAreas,
   examRubricItems,
+  examSavedComments,
   examTemplates,
   files,
 } from "../db/schema";
@@ -345,9 +346,10 @@ async function checkPagesFit(tx: Tx, templateId: string, pageCount: number): Pro
 }
 
 async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promise<void> {
-  // Rubric items are not part of the canvas: those of questions that stay parts are kept (no mark uses
-  // them yet, or the replace would be refused), and go with the questions that do not.
+  // Rubric items and saved comments are not part of the canvas: those of questions that stay parts are
+  // kept (no mark uses them yet, or the replace would be refused), and go with the questions that do not.
   const items = await tx.select().from(examRubricItems).where(eq(examRubricItems.template_id, templateId));
+  const comments = await tx.select().from(examSavedComments).where(eq(examSavedComments.template_id, templateId));
   await tx.delete(examQuestionBoundaries).where(eq(examQuestionBoundaries.template_id, templateId));
   await tx.delete(examResponseAreas).where(eq(examResponseAreas.template_id, templateId));
   await tx.delete(examQuestions).where(eq(examQuestions.template_id, templateId));
@@ -370,6 +372,8 @@ async function replaceCanvas(tx: Tx, templateId: string, canvas: Canvas): Promis
     const parts = new Set(canvas.questions.filter((question) => !question.is_container).map((question) => question.id));
     const kept = items.filter((item) => parts.has(item.question_id));
     if (kept.length > 0) await tx.insert(examRubricItems).values(kept);
+    const keptComments = comments.filter((comment) => parts.has(comment.question_id));
+    if (keptComments.length > 0) await tx.insert(examSavedComments).values(keptComments);
   } catch (error) {
     if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
       // Client UUIDs are global keys: one that another template already uses cannot be taken.

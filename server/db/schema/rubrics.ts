@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, foreignKey, index, integer, jsonb, numeric, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { check, foreignKey, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { examMarkEntries, examQuestions, examTemplates } from "./exam";
 import { users } from "./identity";
 
@@ -79,4 +79,31 @@ export const examMarkRescores = pgTable(
     awarded_after: numeric({ precision: 8, scale: 2 }),
   },
   (table) => [index("exam_mark_rescores_mark_idx").on(table.mark_id), index("exam_mark_rescores_edit_idx").on(table.edit_id)],
+);
+
+/**
+ * Comments saved for a question (the comment bank): what a marker writes or dictates often, offered on
+ * the marking screen beside the comments used most on the question's marks.
+ */
+export const examSavedComments = pgTable(
+  "exam_saved_comments",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    template_id: uuid()
+      .notNull()
+      .references(() => examTemplates.id, { onDelete: "cascade" }),
+    question_id: uuid().notNull(),
+    text: text().notNull(),
+    created_by: uuid().references(() => users.id, { onDelete: "set null" }),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    foreignKey({
+      name: "exam_saved_comments_question_fk",
+      columns: [table.template_id, table.question_id],
+      foreignColumns: [examQuestions.template_id, examQuestions.id],
+    }).onDelete("cascade"),
+    uniqueIndex("exam_saved_comments_question_text_key").on(table.question_id, table.text),
+    check("exam_saved_comments_text_not_blank", sql`length(trim(${table.text})) > 0`),
+  ],
 );

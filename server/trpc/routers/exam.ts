@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { absenceOutput, setAbsence, setAbsenceInput } from "../../exam/absence";
 import { assignScan, assignScanInput, assignScanOutput } from "../../exam/assign-scan";
 import {
@@ -22,6 +23,16 @@ import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overvie
 import { catalogueListOutput, listCataloguePapers } from "../../exam/catalogue";
 import { saveMark } from "../../exam/mark-writer";
 import { markOutput, upsertMarkInput } from "../../exam/marks";
+import {
+  listQuestionComments,
+  questionCommentsInput,
+  questionCommentsOutput,
+  removeComment,
+  removeCommentInput,
+  saveComment,
+  saveCommentInput,
+  savedCommentOutput,
+} from "../../exam/comment-bank";
 import {
   createRubricItem,
   createRubricItemInput,
@@ -126,6 +137,21 @@ export const examRouter = router({
       .input(questionIdInput)
       .output(rubricHistoryOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => listRubricEdits(tx, input))),
+  }),
+  /** A question's comment bank (server/exam/comment-bank.ts). */
+  comments: router({
+    forQuestion: userProcedure
+      .input(questionCommentsInput)
+      .output(questionCommentsOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listQuestionComments(tx, input))),
+    save: userProcedure
+      .input(saveCommentInput)
+      .output(savedCommentOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => saveComment(tx, ctx.user.id, input))),
+    remove: userProcedure
+      .input(removeCommentInput)
+      .output(z.object({ id: z.uuid() }))
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => removeComment(tx, ctx.user.id, input))),
   }),
   batches: router({
     list: userProcedure
