@@ -3,7 +3,7 @@ import { z } from "zod";
 import { decimal, jsonValue, recordId, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
-import { examBatches, examMarkEntries, examQuestions, examRubricItems, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
