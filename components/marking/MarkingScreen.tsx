@@ -15,6 +15,7 @@ import { errorMessage } from "@/lib/trpc/errors";
 import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
 import type { AppRouter } from "@/server/trpc/root";
 import { type Draft, draftKey, parseMark } from "./drafts";
+import { CommentBank } from "./CommentBank";
 import { DictationButton } from "./DictationButton";
 import { type MarkingAction, ariaKeyShortcuts } from "./keyboard-map";
 import {
@@ -159,8 +160,11 @@ export function MarkingScreen({
   function toggleItem(index: number | null) {
     const item = index === null ? undefined : rubricItems[index];
     if (!item || !question || archived) return;
+    if (!key || !submissionId) return;
     const items = toggled(appliedItems ?? [], item.id);
-    edit({ items, mark: String(rubricMark(rubricItems, items, question.max_marks).mark) });
+    setInputError(null);
+    setFinished(false);
+    saving.editNow(key, { items, mark: String(rubricMark(rubricItems, items, question.max_marks).mark) }, freshDraft);
     markInput.current?.focus();
   }
 
@@ -448,6 +452,16 @@ export function MarkingScreen({
                 value={commentText}
                 disabled={archived}
                 onChange={(event) => edit({ comment: event.currentTarget.value })}
+              />
+              <CommentBank
+                questionId={question.id}
+                questionLabel={question.label}
+                comment={commentText}
+                disabled={archived}
+                onInsert={(text) => {
+                  edit({ comment: commentText.trim() ? `${commentText.trimEnd()} ${text}` : text });
+                  commentInput.current?.focus();
+                }}
               />
             </div>
             <div className="marking__confirm-row">

@@ -113,6 +113,13 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
     );
   }
 
+  /** Changes the draft of `key` and saves it at once: a rubric item applied is a whole mark, nothing to wait for. */
+  function editNow(key: string, change: Partial<Pick<Draft, "mark" | "comment" | "items">>, fresh: () => Draft) {
+    updateDrafts((all) => reviseDraft(all, key, change, fresh));
+    cancelAutosave(key);
+    void save(key);
+  }
+
   /** Confirms `mark` as the draft of `key` and saves it at once. */
   function confirm(key: string, mark: string, fresh: () => Draft) {
     updateDrafts((all) => reviseDraft(all, key, { mark, confirm: true }, fresh));
@@ -120,5 +127,5 @@ export function useSaveQueue(batchId: string, questions: readonly { id: string; 
     void save(key);
   }
 
-  return { drafts, saveStates: queue.states, edit, confirm, save, saveAll };
+  return { drafts, saveStates: queue.states, edit, editNow, confirm, save, saveAll };
 }
