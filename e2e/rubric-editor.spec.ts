@@ -55,10 +55,14 @@ test.describe.serial("the rubric editor", () => {
     await page.getByRole("button", { name: "Add question" }).click();
     const draftQuestion = (await page.locator(".inspector h2").textContent())!.replace("Question ", "");
     await expect(page.getByRole("region", { name: "Rubric" })).toContainText("Save the template to add rubric items");
+    await page.getByRole("region", { name: "Rubric" }).scrollIntoViewIfNeeded();
+    await shot(page, testInfo, "rubric-unsaved-question", page.locator(".editor__side"));
     await page.getByRole("button", { name: `Delete question ${draftQuestion}` }).click();
 
     const rubric = await openQuestion2(page);
     await expect(rubric).toContainText("No rubric items yet");
+    await rubric.scrollIntoViewIfNeeded();
+    await shot(page, testInfo, "rubric-empty", page.locator(".editor__side"));
 
     // Three items, typed without the mouse: Enter adds and leaves the focus in Text for the next one.
     await rubric.getByRole("button", { name: "+ Add rubric item" }).focus();
@@ -135,6 +139,7 @@ test.describe.serial("the rubric editor", () => {
     const dialog = page.getByRole("dialog", { name: "Delete “M1: 560 × 3/8 = 210 walk”?" });
     await expect(dialog).toContainText("will be re-scored without it");
     await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await shot(page, testInfo, "rubric-delete-dialog");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await expect(dialog).toBeHidden();
@@ -160,9 +165,21 @@ test.describe.serial("the rubric editor", () => {
     await expectNoAxeViolations(page, "a colleague's template with a rubric");
   });
 
-  test("the owner deletes the items again", async ({ page }) => {
+  test("the owner deletes the items again, on a portrait tablet", async ({ page }, testInfo) => {
+    await page.setViewportSize({ width: 820, height: 1180 });
     await signIn(page);
-    const rubric = await openQuestion2(page);
+    await page.getByRole("link", { name: DEMO_PAPER }).click();
+    await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();
+    await page.getByRole("button", { name: /^Questions/ }).click();
+    await questionButton(page, "2").click();
+    const rubric = page.getByRole("region", { name: "Rubric" });
+    await rubric.getByRole("button", { name: "Edit “A1: 140”" }).click();
+    await rubric.getByRole("form", { name: "Edit “A1: 140”" }).getByLabel("Points").fill("2.555");
+    await rubric.getByRole("button", { name: "Save item" }).click();
+    await expect(rubric.getByLabel("Points")).toHaveAccessibleDescription("Points can have at most two decimals.");
+    await rubric.scrollIntoViewIfNeeded();
+    await shot(page, testInfo, "rubric-tablet", rubric);
+    await page.keyboard.press("Escape");
     for (const text of ["Arithmetic slip", "A1: 140"]) {
       await rubric.getByRole("button", { name: `Delete “${text}”` }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Delete item" }).click();
