@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import { DEMO_PASSWORD, expectNoAxeViolations, signIn } from "./helpers";
-import { questionButton } from "./papers";
+import { DEMO_PASSWORD, expectNoAxeViolations, mutate, signIn } from "./helpers";
+import { questionButton, twoPagePaper } from "./papers";
 
 /**
  * The rubric editor in the template editor's question inspector (components/rubric/RubricEditor.tsx),
  * on question 2 of the demo paper, by keyboard: items are saved at once, kept across a reload, and read
- * only by a colleague. The last test deletes them again, so later specs mark the demo paper as seeded.
+ * only by a colleague; the third test deletes them again, so later specs mark the demo paper as seeded.
+ * The last one re-scores a mark made of an item, on a template of its own.
  */
 
 const DEMO_PAPER = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
@@ -186,5 +187,46 @@ test.describe.serial("the rubric editor", () => {
       await expect(rubric.getByRole("listitem").filter({ hasText: text })).toHaveCount(0);
     }
     await expect(rubric).toContainText("No rubric items yet");
+  });
+
+  test("a change of points re-scores the marks made of the item, and the editor says how many", async ({ page }) => {
+    await signIn(page);
+    // A template of its own with one part, a batch, a scan and a mark made of one rubric item, through the API.
+    const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+    expect(upload.status()).toBe(201);
+    const file = await upload.json();
+    const template = await mutate<{ id: string }>(page, "exam.templates.create", { title: `Rubric re-score ${Date.now().toString(36)}`, source_file_id: file.id, page_count: file.page_count });
+    const questionId = crypto.randomUUID();
+    await mutate(page, "exam.templates.save", {
+      template_id: template.id,
+      body: {
+        status: "ready",
+        questions: [{ id: questionId, parent_id: null, label: "1", order: 0, max_marks: 5, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false }],
+        response_areas: [{ id: crypto.randomUUID(), question_id: questionId, page: 1, kind: "response", response_form: null, x: 0.1, y: 0.2, width: 0.8, height: 0.3 }],
+        boundaries: [],
+      },
+    });
+    const item = await mutate<{ id: string }>(page, "exam.rubric.create", { question_id: questionId, body: { text: "Correct answer", points: 2 } });
+    const batch = await mutate<{ id: string }>(page, "exam.batches.create", { template_id: template.id, title: "Rubric batch" });
+    const scan = await page.request.post(`/api/exam/batches/${batch.id}/scans`, { multipart: { file: { name: "scan.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+    expect(scan.status()).toBe(201);
+    const submission = await scan.json();
+    const mark = await mutate<{ awarded_marks: number }>(page, "exam.marks.upsert", {
+      mark_id: crypto.randomUUID(),
+      body: { submission_id: submission.id, question_id: questionId, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [item.id] } },
+    });
+    expect(mark.awarded_marks).toBe(2);
+
+    await page.goto(`/templates/${template.id}`);
+    const rubric = page.getByRole("region", { name: "Rubric" });
+    await rubric.getByRole("button", { name: "Edit “Correct answer”" }).click();
+    await rubric.getByLabel("Points").fill("3");
+    await page.keyboard.press("Enter");
+    await expect(rubric.getByRole("status")).toHaveText("“Correct answer” is now +3. Re-scored 1 mark.");
+
+    await rubric.getByRole("button", { name: "Delete “Correct answer”" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete item" }).click();
+    await expect(rubric.getByRole("status")).toHaveText("Deleted “Correct answer”. Re-scored 1 mark.");
+    await expect(rubric.getByRole("listitem")).toHaveCount(0);
   });
 });
