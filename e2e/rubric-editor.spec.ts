@@ -141,6 +141,13 @@ test.describe.serial("the rubric editor", () => {
     await expect(dialog).toContainText("will be re-scored without it");
     await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
     await shot(page, testInfo, "rubric-delete-dialog");
+    // Esc cancels: the dialog closes, the question stays selected, the focus goes back to Delete.
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole("heading", { name: "Question 2", exact: true })).toBeVisible();
+    await expect(rubric.getByRole("button", { name: "Delete “M1: 560 × 3/8 = 210 walk”" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await expect(dialog).toBeHidden();

@@ -330,10 +330,8 @@ export function RubricEditor({ templateId, questionId, questionLabel, items, can
         busyLabel="Deleting…"
         busy={remove.isPending}
         onConfirm={() => void confirmDelete()}
-        onCancel={() => {
-          if (toDelete) setFocusWanted(`${toDelete.id}:edit`);
-          setToDelete(null);
-        }}
+        // The dialog gives the focus back to the Delete button that opened it.
+        onCancel={() => setToDelete(null)}
       >
         <p>
           {uses === undefined

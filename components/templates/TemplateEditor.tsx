@@ -188,7 +188,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
         setDrawingNameBox(false);
         return;
       }
-      if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("[role=dialog]")) {
+      if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("dialog, [role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
         return;
