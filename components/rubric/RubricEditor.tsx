@@ -144,9 +144,10 @@ export function RubricEditor({ templateId, questionId, questionLabel, items, can
     const next = moved(ordered, index, direction);
     setPendingOrder(next.map((it) => it.id));
     const place = index + direction;
-    // The same arrow again, unless the item reached that end of the list.
-    const stays = direction === -1 ? place > 0 : place < next.length - 1;
-    setFocusWanted(`${item.id}:${stays === (direction === -1) ? "up" : "down"}`);
+    // The same arrow again, unless the item reached that end of the list (that arrow is then disabled).
+    const atEnd = direction === -1 ? place === 0 : place === next.length - 1;
+    const arrow: Control = (direction === -1) !== atEnd ? "up" : "down";
+    setFocusWanted(`${item.id}:${arrow}`);
     try {
       await edit.mutateAsync({ item_id: item.id, body: { position } });
       await refresh();

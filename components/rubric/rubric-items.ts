@@ -13,12 +13,13 @@ export interface RubricItemView {
   points: number;
   spec_ref: string | null;
   comment: string | null;
-  created_at: Date | string;
+  /** Breaks a tie of positions as the server does; optional so that a caller's own item type fits. */
+  created_at?: Date | string;
 }
 
 /** A question's items in marking order: by position, then as created (the server's order). */
 export function itemsOfQuestion<T extends RubricItemView>(items: readonly T[], questionId: string): T[] {
-  const time = (value: Date | string) => new Date(value).getTime();
+  const time = (value: Date | string | undefined) => (value === undefined ? 0 : new Date(value).getTime());
   return items.filter((item) => item.question_id === questionId).sort((a, b) => a.position - b.position || time(a.created_at) - time(b.created_at));
 }
 
