@@ -20,6 +20,13 @@ export async function fillSignIn(page: Page, email: string, password: string): P
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
+/** Calls a tRPC mutation as the signed-in user of `page` (setting up data the spec is not about). */
+export async function mutate<T>(page: Page, path: string, input: unknown): Promise<T> {
+  const response = await page.request.post(`/api/trpc/${path}?batch=1`, { data: { 0: { json: input } } });
+  expect(response.ok(), `${path}: ${await response.text()}`).toBe(true);
+  return (await response.json())[0].result.data.json as T;
+}
+
 /** Signs in through the form and waits for the signed-in area. */
 export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD): Promise<void> {
   await page.goto("/signin");

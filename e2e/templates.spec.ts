@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { expectNoAxeViolations, signIn } from "./helpers";
+import { expectNoAxeViolations, mutate, signIn } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
@@ -269,12 +269,6 @@ test("unsaved work: leaving by a link asks first and names the changes; a reload
 });
 
 /** Calls a tRPC mutation as the signed-in browser (superjson wire format, one call per batch). */
-async function mutate<T>(page: Page, path: string, input: unknown): Promise<T> {
-  const response = await page.request.post(`/api/trpc/${path}?batch=1`, { data: { 0: { json: input } } });
-  expect(response.ok(), `${path}: ${await response.text()}`).toBe(true);
-  return (await response.json())[0].result.data.json as T;
-}
-
 test("once marks exist, saving explains the conflict and still saves mark-scheme edits", async ({ page }, testInfo) => {
   await signIn(page);
   // A template with one question, a batch, a scan and a mark, made through the API.

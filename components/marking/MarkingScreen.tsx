@@ -32,7 +32,8 @@ import {
 } from "./marking-order";
 import { MarkScheme } from "./MarkScheme";
 import { RubricPanel } from "./RubricPanel";
-import { appliedItemsOf, itemIndexOfKey, itemsOfQuestion, rubricMark, toggled } from "./rubric-marks";
+import { appliedItemsOf, itemIndexOfKey, rubricMark, toggled } from "./rubric-marks";
+import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { pdfWorkerPort } from "./pdf-worker";
 import { SaveIndicator } from "./SaveIndicator";
 import type { CoveredArea, HighlightArea } from "./ScanViewer";

@@ -1,6 +1,6 @@
 "use client";
 
-import { type RubricItemView, itemKey, signedPoints } from "./rubric-marks";
+import { type RubricItemView, formatPoints, itemKey } from "@/components/rubric/rubric-items";
 
 /**
  * A question's rubric on the marking screen: each item with the key that applies it, its points and
@@ -43,7 +43,7 @@ export function RubricPanel({
                   {item.spec_ref ? <span className="rubric__spec"> {item.spec_ref}</span> : null}
                   {item.comment ? <span className="rubric__comment">“{item.comment}”</span> : null}
                 </span>
-                <span className={`rubric__points${item.points < 0 ? " rubric__points--minus" : ""}`}>{signedPoints(item.points)}</span>
+                <span className={`rubric__points${item.points < 0 ? " rubric__points--minus" : ""}`}>{formatPoints(item.points)}</span>
               </button>
             </li>
           );

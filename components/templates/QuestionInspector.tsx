@@ -3,6 +3,8 @@
 import { useEffect, useId, useRef } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
+import { RubricEditor } from "@/components/rubric/RubricEditor";
+import type { RubricItemView } from "@/components/rubric/rubric-items";
 import { MAX_MARKS_MAX, MAX_MARKS_MIN, parseMaxMarks } from "@/server/exam/max-marks";
 import { type EditorQuestion, childrenOf, markSchemeText, maxMarksEdit, structuredScheme, totalMarks, typedMaxMarks, withMarkSchemeText } from "./editor-state";
 
@@ -25,10 +27,17 @@ interface QuestionInspectorProps {
   /** Put the focus in the label field (a question just added), then report it done. */
   focusLabel?: boolean;
   onLabelFocused?: () => void;
+  /** The rubric under the mark scheme: the template's items, saved at once, apart from the canvas. */
+  rubric: {
+    templateId: string;
+    items: readonly RubricItemView[];
+    /** The question is a part on the server (a question only in the unsaved draft has no items yet). */
+    savedLeaf: boolean;
+  };
 }
 
 /** The selected question's fields. */
-export function QuestionInspector({ question, questions, readOnly, onChange, onDelete, focusLabel = false, onLabelFocused }: QuestionInspectorProps) {
+export function QuestionInspector({ question, questions, readOnly, onChange, onDelete, focusLabel = false, onLabelFocused, rubric }: QuestionInspectorProps) {
   const schemeId = useId();
   const labelField = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -131,6 +140,16 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
           onChange={(e) => onChange({ mark_scheme: withMarkSchemeText(question.mark_scheme, e.currentTarget.value) })}
         />
       </div>
+      {question.is_container ? null : rubric.savedLeaf ? (
+        <RubricEditor templateId={rubric.templateId} questionId={question.id} questionLabel={question.label} items={rubric.items} canEdit={!readOnly} />
+      ) : (
+        <section className="rubric" aria-labelledby={`${schemeId}-rubric`}>
+          <h3 id={`${schemeId}-rubric`} className="rubric__title">
+            Rubric
+          </h3>
+          <p className="rubric__hint">Save the template to add rubric items to this question.</p>
+        </section>
+      )}
       <div className="inspector__footer">
         <Button variant="danger-quiet" size="small" disabled={readOnly} onClick={onDelete}>
           Delete question {question.label}

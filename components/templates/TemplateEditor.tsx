@@ -102,6 +102,8 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     return counts;
   }, [doc.areas]);
   const selectedQuestion = doc.questions.find((q) => q.id === selectedQuestionId) ?? null;
+  /** Questions that are parts on the server: only those take rubric items (saved at once, not with the canvas). */
+  const serverLeaves = useMemo(() => new Set(initial.questions.filter((q) => !q.is_container).map((q) => q.id)), [initial.questions]);
   const selectedArea = doc.areas.find((a) => a.id === selectedAreaId) ?? null;
 
   const save = useMutation(trpc.exam.templates.save.mutationOptions());
@@ -186,7 +188,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
         setDrawingNameBox(false);
         return;
       }
-      if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("[role=dialog]")) {
+      if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("dialog, [role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
         return;
@@ -512,6 +514,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               question={selectedQuestion}
               questions={doc.questions}
               readOnly={readOnly}
+              rubric={{ templateId, items: initial.rubric_items, savedLeaf: serverLeaves.has(selectedQuestion.id) }}
               onChange={(patch) => setDoc((current) => updateQuestion(current, selectedQuestion.id, patch))}
               onDelete={() => {
                 setDoc((current) => deleteQuestion(current, selectedQuestion.id));
