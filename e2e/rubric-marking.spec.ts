@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
 import { scriptPdf } from "./papers";
@@ -104,4 +105,53 @@ test("a marker applies rubric items by their keys, the mark is their sum, and a 
   await expect(markInput).toHaveValue("2");
   await expect(rubric.getByRole("button", { name: /Answer 140/ })).toHaveAttribute("aria-pressed", "true");
   await expect(rubric.getByRole("button", { name: /Arithmetic slip/ })).toHaveAttribute("aria-pressed", "false");
+
+  // The owner edits the rubric while marking: the dialog saves at once, and the script's mark follows.
+  await page.getByRole("button", { name: "Edit rubric" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rubric of question 2" });
+  await dialog.getByRole("button", { name: "Edit “Answer 140”" }).click();
+  await dialog.getByLabel("Points").fill("2");
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByRole("status")).toHaveText("“Answer 140” is now +2. Re-scored 1 mark.");
+  await screenshot(page, testInfo, "marking-rubric-dialog");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(markInput).toHaveValue("3");
+  await expect(markInput).toBeFocused();
+  // Keys work again once the dialog is closed.
+  await page.keyboard.press("4");
+  await expect(markInput).toHaveValue("2");
+});
+
+test("a colleague marks with the rubric but cannot edit it, and the comment bank offers and saves comments", async ({ page }, testInfo) => {
+  test.setTimeout(150_000);
+  await signIn(page);
+  const { batchId, question, scripts } = await rubricBatch(page);
+  // Two marks with the same comment make it one of the most given.
+  for (const script of scripts) {
+    const reply = await page.request.put(`/api/exam/marks/${crypto.randomUUID()}`, {
+      data: { submission_id: script.id, question_id: question.id, awarded_marks: null, comment: "Show the 350 before taking 40%" },
+    });
+    expect(reply.ok()).toBe(true);
+  }
+  await page.context().clearCookies();
+  await signIn(page, "teacher2@northfield.example");
+  await page.goto(`/batches/${batchId}/mark?submission=${scripts[1]!.id}`);
+  await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
+  await expect(page.getByRole("region", { name: "Rubric of question 2" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Edit rubric" })).toHaveCount(0);
+
+  const offered = page.getByRole("list", { name: "Comments for question 2" });
+  await expect(offered.getByRole("button", { name: /Show the 350 before taking 40%/ })).toContainText("given 2×");
+  const comment = page.getByRole("textbox", { name: /^Comment/ });
+  await comment.fill("Check the arithmetic");
+  await offered.getByRole("button", { name: /Show the 350/ }).click();
+  await expect(comment).toHaveValue("Check the arithmetic Show the 350 before taking 40%");
+  await expect(comment).toBeFocused();
+  await comment.fill("Neat working, well done");
+  await page.getByRole("button", { name: "Save this comment for question 2" }).click();
+  await expect(offered.getByRole("button", { name: /Neat working, well done/ })).toContainText("saved");
+  await expect(page.getByRole("button", { name: "Save this comment for question 2" })).toHaveCount(0);
+  await screenshot(page, testInfo, "marking-comment-bank");
+  await expectNoAxeViolations(page);
 });

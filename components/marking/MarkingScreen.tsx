@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import dynamic from "next/dynamic";
 import Link from "next/link";
@@ -8,6 +8,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { Modal } from "@/components/ui/Modal";
+import { RubricEditor } from "@/components/rubric/RubricEditor";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
@@ -71,12 +73,15 @@ const MIN_BODY_HEIGHT = 448;
  */
 export function MarkingScreen({
   batchId,
+  userId,
   initialSubmissionId,
   initialMode = "student",
   initialQueue,
   initialTemplate,
 }: {
   batchId: string;
+  /** The signed-in user: the template's owner may edit its rubric from here. */
+  userId: string;
   initialSubmissionId: string | null;
   initialMode?: MarkingMode;
   /** Read by the page on the server, so the screen renders at once (the queue then refreshes as usual). */
@@ -103,6 +108,8 @@ export function MarkingScreen({
   const [questionIndex, setQuestionIndex] = useState(0);
   const [inputError, setInputError] = useState<string | null>(null);
   const [sheetOpen, setSheetOpen] = useState(false);
+  const [rubricOpen, setRubricOpen] = useState(false);
+  const queryClient = useQueryClient();
   const [finished, setFinished] = useState(false);
   const [mode, setMode] = useState<MarkingMode>(initialMode);
   const markInput = useRef<HTMLInputElement>(null);
@@ -212,12 +219,12 @@ export function MarkingScreen({
 
   // Focus follows the current question: the mark input, its text selected for typing over.
   useEffect(() => {
-    if (sheetOpen) return;
+    if (sheetOpen || rubricOpen) return;
     const input = markInput.current;
     if (!input) return;
     input.focus({ preventScroll: true });
     input.select();
-  }, [submissionId, questionIndex, sheetOpen, question?.id, mode]);
+  }, [submissionId, questionIndex, sheetOpen, rubricOpen, question?.id, mode]);
 
   const shortcutActions: Record<MarkingAction, (key: string) => void> = {
     // Digits typed anywhere on the screen go to the mark.
@@ -235,7 +242,7 @@ export function MarkingScreen({
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
   };
-  useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
+  useMarkingKeys({ enabled: !sheetOpen && !rubricOpen, context: { rubric: isRubric }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
 
   // The scan and the panel fill the window down to its bottom edge, whatever sits above them.
   const [body, setBody] = useState<HTMLDivElement | null>(null);
@@ -284,6 +291,13 @@ export function MarkingScreen({
     );
   }
 
+  const ownsTemplate = template.data?.owner_id === userId;
+  // Marks re-scored by the edits come back with the script's marks and the queue.
+  const closeRubric = () => {
+    setRubricOpen(false);
+    void queryClient.invalidateQueries({ queryKey: trpc.exam.marks.forSubmission.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.exam.batches.queue.queryKey({ batch_id: batchId }) });
+  };
   const saveState = key ? saving.saveStates[key] : undefined;
   const dirty = Boolean(draft);
   const marksByQuestion = new Map((marksQuery.data?.marks ?? []).map((m) => [m.question_id, m]));
@@ -382,14 +396,19 @@ export function MarkingScreen({
             {question.spec_ref ? <p className="muted marking__spec">Specification {question.spec_ref}</p> : null}
             <h3 className="marking__subheading">Mark scheme</h3>
             <MarkScheme scheme={question.mark_scheme} />
-            {isRubric ? (
-              <>
+            {isRubric || ownsTemplate ? (
+              <div className="marking__rubric-head">
                 <h3 className="marking__subheading">
-                  Rubric <span className="muted">· keys {rubricItems.length >= 10 ? "1–9, 0" : `1–${rubricItems.length}`} apply an item</span>
+                  Rubric{isRubric ? <span className="muted"> · keys {rubricItems.length >= 10 ? "1–9, 0" : `1–${rubricItems.length}`} apply an item</span> : null}
                 </h3>
-                <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={archived} onToggle={toggleItem} />
-              </>
+                {ownsTemplate ? (
+                  <Button variant="secondary" size="small" onClick={() => setRubricOpen(true)}>
+                    {isRubric ? "Edit rubric" : "Add a rubric"}
+                  </Button>
+                ) : null}
+              </div>
             ) : null}
+            {isRubric ? <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={archived} onToggle={toggleItem} /> : null}
           </section>
 
           <div className="marking__entry">
@@ -494,6 +513,18 @@ export function MarkingScreen({
         </aside>
       </div>
       <ShortcutSheet open={sheetOpen} onClose={() => setSheetOpen(false)} />
+      {ownsTemplate && template.data ? (
+        <Modal open={rubricOpen} labelledBy="rubric-dialog-heading" className="dialog--wide" onClose={closeRubric}>
+          <div className="dialog__body">
+            <h2 id="rubric-dialog-heading">Rubric of question {question.label}</h2>
+            <p className="muted">Changes are saved at once. New points re-score every mark made of the item, in every open batch of this paper.</p>
+            <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit />
+          </div>
+          <div className="dialog__actions">
+            <Button onClick={closeRubric}>Done</Button>
+          </div>
+        </Modal>
+      ) : null}
     </div>
   );
 }

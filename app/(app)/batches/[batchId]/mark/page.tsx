@@ -25,6 +25,7 @@ export default async function MarkingPage({
     <div className="page page--full">
       <MarkingScreen
         batchId={batchId}
+        userId={profile.id}
         initialSubmissionId={typeof submission === "string" ? submission : null}
         initialMode={mode === "question" ? "question" : "student"}
         initialQueue={queue}
