@@ -152,7 +152,9 @@ export function MarkingScreen({
   const recordedItems = appliedItemsOf(recordedHere?.mark_scheme_detail) ?? (recordedHere?.awarded_marks != null ? undefined : []);
   const appliedItems = isRubric ? (draft ? draft.items : recordedItems) : undefined;
   const rubricScore = appliedItems && question ? rubricMark(rubricItems, appliedItems, question.max_marks) : null;
-  const markText = rubricScore ? String(rubricScore.mark) : (draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : ""));
+  // Nothing applied, saved or recorded yet: the mark stays empty until an item is applied (Enter then gives 0).
+  const untouchedRubric = isRubric && !draft && !recordedHere;
+  const markText = rubricScore && !untouchedRubric ? String(rubricScore.mark) : (draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : ""));
   const commentText = draft?.comment ?? recordedHere?.comment ?? "";
   // The draft a first change starts from: what is recorded (or nothing), under the recorded entry's id.
   const freshDraft = (): Draft => ({
@@ -201,13 +203,13 @@ export function MarkingScreen({
 
   function confirmAndAdvance() {
     if (!key || !question || !submissionId) return;
-    const parsed = parseMark(markText, question.max_marks);
+    const parsed = parseMark(untouchedRubric ? "0" : markText, question.max_marks);
     if ("error" in parsed) {
       setInputError(parsed.error);
       markInput.current?.focus();
       return;
     }
-    saving.confirm(key, markText, freshDraft);
+    saving.confirm(key, untouchedRubric ? "0" : markText, freshDraft);
     const next = afterConfirm({ scriptIndex, questionIndex }, { scripts: scripts.length, questions: questions.length }, mode);
     if (next === "finished") {
       setFinished(true);
@@ -399,7 +401,7 @@ export function MarkingScreen({
             {isRubric || ownsTemplate ? (
               <div className="marking__rubric-head">
                 <h3 className="marking__subheading">
-                  Rubric{isRubric ? <span className="muted"> · keys {rubricItems.length >= 10 ? "1–9, 0" : `1–${rubricItems.length}`} apply an item</span> : null}
+                  Rubric{isRubric ? <span className="muted"> · keys {rubricItems.length >= 10 ? "1–9, 0" : rubricItems.length === 1 ? "1" : `1–${rubricItems.length}`}</span> : null}
                 </h3>
                 {ownsTemplate ? (
                   <Button variant="secondary" size="small" onClick={() => setRubricOpen(true)}>
@@ -439,7 +441,13 @@ export function MarkingScreen({
                 </p>
               ) : (
                 <p className="field__hint" id="mark-hint">
-                  {rubricScore ? rubricHint(rubricScore, rubricItems, appliedItems ?? []) : isRubric ? "A typed mark: applying an item replaces it with the items' sum. " : ""}
+                  {untouchedRubric
+                    ? "Apply items with their keys; with none, Enter gives 0. "
+                    : rubricScore
+                      ? rubricHint(rubricScore, rubricItems, appliedItems ?? [])
+                      : isRubric
+                        ? "A typed mark: applying an item replaces it with the items' sum. "
+                        : ""}
                   Enter confirms and moves on.
                 </p>
               )}
