@@ -295,12 +295,14 @@ async function benchRubricApply(page: Page, batchId: string, script: Script) {
     else applied.add(index);
     const sum = [...applied].reduce((total, i) => total + points[i]!, 0);
     const mark = String(Math.max(0, Math.min(sum, question.max_marks ?? Infinity)));
-    await page.evaluate(`window.__benchApplied = (${appliedAt.toString()})(${JSON.stringify({ index, pressed: applied.has(index), mark })})`);
+    // Armed before the key (the expression's value is undefined: evaluate would otherwise wait for the promise).
+    await page.evaluate(`window.__benchApplied = (${appliedAt.toString()})(${JSON.stringify({ index, pressed: applied.has(index), mark })}); undefined`);
     await page.keyboard.press(String(index + 1));
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const at = await Promise.race([
       page.evaluate<{ shown: number; saved: number }>("window.__benchApplied"),
-      new Promise<never>((_, reject) =>
-        setTimeout(() => {
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
           void page
             .evaluate(() => ({
               pressed: [...document.querySelectorAll(".rubric__item")].map((button) => button.getAttribute("aria-pressed")),
@@ -308,9 +310,9 @@ async function benchRubricApply(page: Page, batchId: string, script: Script) {
               saved: document.querySelector(".save-indicator")?.textContent,
             }))
             .then((state) => reject(new Error(`a rubric item was not shown and saved within 10 s: expected ${JSON.stringify({ index, mark })}, the page shows ${JSON.stringify(state)}`)));
-        }, 10_000),
-      ),
-    ]);
+        }, 10_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     const keyAt = await page.evaluate(() => window.__benchKeyAt!);
     shown.push(at.shown - keyAt);
     saved.push(at.saved - keyAt);

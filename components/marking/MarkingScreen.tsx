@@ -9,7 +9,6 @@ import { preload } from "react-dom";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Modal } from "@/components/ui/Modal";
-import { RubricEditor } from "@/components/rubric/RubricEditor";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
@@ -57,6 +56,12 @@ if (typeof window !== "undefined") {
 const ScanViewer = dynamic(loadScanViewer, {
   ssr: false,
   loading: () => <Loading>Opening the scan…</Loading>,
+});
+
+// Only a template's owner opens the rubric editor here: its code loads when the dialog first opens.
+const RubricEditor = dynamic(() => import("@/components/rubric/RubricEditor").then((module) => module.RubricEditor), {
+  ssr: false,
+  loading: () => <Loading>Opening the rubric…</Loading>,
 });
 
 type RouterOutputs = inferRouterOutputs<AppRouter>;
@@ -526,7 +531,7 @@ export function MarkingScreen({
           <div className="dialog__body">
             <h2 id="rubric-dialog-heading">Rubric of question {question.label}</h2>
             <p className="muted">Changes are saved at once. New points re-score every mark made of the item, in every open batch of this paper.</p>
-            <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit />
+            {rubricOpen ? <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit /> : null}
           </div>
           <div className="dialog__actions">
             <Button onClick={closeRubric}>Done</Button>
