@@ -1,6 +1,7 @@
+import crypto from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
-import { scriptPdf } from "./papers";
+import { scriptPdf, twoPagePaper } from "./papers";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
 export const ADMIN_EMAIL = "admin@northfield.example";
@@ -25,6 +26,25 @@ export async function mutate<T>(page: Page, path: string, input: unknown): Promi
   const response = await page.request.post(`/api/trpc/${path}?batch=1`, { data: { 0: { json: input } } });
   expect(response.ok(), `${path}: ${await response.text()}`).toBe(true);
   return (await response.json())[0].result.data.json as T;
+}
+
+/** A ready template of the signed-in teacher's own, on a two-page paper, with one part worth 5 marks (question 1), made through the API. */
+export async function templateWithOnePart(page: Page, title: string): Promise<{ template: { id: string }; questionId: string }> {
+  const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
+  expect(upload.status()).toBe(201);
+  const file = (await upload.json()) as { id: string; page_count: number };
+  const template = await mutate<{ id: string }>(page, "exam.templates.create", { title, source_file_id: file.id, page_count: file.page_count });
+  const questionId = crypto.randomUUID();
+  await mutate(page, "exam.templates.save", {
+    template_id: template.id,
+    body: {
+      status: "ready",
+      questions: [{ id: questionId, parent_id: null, label: "1", order: 0, max_marks: 5, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false }],
+      response_areas: [{ id: crypto.randomUUID(), question_id: questionId, page: 1, kind: "response", response_form: null, x: 0.1, y: 0.2, width: 0.8, height: 0.3 }],
+      boundaries: [],
+    },
+  });
+  return { template, questionId };
 }
 
 /** Signs in through the form and waits for the signed-in area. */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import { DEMO_PASSWORD, expectNoAxeViolations, mutate, signIn } from "./helpers";
+import { DEMO_PASSWORD, expectNoAxeViolations, mutate, signIn, templateWithOnePart } from "./helpers";
 import { questionButton, twoPagePaper } from "./papers";
 
 /**
@@ -199,20 +199,7 @@ test.describe.serial("the rubric editor", () => {
   test("a change of points re-scores the marks made of the item, and the editor says how many", async ({ page }) => {
     await signIn(page);
     // A template of its own with one part, a batch, a scan and a mark made of one rubric item, through the API.
-    const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
-    expect(upload.status()).toBe(201);
-    const file = await upload.json();
-    const template = await mutate<{ id: string }>(page, "exam.templates.create", { title: `Rubric re-score ${Date.now().toString(36)}`, source_file_id: file.id, page_count: file.page_count });
-    const questionId = crypto.randomUUID();
-    await mutate(page, "exam.templates.save", {
-      template_id: template.id,
-      body: {
-        status: "ready",
-        questions: [{ id: questionId, parent_id: null, label: "1", order: 0, max_marks: 5, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false }],
-        response_areas: [{ id: crypto.randomUUID(), question_id: questionId, page: 1, kind: "response", response_form: null, x: 0.1, y: 0.2, width: 0.8, height: 0.3 }],
-        boundaries: [],
-      },
-    });
+    const { template, questionId } = await templateWithOnePart(page, `Rubric re-score ${Date.now().toString(36)}`);
     const item = await mutate<{ id: string }>(page, "exam.rubric.create", { question_id: questionId, body: { text: "Correct answer", points: 2 } });
     const batch = await mutate<{ id: string }>(page, "exam.batches.create", { template_id: template.id, title: "Rubric batch" });
     const scan = await page.request.post(`/api/exam/batches/${batch.id}/scans`, { multipart: { file: { name: "scan.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });

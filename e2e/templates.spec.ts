@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { expectNoAxeViolations, mutate, signIn } from "./helpers";
+import { expectNoAxeViolations, mutate, signIn, templateWithOnePart } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
@@ -268,25 +268,11 @@ test("unsaved work: leaving by a link asks first and names the changes; a reload
   await expect(page).toHaveURL(/\/batches$/);
 });
 
-/** Calls a tRPC mutation as the signed-in browser (superjson wire format, one call per batch). */
 test("once marks exist, saving explains the conflict and still saves mark-scheme edits", async ({ page }, testInfo) => {
   await signIn(page);
   // A template with one question, a batch, a scan and a mark, made through the API.
-  const upload = await page.request.post("/api/exam/files", { multipart: { file: { name: "paper.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
-  expect(upload.status()).toBe(201);
-  const file = await upload.json();
   const title = `Marked paper ${Date.now().toString(36)}`;
-  const template = await mutate<{ id: string }>(page, "exam.templates.create", { title, source_file_id: file.id, page_count: file.page_count });
-  const questionId = crypto.randomUUID();
-  await mutate(page, "exam.templates.save", {
-    template_id: template.id,
-    body: {
-      status: "ready",
-      questions: [{ id: questionId, parent_id: null, label: "1", order: 0, max_marks: 5, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false }],
-      response_areas: [{ id: crypto.randomUUID(), question_id: questionId, page: 1, kind: "response", response_form: null, x: 0.1, y: 0.2, width: 0.8, height: 0.3 }],
-      boundaries: [],
-    },
-  });
+  const { template, questionId } = await templateWithOnePart(page, title);
   const batch = await mutate<{ id: string }>(page, "exam.batches.create", { template_id: template.id, title: "Conflict batch" });
   const scan = await page.request.post(`/api/exam/batches/${batch.id}/scans`, { multipart: { file: { name: "scan.pdf", mimeType: "application/pdf", buffer: await twoPagePaper() } } });
   expect(scan.status()).toBe(201);
