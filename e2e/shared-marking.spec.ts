@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { PDFDocument } from "pdf-lib";
-import { mutate, screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, mutate, screenshot, signIn } from "./helpers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 const COLLEAGUE_EMAIL = "teacher2@northfield.example";
@@ -42,6 +42,7 @@ test("shared marking: the owner invites a colleague and allocates a question; th
   await expect(card.getByText(firstQuestion, { exact: true })).toBeVisible();
   await expect(card.getByText("0 of 2 marked")).toBeVisible();
   await screenshot(page, testInfo, "shared-marking-markers-card");
+  await expectNoAxeViolations(page, "the batch page with its Markers card");
 
   // The colleague's marking screen: their allocation only, and the pair they open is claimed for them.
   const colleagueContext = await browser.newContext();
@@ -56,6 +57,7 @@ test("shared marking: the owner invites a colleague and allocates a question; th
     .poll(async () => ((await (await page.request.get(`/api/exam/batches/${batch.id}/marker-progress`)).json()) as { markers: { full_name: string; claims: number }[] }).markers.find((row) => row.full_name === COLLEAGUE)?.claims)
     .toBe(1);
   await screenshot(colleague, testInfo, "shared-marking-marker-screen");
+  await expectNoAxeViolations(colleague, "a marker's marking screen");
 
   // The owner opening the same script and question is told who is marking it.
   const claimed = ((await (await page.request.get(`/api/exam/batches/${batch.id}/my-work`)).json()) as { scripts: { submission_id: string; claimed_by_others: string[] }[] }).scripts.find(

@@ -216,6 +216,11 @@ describeOnEachDatabase("shared marking: markers, allocations, claims", (database
     // The other marker is given the next free pair, question by question when asked.
     const byQuestion = (await as(school.head).exam.claims.claim({ batch_id: batch.id, body: { by: "question" } })).claim!;
     expect(byQuestion).toMatchObject({ submission_id: scripts[1]!.id, question_id: canvas.ids.q1a });
+    // Another marker cannot release it (row-level security leaves the row alone); it stays the first marker's.
+    expect(await as(school.head).exam.claims.release({ batch_id: batch.id, body: first })).toEqual({ released: false });
+    expect((await claimsOf(batch.id)).filter((row) => row.submission_id === first.submission_id && row.question_id === first.question_id).map((row) => row.marker_id)).toEqual([
+      school.otherTeacher.id,
+    ]);
     // Outside the allocation: 403, even when free.
     await expect(as(school.head).exam.claims.claim({ batch_id: batch.id, body: { submission_id: scripts[2]!.id, question_id: canvas.ids.q2 } })).rejects.toMatchObject({ code: "FORBIDDEN" });
 

@@ -5,7 +5,7 @@ import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
-import { Table } from "@/components/ui/Table";
+import { ActionsHeader, Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 
@@ -100,7 +100,7 @@ export function MarkersCard({
               <th scope="col">Marker</th>
               <th scope="col">Marks</th>
               <th scope="col">Progress</th>
-              {canEdit ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}
+              {canEdit ? <ActionsHeader /> : null}
             </tr>
           </thead>
           <tbody>
