@@ -59,7 +59,8 @@ export function MarkersCard({
   const [adding, setAdding] = useState<{ markerId: string; questionId: string; first: string; last: string } | null>(null);
 
   const data = markers.data;
-  if (!data || (!data.shared && !isOwner)) return null;
+  // An ordinary batch shows the card to its owner only, and only while markers can still be invited.
+  if (!data || (!data.shared && (!isOwner || archived))) return null;
   const progressOf = (userId: string) => progress.data?.markers.find((row) => row.user_id === userId);
   const canEdit = isOwner && !archived;
   const error = invite.error ?? remove.error ?? allocate.error;
