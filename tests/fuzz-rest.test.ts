@@ -322,6 +322,11 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "POST /api/exam/questions/{question_id}/comments": { json: { text: "Units! cm² not cm" } },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
         "PUT /api/exam/marks/{mark_id}": { json: markBody },
+        // Shared marking: the path's user_id is a student, so allocations are a 404 (not a marker); the shapes are what is fuzzed.
+        "POST /api/exam/batches/{batch_id}/markers": { json: { user_id: school.otherTeacher.id } },
+        "PUT /api/exam/batches/{batch_id}/markers/{user_id}/allocations": { json: { allocations: [{ question_id: canvasA.ids.q2 }, { first_script: 1, last_script: 2 }] } },
+        "POST /api/exam/batches/{batch_id}/claims": { json: { by: "question" } },
+        "POST /api/exam/batches/{batch_id}/claims/release": { json: { submission_id: submission.id, question_id: canvasA.ids.q2 } },
         // Off, as the batch is: a valid call leaves what the owner reads as it was.
         "PATCH /api/exam/batches/{batch_id}": { json: { anonymous: false } },
         "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },

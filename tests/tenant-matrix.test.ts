@@ -58,6 +58,8 @@ interface Target {
   batchId: string;
   submissionId: string;
   unmatchedSubmissionId: string;
+  /** A colleague of A's teacher, invited to mark A's batch (shared marking) and holding a claim on (submission, question). */
+  markerId: string;
   /** A batch of printed scripts with a scanned pile filed (class-set intake), and a page of it. */
   intakeBatchId: string;
   scanPageId: string;
@@ -222,6 +224,26 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: false }) }) },
   ],
   "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/markers": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/markers": [
+    { aim: "A's batch, inviting the caller", answer: 404, build: ({ a, me }) => ({ params: [a.batchId], ...json({ user_id: me.id }) }) },
+    { aim: "A's batch, inviting A's teacher", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ user_id: a.teacherId }) }) },
+    { aim: "B's own batch, inviting A's marker", answer: ownerOnly(400), build: ({ a, b }) => ({ params: [b.batchId], ...json({ user_id: a.markerId }) }) },
+  ],
+  "DELETE /api/exam/batches/{batch_id}/markers/{user_id}": [{ aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId, a.markerId] }) }],
+  "PUT /api/exam/batches/{batch_id}/markers/{user_id}/allocations": [
+    { aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId, a.markerId], ...json({ allocations: [{ question_id: a.questionId }] }) }) },
+    { aim: "B's own batch, A's marker", answer: ownerOnly(404), build: ({ a, b }) => ({ params: [b.batchId, a.markerId], ...json({ allocations: [{ first_script: 1 }] }) }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/my-work": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/claims": [
+    { aim: "A's batch, the next pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({}) }) },
+    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_id: a.submissionId, question_id: a.questionId }) }) },
+  ],
+  "POST /api/exam/batches/{batch_id}/claims/release": [
+    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_id: a.submissionId, question_id: a.questionId }) }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/marker-progress": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
   "GET /api/exam/batches/{batch_id}/results": [
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
     { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
@@ -453,6 +475,22 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.markers.list": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.markers.invite": [
+    { aim: "A's batch, inviting the caller", answer: 404, build: ({ a, me }) => ({ batch_id: a.batchId, body: { user_id: me.id } }) },
+    { aim: "B's own batch, inviting A's marker", answer: ownerOnly(400), build: ({ a, b }) => ({ batch_id: b.batchId, body: { user_id: a.markerId } }) },
+  ],
+  "exam.markers.remove": [{ aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId }) }],
+  "exam.markers.setAllocations": [
+    { aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId, body: { allocations: [{ question_id: a.questionId }] } }) },
+  ],
+  "exam.markers.myWork": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.markers.progress": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.claims.claim": [
+    { aim: "A's batch, the next pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: {} }) },
+    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) },
+  ],
+  "exam.claims.release": [{ aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) }],
   "exam.batches.setAnonymous": [
     { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: true }) },
     { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: false }) },
@@ -674,6 +712,10 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
     });
+    // Shared marking: A's colleague marks question 2 of A's batch and holds a claim on the scanned script's.
+    await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
+    await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
+    await as(schoolA.otherTeacher).exam.claims.claim({ batch_id: batch.id, body: { submission_id: submissionId, question_id: canvas.ids.q2 } });
     // A pile of printed scripts, read and filed (its imaging a stand-in: tests/support/intake-imaging-double.ts).
     const imaging = setIntakeImaging(imagingDouble());
     const printed = await printedBatch(db, schoolA, template.id, { students: 1, spares: 0 });
@@ -725,6 +767,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       batchId: batch.id,
       submissionId,
       unmatchedSubmissionId: ((await unmatched.json()) as { id: string }).id,
+      markerId: schoolA.otherTeacher.id,
       intakeBatchId: printed.batch.id,
       scanPageId: scanPage!.id,
       markId: mark.id,
@@ -818,6 +861,9 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       rubricHistory: await teacher.exam.rubric.history({ question_id: target.questionId }),
       graphStatus: await teacher.exam.templates.graphStatus({ template_id: target.templateId }),
       queue: await teacher.exam.batches.queue({ batch_id: target.batchId }),
+      markers: await teacher.exam.markers.list({ batch_id: target.batchId }),
+      markerProgress: await teacher.exam.markers.progress({ batch_id: target.batchId }),
+      markerWork: await as(schoolA.otherTeacher).exam.markers.myWork({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
       scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),

@@ -18,6 +18,7 @@ import { PrintScriptsDialog } from "./print/PrintScriptsDialog";
 import { ScanIntake } from "./ScanIntake";
 import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
+import { MarkersCard } from "./MarkersCard";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -185,6 +186,13 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         </header>
         <BatchProgressBar states={states} />
       </section>
+
+      <MarkersCard
+        batchId={batchId}
+        isOwner={isOwner}
+        archived={archived}
+        questions={(template.data?.questions ?? []).filter((question) => !question.is_container).sort((a, b) => a.order - b.order || a.label.localeCompare(b.label))}
+      />
 
       <ScanIntake
         batchId={batchId}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import dynamic from "next/dynamic";
 import Link from "next/link";
@@ -106,8 +106,21 @@ export function MarkingScreen({
     initialData: initialTemplate?.id === templateId ? initialTemplate : undefined,
   });
 
-  const scripts = useMemo(() => markableScripts(queue.data?.submissions ?? []), [queue.data]);
-  const questions = useMemo(() => markableQuestions(template.data?.questions ?? []), [template.data]);
+  // Shared marking: a marker's screen holds their allocation only (its scripts, its questions).
+  const myWork = useQuery({ ...trpc.exam.markers.myWork.queryOptions({ batch_id: batchId }), refetchInterval: 10_000 });
+  const allocation = myWork.data && myWork.data.marks !== "everything" ? myWork.data : undefined;
+  const scripts = useMemo(() => {
+    const all = markableScripts(queue.data?.submissions ?? []);
+    if (!allocation) return all;
+    const mine = new Set(allocation.scripts.map((entry) => entry.submission_id));
+    return all.filter((entry) => mine.has(entry.id));
+  }, [queue.data, allocation]);
+  const questions = useMemo(() => {
+    const all = markableQuestions(template.data?.questions ?? []);
+    if (!allocation) return all;
+    const mine = new Set(allocation.scripts.flatMap((entry) => entry.question_ids));
+    return all.filter((entry) => mine.has(entry.id));
+  }, [template.data, allocation]);
 
   const [chosenSubmissionId, setSubmissionId] = useState<string | null>(initialSubmissionId);
   const [questionIndex, setQuestionIndex] = useState(0);
@@ -146,6 +159,19 @@ export function MarkingScreen({
     else url.searchParams.delete("mode");
     window.history.replaceState(window.history.state, "", url);
   }, [submissionId, mode]);
+
+  // The pair on screen is claimed while it is open (shared batches only), and released when the marker moves on.
+  const sharedMarking = Boolean(myWork.data?.shared) && myWork.data?.marks !== "nothing" && !archived;
+  const { mutate: claimPair, error: claimError, reset: resetClaim } = useMutation(trpc.exam.claims.claim.mutationOptions());
+  const { mutate: releasePair } = useMutation(trpc.exam.claims.release.mutationOptions());
+  const openQuestionId = question?.id;
+  useEffect(() => {
+    if (!sharedMarking || !submissionId || !openQuestionId) return;
+    const pair = { submission_id: submissionId, question_id: openQuestionId };
+    resetClaim();
+    claimPair({ batch_id: batchId, body: pair });
+    return () => releasePair({ batch_id: batchId, body: pair });
+  }, [sharedMarking, submissionId, openQuestionId, batchId, claimPair, releasePair, resetClaim]);
 
   const recordedHere = question && submissionId ? marksQuery.data?.marks.find((m) => m.question_id === question.id) : undefined;
   const key = question && submissionId ? draftKey(submissionId, question.id) : null;
@@ -289,6 +315,13 @@ export function MarkingScreen({
       </Status>
     );
   }
+  if (allocation?.marks === "nothing") {
+    return (
+      <Status tone="info" title="This batch's marking is shared">
+        Its owner has allocated the marking to invited markers, and you are not one of them. <Link href={`/batches/${batchId}`}>Back to the batch</Link>
+      </Status>
+    );
+  }
   if (scripts.length === 0 || questions.length === 0 || !script || !question) {
     return (
       <Status tone="info" title={questions.length === 0 ? "This template has no questions to mark" : "No scanned scripts yet"}>
@@ -332,6 +365,7 @@ export function MarkingScreen({
           {anonymous ? (
 <Badge tone="neutral">Anonymous</Badge>
           ) : null}
+          {allocation ? <Badge tone="neutral">Your allocation</Badge> : null}
           <SubmissionStateBadge
             submission={{ ...script, status: liveStatus, marks_entered: marksByQuestion.size }}
             progress={{ marked: marksByQuestion.size, of: questions.length }}
@@ -509,6 +543,11 @@ export function MarkingScreen({
               />
             </div>
             {archived ? <Status tone="warning">This batch is archived: marks can be read but not changed.</Status> : null}
+            {claimError ? (
+              <Status tone="warning" title="Not yours to mark right now">
+                {errorMessage(claimError)}. Move on to another script or question; it is free again when they do.
+              </Status>
+            ) : null}
             {unsavedElsewhere > 0 ? (
               <Status tone="warning" title={`${unsavedElsewhere} other mark${unsavedElsewhere === 1 ? "" : "s"} not saved yet`}>
                 They are kept in this browser tab and saved as soon as the server answers.

@@ -7,6 +7,7 @@ import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "..
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
+import { CLAIM_SECONDS } from "./shared-marking";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 export const markUpsertBody = z.object({
@@ -173,18 +174,20 @@ export function lockWritten(writes: MarkUpsert[]): Statement[] {
 }
 
 /** Why a write is refused, as writeMarks' statement names it. */
-type Refusal = "submission" | "archived" | "question" | "template" | "container" | "rubric" | "awarded_marks";
+type Refusal = "submission" | "archived" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
 
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
- * (absent when not visible to the caller), its batch `b` and the question `q`.
+ * (absent when not visible to the caller), its batch `b` and the question `q`; `shared.refusal` is a shared
+ * batch's (app.mark_write_refusal, which the policies of exam_mark_entries enforce as well).
  */
 const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
     when b.status = 'archived' then 'archived'
     when q.id is null then 'question'
     when q.template_id <> b.template_id then 'template'
-    when q.is_container then 'container'${withRubric ? sql`
+    when q.is_container then 'container'
+    when shared.refusal is not null then shared.refusal${withRubric ? sql`
     when rubric.unknown_items > 0 then 'rubric'` : sql``}
     when ${withRubric ? sql`coalesce(rubric.awarded, w.awarded_marks)` : sql`w.awarded_marks`} < 0
       or ${withRubric ? sql`coalesce(rubric.awarded, w.awarded_marks)` : sql`w.awarded_marks`} > q.max_marks then 'awarded_marks'
@@ -202,6 +205,10 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
       return new AppError("invalid", "Question: not a question of this batch's paper", "question_id");
     case "container":
       return new AppError("invalid", `Question: question ${String(row.label)} takes no mark itself; mark its parts`, "question_id");
+    case "allocation":
+      return new AppError("forbidden", `Question ${String(row.label)} of this script is not in your allocation: ask the batch's owner to allocate it to you`);
+    case "claimed":
+      return new AppError("conflict", `Question ${String(row.label)} of this script is being marked by another marker; it is free again when their claim ends`);
     case "rubric":
       return new AppError(
         "invalid",
@@ -325,7 +332,8 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
       from w
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
-      left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id${rubricJoin}
+      left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
+      left join lateral (select app.mark_write_refusal(b.id, w.submission_id, w.question_id) as refusal) shared on true${rubricJoin}
     ),
     saved as (
       insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})
@@ -337,6 +345,10 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
           sql``,
         )}
       returning *
+    ),
+    renewed as (
+      update exam_mark_claims claim set expires_at = now() + make_interval(secs => ${sql.raw(String(CLAIM_SECONDS))})
+      from saved where claim.submission_id = saved.submission_id and claim.question_id = saved.question_id and claim.marker_id = ${callerId}::uuid
     ),
     progress as materialized (
       select c.submission_id, c.status, case when bool_or(${isConfirmedValue})

@@ -104,7 +104,7 @@ export const upsertMarkRoute = defineRoute({
   params: recordPath("mark_id", "Mark", "Id of the mark entry (used when the entry is new)"),
   body: jsonBody(markUpsertBody),
   replies: { 200: jsonReply(markOutput, "The mark entry") },
-  errors: { 400: invalid, 404: notVisible, 409: "The batch is archived, or the id names another mark", 500: "The mark could not be saved" },
+  errors: { 400: invalid, 403: "A shared batch: the pair is not in the caller's allocation", 404: notVisible, 409: "The batch is archived, the id names another mark, or another marker holds the pair", 500: "The mark could not be saved" },
   handler: ({ db, user, params, body }) => saveMark(db, user.id, { mark_id: params.mark_id, body }),
 });
 

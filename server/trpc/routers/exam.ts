@@ -47,6 +47,26 @@ import {
   rubricItemIdInput,
   rubricItemOutput,
 } from "../../exam/rubrics";
+import {
+  batchMarkersInput,
+  claim,
+  claimInput,
+  claimReply,
+  inviteMarker,
+  inviteMarkerInput,
+  listMarkers,
+  markerInput,
+  markerProgress,
+  markersOutput,
+  myWork,
+  myWorkOutput,
+  progressOutput,
+  releaseClaim,
+  releaseInput,
+  removeMarker,
+  setAllocations,
+  setAllocationsInput,
+} from "../../exam/shared-marking";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -185,6 +205,44 @@ export const examRouter = router({
       .input(resultsInput)
       .output(resultsOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, ctx.user.id, input))),
+  }),
+  /** Shared marking (server/exam/shared-marking.ts): markers, allocations, each marker's queue and progress. */
+  markers: router({
+    list: userProcedure
+      .input(batchMarkersInput)
+      .output(markersOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listMarkers(tx, ctx.user.id, input))),
+    invite: userProcedure
+      .input(inviteMarkerInput)
+      .output(markersOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => inviteMarker(tx, ctx.user.id, input))),
+    remove: userProcedure
+      .input(markerInput)
+      .output(markersOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => removeMarker(tx, ctx.user.id, input))),
+    setAllocations: userProcedure
+      .input(setAllocationsInput)
+      .output(markersOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAllocations(tx, ctx.user.id, input))),
+    myWork: userProcedure
+      .input(batchMarkersInput)
+      .output(myWorkOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => myWork(tx, ctx.user.id, input))),
+    progress: userProcedure
+      .input(batchMarkersInput)
+      .output(progressOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => markerProgress(tx, input))),
+  }),
+  /** Claims of shared marking: who is marking which (script, question) now. */
+  claims: router({
+    claim: userProcedure
+      .input(claimInput)
+      .output(claimReply)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => claim(tx, ctx.user.id, input))),
+    release: userProcedure
+      .input(releaseInput)
+      .output(z.object({ released: z.boolean() }))
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => releaseClaim(tx, ctx.user.id, input))),
   }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */

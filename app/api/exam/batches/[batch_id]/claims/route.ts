@@ -1,0 +1,6 @@
+import { claimRoute } from "@/server/exam/routes/shared-marking";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const POST = nextRoute(claimRoute);

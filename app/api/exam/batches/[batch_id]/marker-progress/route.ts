@@ -1,0 +1,6 @@
+import { markerProgressRoute } from "@/server/exam/routes/shared-marking";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(markerProgressRoute);

@@ -1,0 +1,6 @@
+import { myWorkRoute } from "@/server/exam/routes/shared-marking";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(myWorkRoute);
