@@ -6,3 +6,4 @@ export * from "./jobs";
 export * from "./speech";
 export * from "./intake";
 export * from "./rubrics";
+export * from "./moderation";

@@ -47,6 +47,27 @@ import {
   rubricItemIdInput,
   rubricItemOutput,
 } from "../../exam/rubrics";
+import {
+  agreementOutput,
+  differencesOutput,
+  getAgreement,
+  getModeration,
+  getSecondMarkingQueue,
+  listDifferences,
+  moderationBatchInput,
+  moderationStateOutput,
+  reconcileInput,
+  reconcileMark,
+  reconciliationOutput,
+  reopenBatch,
+  saveSecondMark,
+  secondMarkInput,
+  secondMarkOutput,
+  secondMarkingQueueOutput,
+  setModerationSample,
+  setSampleInput,
+  signOffBatch,
+} from "../../exam/moderation";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -185,6 +206,45 @@ export const examRouter = router({
       .input(resultsInput)
       .output(resultsOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, ctx.user.id, input))),
+  }),
+  /** Moderation (server/exam/moderation.ts): sample, blind second marks, agreement, reconcile, sign-off. */
+  moderation: router({
+    state: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getModeration(tx, ctx.user.id, input))),
+    setSample: userProcedure
+      .input(setSampleInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setModerationSample(tx, ctx.user.id, input))),
+    queue: userProcedure
+      .input(moderationBatchInput)
+      .output(secondMarkingQueueOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getSecondMarkingQueue(tx, ctx.user.id, input))),
+    saveSecondMark: userProcedure
+      .input(secondMarkInput)
+      .output(secondMarkOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => saveSecondMark(tx, ctx.user.id, input))),
+    agreement: userProcedure
+      .input(moderationBatchInput)
+      .output(agreementOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getAgreement(tx, ctx.user.id, input))),
+    differences: userProcedure
+      .input(moderationBatchInput)
+      .output(differencesOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listDifferences(tx, ctx.user.id, input))),
+    reconcile: userProcedure
+      .input(reconcileInput)
+      .output(reconciliationOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => reconcileMark(tx, ctx.user.id, input))),
+    signOff: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => signOffBatch(tx, ctx.user.id, input))),
+    reopen: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => reopenBatch(tx, ctx.user.id, input))),
   }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */
