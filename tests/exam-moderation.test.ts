@@ -11,6 +11,8 @@ import { POST as signOffRoute } from "../app/api/exam/batches/[batch_id]/sign-of
 import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
 import { POST as reconcileRoute } from "../app/api/exam/submissions/[submission_id]/reconcile/route";
 import { POST as secondMarkRoute } from "../app/api/exam/submissions/[submission_id]/second-marks/route";
+import { asUser } from "../server/db/rls";
+import { signOffBatch } from "../server/exam/moderation";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
@@ -272,6 +274,33 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     expect(after.awarded_marks).toBe(1);
     // It can be signed off again.
     expect((await as(school.head).exam.moderation.signOff({ batch_id: batch.id })).sign_off).not.toBeNull();
+  });
+
+  it("a mark sent while a sign-off is uncommitted waits for it and is refused: nothing is written into a signed-off batch", async () => {
+    const { batch, canvas, scripts } = await markedBatch();
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let signed!: () => void;
+    const signedOff = new Promise<void>((resolve) => (signed = resolve));
+    const signOff = asUser(database().db, school.head.id, async (tx) => {
+      await signOffBatch(tx, school.head.id, { batch_id: batch.id });
+      signed();
+      await held;
+    });
+    await signedOff;
+    const save = as(school.teacher)
+      .exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: scripts[0]!, question_id: canvas.ids.q2, awarded_marks: 3 } })
+      .then(
+        () => "saved",
+        (error: { code?: string }) => error.code,
+      );
+    // Long enough for a save that did not wait to commit before the sign-off.
+    await Promise.race([save, new Promise((resolve) => setTimeout(resolve, 500))]);
+    commit();
+    await signOff;
+    expect(await save).toBe("CONFLICT");
+    const marks = await as(school.teacher).exam.marks.forSubmission({ submission_id: scripts[0]! });
+    expect(marks.marks.filter((entry) => entry.question_id === canvas.ids.q2)).toEqual([]);
   });
 
   it("answers 404 to another school and to a student, on every moderation path", async () => {

@@ -538,6 +538,10 @@ export async function signOffBatch(tx: Tx, callerId: string, input: z.input<type
   const { batch_id: batchId } = moderationBatchInput.parse(input);
   const batch = await visibleBatch(tx, batchId);
   if (!(await isHeadOf(tx, callerId, batch.institute_id))) throw new AppError("forbidden", "Only a department head signs a batch off");
+  // Every write of a mark, second mark or reconciliation locks its submission first: holding all of the
+  // batch's, a write either committed before (and is signed off with the batch) or waits and then sees
+  // the sign-off (its next statement reads a new snapshot) and is refused.
+  await tx.execute(sql`select id from ${examSubmissions} where batch_id = ${batchId} order by id for update`);
   // Two heads at once: the partial unique index keeps one current sign-off.
   await tx.insert(examBatchSignOffs).values({ batch_id: batchId, signed_off_by: callerId }).onConflictDoNothing();
   return getModeration(tx, callerId, { batch_id: batchId });
