@@ -145,6 +145,13 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     expect(savedText).not.toContain("4.5");
     expect(JSON.parse(savedText)).toMatchObject({ awarded_marks: 4, marker_id: school.otherTeacher.id });
     expect((await as(school.otherTeacher).exam.moderation.queue({ batch_id: batch.id })).scripts[0]!.questions[0]!.second_marks).toBe(4);
+    // A moderator's reads show first marks of second-marked pairs only: script 1's 3.5 is still blind.
+    for (const route of [agreementRoute, differencesRoute]) {
+      const moderated = await callRest(route, { token: school.head.token, params: { batch_id: batch.id } });
+      expect(moderated.status).toBe(200);
+      expect(await moderated.text()).not.toContain("3.5");
+    }
+    expect((await as(school.head).exam.moderation.agreement({ batch_id: batch.id })).questions).toMatchObject([{ n: 1, mean_difference: -0.5 }]);
 
     // Never the first marker; never a second second marker; only scripts of the sample; only marked questions.
     const second = (marker: Person, submissionId: string, questionId: string, value = 1) =>
