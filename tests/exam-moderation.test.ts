@@ -310,6 +310,24 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     expect(marks.marks.filter((entry) => entry.question_id === canvas.ids.q2)).toEqual([]);
   });
 
+  it("a rubric edit re-scores no mark of a signed-off batch, and the marks of the batch once reopened are re-scored by the next edit", async () => {
+    const { batch, canvas, scripts } = await markedBatch();
+    const owner = as(school.teacher);
+    const item = await owner.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Method", points: 2 } });
+    await owner.exam.marks.upsert({
+      mark_id: crypto.randomUUID(),
+      body: { submission_id: scripts[0]!, question_id: canvas.ids.q2, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [item.id] } },
+    });
+    const markOf = async () => (await owner.exam.marks.forSubmission({ submission_id: scripts[0]! })).marks.find((entry) => entry.question_id === canvas.ids.q2)!.awarded_marks;
+    expect(await markOf()).toBe(2);
+    await as(school.head).exam.moderation.signOff({ batch_id: batch.id });
+    expect((await owner.exam.rubric.edit({ item_id: item.id, body: { points: 3 } })).marks_rescored).toBe(0);
+    expect(await markOf()).toBe(2);
+    await as(school.head).exam.moderation.reopen({ batch_id: batch.id });
+    expect((await owner.exam.rubric.edit({ item_id: item.id, body: { points: 4 } })).marks_rescored).toBe(1);
+    expect(await markOf()).toBe(4);
+  });
+
   it("answers 404 to another school and to a student, on every moderation path", async () => {
     const { batch, canvas, scripts } = await moderatedBatch(0);
     for (const outsider of [otherSchool.head, otherSchool.teacher, otherSchool.admin, school.student]) {
