@@ -144,7 +144,8 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     const savedText = await saved.text();
     expect(savedText).not.toContain("4.5");
     expect(JSON.parse(savedText)).toMatchObject({ awarded_marks: 4, marker_id: school.otherTeacher.id });
-    expect((await as(school.otherTeacher).exam.moderation.queue({ batch_id: batch.id })).scripts[0]!.questions[0]!.second_marks).toBe(4);
+    const afterSave = await as(school.otherTeacher).exam.moderation.queue({ batch_id: batch.id });
+    expect(afterSave.scripts.find((script) => script.submission_id === scripts[0])!.questions[0]!.second_marks).toBe(4);
     // A moderator's reads show first marks of second-marked pairs only: script 1's 3.5 is still blind.
     for (const route of [agreementRoute, differencesRoute]) {
       const moderated = await callRest(route, { token: school.head.token, params: { batch_id: batch.id } });
@@ -268,6 +269,8 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     expect(reconcile.status).toBe(409);
     const sample = await callRest(sampleRoute, { method: "PUT", token: school.head.token, params: { batch_id: batch.id }, body: { percent: 100 } });
     expect(sample.status).toBe(409);
+    // Nor attendance, nor giving a scan to a student.
+    await expect(as(school.teacher).exam.submissions.setAbsence({ submission_id: scripts[0]!, absent: true })).rejects.toThrow(/signed off/);
     // Reads still work.
     expect((await callRest(agreementRoute, { token: school.teacher.token, params: { batch_id: batch.id } })).status).toBe(200);
 

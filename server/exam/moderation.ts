@@ -15,6 +15,7 @@ import {
 import { AppError, notFound } from "../errors";
 import { decimal, integer, recordId } from "../http/input-rules";
 import { scriptLabel } from "./anonymity";
+import { refuseIfSignedOff } from "./sign-off";
 import { type MarkPair, agreementOf } from "./moderation-stats";
 
 /**
@@ -180,7 +181,7 @@ async function currentSignOff(tx: Tx, batchId: string) {
 /** Writes of moderation are refused (409) on an archived or a signed-off batch. */
 async function assertWritable(tx: Tx, batch: BatchRow) {
   if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marks are final");
-  if (await currentSignOff(tx, batch.id)) throw new AppError("conflict", "The batch is signed off: a department head must reopen it first");
+  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: a department head must reopen it first");
 }
 
 /** GET /api/exam/batches/{batch_id}/moderation: the sample, how many second marks, and the sign-off. */
