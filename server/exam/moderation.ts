@@ -64,7 +64,7 @@ export const moderationStateOutput = z.object({
       submission_ids: z.array(z.uuid()).describe("In script order"),
     })
     .nullable(),
-  second_marks: z.number().int().describe("Second marks recorded in the batch"),
+  second_marks: z.number().int().describe("Second marks of the batch the caller reads: every one for a moderator, their own for another marker"),
   sign_off: signOffOutput.nullable().describe("Null while the batch is not signed off"),
   can_moderate: z.boolean().describe("The caller is the batch's owner or a department head of its school"),
   can_sign_off: z.boolean().describe("The caller is a department head of the batch's school"),
