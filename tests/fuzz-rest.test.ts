@@ -327,6 +327,10 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "PUT /api/exam/batches/{batch_id}/markers/{user_id}/allocations": { json: { allocations: [{ question_id: canvasA.ids.q2 }, { first_script: 1, last_script: 2 }] } },
         "POST /api/exam/batches/{batch_id}/claims": { json: { by: "question" } },
         "POST /api/exam/batches/{batch_id}/claims/release": { json: { submission_id: submission.id, question_id: canvasA.ids.q2 } },
+        "PUT /api/exam/batches/{batch_id}/moderation/sample": { json: { percent: 50, tolerance: 1 } },
+        // The teacher gave the first mark (a 403) and there is no second mark to reconcile (a 409): hostile ones test the edge.
+        "POST /api/exam/submissions/{submission_id}/second-marks": { json: { question_id: canvasA.ids.q2, awarded_marks: 1 } },
+        "POST /api/exam/submissions/{submission_id}/reconcile": { json: { question_id: canvasA.ids.q2, final_marks: 1 } },
         // Off, as the batch is: a valid call leaves what the owner reads as it was.
         "PATCH /api/exam/batches/{batch_id}": { json: { anonymous: false } },
         "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },

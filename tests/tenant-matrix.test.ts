@@ -219,6 +219,22 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
   ],
   "POST /api/exam/batches/{batch_id}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/moderation": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "PUT /api/exam/batches/{batch_id}/moderation/sample": [
+    { aim: "A's batch, a percentage", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ percent: 100, tolerance: 0 }) }) },
+    { aim: "A's batch, A's script", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/moderation/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/moderation/agreement": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "GET /api/exam/batches/{batch_id}/moderation/differences": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/sign-off": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/batches/{batch_id}/reopen": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
+  "POST /api/exam/submissions/{submission_id}/second-marks": [
+    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ params: [a.submissionId], ...json({ question_id: a.questionId, awarded_marks: 1 }) }) },
+  ],
+  "POST /api/exam/submissions/{submission_id}/reconcile": [
+    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ params: [a.submissionId], ...json({ question_id: a.questionId, final_marks: 1 }) }) },
+  ],
   "PATCH /api/exam/batches/{batch_id}": [
     { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: true }) }) },
     { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: false }) }) },
@@ -474,6 +490,22 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   ],
   "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.state": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.setSample": [
+    { aim: "A's batch, a percentage", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { percent: 100, tolerance: 0 } }) },
+    { aim: "A's batch, A's script", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_ids: [a.submissionId] } }) },
+  ],
+  "exam.moderation.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.agreement": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.differences": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.signOff": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.reopen": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.saveSecondMark": [
+    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, awarded_marks: 1 } }) },
+  ],
+  "exam.moderation.reconcile": [
+    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, final_marks: 1 } }) },
+  ],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.markers.list": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.markers.invite": [
@@ -865,6 +897,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       markerProgress: await teacher.exam.markers.progress({ batch_id: target.batchId }),
       markerWork: await as(schoolA.otherTeacher).exam.markers.myWork({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
+      moderation: await teacher.exam.moderation.state({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
       scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,

@@ -131,6 +131,9 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
             Results
           </Link>
+          <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/moderation`}>
+            Moderation
+          </Link>
           <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
             Download results (CSV)
           </a>

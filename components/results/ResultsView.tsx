@@ -9,6 +9,7 @@ import { BatchIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { useTRPC } from "@/lib/trpc/client";
+import { ResultsAgreement } from "@/components/moderation/ResultsAgreement";
 import { QuestionMeansChart } from "./QuestionMeansChart";
 import { ResultsSummary } from "./ResultsSummary";
 import { ResultsTable } from "./ResultsTable";
@@ -162,6 +163,7 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
               Mean row: the total and percentage of the fully marked scripts; each question over every mark recorded so far.
             </p>
           </section>
+          <ResultsAgreement batchId={batchId} />
         </>
       )}
     </div>

@@ -6,6 +6,7 @@ import { examBatches, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { batchNames, presentSubmission, submissionInMessage } from "./anonymity";
 import { submissionOutput } from "./batches";
+import { refuseIfSignedOff } from "./sign-off";
 
 /**
  * A teacher's "Mark absent" and its "Undo". The contract's status `absent` is also what every roster
@@ -34,6 +35,7 @@ export async function setAbsence(tx: Tx, input: z.input<typeof setAbsenceInput>)
   const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, submission.batch_id));
   if (!batch) throw notFound("Submission");
   if (batch.status === "archived") throw new AppError("conflict", "This batch is archived: attendance can no longer change");
+  await refuseIfSignedOff(tx, batch.id, "This batch is signed off: attendance can no longer change until a department head reopens it");
   const names = batchNames(batch);
   const who = submissionInMessage(submission, names, "This script");
   if (!absent) {

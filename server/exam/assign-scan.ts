@@ -13,6 +13,7 @@ import { intakeImaging } from "../intake/imaging-port";
 import { type IntakeWriteOptions, filedPagesOf } from "../intake/move-page";
 import { rebuildSubmissionScan, withStoredObjects } from "../intake/script-pdf";
 import { objectStorage } from "../storage/configured-storage";
+import { refuseIfSignedOff } from "./sign-off";
 
 export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
 export const assignScanInput = assignScanBody.extend({ submission_id: recordId("Submission") });
@@ -55,6 +56,7 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
   const { scan, batch } = found;
   if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can assign its scans");
   if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its scans can no longer be assigned");
+  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: its scans can no longer be assigned until a department head reopens it");
   if (scan.student_id !== null) throw new AppError("conflict", "This submission already belongs to a student: only an unmatched scan can be assigned");
   if (scan.scan_url === null) throw new AppError("conflict", "This submission has no scan to assign");
 

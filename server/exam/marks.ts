@@ -3,7 +3,7 @@ import { z } from "zod";
 import { decimal, jsonValue, recordId, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
-import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
+import { examBatchSignOffs, examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
@@ -88,7 +88,7 @@ export async function upsertMark(db: Db, callerId: string, input: z.input<typeof
  * Upserts several marks as the caller, in one transaction, each by the rules of
  * PUT /api/exam/marks/{mark_id}; the outcome of each write comes back in its place:
  * - The submission must be visible with its batch (404); batch_id is taken from it, never the client.
- * - An archived batch refuses marks (409).
+ * - An archived batch refuses marks (409), and so does a signed-off one (moderation.ts) until it is reopened.
  * - The question must be a leaf of the batch's template (400 naming question_id), awarded_marks within
  *   0..max_marks (400 naming awarded_marks).
  * - A new entry takes mark_id as its id; an existing entry of the pair keeps its id.
@@ -174,7 +174,7 @@ export function lockWritten(writes: MarkUpsert[]): Statement[] {
 }
 
 /** Why a write is refused, as writeMarks' statement names it. */
-type Refusal = "submission" | "archived" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
+type Refusal = "submission" | "archived" | "signed_off" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
 
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
@@ -184,6 +184,7 @@ type Refusal = "submission" | "archived" | "question" | "template" | "container"
 const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
     when b.status = 'archived' then 'archived'
+    when exists (select 1 from ${examBatchSignOffs} o where o.batch_id = b.id and o.reopened_at is null) then 'signed_off'
     when q.id is null then 'question'
     when q.template_id <> b.template_id then 'template'
     when q.is_container then 'container'
@@ -199,6 +200,8 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
       return notFound("Submission");
     case "archived":
       return new AppError("conflict", "The batch is archived: it accepts no more marks");
+    case "signed_off":
+      return new AppError("conflict", "The batch is signed off: it accepts no more marks until a department head reopens it");
     case "question":
       return notFound("Question");
     case "template":

@@ -13,6 +13,7 @@ import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
+import { refuseIfSignedOff } from "./sign-off";
 
 export const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
@@ -69,6 +70,7 @@ async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
   if (!batch) throw notFound("Batch");
   if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can upload scans");
   if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: it accepts no more scans");
+  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: it accepts no more scans until a department head reopens it");
   return batch;
 }
 

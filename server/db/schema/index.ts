@@ -7,3 +7,4 @@ export * from "./speech";
 export * from "./intake";
 export * from "./rubrics";
 export * from "./shared-marking";
+export * from "./moderation";

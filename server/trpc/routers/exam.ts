@@ -67,6 +67,27 @@ import {
   setAllocations,
   setAllocationsInput,
 } from "../../exam/shared-marking";
+import {
+  agreementOutput,
+  differencesOutput,
+  getAgreement,
+  getModeration,
+  getSecondMarkingQueue,
+  listDifferences,
+  moderationBatchInput,
+  moderationStateOutput,
+  reconcileInput,
+  reconcileMark,
+  reconciliationOutput,
+  reopenBatch,
+  saveSecondMark,
+  secondMarkInput,
+  secondMarkOutput,
+  secondMarkingQueueOutput,
+  setModerationSample,
+  setSampleInput,
+  signOffBatch,
+} from "../../exam/moderation";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -243,6 +264,45 @@ export const examRouter = router({
       .input(releaseInput)
       .output(z.object({ released: z.boolean() }))
       .mutation(({ ctx, input }) => ctx.asUser((tx) => releaseClaim(tx, ctx.user.id, input))),
+  }),
+  /** Moderation (server/exam/moderation.ts): sample, blind second marks, agreement, reconcile, sign-off. */
+  moderation: router({
+    state: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getModeration(tx, ctx.user.id, input))),
+    setSample: userProcedure
+      .input(setSampleInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setModerationSample(tx, ctx.user.id, input))),
+    queue: userProcedure
+      .input(moderationBatchInput)
+      .output(secondMarkingQueueOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getSecondMarkingQueue(tx, ctx.user.id, input))),
+    saveSecondMark: userProcedure
+      .input(secondMarkInput)
+      .output(secondMarkOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => saveSecondMark(tx, ctx.user.id, input))),
+    agreement: userProcedure
+      .input(moderationBatchInput)
+      .output(agreementOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => getAgreement(tx, ctx.user.id, input))),
+    differences: userProcedure
+      .input(moderationBatchInput)
+      .output(differencesOutput)
+      .query(({ ctx, input }) => ctx.asUser((tx) => listDifferences(tx, ctx.user.id, input))),
+    reconcile: userProcedure
+      .input(reconcileInput)
+      .output(reconciliationOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => reconcileMark(tx, ctx.user.id, input))),
+    signOff: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => signOffBatch(tx, ctx.user.id, input))),
+    reopen: userProcedure
+      .input(moderationBatchInput)
+      .output(moderationStateOutput)
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => reopenBatch(tx, ctx.user.id, input))),
   }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */

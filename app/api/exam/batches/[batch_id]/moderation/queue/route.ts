@@ -1,0 +1,6 @@
+import { secondMarkingQueueRoute } from "@/server/exam/routes/moderation";
+import { nextRoute } from "@/server/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = nextRoute(secondMarkingQueueRoute);

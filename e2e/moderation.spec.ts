@@ -1,0 +1,105 @@
+import crypto from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { scriptPdf } from "./papers";
+
+type Question = { id: string; label: string; max_marks: number | null; is_container: boolean };
+
+const HEAD_EMAIL = "head@northfield.example";
+const FIRST_COMMENT = `first-mark-comment-${crypto.randomBytes(4).toString("hex")}`;
+
+test("moderation: the owner picks a sample, the head second-marks it blind, reconciles a difference and signs the batch off", async ({ browser, page }, testInfo) => {
+  test.setTimeout(180_000);
+  // The teacher: a batch of three scripts, first-marked on two questions.
+  await signIn(page);
+  const { papers } = (await (await page.request.get("/api/trpc/exam.catalogue.list").then((r) => r.json())).result.data.json) as { papers: { id: string }[] };
+  const title = `Moderated ${Date.now().toString(36)}`;
+  const template = (await (await page.request.post("/api/exam/templates", { data: { title, exam_id: papers[0]!.id } })).json()) as { id: string; page_count: number };
+  const canvas = (await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: Question[] };
+  const leaves = canvas.questions.filter((question) => !question.is_container && (question.max_marks ?? 0) >= 2).slice(0, 2);
+  const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };
+  const batch = await page.request.post("/api/exam/batches", { data: { template_id: template.id, class_id: classes[0]!.id, title } });
+  const batchId = ((await batch.json()) as { id: string }).id;
+  const scripts: string[] = [];
+  for (const who of ["One", "Two", "Three"]) {
+    const uploaded = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
+      multipart: { file: { name: "script.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count ?? 8, who) }, matching_method: "ordered" },
+    });
+    expect(uploaded.ok()).toBe(true);
+    scripts.push(((await uploaded.json()) as { id: string }).id);
+  }
+  for (const submissionId of scripts) {
+    for (const question of leaves) {
+      const marked = await page.request.put(`/api/exam/marks/${crypto.randomUUID()}`, {
+        data: { submission_id: submissionId, question_id: question.id, awarded_marks: 2, comment: FIRST_COMMENT, confirmed: true },
+      });
+      expect(marked.status()).toBe(200);
+    }
+  }
+
+  // The owner picks the whole batch as the sample, with no tolerance.
+  await page.goto(`/batches/${batchId}`);
+  await page.getByRole("link", { name: "Moderation" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Moderation" })).toBeVisible();
+  await page.getByLabel("Share of the marked scripts (%)").fill("100");
+  await page.getByLabel("Tolerance (marks)").fill("0");
+  await page.getByRole("button", { name: "Pick the sample" }).click();
+  await expect(page.getByText("3 scripts in the sample.")).toBeVisible();
+  // The owner gave the first marks: nothing to second-mark; no sign-off button for a teacher.
+  await expect(page.getByText(/Nothing to second-mark/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign the batch off" })).toHaveCount(0);
+
+  // The department head second-marks, blind: no response the page receives holds a first mark's comment.
+  const headContext = await browser.newContext();
+  const head = await headContext.newPage();
+  const bodies: Promise<string>[] = [];
+  head.on("response", (response) => bodies.push(response.body().then((body) => body.toString("utf8"), () => "")));
+  await signIn(head, HEAD_EMAIL);
+  await head.goto(`/batches/${batchId}/moderation`);
+  const firstScript = head.getByRole("form", { name: new RegExp(`question ${leaves[0]!.label}$`) }).first();
+  await expect(firstScript).toBeVisible();
+  await screenshot(head, testInfo, "moderation-second-marking");
+  const forms = head.locator(".moderation__scripts form");
+  await expect(forms).toHaveCount(6);
+  for (let index = 0; index < 6; index++) {
+    const form = forms.nth(index);
+    // One difference: the first script's first question gets 0 instead of 2.
+    await form.getByRole("textbox").fill(index === 0 ? "0" : "2");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect(form.getByRole("button", { name: "Change" })).toBeVisible();
+  }
+  const received = await Promise.all(bodies);
+  expect(received.some((body) => body.includes(FIRST_COMMENT))).toBe(false);
+
+  // Agreement and the difference to reconcile.
+  const agreement = head.getByRole("table", { name: "Agreement per question" });
+  await expect(agreement.getByRole("row")).toHaveCount(3);
+  // First marks 2, 2, 2 against 0, 2, 2 on one question: a mean difference of −2/3; the other question all 2s, no kappa.
+  await expect(agreement).toContainText("−0.67");
+  await expect(agreement).toContainText("Every mark is the same");
+  const differences = head.getByRole("table", { name: "Differences above the tolerance" });
+  await expect(differences.getByRole("row")).toHaveCount(2);
+  await screenshot(head, testInfo, "moderation-agreement-and-differences", true);
+  await expectNoAxeViolations(head);
+  const reconcile = head.getByRole("form", { name: new RegExp(`^Final mark of Script \\d+, question ${leaves[0]!.label}$`) });
+  await reconcile.getByRole("textbox").fill("1");
+  await reconcile.getByRole("button", { name: "Set final mark" }).click();
+  await expect(reconcile.getByText("Final: 1")).toBeVisible();
+
+  // Signed off: the teacher's mark write is refused until the head reopens the batch.
+  await head.getByRole("button", { name: "Sign the batch off" }).click();
+  await expect(head.getByText(/Signed off by David Okafor/)).toBeVisible();
+  await screenshot(head, testInfo, "moderation-signed-off");
+  const refused = await page.request.put(`/api/exam/marks/${crypto.randomUUID()}`, {
+    data: { submission_id: scripts[1], question_id: leaves[0]!.id, awarded_marks: 1 },
+  });
+  expect(refused.status()).toBe(409);
+  await head.getByRole("button", { name: "Reopen the batch" }).click();
+  await expect(head.getByRole("button", { name: "Sign the batch off" })).toBeVisible();
+
+  // The owner's results page shows the agreement.
+  await page.goto(`/batches/${batchId}/results`);
+  await expect(page.getByRole("heading", { name: "Marker agreement" })).toBeVisible();
+  await screenshot(page, testInfo, "results-marker-agreement", true);
+  await headContext.close();
+});
