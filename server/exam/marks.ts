@@ -3,7 +3,7 @@ import { z } from "zod";
 import { decimal, jsonValue, recordId, text } from "../http/input-rules";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
-import { examBatchSignOffs, examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
@@ -184,7 +184,7 @@ type Refusal = "submission" | "archived" | "signed_off" | "question" | "template
 const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
     when b.status = 'archived' then 'archived'
-    when exists (select 1 from ${examBatchSignOffs} o where o.batch_id = b.id and o.reopened_at is null) then 'signed_off'
+    when b.signed_off then 'signed_off'
     when q.id is null then 'question'
     when q.template_id <> b.template_id then 'template'
     when q.is_container then 'container'
@@ -336,7 +336,7 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
       left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
-      left join lateral (select app.mark_write_refusal(b.id, w.submission_id, w.question_id) as refusal) shared on true${rubricJoin}
+      left join lateral (select case when b.has_markers then app.mark_write_refusal(b.id, w.submission_id, w.question_id) end as refusal) shared on true${rubricJoin}
     ),
     saved as (
       insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})

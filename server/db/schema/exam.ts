@@ -217,6 +217,12 @@ export const examBatches = pgTable(
     next_script_number: integer().notNull().default(1),
     /** Anonymous marking: reads of the batch show "Script 17", never a student's name or id (server/exam/anonymous.ts). */
     anonymous: boolean().notNull().default(false),
+    /**
+     * What every mark write checks, kept on the row it already reads (triggers of 0020): the batch has
+     * markers (shared marking decides who writes), and it is signed off (it takes no marks).
+     */
+    has_markers: boolean().notNull().default(false),
+    signed_off: boolean().notNull().default(false),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     archived_at: timestamp({ withTimezone: true }),
   },
