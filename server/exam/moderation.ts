@@ -294,6 +294,20 @@ export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.i
 }
 
 /**
+ * A visible submission, locked as mark writes lock it (marks.ts): the marks read after it are the
+ * committed ones, and a sign-off (which locks every submission of its batch) waits or has committed.
+ */
+async function lockedSubmission(tx: Tx, submissionId: string) {
+  const [submission] = await tx
+    .select({ id: examSubmissions.id, batch_id: examSubmissions.batch_id })
+    .from(examSubmissions)
+    .where(eq(examSubmissions.id, submissionId))
+    .for("update");
+  if (!submission) throw notFound("Submission");
+  return submission;
+}
+
+/**
  * POST /api/exam/submissions/{submission_id}/second-marks: the caller's blind second mark of one
  * question of a sampled script. Refused: 404 outside the school; 409 archived, signed off, not in the
  * sample, no first mark yet, already second-marked by a colleague, or already reconciled; 403 to the
@@ -301,13 +315,7 @@ export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.i
  */
 export async function saveSecondMark(tx: Tx, callerId: string, input: z.input<typeof secondMarkInput>): Promise<z.output<typeof secondMarkOutput>> {
   const { submission_id: submissionId, body } = secondMarkInput.parse(input);
-  // Locked as the first marks lock it (marks.ts): the first mark read below is the committed one.
-  const [submission] = await tx
-    .select({ id: examSubmissions.id, batch_id: examSubmissions.batch_id })
-    .from(examSubmissions)
-    .where(eq(examSubmissions.id, submissionId))
-    .for("update");
-  if (!submission) throw notFound("Submission");
+  const submission = await lockedSubmission(tx, submissionId);
   const batch = await visibleBatch(tx, submission.batch_id);
   await assertWritable(tx, batch);
   const question = await leafQuestion(tx, batch, body.question_id, body.awarded_marks, "awarded_marks");
@@ -494,12 +502,7 @@ export async function listDifferences(tx: Tx, callerId: string, input: z.input<t
  */
 export async function reconcileMark(tx: Tx, callerId: string, input: z.input<typeof reconcileInput>): Promise<z.output<typeof reconciliationOutput>> {
   const { submission_id: submissionId, body } = reconcileInput.parse(input);
-  const [submission] = await tx
-    .select({ id: examSubmissions.id, batch_id: examSubmissions.batch_id })
-    .from(examSubmissions)
-    .where(eq(examSubmissions.id, submissionId))
-    .for("update");
-  if (!submission) throw notFound("Submission");
+  const submission = await lockedSubmission(tx, submissionId);
   const batch = await moderatorBatch(tx, callerId, submission.batch_id);
   await assertWritable(tx, batch);
   const question = await leafQuestion(tx, batch, body.question_id, body.final_marks, "final_marks");

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
-import { type Tx, rowsOf } from "../db/client";
-import { examBatchSignOffs } from "../db/schema";
+import { eq } from "drizzle-orm";
+import type { Tx } from "../db/client";
+import { examBatches } from "../db/schema";
 import { AppError } from "../errors";
 
 /**
@@ -10,6 +10,7 @@ import { AppError } from "../errors";
  * Mark writes keep the same rule in their SQL (marks.ts, refusal `signed_off`).
  */
 export async function refuseIfSignedOff(tx: Tx, batchId: string, refusal: string): Promise<void> {
-  const [row] = rowsOf<{ id: string }>(await tx.execute(sql`select id from ${examBatchSignOffs} where batch_id = ${batchId} and reopened_at is null`));
-  if (row) throw new AppError("conflict", refusal);
+  // The batch row's flag (kept from exam_batch_sign_offs by a trigger of 0020): the one a mark write reads.
+  const [batch] = await tx.select({ signed_off: examBatches.signed_off }).from(examBatches).where(eq(examBatches.id, batchId));
+  if (batch?.signed_off) throw new AppError("conflict", refusal);
 }
