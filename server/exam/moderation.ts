@@ -16,6 +16,7 @@ import { AppError, notFound } from "../errors";
 import { decimal, integer, recordId } from "../http/input-rules";
 import { scriptLabel } from "./anonymity";
 import { refuseIfSignedOff } from "./sign-off";
+import { findVisibleBatch } from "./batches";
 import { type MarkPair, agreementOf } from "./moderation-stats";
 
 /**
@@ -146,12 +147,6 @@ export const reconciliationOutput = differenceRow;
 
 type BatchRow = typeof examBatches.$inferSelect;
 
-async function visibleBatch(tx: Tx, batchId: string): Promise<BatchRow> {
-  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
-  if (!batch) throw notFound("Batch");
-  return batch;
-}
-
 async function isHeadOf(tx: Tx, callerId: string, instituteId: string): Promise<boolean> {
   const [row] = await tx
     .select({ role: instituteMemberships.role })
@@ -161,7 +156,7 @@ async function isHeadOf(tx: Tx, callerId: string, instituteId: string): Promise<
 }
 
 async function moderatorBatch(tx: Tx, callerId: string, batchId: string): Promise<BatchRow> {
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   if (batch.teacher_id !== callerId && !(await isHeadOf(tx, callerId, batch.institute_id))) {
     throw new AppError("forbidden", "Only the batch's owner or a department head moderates it");
   }
@@ -187,7 +182,7 @@ async function assertWritable(tx: Tx, batch: BatchRow) {
 /** GET /api/exam/batches/{batch_id}/moderation: the sample, how many second marks, and the sign-off. */
 export async function getModeration(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   const head = await isHeadOf(tx, callerId, batch.institute_id);
   const [sample] = await tx.select().from(examModerationSamples).where(eq(examModerationSamples.batch_id, batchId));
   const scripts = sample
@@ -265,7 +260,7 @@ export async function setModerationSample(tx: Tx, callerId: string, input: z.inp
  */
 export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof secondMarkingQueueOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  await visibleBatch(tx, batchId);
+  await findVisibleBatch(tx, batchId);
   const rows = rowsOf<{ submission_id: string; script_number: number; question_id: string; label: string; max_marks: string | null; second_marks: string | null }>(
     await tx.execute(sql`select s.id as submission_id, s.script_number, q.id as question_id, q.label, q.max_marks::text as max_marks,
         sm.awarded_marks::text as second_marks
@@ -316,7 +311,7 @@ async function lockedSubmission(tx: Tx, submissionId: string) {
 export async function saveSecondMark(tx: Tx, callerId: string, input: z.input<typeof secondMarkInput>): Promise<z.output<typeof secondMarkOutput>> {
   const { submission_id: submissionId, body } = secondMarkInput.parse(input);
   const submission = await lockedSubmission(tx, submissionId);
-  const batch = await visibleBatch(tx, submission.batch_id);
+  const batch = await findVisibleBatch(tx, submission.batch_id);
   await assertWritable(tx, batch);
   const question = await leafQuestion(tx, batch, body.question_id, body.awarded_marks, "awarded_marks");
   const [inSample] = await tx
@@ -540,7 +535,7 @@ export async function reconcileMark(tx: Tx, callerId: string, input: z.input<typ
 /** POST /api/exam/batches/{batch_id}/sign-off: a department head of the school signs the batch off (idempotent). */
 export async function signOffBatch(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   if (!(await isHeadOf(tx, callerId, batch.institute_id))) throw new AppError("forbidden", "Only a department head signs a batch off");
   // Every write of a mark, second mark or reconciliation locks its submission first: holding all of the
   // batch's, a write either committed before (and is signed off with the batch) or waits and then sees
@@ -554,7 +549,7 @@ export async function signOffBatch(tx: Tx, callerId: string, input: z.input<type
 /** POST /api/exam/batches/{batch_id}/reopen: a department head reopens a signed-off batch (idempotent); the sign-off stays as history. */
 export async function reopenBatch(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   if (!(await isHeadOf(tx, callerId, batch.institute_id))) throw new AppError("forbidden", "Only a department head reopens a signed-off batch");
   await tx
     .update(examBatchSignOffs)

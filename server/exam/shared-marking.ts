@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { examAllocations, examBatchMarkers, examBatches, examMarkClaims, examQuestions, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { findVisibleBatch } from "./batches";
 import { recordId } from "../http/input-rules";
 
 /**
@@ -121,14 +122,8 @@ export const progressOutput = z.object({
 
 type Batch = typeof examBatches.$inferSelect;
 
-async function visibleBatch(tx: Tx, batchId: string): Promise<Batch> {
-  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
-  if (!batch) throw notFound("Batch");
-  return batch;
-}
-
 async function ownOpenBatch(tx: Tx, callerId: string, batchId: string, what: string): Promise<Batch> {
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   if (batch.teacher_id !== callerId) throw new AppError("forbidden", `Only the batch's owner can ${what}`);
   if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marking is over");
   return batch;
@@ -155,7 +150,7 @@ const withoutMarker = ({ marker_id: _marker, ...allocation }: Awaited<ReturnType
 /** GET /api/exam/batches/{batch_id}/markers: the markers with their allocations; the owner also gets whom they may invite. */
 export async function listMarkers(tx: Tx, callerId: string, input: z.input<typeof batchMarkersInput>): Promise<z.output<typeof markersOutput>> {
   const { batch_id: batchId } = batchMarkersInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   const markers = await tx
     .select({ user_id: examBatchMarkers.user_id, full_name: users.full_name, added_at: examBatchMarkers.added_at })
     .from(examBatchMarkers)
@@ -263,7 +258,7 @@ const myPairs = (batchId: string) => sql`select s.id as submission_id, s.script_
 /** GET /api/exam/batches/{batch_id}/my-work: the caller's queue, what of the batch is theirs to mark. */
 export async function myWork(tx: Tx, callerId: string, input: z.input<typeof batchMarkersInput>): Promise<z.output<typeof myWorkOutput>> {
   const { batch_id: batchId } = batchMarkersInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   const markers = await tx.select({ user_id: examBatchMarkers.user_id }).from(examBatchMarkers).where(eq(examBatchMarkers.batch_id, batchId));
   const shared = markers.length > 0;
   const role = batch.teacher_id === callerId ? "owner" : markers.some((marker) => marker.user_id === callerId) ? "marker" : "colleague";
@@ -335,7 +330,7 @@ const claimPair = (batchId: string, callerId: string, pairs: ReturnType<typeof s
  */
 export async function claim(tx: Tx, callerId: string, input: z.input<typeof claimInput>): Promise<z.output<typeof claimReply>> {
   const { batch_id: batchId, body } = claimInput.parse(input);
-  const batch = await visibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marking is over");
   const [shared] = await tx.select({ user_id: examBatchMarkers.user_id }).from(examBatchMarkers).where(eq(examBatchMarkers.batch_id, batchId)).limit(1);
   if (!shared) throw new AppError("conflict", "This batch has no markers: claims are for shared marking (invite markers first)");
@@ -388,7 +383,7 @@ export async function claim(tx: Tx, callerId: string, input: z.input<typeof clai
 /** DELETE /api/exam/batches/{batch_id}/claims: releases the caller's claim on a pair (the owner releases anyone's); idempotent. */
 export async function releaseClaim(tx: Tx, callerId: string, input: z.input<typeof releaseInput>): Promise<{ released: boolean }> {
   const { batch_id: batchId, body } = releaseInput.parse(input);
-  await visibleBatch(tx, batchId);
+  await findVisibleBatch(tx, batchId);
   const released = await tx
     .delete(examMarkClaims)
     .where(
@@ -405,7 +400,7 @@ export async function releaseClaim(tx: Tx, callerId: string, input: z.input<type
 /** GET /api/exam/batches/{batch_id}/marker-progress: per marker, their allocation and how much of it is done. */
 export async function markerProgress(tx: Tx, input: z.input<typeof batchMarkersInput>): Promise<z.output<typeof progressOutput>> {
   const { batch_id: batchId } = batchMarkersInput.parse(input);
-  await visibleBatch(tx, batchId);
+  await findVisibleBatch(tx, batchId);
   const rows = rowsOf<{ user_id: string; full_name: string; is_marker: boolean; allocated: number | null; done: number | null; marks_written: number; claims: number }>(
     await tx.execute(sql`with people as (
         select user_id, true as is_marker from exam_batch_markers where batch_id = ${batchId}
