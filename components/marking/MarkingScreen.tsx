@@ -107,7 +107,12 @@ export function MarkingScreen({
   });
 
   // Shared marking: a marker's screen holds their allocation only (its scripts, its questions).
-  const myWork = useQuery({ ...trpc.exam.markers.myWork.queryOptions({ batch_id: batchId }), refetchInterval: 10_000 });
+  // Asked only of a shared batch (the queue, read every 10 s, says when it becomes one).
+  const myWork = useQuery({
+    ...trpc.exam.markers.myWork.queryOptions({ batch_id: batchId }),
+    enabled: Boolean(queue.data?.batch.has_markers),
+    refetchInterval: 10_000,
+  });
   const allocation = myWork.data && myWork.data.marks !== "everything" ? myWork.data : undefined;
   const scripts = useMemo(() => {
     const all = markableScripts(queue.data?.submissions ?? []);

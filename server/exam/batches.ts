@@ -43,6 +43,8 @@ export const batchOutput = z.object({
   status: z.enum(["open", "archived"]),
   /** Anonymous marking: submissions are read without the student's name and id ("Script 17"). */
   anonymous: z.boolean(),
+  /** Shared marking: the owner has invited markers, who mark only their allocation. */
+  has_markers: z.boolean(),
   created_at: z.date(),
   archived_at: z.date().nullable(),
 });
