@@ -179,7 +179,9 @@ type Refusal = "submission" | "archived" | "signed_off" | "question" | "template
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
  * (absent when not visible to the caller), its batch `b` and the question `q`; `shared.refusal` is a shared
- * batch's (app.mark_write_refusal, which the policies of exam_mark_entries enforce as well).
+ * batch's (app.mark_write_claim: app.mark_write_refusal's answer, which the policies of exam_mark_entries
+ * enforce as well, and the caller's claim on the pair renewed when there is none — also for a write a
+ * later rule refuses: the marker is at work on the pair all the same).
  */
 const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
@@ -336,7 +338,8 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
       left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
-      left join lateral (select case when b.has_markers then app.mark_write_refusal(b.id, w.submission_id, w.question_id) end as refusal) shared on true${rubricJoin}
+      left join lateral (select case when b.has_markers
+        then app.mark_write_claim(b.id, w.submission_id, w.question_id, ${sql.raw(String(CLAIM_SECONDS))}) end as refusal) shared on true${rubricJoin}
     ),
     saved as (
       insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})
@@ -348,10 +351,6 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
           sql``,
         )}
       returning *
-    ),
-    renewed as (
-      update exam_mark_claims claim set expires_at = now() + make_interval(secs => ${sql.raw(String(CLAIM_SECONDS))})
-      from saved where claim.submission_id = saved.submission_id and claim.question_id = saved.question_id and claim.marker_id = ${callerId}::uuid
     ),
     progress as materialized (
       select c.submission_id, c.status, case when bool_or(${isConfirmedValue})
