@@ -56,25 +56,45 @@ const WHOLE_PAGE = { x: 0, y: 0, width: 1, height: 1 };
 
 /**
  * One scanned page of a pile, upright, as a JPEG: what the "Scanned pages" screen shows before a page
- * is moved by hand. Read as the caller: the school's staff (404 otherwise, as for the page list).
+ * is moved by hand. Read as the caller: the school's staff (404 otherwise, as for the page list). In an
+ * anonymous batch, anyone but its owner (who identifies the scripts) gets the name box painted over on
+ * a page that may carry the name: the name box's page of the paper, or a page whose code was not read.
  */
 export async function scanPageImage(db: Db, callerId: string, pageId: string, options: { storage?: ObjectStorage } = {}): Promise<Uint8Array> {
   const { page_id: id } = scanPageIdInput.parse({ page_id: pageId });
   const [source] = await asUser(db, callerId, (tx) =>
     tx
-      .select({ bucket: files.bucket, key: files.storage_key, rotation: examScanPages.rotation })
+      .select({
+        bucket: files.bucket,
+        key: files.storage_key,
+        rotation: examScanPages.rotation,
+        printedPage: examScanPages.printed_page,
+        anonymous: examBatches.anonymous,
+        ownerId: examBatches.teacher_id,
+        nameBox: examTemplates.name_box,
+      })
       .from(examScanPages)
       .innerJoin(files, eq(files.id, examScanPages.file_id))
+      .innerJoin(examBatches, eq(examBatches.id, examScanPages.batch_id))
+      .leftJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examScanPages.id, id)),
   );
   if (!source) throw notFound("Page");
-  return cropStoredPage(source, WHOLE_PAGE, options.storage);
+  const { page: namePage, ...nameRect } = nameBoxOf({ name_box: source.nameBox });
+  const mayShowName = source.printedPage === null || source.printedPage === namePage;
+  const cover = source.anonymous && source.ownerId !== callerId && mayShowName ? nameRect : undefined;
+  return cropStoredPage(source, WHOLE_PAGE, options.storage, cover);
 }
 
 export const scanPageIdInput = z.object({ page_id: recordId("Page") });
 
-/** A page-relative rectangle of the first page of a stored PDF, turned upright, as JPEG (in the imaging worker). */
-async function cropStoredPage(source: { bucket: string; key: string; rotation: number }, rect: Omit<NameBox, "page">, storage = objectStorage()): Promise<Uint8Array> {
+/** A page-relative rectangle of the first page of a stored PDF, turned upright, as JPEG (in the imaging worker), `cover` painted over. */
+async function cropStoredPage(
+  source: { bucket: string; key: string; rotation: number },
+  rect: Omit<NameBox, "page">,
+  storage = objectStorage(),
+  cover?: Omit<NameBox, "page">,
+): Promise<Uint8Array> {
   let pdf: Uint8Array;
   try {
     pdf = await readObjectBytes(storage, source.bucket, source.key);
@@ -83,7 +103,7 @@ async function cropStoredPage(source: { bucket: string; key: string; rotation: n
     logger.error("scanned page read failed", error);
     throw new AppError("upstream", "The scan could not be read from storage; try again");
   }
-  const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect);
+  const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect, cover);
   if (!crop) throw notFound("Scan");
   return crop;
 }

@@ -1,3 +1,4 @@
+import { redactNameBox } from "../../server/intake/imaging/redact";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
 import type { IntakeImaging } from "../../server/intake/imaging-port";
@@ -107,5 +108,6 @@ export function imagingDouble(): ImagingDouble {
   // Stamping is plain pdf-lib, run here on the test's thread; a crop needs pixels, which the double's pages do not have.
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
-  return { readPile, assembleScript, stamp, nameBoxCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
+  // Redaction is the real one: it needs no worker, and tests check its pixels.
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactNameBox, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
 }

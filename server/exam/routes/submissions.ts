@@ -58,7 +58,10 @@ export const downloadScanRoute = defineRoute({
   auth: "bearer",
   params: submissionIdInput,
   replies: { 200: fileReply("application/pdf", "The PDF", { type: "string", contentMediaType: "application/pdf" }) },
-  errors: { 404: "Not found, outside the caller's scope, or no scan yet" },
+  errors: {
+    404: "Not found, outside the caller's scope, or no scan yet",
+    409: "An anonymous batch, and the scan cannot be read to hide the name written on it",
+  },
   handler: async ({ db, user, params }) => {
     const scan = await openSubmissionScan(db, user.id, params.submission_id);
     return new Response(scan.body, {

@@ -20,8 +20,13 @@ export interface IntakeImaging {
   assembleScript: AssembleScript;
   /** stampScripts (server/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
   stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]) => Promise<StampedScripts>;
-  /** The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG; null when the page has no pixels. */
-  nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
+  /**
+   * The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG, with
+   * `cover` painted over first when given; null when the page has no pixels.
+   */
+  nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
+  /** redactNameBox (server/intake/imaging/redact.ts): a script's PDF without the name written in `rect`. */
+  redactNameBox: (scriptPdf: Uint8Array, rect: PageRect) => Promise<Uint8Array>;
 }
 
 interface Pending {
@@ -142,6 +147,7 @@ export function workerImaging(): IntakeImaging {
     readPile,
     assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
     stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
-    nameBoxCrop: (onePagePdf, rotation, rect) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect }),
+    nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
+    redactNameBox: (scriptPdf, rect) => worker.call({ kind: "redactNameBox", scriptPdf, rect }),
   };
 }

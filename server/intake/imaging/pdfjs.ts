@@ -70,8 +70,9 @@ export interface RenderablePdf {
 
 export async function openForRendering(pdf: Uint8Array): Promise<RenderablePdf> {
   const pdfjs = await loadPdfJs();
-  // pdfjs takes ownership of the data it is given (it detaches the buffer): give it a copy.
-  const task = pdfjs.getDocument({ data: pdf.slice(), standardFontDataUrl, verbosity: 0 });
+  // pdfjs takes ownership of the data it is given (it detaches the buffer): give it a copy. Not
+  // pdf.slice(): on a Node Buffer that is a view of the same memory, often Node's shared pool.
+  const task = pdfjs.getDocument({ data: new Uint8Array(pdf), standardFontDataUrl, verbosity: 0 });
   const close = () => task.destroy().catch(() => undefined);
   let document: Awaited<typeof task.promise>;
   try {

@@ -94,11 +94,24 @@ export async function assembleScript(pages: AssemblyPage[]): Promise<Uint8Array>
 /** Extra margin around the name box, as a share of the page: a scan is shifted by a few millimetres. */
 export const CROP_MARGIN = 0.02;
 
+/** The grey a name box is painted over with (anonymous marking): plainly a cover, not blank paper. */
+export const COVER_GREY = 128;
+
+/** Paints a page-relative rectangle (origin top left, widened by the crop's margin) of a greyscale image. */
+export function paintOver(data: Buffer, width: number, height: number, rect: Omit<PageRect, "page">) {
+  const left = Math.floor(clamp(rect.x - CROP_MARGIN) * width);
+  const right = Math.ceil(clamp(rect.x + rect.width + CROP_MARGIN) * width);
+  const top = Math.floor(clamp(rect.y - CROP_MARGIN) * height);
+  const bottom = Math.ceil(clamp(rect.y + rect.height + CROP_MARGIN) * height);
+  for (let row = top; row < bottom; row++) data.fill(COVER_GREY, row * width + left, row * width + right);
+}
+
 /**
  * The name box of a scanned page, upright, as a JPEG: `rect` is page-relative (0–1, origin top left)
- * on the upright page, as the template stores it. Null when the page has no pixels.
+ * on the upright page, as the template stores it; with `cover`, that rectangle is painted over first
+ * (a page of an anonymous batch shown to a marker). Null when the page has no pixels.
  */
-export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">): Promise<Uint8Array | null> {
+export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
   const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
   const pixels = await pagePixels(document, onePagePdf);
   if (!pixels) return null;
@@ -108,6 +121,7 @@ export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn,
     .raw()
     .toBuffer({ resolveWithObject: true });
   const { width, height, channels } = upright.info;
+  if (cover) paintOver(upright.data, width, height, cover);
   const left = clamp(rect.x - CROP_MARGIN) * width;
   const top = clamp(rect.y - CROP_MARGIN) * height;
   const right = clamp(rect.x + rect.width + CROP_MARGIN) * width;

@@ -9,7 +9,8 @@ export type ImagingRequest =
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }
   | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
-  | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page"> };
+  | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
+  | { kind: "redactNameBox"; scriptPdf: Uint8Array; rect: PageRect };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -18,6 +19,7 @@ export interface ImagingReplies {
   assembleScript: Uint8Array;
   stamp: StampedScripts;
   nameBoxCrop: Uint8Array | null;
+  redactNameBox: Uint8Array;
 }
 
 export interface RequestEnvelope {

@@ -2,6 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
+import { redactNameBox } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -53,7 +54,9 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     case "stamp":
       return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
     case "nameBoxCrop":
-      return nameBoxCrop(request.onePagePdf, request.rotation, request.rect);
+      return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
+    case "redactNameBox":
+      return redactNameBox(request.scriptPdf, request.rect);
   }
 }
 
