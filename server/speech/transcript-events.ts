@@ -48,13 +48,11 @@ export class TranscriptEventStream {
   private write(event: Record<string, unknown>) {
     if (this.response.destroyed) return;
     if (!this.response.headersSent) {
+      // Set one by one, not through writeHead, so that isEventStream can read them back.
       // no-transform and X-Accel-Buffering: proxies must pass each event on at once.
-      this.response.writeHead(200, {
-        "content-type": EVENT_STREAM_TYPE,
-        "cache-control": "no-cache, no-transform",
-        "x-accel-buffering": "no",
-        ...this.headers,
-      });
+      const headers = { "content-type": EVENT_STREAM_TYPE, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", ...this.headers };
+      for (const [name, value] of Object.entries(headers)) this.response.setHeader(name, value);
+      this.response.writeHead(200);
     }
     writeEvent(this.response, event);
   }
