@@ -11,6 +11,11 @@ import { openaiErrorBody } from "../errors";
 import type { Segment } from "./formats";
 
 export const EVENT_STREAM_TYPE = "text/event-stream; charset=utf-8";
+/**
+ * A comment line this often between events: a window of a large model on a small CPU can take longer
+ * than a proxy waits on a silent connection (nginx: 60 s). Event-stream readers skip comments.
+ */
+const KEEP_ALIVE_MS = 15_000;
 
 export const isEventStream = (response: ServerResponse) => String(response.getHeader("content-type") ?? "").startsWith("text/event-stream");
 
@@ -23,6 +28,7 @@ export class TranscriptEventStream {
   constructor(
     private readonly response: ServerResponse,
     private readonly headers: Record<string, string>,
+    private readonly keepAliveMs = KEEP_ALIVE_MS,
   ) {}
 
   /**
@@ -53,6 +59,11 @@ export class TranscriptEventStream {
       const headers = { "content-type": EVENT_STREAM_TYPE, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", ...this.headers };
       for (const [name, value] of Object.entries(headers)) this.response.setHeader(name, value);
       this.response.writeHead(200);
+      const keepAlive = setInterval(() => {
+        if (!this.response.writableEnded) this.response.write(": keep-alive\n\n");
+      }, this.keepAliveMs).unref();
+      // Every way the stream ends (done, an error event, the client gone) closes the response.
+      this.response.once("close", () => clearInterval(keepAlive));
     }
     writeEvent(this.response, event);
   }
