@@ -224,7 +224,7 @@ describe.skipIf(!testModelAvailable)("hostile input on every /v1 HTTP route", ()
       }
       case "field":
       case "duplicate field": {
-        const names = ["model", "language", "prompt", "response_format", "temperature", "timestamp_granularities[]", "timestamp_granularities", "file", "unexpected"];
+        const names = ["model", "language", "prompt", "response_format", "temperature", "timestamp_granularities[]", "timestamp_granularities", "stream", "file", "unexpected"];
         const name = names[hostile.pick % names.length]!;
         const existing = fields.find((field) => field.name === name);
         if (existing && target === "field") existing.value = value;

@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { SpeechModelId } from "./config";
 import type { EngineSettings, FromWorker, ToWorker, TranscribeRequest, TranscribeResult } from "./engine-protocol";
+import type { Segment } from "./formats";
 import { engineWorkerEntry } from "./worker-entry";
 
 
@@ -19,6 +20,8 @@ interface Job {
   reject(error: unknown): void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** A transcription's decoded windows, as the worker reports them (stream=true). */
+  onWindow?: (segments: Segment[]) => void;
 }
 
 interface Slot {
@@ -42,7 +45,7 @@ export class EnginePool {
   private fatal: string | null = null;
   private readonly wordTimestampSupport = new Map<string, Promise<boolean>>();
   /** Finished jobs by outcome (benchmarks, tests, and the log at shutdown). */
-  readonly stats = { completed: 0, cancelled: 0, failed: 0, modelLoads: 0, modelUnloads: 0, decodes: 0 };
+  readonly stats = { completed: 0, cancelled: 0, failed: 0, modelLoads: 0, modelUnloads: 0, decodes: 0, windowsReported: 0 };
   /** Models loaded in the workers now (one entry per worker and model). */
   readonly loadedModels: string[] = [];
 
@@ -66,7 +69,8 @@ export class EnginePool {
     return { running: this.slots.filter((slot) => slot.job).length, queued: this.queue.length };
   }
 
-  transcribe(request: TranscribeRequest, signal?: AbortSignal): Promise<TranscribeResult> {
+  /** `onWindow` gets each decoded window's segments while the job runs, before it resolves. */
+  transcribe(request: TranscribeRequest, signal?: AbortSignal, onWindow?: (segments: Segment[]) => void): Promise<TranscribeResult> {
     const bytes = request.samples.byteLength;
     // One job is always admitted when the pool holds no audio, so that a long file is never refused forever.
     if (this.audioBytes > 0 && this.audioBytes + bytes > this.maxAudioBytes) {
@@ -77,7 +81,12 @@ export class EnginePool {
       );
     }
     this.audioBytes += bytes;
-    const job = this.enqueue<TranscribeResult>((id) => ({ type: "transcribe", id, request }), [request.samples.buffer as ArrayBuffer], signal);
+    const job = this.enqueue<TranscribeResult>(
+      (id) => ({ type: "transcribe", id, request: { ...request, progress: onWindow !== undefined } }),
+      [request.samples.buffer as ArrayBuffer],
+      signal,
+      onWindow,
+    );
     const release = () => {
       this.audioBytes -= bytes;
     };
@@ -102,7 +111,12 @@ export class EnginePool {
     await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
   }
 
-  private enqueue<T>(makeMessage: (id: number) => ToWorker, transfer: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
+  private enqueue<T>(
+    makeMessage: (id: number) => ToWorker,
+    transfer: ArrayBuffer[],
+    signal?: AbortSignal,
+    onWindow?: (segments: Segment[]) => void,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new AppError("unavailable", "The speech service is shutting down."));
     if (signal?.aborted) return Promise.reject(new CancelledJobError());
     this.ensureWorkers();
@@ -116,7 +130,7 @@ export class EnginePool {
     }
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
-      const job: Job = { id, message: makeMessage(id), transfer, resolve, reject, signal };
+      const job: Job = { id, message: makeMessage(id), transfer, resolve, reject, signal, onWindow };
       if (signal) {
         job.onAbort = () => this.cancel(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
@@ -179,6 +193,19 @@ export class EnginePool {
             if (index >= 0) this.loadedModels.splice(index, 1);
           }
           return;
+        case "window": {
+          const job = slot.job;
+          if (job?.id !== message.id) return;
+          this.stats.windowsReported++;
+          try {
+            job.onWindow?.(message.segments);
+          } catch (error) {
+            // A listener's failure must not throw out of the worker's message event (it would end the process).
+            logger.error("speech: a window listener failed; the job is cancelled", error);
+            this.cancel(job);
+          }
+          return;
+        }
         case "result":
           this.stats.completed++;
           this.stats.decodes += message.result.decodes;

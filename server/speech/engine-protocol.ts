@@ -34,6 +34,8 @@ export interface TranscribeRequest {
   wordTimestamps: boolean;
   /** Decode with timestamp tokens (segments); realtime partials turn it off. */
   timestamps?: boolean;
+  /** Send each decoded window's segments as a `window` message before the result (stream=true). */
+  progress?: boolean;
 }
 
 export interface TranscribeResult {
@@ -54,6 +56,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: "ready" }
+  | { type: "window"; id: number; segments: Segment[] }
   | { type: "result"; id: number; result: TranscribeResult }
   | { type: "probed"; id: number; wordTimestamps: boolean }
   | { type: "error"; id: number; error: { code: string; message: string; param?: string; openaiCode?: string } }

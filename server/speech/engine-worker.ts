@@ -2,6 +2,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { env as transformersEnv } from "@huggingface/transformers";
 import type { EngineSettings, FromWorker, ToWorker } from "./engine-protocol";
+import type { Segment } from "./formats";
 import { downloadFailureReason, findModelFolder, missingModelMessage } from "./model-install";
 import { CancelledError, type LoadedWhisper, disposeWhisper, loadWhisper, transcribeWithWhisper } from "./whisper-engine";
 
@@ -138,7 +139,9 @@ async function handle(message: ToWorker) {
       send({ type: "probed", id: message.id, wordTimestamps: loaded.supportsWordTimestamps });
       return;
     }
-    const result = await transcribeWithWhisper(loaded, message.request, settings, () => cancelled.has(message.id));
+    const { id, request } = message;
+    const onWindow = request.progress ? (segments: Segment[]) => send({ type: "window", id, segments }) : undefined;
+    const result = await transcribeWithWhisper(loaded, request, settings, () => cancelled.has(id), onWindow);
     send({ type: "result", id: message.id, result });
   } catch (error) {
     send({ type: "error", id: message.id, error: describeError(error) });

@@ -11,6 +11,11 @@
 
 export const RESPONSE_FORMATS = ["json", "text", "srt", "verbose_json", "vtt"] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+/**
+ * The formats `stream=true` may be combined with: both stream text only (OpenAI's transcript events).
+ * The timed formats would need a shape OpenAI's clients do not know.
+ */
+export const STREAMABLE_FORMATS: readonly ResponseFormat[] = ["json", "text"];
 export type TimestampGranularity = "word" | "segment";
 
 export interface Word {

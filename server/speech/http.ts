@@ -8,12 +8,13 @@ import { logger } from "../logger";
 import { SAMPLE_RATE, decodeAudioFile, invalidFileFormat, isSilent, readFileHead, sniffAudioFormat } from "./audio";
 import { readAudioUpload } from "./audio-upload";
 import { CancelledJobError } from "./engine-pool";
-import { type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
+import { STREAMABLE_FORMATS, type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
 import { parseSpeechOptions, transcriptionOptions } from "./options";
 import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
+import { TranscriptEventStream, endStreamWithError, isEventStream } from "./transcript-events";
 
 export type SpeechRequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
@@ -45,7 +46,7 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
         const task = path.endsWith("translations") ? "translate" : "transcribe";
         // The headers after the audio is counted too (a failure after the request's take keeps these).
         const rendered = await transcribeUpload(service, request, response, task, keyId, extraHeaders);
-        if (rendered === null) return; // the client went away
+        if (rendered === null) return; // the client went away, or the answer was streamed
         response.writeHead(200, { "content-type": rendered.contentType, ...extraHeaders });
         response.end(rendered.body);
         return;
@@ -140,9 +141,14 @@ function readFields(fields: Map<string, string[]>, task: "transcribe" | "transla
     response_format: first("response_format"),
     temperature: first("temperature"),
     timestamp_granularities: granularities,
+    stream: first("stream"),
   });
   if (values.timestamp_granularities.length > 0 && values.response_format !== "verbose_json") {
     throw new AppError("invalid", "timestamp_granularities needs response_format=verbose_json.", "timestamp_granularities");
+  }
+  // Refused rather than ignored: a client that asked for a stream reads the answer as events.
+  if (values.stream && !STREAMABLE_FORMATS.includes(values.response_format)) {
+    throw new AppError("invalid", `stream=true streams text: it needs response_format ${STREAMABLE_FORMATS.join(" or ")}, not ${values.response_format}.`, "stream");
   }
   return { ...values, timestamp_granularities: [...new Set(values.timestamp_granularities)] as TimestampGranularity[] };
 }
@@ -185,6 +191,8 @@ async function transcribeUpload(
     const duration = samples.length / SAMPLE_RATE;
     Object.assign(rateLimitHeaders, await service.rateLimiter.takeAudio(keyId, duration));
 
+    // stream=true: each decoded window's segments go out as deltas; the first one sends the headers.
+    const events = fields.stream ? new TranscriptEventStream(response, rateLimitHeaders) : null;
     let transcript: Transcript;
     const languageOut = (code: string) => (task === "translate" ? "english" : languageName(code));
     if (samples.length === 0 || isSilent(samples)) {
@@ -202,10 +210,15 @@ async function transcribeUpload(
           wordTimestamps: wantWords,
         },
         abort.signal,
+        events ? (segments) => events.segments(segments) : undefined,
       );
       transcript = { task, language: languageOut(result.languageCode), duration, text: result.text, segments: result.segments, words: result.words };
     }
     if (abort.signal.aborted) return null;
+    if (events) {
+      events.done(transcript.text);
+      return null;
+    }
     return renderTranscript(transcript, fields.response_format, fields.timestamp_granularities);
   } catch (error) {
     if (abort.signal.aborted) throw new CancelledJobError();
@@ -228,7 +241,8 @@ function sendError(request: IncomingMessage, response: ServerResponse, error: un
   const { status, body } = openaiErrorBody(error);
   if (status >= 500) logger.warn(`speech ${request.method} ${request.url} answered ${status}: ${body.error.message}`);
   if (response.headersSent) {
-    response.destroy();
+    if (isEventStream(response)) endStreamWithError(response, error);
+    else response.destroy();
     return;
   }
   sendJson(response, status, body, headers);

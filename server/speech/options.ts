@@ -31,6 +31,11 @@ const fields = {
     .pipe(z.number().min(0, "must be at least 0").max(1, "must be at most 1"))
     .default(0),
   timestamp_granularities: z.array(z.enum(["word", "segment"])).default([]),
+  // A form field is text: only the two words OpenAI's clients send for a boolean.
+  stream: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .default("false")
+    .transform((value) => value === "true"),
   // The socket's own options.
   task: z.enum(["transcribe", "translate"], { error: "must be transcribe or translate" }).default("transcribe"),
   encoding: z.enum(["pcm_s16le", "pcm_f32le"], { error: "must be pcm_s16le or pcm_f32le" }).default("pcm_s16le"),
@@ -47,6 +52,7 @@ export const transcriptionOptions = {
   response_format: fields.response_format,
   temperature: fields.temperature,
   timestamp_granularities: fields.timestamp_granularities,
+  stream: fields.stream,
 };
 
 /** Query parameters of /v1/websocket: the same model, language and temperature, and the socket's own. */

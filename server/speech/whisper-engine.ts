@@ -47,6 +47,8 @@ export async function transcribeWithWhisper(
   request: TranscribeRequest,
   settings: EngineSettings,
   isCancelled: () => boolean,
+  /** Called with each decoded window's segments, as soon as they are found (stream=true sends them on). */
+  onWindow?: (segments: Segment[]) => void,
 ): Promise<TranscribeResult> {
   const { model, processor, tokens } = loaded;
   const tokenizer = processor.tokenizer;
@@ -132,6 +134,7 @@ export async function transcribeWithWhisper(
     );
     segments.push(...found);
     for (const segment of found) if (segment.words) words.push(...segment.words);
+    onWindow?.(found);
     previousText = previousTextAfter(previousText, decoded, tokens.eot);
   }
 
