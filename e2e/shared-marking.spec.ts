@@ -68,6 +68,35 @@ test("shared marking: the owner invites a colleague and allocates a question; th
   await expect(page.getByText(`is being marked by ${COLLEAGUE}`)).toBeVisible();
   await screenshot(page, testInfo, "shared-marking-claimed-by-colleague");
 
+  // A second question on one script only: on the other script it is shown but not the colleague's to mark.
+  const markers = (await (await page.request.get(`/api/exam/batches/${batch.id}/markers`)).json()) as {
+    markers: { user_id: string; full_name: string; allocations: { question_id: string | null }[] }[];
+  };
+  const marker = markers.markers.find((row) => row.full_name === COLLEAGUE)!;
+  const questions = ((await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: { id: string; label: string; is_container: boolean }[] }).questions.filter(
+    (question) => !question.is_container,
+  );
+  const first = marker.allocations[0]!.question_id!;
+  const second = questions.find((question) => question.id !== first)!;
+  const queue = (await (await page.request.get(`/api/exam/batches/${batch.id}/queue`)).json()) as { submissions: { id: string; script_number: number }[] };
+  const [inRange, outOfRange] = queue.submissions;
+  await mutate(page, "exam.markers.setAllocations", {
+    batch_id: batch.id,
+    user_id: marker.user_id,
+    body: { allocations: [{ question_id: first }, { question_id: second.id, first_script: inRange!.script_number, last_script: inRange!.script_number }] },
+  });
+  await colleague.goto(`/batches/${batch.id}/mark?submission=${outOfRange!.id}`);
+  await expect(strip.getByRole("button")).toHaveCount(2);
+  await strip.getByRole("button", { name: `Question ${second.label}`, exact: true }).click();
+  await expect(colleague.getByText(`Question ${second.label} of this script is not in your allocation`)).toBeVisible();
+  await expect(colleague.locator("#mark-input")).toBeDisabled();
+  await expect(colleague.getByRole("button", { name: "Next", exact: true })).toBeVisible();
+  await screenshot(colleague, testInfo, "shared-marking-not-in-allocation");
+  await colleague.goto(`/batches/${batch.id}/mark?submission=${inRange!.id}`);
+  await strip.getByRole("button", { name: `Question ${second.label}`, exact: true }).click();
+  await expect(colleague.locator("#mark-input")).toBeEnabled();
+  await expect(colleague.getByText("is not in your allocation")).toHaveCount(0);
+
   await colleagueContext.close();
   await mutate(page, "exam.batches.archive", { batch_id: batch.id });
 });

@@ -149,6 +149,11 @@ export function MarkingScreen({
   const script = scriptIndex >= 0 ? scripts[scriptIndex] : undefined;
   const question = questions[Math.min(questionIndex, Math.max(0, questions.length - 1))];
   const around = scriptsAround(scripts, scriptIndex, mode);
+  // An allocation may give a marker a question on some scripts only (by question and by script range):
+  // on the others the question is shown, for the order of the screen, but is not theirs to mark.
+  const allocatedHere = allocation ? new Set(allocation.scripts.find((entry) => entry.submission_id === script?.id)?.question_ids ?? []) : null;
+  const notMineHere = Boolean(allocatedHere && question && !allocatedHere.has(question.id));
+  const readOnly = archived || notMineHere;
 
   // The submission in the address is fetched at once, without waiting for the queue to list it.
   const marksQuery = useQuery({ ...trpc.exam.marks.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId) });
@@ -166,7 +171,7 @@ export function MarkingScreen({
   }, [submissionId, mode]);
 
   // The pair on screen is claimed while it is open (shared batches only), and released when the marker moves on.
-  const sharedMarking = Boolean(myWork.data?.shared) && myWork.data?.marks !== "nothing" && !archived;
+  const sharedMarking = Boolean(myWork.data?.shared) && myWork.data?.marks !== "nothing" && !archived && !notMineHere;
   const { mutate: claimPair, error: claimError, reset: resetClaim } = useMutation(trpc.exam.claims.claim.mutationOptions());
   const { mutate: releasePair } = useMutation(trpc.exam.claims.release.mutationOptions());
   const openQuestionId = question?.id;
@@ -205,7 +210,7 @@ export function MarkingScreen({
   /** Applies or removes the question's item at `index` (its key's), the mark following. */
   function toggleItem(index: number | null) {
     const item = index === null ? undefined : rubricItems[index];
-    if (!item || !question || archived) return;
+    if (!item || !question || readOnly) return;
     if (!key || !submissionId) return;
     const items = toggled(appliedItems ?? [], item.id);
     setInputError(null);
@@ -239,6 +244,10 @@ export function MarkingScreen({
 
   function confirmAndAdvance() {
     if (!key || !question || !submissionId) return;
+    if (notMineHere) {
+      advance();
+      return;
+    }
     const parsed = parseMark(untouchedRubric ? "0" : markText, question.max_marks);
     if ("error" in parsed) {
       setInputError(parsed.error);
@@ -246,6 +255,10 @@ export function MarkingScreen({
       return;
     }
     saving.confirm(key, untouchedRubric ? "0" : markText, freshDraft);
+    advance();
+  }
+  /** To the next question or script, as the mode orders them. */
+  function advance() {
     const next = afterConfirm({ scriptIndex, questionIndex }, { scripts: scripts.length, questions: questions.length }, mode);
     if (next === "finished") {
       setFinished(true);
@@ -454,10 +467,15 @@ export function MarkingScreen({
                 ) : null}
               </div>
             ) : null}
-            {isRubric ? <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={archived} onToggle={toggleItem} /> : null}
+            {isRubric ? <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={readOnly} onToggle={toggleItem} /> : null}
           </section>
 
           <div className="marking__entry">
+            {notMineHere && !archived ? (
+              <Status tone="info">
+                Question {question.label} of this script is not in your allocation: another marker marks it. Press Enter to move on.
+              </Status>
+            ) : null}
             <div className="field marking__mark-field">
               <label className="field__label" htmlFor="mark-input">
                 Mark <span className="muted">out of {question.max_marks ?? "–"}</span>
@@ -469,7 +487,7 @@ export function MarkingScreen({
                 inputMode="decimal"
                 autoComplete="off"
                 value={markText}
-                disabled={archived}
+                disabled={readOnly}
                 // On a question with a rubric the mark is the items' sum: the digits apply items instead.
                 readOnly={isRubric}
                 aria-invalid={inputError ? true : undefined}
@@ -503,7 +521,7 @@ export function MarkingScreen({
                   Comment <span className="muted">(optional)</span>
                 </label>
                 <DictationButton
-                  disabled={archived}
+                  disabled={readOnly}
                   onStart={() => {
                     dictationBase.current = null;
                   }}
@@ -522,14 +540,14 @@ export function MarkingScreen({
                 className="input textarea"
                 rows={3}
                 value={commentText}
-                disabled={archived}
+                disabled={readOnly}
                 onChange={(event) => edit({ comment: event.currentTarget.value })}
               />
               <CommentBank
                 questionId={question.id}
                 questionLabel={question.label}
                 comment={commentText}
-                disabled={archived}
+                disabled={readOnly}
                 onInsert={(text) => {
                   edit({ comment: commentText.trim() ? `${commentText.trimEnd()} ${text}` : text });
                   commentInput.current?.focus();
@@ -538,7 +556,7 @@ export function MarkingScreen({
             </div>
             <div className="marking__confirm-row">
               <Button onClick={confirmAndAdvance} disabled={archived} aria-keyshortcuts={ariaKeyShortcuts("confirm")}>
-                Confirm and next
+                {notMineHere ? "Next" : "Confirm and next"}
               </Button>
               <SaveIndicator
                 state={saveState}
