@@ -77,10 +77,12 @@ test("a dictated comment shows the speech service's text live, and is saved with
   await stop.click();
   await expect.poll(() => said("closed").length, { timeout: 60_000 }).toBe(1);
   expect(said("error")).toEqual([]);
+  // At least one final came; its text may be blank: the random-weight model often finalises nothing,
+  // and the prompt (the class's names, the scheme) changes what it says. Never assert words.
+  expect(said("final").length).toBeGreaterThan(0);
   const finals = said("final")
     .map((frame) => frame.segment!.text.trim())
     .filter(Boolean);
-  expect(finals.length).toBeGreaterThan(0);
   // A textarea's value has its line breaks normalised to \n.
   const dictated = finals.join(" ").replace(/\r\n?/g, "\n");
   await expect(comment).toHaveValue(dictated);
