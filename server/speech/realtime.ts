@@ -165,7 +165,8 @@ const dictationProtocol: RealtimeProtocol = {
     return { ...options, turnDetection: DICTATION_TURN_DETECTION, partials: true, words: true };
   },
   connect(_settings, url) {
-    const encoding = url.searchParams.get("encoding") || "pcm_s16le";
+    // Checked at the handshake already; read through the same definition (an empty value is the default).
+    const { encoding } = parseSpeechOptions({ encoding: realtimeOptions.encoding }, { encoding: url.searchParams.get("encoding") ?? undefined });
     let remainder = Buffer.alloc(0);
     return {
       onMessage(data, isBinary, session) {
