@@ -43,8 +43,10 @@ test("a dictated comment shows the speech service's text live, and is saved with
 
   // Every message the speech service sends to the page.
   const frames: Frame[] = [];
+  const prompts: (string | null)[] = [];
   page.on("websocket", (socket) => {
     if (!new URL(socket.url()).pathname.startsWith("/v1/websocket")) return;
+    prompts.push(new URL(socket.url()).searchParams.get("prompt"));
     socket.on("framereceived", ({ payload }) => {
       if (typeof payload === "string") frames.push(JSON.parse(payload) as Frame);
     });
@@ -66,16 +68,21 @@ test("a dictated comment shows the speech service's text live, and is saved with
   await expect.poll(() => spoken().length, { timeout: 60_000 }).toBeGreaterThan(0);
   await expect(comment).not.toHaveValue("");
   expect(said("ready")).toHaveLength(1);
+  // The prompt spells the student being marked (last: the engine keeps the end of a long prompt).
+  expect(prompts).toHaveLength(1);
+  expect(prompts[0]?.endsWith(`Student: ${submission.student_name}.`)).toBe(true);
   await screenshot(page, testInfo, "dictation-listening");
 
   // Stop: the service sends the last finals, then `closed`; the field holds the finals, nothing else.
   await stop.click();
   await expect.poll(() => said("closed").length, { timeout: 60_000 }).toBe(1);
   expect(said("error")).toEqual([]);
+  // At least one final came; its text may be blank: the random-weight model often finalises nothing,
+  // and the prompt (the class's names, the scheme) changes what it says. Never assert words.
+  expect(said("final").length).toBeGreaterThan(0);
   const finals = said("final")
     .map((frame) => frame.segment!.text.trim())
     .filter(Boolean);
-  expect(finals.length).toBeGreaterThan(0);
   // A textarea's value has its line breaks normalised to \n.
   const dictated = finals.join(" ").replace(/\r\n?/g, "\n");
   await expect(comment).toHaveValue(dictated);

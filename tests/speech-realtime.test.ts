@@ -156,6 +156,35 @@ describe.skipIf(!testModelAvailable)("real-time transcription over /v1/websocket
     expect(final!.segment.end - final!.segment.start).toBeGreaterThan(3);
     expect(session.messages.at(-1)).toMatchObject({ type: "closed", reason: "end" });
   });
+
+  it("gives the engine the session's prompt (the query's, as the batch API's field); refuses one over the limit", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
+    while (server.realtimeSessions() > 0) await sleep(20); // the limit is one session
+    expect(await connectRealtime(`${server.websocketURL}?api_key=${key}&prompt=${"x".repeat(4001)}`)).toMatchObject({
+      status: 400,
+      body: { error: { code: "invalid_parameters", param: "prompt" } },
+    });
+    // What the engine is asked: the real pool still does the work.
+    const pool = server.service.pool;
+    const original = pool.transcribe.bind(pool);
+    const prompts: (string | undefined)[] = [];
+    pool.transcribe = (request, signal) => {
+      prompts.push(request.prompt);
+      return original(request, signal);
+    };
+    try {
+      const prompt = "Siobhán Ní Bhriain, photosynthesis, chlorophyll";
+      const session = await connectRealtime(`${server.websocketURL}?api_key=${key}&language=en&prompt=${encodeURIComponent(prompt)}`);
+      if (!("ws" in session)) throw new Error(`refused: ${JSON.stringify(session)}`);
+      session.ws.send(speechPcm());
+      session.ws.send(JSON.stringify({ type: "end" }));
+      expect(await session.closed).toBe(1000);
+      expect(session.messages.some((message) => message.type === "final")).toBe(true);
+      expect(prompts.length).toBeGreaterThan(0);
+      expect(prompts.every((given) => given === prompt)).toBe(true);
+    } finally {
+      pool.transcribe = original;
+    }
+  });
 });
 
 describe.skipIf(!testModelAvailable)("per-key limits on /v1/websocket", () => {

@@ -33,9 +33,20 @@ interface Session {
 /**
  * Dictated comments: streams the microphone to /v1/websocket with a short-lived dictation key and
  * reports the text as it firms up. `onText(finals, partial)` gets every final so far and the partial
- * of the segment still being spoken; the caller decides how to merge it into the comment.
+ * of the segment still being spoken; the caller decides how to merge it into the comment. `prompt`
+ * (dictation-prompt.ts) is read when dictation starts: the words the transcript should spell right.
  */
-export function DictationButton({ onStart, onText, disabled }: { onStart: () => void; onText: (finals: string, partial: string) => void; disabled?: boolean }) {
+export function DictationButton({
+  onStart,
+  onText,
+  prompt,
+  disabled,
+}: {
+  onStart: () => void;
+  onText: (finals: string, partial: string) => void;
+  prompt?: string;
+  disabled?: boolean;
+}) {
   const client = useTRPCClient();
   const [phase, setPhase] = useState<Phase>("idle");
   const [error, setError] = useState<string | null>(null);
@@ -71,7 +82,8 @@ export function DictationButton({ onStart, onText, disabled }: { onStart: () => 
       await context.audioWorklet.addModule(moduleUrl);
       URL.revokeObjectURL(moduleUrl);
       const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-      const socket = new WebSocket(`${scheme}://${window.location.host}/v1/websocket?api_key=${encodeURIComponent(key)}&encoding=pcm_f32le`);
+      const query = new URLSearchParams({ api_key: key, encoding: "pcm_f32le", ...(prompt ? { prompt } : {}) });
+      const socket = new WebSocket(`${scheme}://${window.location.host}/v1/websocket?${query}`);
       socket.binaryType = "arraybuffer";
       const node = new AudioWorkletNode(context, "markbook-pcm");
       node.port.onmessage = ({ data }: MessageEvent<Float32Array>) => {

@@ -18,6 +18,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { type Draft, draftKey, parseMark } from "./drafts";
 import { CommentBank } from "./CommentBank";
 import { DictationButton } from "./DictationButton";
+import { dictationPrompt } from "./dictation-prompt";
 import { type MarkingAction, ariaKeyShortcuts } from "./keyboard-map";
 import {
   type MarkingMode,
@@ -365,6 +366,15 @@ export function MarkingScreen({
   const anonymous = queue.data.batch.anonymous;
   const studentName = anonymous ? `Script ${script.script_number}` : (script.student_name ?? "Unmatched scan");
   const covers: CoveredArea[] = anonymous && template.data ? [{ ...nameBoxOf(template.data), label: "Name hidden: anonymous marking" }] : [];
+  // Dictation spells the question's scheme and rubric words, and the class's names, right; from what
+  // this screen already holds (an anonymous batch: no names, and the server sent none).
+  const promptForDictation = dictationPrompt({
+    markScheme: question.mark_scheme,
+    rubricItems,
+    studentName: script.student_name,
+    classNames: queue.data.submissions.map((submission) => submission.student_name),
+    anonymous,
+  });
   // The queue is read once; the marks of this script are live, so its state follows them as the server's
   // rule does (complete when every question has a confirmed mark).
   const confirmedCount = questions.filter((q) => marksByQuestion.get(q.id)?.confirmed && marksByQuestion.get(q.id)?.awarded_marks !== null).length;
@@ -522,6 +532,7 @@ export function MarkingScreen({
                 </label>
                 <DictationButton
                   disabled={readOnly}
+                  prompt={promptForDictation}
                   onStart={() => {
                     dictationBase.current = null;
                   }}

@@ -18,6 +18,9 @@ const numberText = (message: string) =>
     .transform(Number)
     .pipe(z.number({ error: message }));
 
+/** The longest prompt a request may carry (the engine keeps its last 223 tokens). */
+export const PROMPT_MAX_CHARACTERS = 4000;
+
 const fields = {
   model: z.string().optional(),
   language: z
@@ -25,7 +28,7 @@ const fields = {
     .regex(/^[a-z]{2}$/, "must be an ISO-639-1 code: two lowercase letters")
     .refine(isWhisperLanguage, "is not a language Whisper knows")
     .optional(),
-  prompt: z.string().max(4000, "must have at most 4000 characters").optional(),
+  prompt: z.string().max(PROMPT_MAX_CHARACTERS, `must have at most ${PROMPT_MAX_CHARACTERS} characters`).optional(),
   response_format: z.enum(RESPONSE_FORMATS).default("json"),
   temperature: numberText("must be a number from 0 to 1")
     .pipe(z.number().min(0, "must be at least 0").max(1, "must be at most 1"))
@@ -55,14 +58,22 @@ export const transcriptionOptions = {
   stream: fields.stream,
 };
 
-/** Query parameters of /v1/websocket: the same model, language and temperature, and the socket's own. */
+/** Query parameters of /v1/websocket: the same model, language, prompt and temperature, and the socket's own. */
 export const realtimeOptions = {
   model: fields.model,
   language: fields.language,
+  prompt: fields.prompt,
   temperature: fields.temperature,
   task: fields.task,
   encoding: fields.encoding,
   sample_rate: fields.sample_rate,
+};
+
+/** The transcription settings of /v1/realtime's session config (OpenAI's input_audio_transcription). */
+export const realtimeTranscriptionOptions = {
+  model: fields.model,
+  language: fields.language,
+  prompt: fields.prompt,
 };
 
 /**

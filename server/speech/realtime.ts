@@ -1,8 +1,11 @@
 /**
- * Real-time transcription over a WebSocket (`/v1/websocket`); the protocol is in docs/realtime.md.
- * Audio arrives as binary frames; an energy voice-activity detector cuts it into utterances; while an
- * utterance grows, partial transcripts are sent (stabilised by agreement between consecutive passes);
- * when it ends (silence, or 28 s), its final segment is sent with start/end and words.
+ * Real-time transcription over a WebSocket; the protocols are in docs/realtime.md. One session core
+ * (`RealtimeSession`: audio framing, rate-limit accounting, endpointing, the engine queue, heartbeat,
+ * backpressure, limits) speaks two protocols (`RealtimeProtocol`): Markbook's dictation socket
+ * (`/v1/websocket`, below: binary PCM frames, partials and finals) and OpenAI's realtime transcription
+ * (`/v1/realtime`, openai-realtime.ts). An energy voice-activity detector cuts the audio into
+ * utterances; while one grows, partial passes run (stabilised by agreement between consecutive passes);
+ * when it ends (silence, a commit, or 28 s), its final pass runs.
  */
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -14,17 +17,19 @@ import { registerUpgradeRoute } from "../http/upgrade-routes";
 import { logger } from "../logger";
 import { SAMPLE_RATE } from "./audio";
 import { CancelledJobError } from "./engine-pool";
+import type { SpeechModelId } from "./config";
 import type { TranscribeResult } from "./engine-protocol";
 import type { Word } from "./formats";
 import { languageName } from "./languages";
 import { resolveRequestedModel } from "./models";
+import { OPENAI_REALTIME_PATH, openaiRealtimeProtocol } from "./openai-realtime";
 import { parseSpeechOptions, realtimeOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import type { SpeechService } from "./service";
 
 export const REALTIME_PATH = "/v1/websocket";
 
-const FRAME_SAMPLES = SAMPLE_RATE / 50; // 20 ms
+export const FRAME_SAMPLES = SAMPLE_RATE / 50; // 20 ms
 /** RMS above this (-40 dBFS) is voice. */
 const SPEECH_RMS = 0.01;
 /** This much silence ends an utterance (OpenAI's server VAD default). */
@@ -52,24 +57,203 @@ const HEARTBEAT_MS = 30_000;
 /** Messages the client has not read yet; past this it is not reading at all, and the session ends. */
 const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
-type SessionOptions = ReturnType<typeof handshakeOptions>;
+/** How the server's VAD ends an utterance; null in a session's settings: only a commit does. */
+export interface TurnDetection {
+  /** This much silence ends an utterance. */
+  silenceMs: number;
+  /** Audio kept from before the voice started, and after it stopped. */
+  paddingMs: number;
+  /** OpenAI's server_vad threshold (0…1), kept for a probability-based detector; the energy gate has its own. */
+  threshold: number;
+}
+
+/** What a session transcribes with; a protocol may change it while the session runs (OpenAI's session.update). */
+export interface SessionSettings {
+  model: SpeechModelId;
+  /** ISO code; absent: detected on the first pass. */
+  language: string | undefined;
+  task: "transcribe" | "translate";
+  temperature: number;
+  prompt: string | undefined;
+  turnDetection: TurnDetection | null;
+  /** Partial passes while an utterance grows (the dictation socket's `partial`). */
+  partials: boolean;
+  /** Word timings in the final pass, when the model has them. */
+  words: boolean;
+}
+
+/** What the session core reports; each protocol renders it as its own messages. */
+export type SessionEvent =
+  | { type: "opened" }
+  | { type: "ready" }
+  | { type: "language"; code: string }
+  | { type: "speech_started"; utterance: Utterance }
+  | { type: "speech_stopped"; utterance: Utterance }
+  | { type: "committed"; utterance: Utterance }
+  | { type: "cleared" }
+  | { type: "partial"; utterance: Utterance; stable: string[]; unstable: string[] }
+  | { type: "final"; utterance: Utterance; result: TranscribeResult }
+  /** `utterance`: its final pass failed. `eventId`: the client event at fault. */
+  | { type: "error"; error: unknown; eventId?: string; utterance?: Utterance }
+  | { type: "closed"; reason: string; audioSeconds: number; segments: number };
+
+/** What a protocol may ask of its session. */
+export interface SessionControls {
+  readonly id: string;
+  readonly settings: SessionSettings;
+  readonly service: SpeechService;
+  /** 16 kHz mono samples in −1…1, any length. */
+  acceptAudio(samples: Float32Array): void;
+  /** Ends the utterance being spoken now (or every sample since the last one, without turn detection). */
+  commit(eventId?: string): void;
+  /** Drops the audio not committed yet. */
+  clear(): void;
+  /** Stops taking audio, transcribes what was received, and closes. */
+  end(): void;
+  /** Changes the settings for the passes from now on. */
+  configure(settings: Partial<SessionSettings>): void;
+  sendError(error: unknown, eventId?: string): void;
+  /** Sends a message of the protocol's own (an answer to the client's event). */
+  reply(message: object): void;
+}
+
+/** One protocol's connection: it reads the client's frames and renders the core's events. */
+export interface ProtocolConnection {
+  onMessage(data: Buffer, isBinary: boolean, session: SessionControls): void;
+  render(event: SessionEvent, session: SessionControls): object[];
+}
+
+/** A WebSocket protocol served on one path by the shared session core. */
+export interface RealtimeProtocol {
+  path: string;
+  /** The biggest frame (or fragmented message): a bigger one closes the socket with 1009 before it is buffered. */
+  maxPayload: number;
+  /** The handshake's settings; a bad value throws (a 400 before the upgrade). */
+  handshake(service: SpeechService, url: URL, request: IncomingMessage): SessionSettings;
+  /** The subprotocol to answer among those offered (a browser fails a handshake that answers none). */
+  selectProtocol?(offered: Set<string>): string | false;
+  connect(settings: SessionSettings, url: URL, request: IncomingMessage): ProtocolConnection;
+}
+
+/** The dictation socket's defaults: the energy gate with OpenAI's server-VAD silence. */
+const DICTATION_TURN_DETECTION: TurnDetection = { silenceMs: ENDPOINT_SILENCE_MS, paddingMs: PADDING_MS, threshold: 0.5 };
 
 /** The query parameters, through the same definitions as the HTTP endpoints' fields (options.ts). */
 function handshakeOptions(service: SpeechService, url: URL) {
   const query = (name: string) => url.searchParams.get(name) ?? undefined;
-  const { model, language, task, encoding, temperature } = parseSpeechOptions(realtimeOptions, {
+  const { model, language, prompt, task, encoding, temperature } = parseSpeechOptions(realtimeOptions, {
     model: query("model"),
     language: query("language"),
+    prompt: query("prompt"),
     task: query("task"),
     encoding: query("encoding"),
     sample_rate: query("sample_rate"),
     temperature: query("temperature"),
   });
-  return { model: resolveRequestedModel(service.config, model), language, task, encoding, temperature };
+  return { model: resolveRequestedModel(service.config, model), language, prompt, task, encoding, temperature };
 }
 
 /** Control messages the client may send (text frames); anything else gets an `error` message. */
 const controlMessage = z.object({ type: z.literal("end") });
+
+/** Markbook's dictation socket, `/v1/websocket`: binary PCM frames in; ready, partial, final, closed out. */
+const dictationProtocol: RealtimeProtocol = {
+  path: REALTIME_PATH,
+  maxPayload: MAX_FRAME_BYTES,
+  handshake(service, url) {
+    const { encoding: _encoding, ...options } = handshakeOptions(service, url);
+    return { ...options, turnDetection: DICTATION_TURN_DETECTION, partials: true, words: true };
+  },
+  connect(_settings, url) {
+    // Checked at the handshake already; read through the same definition (an empty value is the default).
+    const { encoding } = parseSpeechOptions({ encoding: realtimeOptions.encoding }, { encoding: url.searchParams.get("encoding") ?? undefined });
+    let remainder = Buffer.alloc(0);
+    return {
+      onMessage(data, isBinary, session) {
+        if (isBinary) {
+          const decoded = decodePcm(remainder.length ? Buffer.concat([remainder, data]) : data, encoding === "pcm_f32le" ? 4 : 2);
+          remainder = decoded.remainder;
+          session.acceptAudio(decoded.samples);
+        } else onDictationControl(data.toString("utf8"), session); // `ws` already closed the socket (1007) on invalid UTF-8
+      },
+      render(event, session) {
+        const { settings } = session;
+        switch (event.type) {
+          case "ready":
+            return [{ type: "ready", session_id: session.id, model: settings.model, language: settings.language ?? null, task: settings.task, encoding, sample_rate: SAMPLE_RATE }];
+          case "language":
+            return [{ type: "language", language: event.code, name: languageName(event.code) }];
+          case "partial": {
+            const { utterance, stable, unstable } = event;
+            return [{ type: "partial", segment_id: utterance.id, start: roundTime(utterance.startSample / SAMPLE_RATE), text: [...stable, ...unstable].join(" "), stable: stable.join(" "), unstable: unstable.join(" ") }];
+          }
+          case "final":
+            return [{ type: "final", segment: finalSegment(event.utterance, event.result) }];
+          case "error":
+            return [{ type: "error", ...openaiErrorBody(event.error).body }];
+          case "closed":
+            return [{ type: "closed", reason: event.reason, session_id: session.id, audio_seconds: event.audioSeconds, segments: event.segments }];
+          default:
+            return []; // the VAD's own events are OpenAI's
+        }
+      },
+    };
+  },
+};
+
+function onDictationControl(text: string, session: SessionControls) {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    session.sendError(new AppError("invalid", 'Text messages must be JSON, e.g. {"type":"end"}.', "message"));
+    return;
+  }
+  if (controlMessage.safeParse(message).success) {
+    session.end();
+    return;
+  }
+  const type = typeof message === "object" && message !== null && !Array.isArray(message) && Object.hasOwn(message, "type") ? (message as { type: unknown }).type : undefined;
+  session.sendError(
+    type === undefined
+      ? new AppError("invalid", 'Text messages are JSON objects with a "type", e.g. {"type":"end"}; audio goes in binary frames.', "message")
+      : new AppError("invalid", `Unknown message type ${JSON.stringify(type).slice(0, 100)}; the client sends audio frames and {"type":"end"}.`, "type"),
+  );
+}
+
+/**
+ * Little-endian PCM (2 bytes: s16, 4 bytes: f32) as samples in −1…1, and the bytes of a split sample.
+ * A float frame may hold anything (NaN, ±Infinity, 1e38): the engine gets audio in −1…1.
+ */
+export function decodePcm(bytes: Buffer, bytesPerSample: 2 | 4) {
+  const count = Math.floor(bytes.length / bytesPerSample);
+  const samples = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    const sample = bytesPerSample === 2 ? bytes.readInt16LE(i * 2) / 32768 : bytes.readFloatLE(i * 4);
+    samples[i] = Number.isFinite(sample) ? Math.max(-1, Math.min(1, sample)) : 0;
+  }
+  return { samples, remainder: Buffer.from(bytes.subarray(count * bytesPerSample)) };
+}
+
+/** A final pass as the dictation socket's segment: session times, words shifted, statistics rounded. */
+function finalSegment(utterance: Utterance, result: TranscribeResult) {
+  const offset = utterance.startSample / SAMPLE_RATE;
+  const shift = (word: Word): Word => ({
+    ...word,
+    start: roundTime(offset + word.start),
+    end: roundTime(offset + word.end),
+    probability: word.probability === undefined ? undefined : Math.round(word.probability * 1e4) / 1e4,
+  });
+  return {
+    id: utterance.id,
+    start: roundTime(offset),
+    end: roundTime(offset + utterance.length / SAMPLE_RATE),
+    text: result.text,
+    words: result.words.map(shift),
+    avg_logprob: result.segments[0]?.avg_logprob ?? null,
+    no_speech_prob: result.segments[0]?.no_speech_prob ?? null,
+  };
+}
 
 /** The handshake's refusal: an HTTP answer with the contract's error body, before any upgrade. */
 function refuse(socket: Duplex, error: unknown, headers: Record<string, string> = {}) {
@@ -90,15 +274,32 @@ export function closeRealtimeSessions() {
   for (const service of routedServices) for (const session of service.realtimeSessions) session.shutdown();
 }
 
-/** Registers `/v1/websocket` on the custom server's upgrade routes, for the process's speech service. */
+/** Registers `/v1/websocket` and `/v1/realtime` on the custom server's upgrade routes, for the process's speech service. */
 export function registerRealtimeRoute(service: SpeechService) {
   routedServices.add(service);
-  registerUpgradeRoute(REALTIME_PATH, createRealtimeUpgradeHandler(service));
+  const heartbeat = new Heartbeat(HEARTBEAT_MS);
+  registerUpgradeRoute(REALTIME_PATH, createRealtimeUpgradeHandler(service, { heartbeat }));
+  registerUpgradeRoute(OPENAI_REALTIME_PATH, createRealtimeUpgradeHandler(service, { heartbeat, protocol: openaiRealtimeProtocol }));
 }
 
-export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeatMs = HEARTBEAT_MS } = {}) {
-  // maxPayload: a bigger frame (or fragmented message) closes the socket with 1009 before it is buffered.
-  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+/** The key: `Authorization: Bearer`, `?api_key=`, or a browser's `openai-insecure-api-key.<key>` subprotocol. */
+function keyOfRequest(request: IncomingMessage, url: URL): string | undefined {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
+  const offered = (request.headers["sec-websocket-protocol"] ?? "").split(",").map((protocol) => protocol.trim());
+  const subprotocol = offered.find((protocol) => protocol.startsWith(KEY_SUBPROTOCOL))?.slice(KEY_SUBPROTOCOL.length);
+  return header ?? url.searchParams.get("api_key") ?? (subprotocol || undefined);
+}
+const KEY_SUBPROTOCOL = "openai-insecure-api-key.";
+
+export function createRealtimeUpgradeHandler(
+  service: SpeechService,
+  { heartbeatMs = HEARTBEAT_MS, heartbeat = new Heartbeat(heartbeatMs), protocol = dictationProtocol }: { heartbeatMs?: number; heartbeat?: Heartbeat; protocol?: RealtimeProtocol } = {},
+) {
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: protocol.maxPayload,
+    handleProtocols: (offered) => protocol.selectProtocol?.(offered) ?? false,
+  });
   // A handshake `ws` itself refuses (not GET, a bad Sec-WebSocket-Key or version) gets the contract's
   // 400 and error body, not ws's plain-text answer.
   server.on("wsClientError", (error, socket) => {
@@ -106,7 +307,6 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
   });
   // The count lives on the service: the handshake's limit and /v1/health read the same set.
   const sessions = service.realtimeSessions;
-  const heartbeat = new Heartbeat(heartbeatMs);
 
   const handler = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Until `ws` takes the socket, nobody listens for its errors: a client resetting the connection
@@ -116,11 +316,10 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
     void (async () => {
       try {
         const url = new URL(request.url ?? "/", "http://localhost");
-        const header = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
-        const key = header ?? url.searchParams.get("api_key") ?? undefined;
+        const key = keyOfRequest(request, url);
         const keyId = key ? await service.authenticate(key) : null;
         if (!keyId) throw new AppError("unauthenticated", "Incorrect or missing API key (Authorization: Bearer, or ?api_key=).", undefined, "invalid_api_key");
-        const options = handshakeOptions(service, url);
+        const settings = protocol.handshake(service, url, request);
         if (sessions.size >= service.config.wsMaxSessions) {
           throw new AppError("rate_limited", `Too many real-time sessions (at most ${service.config.wsMaxSessions}). Retry later.`, undefined, "rate_limit_exceeded");
         }
@@ -130,7 +329,7 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
         if (socket.destroyed) return; // the client left during the checks
         server.handleUpgrade(request, socket, head, (ws) => {
           socket.off("error", onSocketError);
-          openSession(service, ws, options, keyId, heartbeat);
+          openSession(service, ws, settings, protocol.connect(settings, url, request), keyId, heartbeat);
         });
       } catch (error) {
         if (socket.destroyed) return;
@@ -152,7 +351,7 @@ export function createRealtimeUpgradeHandler(service: SpeechService, { heartbeat
  * the socket's `close`, which `ws` emits once on every way out (close handshake, error, 1009/1007,
  * terminate, TCP reset). Nothing else adds or removes, so the count cannot leak.
  */
-function openSession(service: SpeechService, ws: WebSocket, options: SessionOptions, keyId: string, heartbeat: Heartbeat) {
+function openSession(service: SpeechService, ws: WebSocket, settings: SessionSettings, connection: ProtocolConnection, keyId: string, heartbeat: Heartbeat) {
   let session: RealtimeSession | null = null;
   const release = () => {
     if (session) service.realtimeSessions.delete(session);
@@ -162,7 +361,7 @@ function openSession(service: SpeechService, ws: WebSocket, options: SessionOpti
   // Before any listener of the session: an error event without a listener would be thrown.
   ws.on("error", (error) => logger.debug(`realtime socket error: ${error.message}`));
   try {
-    session = new RealtimeSession(service, ws, options, keyId);
+    session = new RealtimeSession(service, ws, settings, connection, keyId);
     service.realtimeSessions.add(session);
     heartbeat.add(ws);
   } catch (error) {
@@ -208,7 +407,7 @@ class Heartbeat {
   }
 }
 
-interface Utterance {
+export interface Utterance {
   id: number;
   startSample: number;
   chunks: Float32Array[];
@@ -248,20 +447,23 @@ export function stabilisePartial(stableWords: readonly string[], previousWords: 
 const roundTime = (seconds: number) => Math.round(seconds * 100) / 100;
 const wordsOfText = (text: string) => text.trim().split(/\s+/).filter(Boolean);
 
-class RealtimeSession {
-  private readonly id = crypto.randomUUID();
+class RealtimeSession implements SessionControls {
+  readonly id = crypto.randomUUID();
+  readonly settings: SessionSettings;
   private readonly abort = new AbortController();
   private language: string | undefined;
-  private remainder = Buffer.alloc(0);
   private totalSamples = 0;
   private frame = new Float32Array(FRAME_SAMPLES);
   private frameFill = 0;
-  /** Complete frames waiting for their audio to be counted against the key's budget. */
-  private readonly uncounted: Float32Array[] = [];
+  /**
+   * Complete frames waiting for their audio to be counted against the key's budget, and the client's
+   * commits and clears between them: each runs once the audio sent before it is processed.
+   */
+  private readonly uncounted: (Float32Array | (() => void))[] = [];
   /** Samples counted against the budget and not yet processed. */
   private countedSamples = 0;
   private counting = false;
-  /** The client sent {"type":"end"} while frames were still being counted: end once they are processed. */
+  /** The client ended the session while frames were still being counted: end once they are processed. */
   private endRequested = false;
   /** Recent silent frames, kept as the utterance's lead-in. */
   private preRoll: Float32Array[] = [];
@@ -278,28 +480,22 @@ class RealtimeSession {
   private readonly wordTimestamps: Promise<boolean>;
 
   constructor(
-    private readonly service: SpeechService,
+    readonly service: SpeechService,
     private readonly ws: WebSocket,
-    private readonly options: SessionOptions,
+    settings: SessionSettings,
+    private readonly connection: ProtocolConnection,
     private readonly keyId: string,
   ) {
-    this.language = options.language;
-    const source = service.config.modelSources[options.model];
+    this.settings = { ...settings };
+    this.language = settings.language;
+    const source = service.config.modelSources[settings.model];
     // Loading the model (if needed) is the first job; `ready` says it is done. Audio that arrives
     // before is kept and transcribed afterwards.
-    this.wordTimestamps = service.pool.supportsWordTimestamps(options.model, source, this.abort.signal);
+    this.wordTimestamps = service.pool.supportsWordTimestamps(settings.model, source, this.abort.signal);
     this.wordTimestamps.then(
       () => {
         this.ready = true;
-        this.send({
-          type: "ready",
-          session_id: this.id,
-          model: options.model,
-          language: options.language ?? null,
-          task: options.task,
-          encoding: options.encoding,
-          sample_rate: SAMPLE_RATE,
-        });
+        this.emit({ type: "ready" });
         this.pump();
       },
       (error: unknown) => {
@@ -315,6 +511,11 @@ class RealtimeSession {
       this.abort.abort();
     });
     ws.on("error", () => this.abort.abort());
+    this.emit({ type: "opened" });
+  }
+
+  private emit(event: SessionEvent) {
+    for (const message of this.connection.render(event, this)) this.send(message);
   }
 
   private send(message: object) {
@@ -329,8 +530,12 @@ class RealtimeSession {
     this.ws.send(JSON.stringify(message));
   }
 
-  private sendError(error: unknown) {
-    this.send({ type: "error", ...openaiErrorBody(error).body });
+  sendError(error: unknown, eventId?: string) {
+    this.emit({ type: "error", error, eventId });
+  }
+
+  reply(message: object) {
+    this.send(message);
   }
 
   shutdown() {
@@ -344,33 +549,10 @@ class RealtimeSession {
   private onMessage(data: Buffer, isBinary: boolean) {
     try {
       if (this.ending || this.endRequested) return;
-      if (isBinary) this.acceptAudio(data);
-      else this.onControl(data.toString("utf8")); // `ws` already closed the socket (1007) on invalid UTF-8
+      this.connection.onMessage(data, isBinary, this);
     } catch (error) {
       this.fail(error);
     }
-  }
-
-  private onControl(text: string) {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      this.sendError(new AppError("invalid", 'Text messages must be JSON, e.g. {"type":"end"}.', "message"));
-      return;
-    }
-    if (controlMessage.safeParse(message).success) {
-      // The audio sent before the end is transcribed first.
-      if (this.uncounted.length > 0) this.endRequested = true;
-      else this.finish("end");
-      return;
-    }
-    const type = typeof message === "object" && message !== null && !Array.isArray(message) && Object.hasOwn(message, "type") ? (message as { type: unknown }).type : undefined;
-    this.sendError(
-      type === undefined
-        ? new AppError("invalid", 'Text messages are JSON objects with a "type", e.g. {"type":"end"}; audio goes in binary frames.', "message")
-        : new AppError("invalid", `Unknown message type ${JSON.stringify(type).slice(0, 100)}; the client sends audio frames and {"type":"end"}.`, "type"),
-    );
   }
 
   /** An error of the server's own (a bug, not the client's input): say so, and end the session. */
@@ -383,15 +565,52 @@ class RealtimeSession {
     else this.ws.terminate();
   }
 
-  private acceptAudio(data: Buffer) {
-    const bytesPerSample = this.options.encoding === "pcm_s16le" ? 2 : 4;
-    const bytes = this.remainder.length ? Buffer.concat([this.remainder, data]) : data;
-    const count = Math.floor(bytes.length / bytesPerSample);
-    this.remainder = Buffer.from(bytes.subarray(count * bytesPerSample));
-    for (let i = 0; i < count; i++) {
-      const sample = bytesPerSample === 2 ? bytes.readInt16LE(i * 2) / 32768 : bytes.readFloatLE(i * 4);
-      // A float frame may hold anything (NaN, ±Infinity, 1e38): the engine gets audio in −1…1.
-      this.frame[this.frameFill++] = Number.isFinite(sample) ? Math.max(-1, Math.min(1, sample)) : 0;
+  end() {
+    // The audio sent before the end is transcribed first.
+    if (this.uncounted.length > 0) this.endRequested = true;
+    else this.finish("end");
+  }
+
+  commit(eventId?: string) {
+    this.enqueueControl(() => {
+      if (this.utterance) {
+        this.endUtterance();
+        this.pump();
+      } else this.sendError(new AppError("invalid", "The input audio buffer holds no speech to commit: append audio first.", undefined, "input_audio_buffer_commit_empty"), eventId);
+    });
+  }
+
+  clear() {
+    this.frameFill = 0;
+    this.enqueueControl(() => {
+      this.partialAbort?.abort();
+      this.utterance = null;
+      this.preRoll = [];
+      this.silentMs = 0;
+      this.emit({ type: "cleared" });
+    });
+  }
+
+  configure(settings: Partial<SessionSettings>) {
+    Object.assign(this.settings, settings);
+    if ("language" in settings) this.language = settings.language;
+  }
+
+  /** Runs `control` after the audio received before it; the samples of a frame not yet full go first. */
+  private enqueueControl(control: () => void) {
+    if (this.ending || this.endRequested) return;
+    if (this.frameFill > 0) {
+      this.uncounted.push(this.frame.slice(0, this.frameFill));
+      this.frameFill = 0;
+    }
+    this.uncounted.push(control);
+    this.processCountedFrames();
+  }
+
+  acceptAudio(samples: Float32Array) {
+    if (this.ending || this.endRequested) return;
+    for (let i = 0; i < samples.length; i++) {
+      this.frame[this.frameFill++] = samples[i]!;
       if (this.frameFill === FRAME_SAMPLES) {
         this.uncounted.push(this.frame);
         this.frame = new Float32Array(FRAME_SAMPLES);
@@ -407,17 +626,22 @@ class RealtimeSession {
     this.processCountedFrames();
   }
 
-  /** Processes the frames whose audio is counted, in order; asks for the next ones to be counted. */
+  /** Processes the frames whose audio is counted (and the controls between them), in order; asks for the next ones to be counted. */
   private processCountedFrames() {
     while (this.uncounted.length > 0 && !this.ending) {
-      const frame = this.uncounted[0]!;
-      if (this.countedSamples < frame.length) {
+      const next = this.uncounted[0]!;
+      if (typeof next === "function") {
+        this.uncounted.shift();
+        next();
+        continue;
+      }
+      if (this.countedSamples < next.length) {
         this.countAudio();
         return;
       }
-      this.countedSamples -= frame.length;
+      this.countedSamples -= next.length;
       this.uncounted.shift();
-      this.onFrame(frame);
+      this.onFrame(next);
     }
     if (this.endRequested && this.uncounted.length === 0) this.finish("end");
   }
@@ -456,6 +680,17 @@ class RealtimeSession {
       this.finish("session_too_long");
       return;
     }
+    const turn = this.settings.turnDetection;
+    if (!turn) {
+      // No turn detection: every sample belongs to the buffer, which only a commit (or 28 s) ends.
+      const utterance = (this.utterance ??= this.startUtterance(this.totalSamples - frame.length, []));
+      utterance.chunks.push(frame);
+      utterance.length += frame.length;
+      utterance.sinceLastPartial += frame.length;
+      if (utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) this.endUtterance();
+      this.pump();
+      return;
+    }
     let energy = 0;
     for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
     const voiced = Math.sqrt(energy / frame.length) > SPEECH_RMS;
@@ -464,41 +699,49 @@ class RealtimeSession {
     if (!this.utterance) {
       if (!voiced) {
         this.preRoll.push(frame);
-        if (this.preRoll.length * frameMs > PADDING_MS) this.preRoll.shift();
+        if (this.preRoll.length * frameMs > turn.paddingMs) this.preRoll.shift();
         return;
       }
       const lead = this.preRoll.reduce((sum, chunk) => sum + chunk.length, 0);
-      this.utterance = {
-        id: this.nextUtteranceId++,
-        startSample: this.totalSamples - frame.length - lead,
-        chunks: [...this.preRoll],
-        length: lead,
-        sinceLastPartial: 0,
-        stableWords: [],
-        previousWords: null,
-      };
+      this.utterance = this.startUtterance(this.totalSamples - frame.length - lead, this.preRoll);
       this.preRoll = [];
       this.silentMs = 0;
+      this.emit({ type: "speech_started", utterance: this.utterance });
     }
     const utterance = this.utterance;
     utterance.chunks.push(frame);
     utterance.length += frame.length;
     utterance.sinceLastPartial += frame.length;
     this.silentMs = voiced ? 0 : this.silentMs + frameMs;
-    if (this.silentMs >= ENDPOINT_SILENCE_MS || utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) {
-      // Keep PADDING_MS of the trailing silence.
-      const trimFrames = Math.max(0, Math.floor((this.silentMs - PADDING_MS) / frameMs));
+    if (this.silentMs >= turn.silenceMs || utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) {
+      // Keep paddingMs of the trailing silence.
+      const trimFrames = Math.max(0, Math.floor((this.silentMs - turn.paddingMs) / frameMs));
       utterance.chunks.splice(utterance.chunks.length - trimFrames, trimFrames);
       utterance.length -= trimFrames * FRAME_SAMPLES;
+      this.emit({ type: "speech_stopped", utterance });
       this.endUtterance();
     }
     this.pump();
   }
 
+  private startUtterance(startSample: number, lead: Float32Array[]): Utterance {
+    return {
+      id: this.nextUtteranceId++,
+      startSample,
+      chunks: [...lead],
+      length: lead.reduce((sum, chunk) => sum + chunk.length, 0),
+      sinceLastPartial: 0,
+      stableWords: [],
+      previousWords: null,
+    };
+  }
+
+  /** The current utterance is complete (silence, a commit, 28 s, the session's end): its final pass is queued. */
   private endUtterance() {
     if (!this.utterance) return;
     this.partialAbort?.abort();
     this.finals.push(this.utterance);
+    this.emit({ type: "committed", utterance: this.utterance });
     this.utterance = null;
     this.silentMs = 0;
     const buffered = this.finals.reduce((sum, utterance) => sum + utterance.length, 0) / SAMPLE_RATE;
@@ -531,7 +774,7 @@ class RealtimeSession {
       return;
     }
     const utterance = this.utterance;
-    if (utterance && !this.ending && this.silentMs < PARTIAL_QUIET_MS && utterance.sinceLastPartial >= (PARTIAL_EVERY_MS / 1000) * SAMPLE_RATE) {
+    if (utterance && this.settings.partials && !this.ending && this.silentMs < PARTIAL_QUIET_MS && utterance.sinceLastPartial >= (PARTIAL_EVERY_MS / 1000) * SAMPLE_RATE) {
       utterance.sinceLastPartial = 0;
       this.working = true;
       void this.runPartial(utterance).finally(() => {
@@ -546,12 +789,13 @@ class RealtimeSession {
   private transcribe(samples: Float32Array, wordTimestamps: boolean, timestamps: boolean, signal = this.abort.signal): Promise<TranscribeResult> {
     return this.service.pool.transcribe(
       {
-        model: this.options.model,
-        source: this.service.config.modelSources[this.options.model],
+        model: this.settings.model,
+        source: this.service.config.modelSources[this.settings.model],
         samples,
-        task: this.options.task,
+        task: this.settings.task,
         language: this.language,
-        temperature: this.options.temperature,
+        prompt: this.settings.prompt,
+        temperature: this.settings.temperature,
         wordTimestamps,
         timestamps,
       },
@@ -562,7 +806,7 @@ class RealtimeSession {
   private noteLanguage(code: string) {
     if (this.language) return;
     this.language = code;
-    this.send({ type: "language", language: code, name: languageName(code) });
+    this.emit({ type: "language", code });
   }
 
   private async runPartial(utterance: Utterance) {
@@ -577,14 +821,7 @@ class RealtimeSession {
       const { stable, unstable } = stabilisePartial(utterance.stableWords, utterance.previousWords, words);
       utterance.stableWords = stable;
       utterance.previousWords = words;
-      this.send({
-        type: "partial",
-        segment_id: utterance.id,
-        start: roundTime(utterance.startSample / SAMPLE_RATE),
-        text: [...stable, ...unstable].join(" "),
-        stable: stable.join(" "),
-        unstable: unstable.join(" "),
-      });
+      this.emit({ type: "partial", utterance, stable, unstable });
     } catch (error) {
       // A partial is best effort: a busy engine (429) just means no partial this time.
       if (!(error instanceof CancelledJobError) && !(error instanceof AppError && error.code === "rate_limited")) this.sendError(error);
@@ -594,30 +831,12 @@ class RealtimeSession {
   }
 
   private async runFinal(utterance: Utterance) {
-    const offset = utterance.startSample / SAMPLE_RATE;
-    const duration = utterance.length / SAMPLE_RATE;
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.transcribe(joinChunks(utterance.chunks, utterance.length), await this.wordTimestamps.catch(() => false), true);
+        const words = this.settings.words && (await this.wordTimestamps.catch(() => false));
+        const result = await this.transcribe(joinChunks(utterance.chunks, utterance.length), words, true);
         this.noteLanguage(result.languageCode);
-        const shift = (word: Word): Word => ({
-          ...word,
-          start: roundTime(offset + word.start),
-          end: roundTime(offset + word.end),
-          probability: word.probability === undefined ? undefined : Math.round(word.probability * 1e4) / 1e4,
-        });
-        this.send({
-          type: "final",
-          segment: {
-            id: utterance.id,
-            start: roundTime(offset),
-            end: roundTime(offset + duration),
-            text: result.text,
-            words: result.words.map(shift),
-            avg_logprob: result.segments[0]?.avg_logprob ?? null,
-            no_speech_prob: result.segments[0]?.no_speech_prob ?? null,
-          },
-        });
+        this.emit({ type: "final", utterance, result });
         return;
       } catch (error) {
         if (error instanceof CancelledJobError) return;
@@ -625,7 +844,7 @@ class RealtimeSession {
           await new Promise((resolve) => setTimeout(resolve, 250)); // the engine is busy: a final is never dropped for that
           continue;
         }
-        this.sendError(error);
+        this.emit({ type: "error", error, utterance });
         return;
       }
     }
@@ -644,7 +863,7 @@ class RealtimeSession {
   }
 
   private close(reason: string) {
-    this.send({ type: "closed", reason, session_id: this.id, audio_seconds: Math.round((this.totalSamples / SAMPLE_RATE) * 100) / 100, segments: this.nextUtteranceId });
+    this.emit({ type: "closed", reason, audioSeconds: Math.round((this.totalSamples / SAMPLE_RATE) * 100) / 100, segments: this.nextUtteranceId });
     this.ws.close(1000, reason);
     logger.debug(`realtime session ${this.id} closed: ${reason}`);
   }

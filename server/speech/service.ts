@@ -17,7 +17,7 @@ export const SPEECH_SERVICE_NAME = "markbook-speech";
 /** Markbook's own version (package.json), as the health response's `version`. */
 export const SPEECH_SERVICE_VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
-/** A live /v1/websocket session as the service sees it: counted (limit, health), ended at shutdown. */
+/** A live real-time session (/v1/websocket or /v1/realtime) as the service sees it: counted (limit, health), ended at shutdown. */
 export interface RealtimeSessionHandle {
   shutdown(): void;
 }

@@ -35,3 +35,23 @@ export function repeatedSpeechWav(seconds: number): Buffer {
   for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE((i % count) * 2) / 32768;
   return wavBytes(samples);
 }
+
+/**
+ * The speech fixture (16 kHz) as OpenAI's realtime clients send audio: 24 kHz mono PCM16, repeated to
+ * `seconds` (linear interpolation: the fixture has nothing above 8 kHz to fold back).
+ */
+export function speechPcm24k(seconds: number): Buffer {
+  const source = readAudioFixture("speech.wav");
+  const dataChunk = source.indexOf("data", 12, "latin1");
+  const pcm = source.subarray(dataChunk + 8, dataChunk + 8 + source.readUInt32LE(dataChunk + 4));
+  const count = pcm.length / 2;
+  const at = (index: number) => pcm.readInt16LE((index % count) * 2);
+  const out = Buffer.alloc(Math.round(seconds * 24_000) * 2);
+  for (let i = 0; i < out.length / 2; i++) {
+    const position = (i * 2) / 3;
+    const before = Math.floor(position);
+    const fraction = position - before;
+    out.writeInt16LE(Math.round(at(before) * (1 - fraction) + at(before + 1) * fraction), i * 2);
+  }
+  return out;
+}

@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseEnv } from "../../server/env";
 import { drainUnreadBodies } from "../../server/http/unread-body";
 import { type SpeechConfig, speechConfigFromEnv } from "../../server/speech/config";
 import { createSpeechHandler } from "../../server/speech/http";
+import { OPENAI_REALTIME_PATH, openaiRealtimeProtocol } from "../../server/speech/openai-realtime";
 import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../../server/speech/realtime";
 import { type SpeechService, createSpeechService } from "../../server/speech/service";
 
@@ -39,6 +41,8 @@ export function testSpeechConfig(overrides: Record<string, string> = {}): Speech
 export interface RunningSpeechServer {
   baseURL: string;
   websocketURL: string;
+  /** OpenAI's realtime transcription socket (/v1/realtime). */
+  realtimeURL: string;
   port: number;
   /** Real-time sessions open on the server side. */
   realtimeSessions(): number;
@@ -46,32 +50,42 @@ export interface RunningSpeechServer {
   close(): Promise<void>;
 }
 
-/** A plain http server on a random port with the same handler server.ts mounts under /v1/. */
+/**
+ * A plain http server on a random port with the same handler server.ts mounts under /v1/, and both
+ * sockets; `tls` serves https/wss instead (OpenAI's realtime client only speaks wss).
+ */
 export async function startSpeechServer(
   config: SpeechConfig,
   options: Parameters<typeof createSpeechService>[1] = {},
-  realtimeOptions: Parameters<typeof createRealtimeUpgradeHandler>[1] = {},
+  realtimeOptions: { heartbeatMs?: number } = {},
+  { tls }: { tls?: { key: Buffer; cert: Buffer } } = {},
 ): Promise<RunningSpeechServer> {
   const service = createSpeechService(config, options);
   const handler = createSpeechHandler(service);
-  const server = http.createServer();
+  const server = tls ? https.createServer(tls) : http.createServer();
   drainUnreadBodies(server); // as server.ts does
   server.on("request", (request, response) => void handler(request, response));
   const realtime = createRealtimeUpgradeHandler(service, realtimeOptions);
+  const openaiRealtime = createRealtimeUpgradeHandler(service, { ...realtimeOptions, protocol: openaiRealtimeProtocol });
   server.on("upgrade", (request, socket, head) => {
-    if ((request.url ?? "").split("?")[0] === REALTIME_PATH) realtime(request, socket, head);
+    const path = (request.url ?? "").split("?")[0];
+    if (path === REALTIME_PATH) realtime(request, socket, head);
+    else if (path === OPENAI_REALTIME_PATH) openaiRealtime(request, socket, head);
     else socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const [web, socket] = tls ? ["https", "wss"] : ["http", "ws"];
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    websocketURL: `ws://127.0.0.1:${port}${REALTIME_PATH}`,
+    baseURL: `${web}://127.0.0.1:${port}/v1`,
+    websocketURL: `${socket}://127.0.0.1:${port}${REALTIME_PATH}`,
+    realtimeURL: `${socket}://127.0.0.1:${port}${OPENAI_REALTIME_PATH}`,
     realtimeSessions: () => service.realtimeSessions.size,
     port,
     service,
     async close() {
       realtime.closeAll();
+      openaiRealtime.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await service.close();
