@@ -53,9 +53,12 @@ class LogMelPlan {
   private readonly fft: RealPowerSpectrum;
   private readonly frame: Float64Array;
   private readonly power: Float32Array;
-  /** Per mel filter: its first non-zero bin, and its weights from there (float32, as the reference multiplies). */
+  /** Per mel filter: its first non-zero bin, its number of bins, where its weights start in `weights`. */
   private readonly filterStart: Int32Array;
-  private readonly filterWeights: Float64Array[];
+  private readonly filterLength: Int32Array;
+  private readonly filterOffset: Int32Array;
+  /** The filters' non-zero stretches one after another (float32 values, as the reference multiplies). */
+  private readonly weights: Float64Array;
 
   private constructor(
     readonly mels: number,
@@ -70,16 +73,21 @@ class LogMelPlan {
     this.frame = new Float64Array(fftLength);
     this.power = new Float32Array(this.fft.bins);
     this.filterStart = new Int32Array(mels);
-    this.filterWeights = [];
+    this.filterLength = new Int32Array(mels);
+    this.filterOffset = new Int32Array(mels);
+    const weights: number[] = [];
     for (let mel = 0; mel < mels; mel++) {
       const filter = filters[mel]!;
       let first = 0;
       while (first < filter.length && filter[first] === 0) first++;
       let last = filter.length - 1;
-      while (last > first && filter[last] === 0) last--;
+      while (last >= first && filter[last] === 0) last--;
       this.filterStart[mel] = first;
-      this.filterWeights.push(Float64Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => Math.fround(filter[first + i]!)));
+      this.filterLength[mel] = last - first + 1;
+      this.filterOffset[mel] = weights.length;
+      for (let bin = first; bin <= last; bin++) weights.push(Math.fround(filter[bin]!));
     }
+    this.weights = Float64Array.from(weights);
   }
 
   /** Null when the configuration is not the one this reproduces (an odd FFT length, frames that do not fill the output). */
@@ -96,7 +104,7 @@ class LogMelPlan {
   }
 
   compute(input: Float32Array): Float32Array {
-    const { mels, frames, fftLength, hop, padded, window, frame, power, filterStart, filterWeights } = this;
+    const { mels, frames, fftLength, hop, padded, window, frame, power, filterStart, filterLength, filterOffset, weights } = this;
     const length = Math.min(input.length, padded); // the reference cuts audio past n_samples
     const half = Math.floor(fftLength / 2);
     const features = new Float32Array(mels * frames);
@@ -111,7 +119,7 @@ class LogMelPlan {
         continue;
       }
       if (first >= 0 && last < length) {
-        for (let j = 0; j < fftLength; j++) frame[j] = input[first + j]! * window[j]!;
+        this.fft.powerOfWindowed(input, first, window, power);
       } else {
         // Reflect padding at both ends of the zero-padded window (numpy's "reflect": the edge is not repeated).
         for (let j = 0; j < fftLength; j++) {
@@ -120,14 +128,14 @@ class LogMelPlan {
           else if (at >= padded) at = 2 * (padded - 1) - at;
           frame[j] = (at < length ? input[at]! : 0) * window[j]!;
         }
+        this.fft.power(frame, power);
       }
-      this.fft.power(frame, power);
       for (let mel = 0; mel < mels; mel++) {
-        const weights = filterWeights[mel]!;
-        const start = filterStart[mel]!;
+        const start = filterStart[mel]! - filterOffset[mel]!;
         let sum = 0;
-        for (let k = 0; k < weights.length; k++) sum += weights[k]! * power[start + k]!;
-        const value = Math.fround(Math.log10(Math.max(1e-10, Math.fround(sum))));
+        for (let k = filterOffset[mel]!, end = k + filterLength[mel]!; k < end; k++) sum += weights[k]! * power[start + k]!;
+        // ln · log10(e) rather than Math.log10: the same float32 value, ~2 ms less per 30 s window in V8.
+        const value = Math.fround(Math.log(Math.max(1e-10, Math.fround(sum))) * Math.LOG10E);
         features[mel * frames + index] = value;
         if (value > max) max = value;
       }

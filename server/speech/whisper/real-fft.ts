@@ -63,14 +63,32 @@ export class RealPowerSpectrum {
    * |X[k]|² for k = 0 … n/2 of the real frame `frame` (length n) into `power` (length n/2 + 1).
    */
   power(frame: Float64Array, power: Float32Array | Float64Array): void {
-    const half = this.half;
-    // Even samples as the real part, odd ones as the imaginary part: one complex FFT of n/2 points.
-    let re = this.re;
-    let im = this.im;
-    for (let i = 0; i < half; i++) {
+    const { re, im } = this;
+    for (let i = 0; i < this.half; i++) {
       re[i] = frame[2 * i]!;
       im[i] = frame[2 * i + 1]!;
     }
+    this.transform(power);
+  }
+
+  /**
+   * The same for the frame `samples[offset … offset + n)` times `window`, read in place (no frame copy).
+   */
+  powerOfWindowed(samples: Float32Array, offset: number, window: Float64Array, power: Float32Array | Float64Array): void {
+    const { re, im } = this;
+    for (let i = 0, j = offset; i < this.half; i++, j += 2) {
+      re[i] = samples[j]! * window[2 * i]!;
+      im[i] = samples[j + 1]! * window[2 * i + 1]!;
+    }
+    this.transform(power);
+  }
+
+  private transform(power: Float32Array | Float64Array): void {
+    const half = this.half;
+    // Even samples as the real part, odd ones as the imaginary part (filled by the caller): one complex
+    // FFT of n/2 points.
+    let re = this.re;
+    let im = this.im;
     let outRe = this.re2;
     let outIm = this.im2;
     let n = half;
