@@ -215,6 +215,7 @@ async function main() {
   server.closeAllConnections();
   server.close();
   await service.close();
+  const logMel = await benchLogMel(samples);
 
   const rtfSingle = best(single) / 1000 / WINDOW_SECONDS;
   const rtfConcurrent = concurrentWall / 1000 / (4 * WINDOW_SECONDS);
@@ -237,6 +238,7 @@ async function main() {
     ["plain `pipeline()` on the same window (best; own process)", ms(best(plain)), ""],
     ["Markbook, one request over HTTP (best of the blocks before and after)", ms(best(ours)), ""],
     ["Markbook ÷ plain pipeline", `${(best(ours) / best(plain)).toFixed(2)}×`, ""],
+    ...logMel,
   ];
   const body = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}; model ${MODEL_FOLDER} (q8), ` +
@@ -250,6 +252,55 @@ async function main() {
   console.log(body);
   writeBenchmarkSection("bench:speech", body, sectionIntro);
   process.exit(0);
+}
+
+/**
+ * Log-mel of one 30 s window, Markbook's `logMelFeatures` against the reference it reproduces
+ * (transformers.js' WhisperFeatureExtractor, `processor(samples)`), alternately in this process (the
+ * engine's workers are closed by now) so that both see the same load: medians of wall and CPU time, the
+ * median of the per-round ratios, and the largest difference between their numbers.
+ */
+async function benchLogMel(samples: Float32Array): Promise<string[][]> {
+  // Imported here: the rest of the bench keeps transformers.js out of this process.
+  const { AutoProcessor, env } = await import("@huggingface/transformers");
+  const { logMelFeatures } = await import("../server/speech/whisper/features");
+  env.localModelPath = config.modelsDir;
+  env.allowRemoteModels = false;
+  const processor = await AutoProcessor.from_pretrained(MODEL_FOLDER);
+  const reference = async () => ((await processor(samples)) as { input_features: { data: Float32Array } }).input_features;
+  const markbook = () => logMelFeatures(processor, samples);
+  const time = async (run: () => Promise<unknown>) => {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await run();
+    const used = process.cpuUsage(cpu);
+    return { wall: performance.now() - started, cpu: (used.user + used.system) / 1000 };
+  };
+  const ours: { wall: number; cpu: number }[] = [];
+  const theirs: { wall: number; cpu: number }[] = [];
+  const rounds = Math.max(3 * ROUNDS, 9);
+  for (let round = -1; round < rounds; round++) {
+    // Alternate which goes first; round −1 warms both up.
+    const markbookFirst = round % 2 === 0;
+    const first = await time(markbookFirst ? markbook : reference);
+    const second = await time(markbookFirst ? reference : markbook);
+    if (round < 0) continue;
+    ours.push(markbookFirst ? first : second);
+    theirs.push(markbookFirst ? second : first);
+  }
+  const a = (await markbook()).data as Float32Array;
+  const b = (await reference()).data;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference = Math.max(difference, Math.abs(a[i]! - b[i]!));
+  const ratio = median(ours.map((o, i) => theirs[i]!.wall / o.wall));
+  const load = os.loadavg()[0]!.toFixed(1);
+  const figures = (runs: { wall: number; cpu: number }[]) =>
+    `${ms(median(runs.map((r) => r.wall)))} (best ${ms(best(runs.map((r) => r.wall)))}; CPU ${ms(median(runs.map((r) => r.cpu)))})`;
+  return [
+    [`**log-mel of a 30 s window, Markbook** (median of ${rounds}, alternating with the next row; load ${load})`, `**${figures(ours)}**`, "≤ 60 ms"],
+    ["log-mel of a 30 s window, transformers.js' WhisperFeatureExtractor (the reference)", figures(theirs), ""],
+    ["log-mel: reference ÷ Markbook (median of per-round ratios); largest difference", `${ratio.toFixed(1)}×; ${difference.toExponential(1)}`, "≤ 1e-4"],
+  ];
 }
 
 /** Times a plain `pipeline('automatic-speech-recognition')` on the samples, in a child process. */
