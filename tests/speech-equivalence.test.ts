@@ -15,12 +15,12 @@
  * with lengths checked so that an empty decode cannot pass for an equal one.
  */
 import { createHash } from "node:crypto";
-import { type Tensor, env as transformersEnv, pipeline } from "@huggingface/transformers";
+import { Tensor, env as transformersEnv, pipeline } from "@huggingface/transformers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ACCEPTED_FORMATS, decodeAudioFile } from "../server/speech/audio";
 import { bundledFfmpegPath } from "../server/speech/config";
 import type { EngineSettings, TranscribeRequest } from "../server/speech/engine-protocol";
-import { type LoadedWhisper, loadWhisper, logMelFeatures, transcribeWithWhisper } from "../server/speech/whisper-engine";
+import { CancelledError, type LoadedWhisper, loadWhisper, logMelFeatures, transcribeWithWhisper } from "../server/speech/whisper-engine";
 import type { WindowDecode, WindowDecoding } from "../server/speech/whisper/decode-window";
 import { COST, ONNX_SPIN, timeoutFor } from "./support/busy-machine";
 import { audioFixturesDir, repeatedSpeechSamples } from "./support/speech-audio";
@@ -72,6 +72,9 @@ function toneAndNoise(seconds: number): Float32Array {
     return 0.3 * Math.sin(i / 7) * Math.sin(i / 3000) + 0.05 * (seed / 2 ** 31 - 0.5);
   });
 }
+
+/** The encoder output the engine decoded the window from, as a transformers.js tensor. */
+const encoderOutputsOf = (job: WindowDecoding) => new Tensor("float32", job.cross.encoderHiddenStates.data, job.cross.encoderHiddenStates.dims);
 
 function maxDifference(a: Float32Array, b: Float32Array): number {
   expect(a.length).toBe(b.length);
@@ -149,8 +152,9 @@ describe.skipIf(!testModelAvailable)("Markbook's Whisper engine decodes the toke
     expect(temperature).toBe(0);
     const initTokens = promptFor({ ...expected, task: request.task });
     expect(job.initTokens).toEqual(initTokens);
-    const ours = await referenceDecode(samples, initTokens, { timestamps: expected.timestamps, words: request.wordTimestamps, encoderOutputs: job.encoderOutputs as Tensor });
-    expect(maxDifference(job.inputFeatures.data as Float32Array, ours.features.data as Float32Array)).toBeLessThan(1e-4);
+    const ours = await referenceDecode(samples, initTokens, { timestamps: expected.timestamps, words: request.wordTimestamps, encoderOutputs: encoderOutputsOf(job) });
+    const features = await logMelFeatures(loaded.processor, samples);
+    expect(maxDifference(features.data as Float32Array, ours.features.data as Float32Array)).toBeLessThan(1e-4);
     expect(decoded.generated).toBeGreaterThanOrEqual(MIN_NEW_TOKENS);
     expect(decoded.tokens).toEqual(ours.tokens);
     expect(decoded.generated).toBe(ours.generated);
@@ -214,7 +218,7 @@ describe.skipIf(!testModelAvailable)("Markbook's Whisper engine decodes the toke
       expect(job.windowLength).toBe(window.length);
       const initTokens = promptFor({ language: "en", timestamps: true, previous });
       expect(job.initTokens).toEqual(initTokens);
-      const ours = await referenceDecode(window, initTokens, { timestamps: true, encoderOutputs: job.encoderOutputs as Tensor });
+      const ours = await referenceDecode(window, initTokens, { timestamps: true, encoderOutputs: encoderOutputsOf(job) });
       expect(decoded.tokens.length).toBeGreaterThanOrEqual(MIN_NEW_TOKENS);
       expect(decoded.tokens).toEqual(ours.tokens);
       previous = [...previous, ...ours.tokens.filter((id) => id < loaded.tokens.eot)];
@@ -235,6 +239,19 @@ describe.skipIf(!testModelAvailable)("Markbook's Whisper engine decodes the toke
       await expectSameWindow(samples, { language: "en" }, { language: "en", timestamps: true });
     }
     expect(compared.size).toBeGreaterThanOrEqual(5);
+  });
+  it("stops at the next decoder step once the job is cancelled", { timeout: decodeTimeout(1) }, async () => {
+    let checks = 0;
+    const cancelAfter = 10;
+    const outcome = transcribeWithWhisper(
+      loaded,
+      { model: "tiny", source: TEST_MODEL_FOLDER, samples: repeatedSpeechSamples(5), task: "transcribe", language: "en", temperature: 0, wordTimestamps: false },
+      settings,
+      () => ++checks > cancelAfter,
+    );
+    await expect(outcome).rejects.toBeInstanceOf(CancelledError);
+    // Asked once between windows and steps, once per step: it stopped as soon as it was told.
+    expect(checks).toBe(cancelAfter + 1);
   });
 });
 
