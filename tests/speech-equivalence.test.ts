@@ -15,6 +15,9 @@
  * with lengths checked so that an empty decode cannot pass for an equal one.
  */
 import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import * as transformers from "@huggingface/transformers";
 import { Tensor, env as transformersEnv, pipeline } from "@huggingface/transformers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ACCEPTED_FORMATS, decodeAudioFile } from "../server/speech/audio";
@@ -22,6 +25,7 @@ import { bundledFfmpegPath } from "../server/speech/config";
 import type { EngineSettings, TranscribeRequest } from "../server/speech/engine-protocol";
 import { CancelledError, type LoadedWhisper, loadWhisper, logMelFeatures, transcribeWithWhisper } from "../server/speech/whisper-engine";
 import type { WindowDecode, WindowDecoding } from "../server/speech/whisper/decode-window";
+import { applyLogitRules, logitRulesFor } from "../server/speech/whisper/logit-rules";
 import { COST, ONNX_SPIN, timeoutFor } from "./support/busy-machine";
 import { audioFixturesDir, repeatedSpeechSamples } from "./support/speech-audio";
 import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir } from "./support/speech-server";
@@ -269,5 +273,52 @@ describe.skipIf(!testModelAvailable)("log-mel features: transformers.js' feature
       expect(features.dims).toEqual(expected.dims);
       expect(maxDifference(features.data as Float32Array, expected.data as Float32Array)).toBeLessThan(1e-4);
     }
+  });
+});
+
+describe.skipIf(!testModelAvailable)("the decoding rules on a logits row: transformers.js' logits processors' result", () => {
+  it("bit for bit, over histories that exercise every rule", () => {
+    const library = transformers as any;
+    const config = JSON.parse(fs.readFileSync(path.join(testModelsDir, TEST_MODEL_FOLDER, "generation_config.json"), "utf8"));
+    const eot: number = config.eos_token_id;
+    const timestampBegin: number = config.no_timestamps_token_id + 1;
+    const vocabulary = 51865;
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const text = () => Math.floor(random() * 50000);
+    const timestamp = () => timestampBegin + Math.floor(random() * 1500);
+    const histories: number[][] = [[], [timestamp()], [timestamp(), text()], [timestamp(), text(), timestamp()], [timestamp(), text(), timestamp(), timestamp()], [text(), text()]];
+    const fired = { timestampsWin: 0, textOnly: 0, timestampOnly: 0 };
+    for (let round = 0; round < 240; round++) {
+      const useTimestamps = round % 4 !== 3;
+      const initTokens = [config.decoder_start_token_id, 50259, config.task_to_id.transcribe, ...(useTimestamps ? [] : [config.no_timestamps_token_id])];
+      const generated = histories[round % histories.length]!;
+      const minNewTokens = round % 5 === 0 ? 4 : 0;
+      // Text logits around 0; the timestamps' level varies so that either side wins.
+      const shift = random() * 13 - 12;
+      const row = Float32Array.from({ length: vocabulary }, (_, i) => (i >= timestampBegin ? shift : 0) + 2 * random() - 1);
+      const theirs = row.slice();
+      const processors = [
+        ...(minNewTokens ? [new library.MinNewTokensLengthLogitsProcessor(initTokens.length, minNewTokens, eot)] : []),
+        new library.SuppressTokensLogitsProcessor(config.suppress_tokens),
+        ...(useTimestamps ? [new library.WhisperTimeStampLogitsProcessor(config, initTokens)] : []),
+        new library.SuppressTokensAtBeginLogitsProcessor(config.begin_suppress_tokens, initTokens.length),
+      ];
+      const ids = [[...initTokens, ...generated].map(BigInt)];
+      let logits = new Tensor("float32", theirs, [1, vocabulary]);
+      for (const processor of processors) logits = processor._call(ids, logits);
+      const ours = row.slice();
+      applyLogitRules(logitRulesFor(config, initTokens, { eot, useTimestamps, minNewTokens }), ours, initTokens, generated);
+      expect(ours.findIndex((value, i) => !Object.is(value, theirs[i])), `round ${round}`).toBe(-1);
+      const textLeft = ours.subarray(0, timestampBegin).some((value) => value > -Infinity);
+      const timestampsLeft = ours.subarray(timestampBegin).some((value) => value > -Infinity);
+      if (useTimestamps && generated.length > 0 && !textLeft && timestampsLeft && ours[eot] === -Infinity) fired.timestampsWin++;
+      if (!timestampsLeft) fired.textOnly++;
+      if (textLeft && ours[eot]! > -Infinity && ours.subarray(0, eot).every((value) => value === -Infinity)) fired.timestampOnly++;
+    }
+    // Each rule changed some rows: the comparison was not of untouched rows.
+    expect(fired.timestampsWin).toBeGreaterThan(0);
+    expect(fired.textOnly).toBeGreaterThan(0);
+    expect(fired.timestampOnly).toBeGreaterThan(0);
   });
 });
