@@ -3,15 +3,13 @@
  * the decoder prompt, language detection from logits, the token picker, and segment and word assembly.
  * The decoding itself, with a model, is tested through the API (speech-api.test.ts).
  */
-import type { Tensor } from "@huggingface/transformers";
 import { describe, expect, it } from "vitest";
-import { CancelledError } from "../server/speech/whisper/cancelled";
 import { compressionRatio, decodeWithFallback, judgeDecode, temperaturesToTry } from "../server/speech/whisper/fallback";
 import { mostLikelyLanguage, noSpeechProbability } from "../server/speech/whisper/first-step";
 import type { LoadedWhisper } from "../server/speech/whisper/model";
 import { decoderPrompt, maxNewTokens, previousTextAfter } from "../server/speech/whisper/prompt";
 import { windowSegments } from "../server/speech/whisper/segments";
-import { TokenPicker } from "../server/speech/whisper/token-picker";
+import { pickToken } from "../server/speech/whisper/token-picker";
 
 const thresholds = { logprobThreshold: -1, noSpeechThreshold: 0.6, compressionRatioThreshold: 2.4 };
 
@@ -139,27 +137,17 @@ describe("first step", () => {
 });
 
 describe("token picker", () => {
-  const step = (values: number[]) => [{ data: new Float32Array(values) }] as unknown as Tensor;
-  const row = (logits: Tensor) => Array.from((logits as unknown as { data: Float32Array }[])[0]!.data);
-
-  it("at temperature 0 takes the argmax, records its log-probability, and leaves only it possible", () => {
-    const picker = new TokenPicker(0, () => false);
-    const logits = picker._call([], step([0, Math.log(3), 0, 0]));
-    expect(picker.tokens).toEqual([1]);
-    expect(picker.logprobs[0]).toBeCloseTo(Math.log(0.5), 6);
-    expect(row(logits)).toEqual([-Infinity, 0, -Infinity, -Infinity]);
+  it("at temperature 0 takes the (first) argmax and its log-probability", () => {
+    const picked = pickToken(new Float32Array([0, Math.log(3), 0, Math.log(3)]), 0);
+    expect(picked.token).toBe(1);
+    expect(picked.logprob).toBeCloseTo(Math.log(3 / 8), 6);
   });
 
-  it("never samples a token that is impossible", () => {
-    const picker = new TokenPicker(1, () => false);
-    for (let i = 0; i < 50; i++) picker._call([], step([-Infinity, 0, -Infinity, 0]));
-    expect(new Set(picker.tokens).size).toBeLessThanOrEqual(2);
-    expect(picker.tokens.every((token) => token === 1 || token === 3)).toBe(true);
-  });
-
-  it("stops the decode once the job is cancelled", () => {
-    const picker = new TokenPicker(0, () => true);
-    expect(() => picker._call([], step([0, 1]))).toThrow(CancelledError);
+  it("samples in proportion to the probabilities, never a token that is impossible", () => {
+    const row = new Float32Array([-Infinity, 0, -Infinity, Math.log(3)]);
+    const picks = [0.1, 0.2, 0.3, 0.5, 0.9].map((draw) => pickToken(row, 1, () => draw).token);
+    expect(picks).toEqual([1, 1, 3, 3, 3]);
+    expect(pickToken(row, 1, () => 0.1).logprob).toBeCloseTo(Math.log(1 / 4), 6);
   });
 });
 

@@ -12,7 +12,7 @@ import { CancelledError } from "./whisper/cancelled";
 import { type WindowDecoding, decodeWindow } from "./whisper/decode-window";
 import { decodeWithFallback, temperaturesToTry } from "./whisper/fallback";
 import { logMelFeatures } from "./whisper/features";
-import { firstStepLogits, mostLikelyLanguage, noSpeechProbability } from "./whisper/first-step";
+import { firstStep, mostLikelyLanguage, noSpeechProbability } from "./whisper/first-step";
 import type { LoadedWhisper } from "./whisper/model";
 import { decoderPrompt, encodePrompt, maxNewTokens, previousTextAfter } from "./whisper/prompt";
 import { windowSegments } from "./whisper/segments";
@@ -89,10 +89,10 @@ export async function transcribeWithWhisper(
     });
     lap("encoder");
     if (isCancelled()) throw new CancelledError();
-    const firstStep = await firstStepLogits(model, encoderOutputs, tokens.sot);
+    const { logits: firstLogits, cross } = await firstStep(model, encoderOutputs, tokens.sot);
     lap("firstStep");
-    const noSpeechProb = noSpeechProbability(firstStep, tokens.noSpeech);
-    if (!languageCode) languageCode = loaded.multilingual ? (mostLikelyLanguage(firstStep, tokens.languages) ?? languageCode) : "en";
+    const noSpeechProb = noSpeechProbability(firstLogits, tokens.noSpeech);
+    if (!languageCode) languageCode = loaded.multilingual ? (mostLikelyLanguage(firstLogits, tokens.languages) ?? languageCode) : "en";
 
     const initTokens = decoderPrompt({
       tokens,
@@ -105,8 +105,7 @@ export async function transcribeWithWhisper(
     });
     const job: WindowDecoding = {
       model,
-      inputFeatures,
-      encoderOutputs,
+      cross,
       initTokens,
       maxNewTokens: maxNewTokens(initTokens.length, settings.maxNewTokens),
       minNewTokens: settings.minNewTokens,

@@ -25,15 +25,20 @@ export function wavBytes(samples: Float32Array, sampleRate = 16_000): Buffer {
   return Buffer.concat([header, data]);
 }
 
-/** Speech-like test audio of any length: the fixture's samples repeated (16 kHz mono s16 WAV). */
-export function repeatedSpeechWav(seconds: number): Buffer {
+/** Speech-like test samples of any length: the fixture's samples repeated (16 kHz mono float). */
+export function repeatedSpeechSamples(seconds: number): Float32Array {
   const source = readAudioFixture("speech.wav");
   const dataChunk = source.indexOf("data", 12, "latin1");
   const pcm = source.subarray(dataChunk + 8, dataChunk + 8 + source.readUInt32LE(dataChunk + 4));
   const samples = new Float32Array(Math.round(seconds * 16_000));
   const count = pcm.length / 2;
   for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE((i % count) * 2) / 32768;
-  return wavBytes(samples);
+  return samples;
+}
+
+/** Speech-like test audio of any length: the fixture's samples repeated (16 kHz mono s16 WAV). */
+export function repeatedSpeechWav(seconds: number): Buffer {
+  return wavBytes(repeatedSpeechSamples(seconds));
 }
 
 /**

@@ -1,21 +1,16 @@
 /**
- * The first decoder step, from <|startoftranscript|> alone: how likely the window holds no speech, and,
- * when the request names no language, which language it is (both read from the same logits, as OpenAI's
- * Whisper does).
+ * The first decoder step of a window, from <|startoftranscript|> alone: how likely the window holds no
+ * speech, and, when the request names no language, which language it is (both read from the same
+ * logits, as OpenAI's Whisper does). The same step computes the window's cross-attention keys and
+ * values, which every decode of the window then reuses (decoder-session.ts).
  */
-import { Tensor } from "@huggingface/transformers";
+import { type WindowCrossAttention, startWindow } from "./decoder-session";
 import type { AnyModel } from "./model";
 import { logSumExp } from "./token-picker";
 
-/** The logits of the step after <|startoftranscript|>, over the whole vocabulary. */
-export async function firstStepLogits(model: AnyModel, encoderOutputs: unknown, sot: number): Promise<Float32Array> {
-  const first = await model.forward({
-    encoder_outputs: encoderOutputs,
-    decoder_input_ids: new Tensor("int64", BigInt64Array.from([BigInt(sot)]), [1, 1]),
-  });
-  const logits = first.logits.data as Float32Array;
-  const vocab = first.logits.dims.at(-1) as number;
-  return logits.subarray(logits.length - vocab);
+/** The logits of the step after <|startoftranscript|>, over the whole vocabulary, and the window's cross-attention. */
+export async function firstStep(model: AnyModel, encoderOutputs: AnyModel, sot: number): Promise<{ logits: Float32Array; cross: WindowCrossAttention }> {
+  return startWindow(model.sessions.decoder_model_merged, encoderOutputs.ort_tensor ?? encoderOutputs, sot);
 }
 
 /** The softmax probability of <|nospeech|>. */

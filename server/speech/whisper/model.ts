@@ -78,7 +78,7 @@ function freeNow(...views: (Uint8Array | null)[]) {
 }
 
 /** The onnxruntime-node module transformers.js itself uses (its tensors must be the ones transformers.js knows). */
-function onnxRuntime(): AnyModel {
+export function onnxRuntime(): AnyModel {
   return createRequire(import.meta.resolve("@huggingface/transformers"))("onnxruntime-node");
 }
 

@@ -1,7 +1,3 @@
-import { LogitsProcessor, type Tensor } from "@huggingface/transformers";
-import { CancelledError } from "./cancelled";
-import type { AnyModel } from "./model";
-
 /** The largest logit and log(Σ exp(logit)), computed without overflow. */
 export function logSumExp(values: Float32Array): { max: number; lse: number } {
   let max = -Infinity;
@@ -12,41 +8,25 @@ export function logSumExp(values: Float32Array): { max: number; lse: number } {
 }
 
 /**
- * The last logits processor: picks the token itself (argmax at temperature 0, else a sample from the
- * whole distribution, as OpenAI's Whisper does), records its log-probability before temperature, and
- * leaves only that token possible so that transformers.js' greedy step takes it.
+ * Picks the next token from a logits row the decoding rules have been applied to (logit-rules.ts):
+ * argmax at temperature 0 (the first of equal maxima, as transformers.js' greedy sampler), else a sample
+ * from the whole distribution, as OpenAI's Whisper does (no top-k). Its log-probability is taken before
+ * temperature: avg_logprob and word probabilities are made of it.
  */
-export class TokenPicker extends LogitsProcessor {
-  readonly tokens: number[] = [];
-  readonly logprobs: number[] = [];
-  constructor(
-    private readonly temperature: number,
-    private readonly isCancelled: () => boolean,
-  ) {
-    super();
-  }
-
-  _call(_inputIds: bigint[][], logits: Tensor) {
-    if (this.isCancelled()) throw new CancelledError();
-    const row = (logits as AnyModel)[0].data as Float32Array;
-    const { max, lse } = logSumExp(row);
-    let chosen = 0;
-    if (this.temperature === 0) {
-      for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
-    } else {
-      let total = 0;
-      const weights = new Float64Array(row.length);
-      for (let i = 0; i < row.length; i++) total += weights[i] = Math.exp((row[i]! - max) / this.temperature);
-      let target = Math.random() * total;
-      for (chosen = 0; chosen < row.length - 1; chosen++) {
-        target -= weights[chosen]!;
-        if (target <= 0 && weights[chosen]! > 0) break;
-      }
+export function pickToken(row: Float32Array, temperature: number, random: () => number = Math.random): { token: number; logprob: number } {
+  const { max, lse } = logSumExp(row);
+  let chosen = 0;
+  if (temperature === 0) {
+    for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
+  } else {
+    let total = 0;
+    const weights = new Float64Array(row.length);
+    for (let i = 0; i < row.length; i++) total += weights[i] = Math.exp((row[i]! - max) / temperature);
+    let target = random() * total;
+    for (chosen = 0; chosen < row.length - 1; chosen++) {
+      target -= weights[chosen]!;
+      if (target <= 0 && weights[chosen]! > 0) break;
     }
-    this.tokens.push(chosen);
-    this.logprobs.push(row[chosen]! - lse);
-    row.fill(-Infinity);
-    row[chosen] = 0;
-    return logits;
   }
+  return { token: chosen, logprob: row[chosen]! - lse };
 }

@@ -1,0 +1,80 @@
+/**
+ * The rules a Whisper decode applies to each logits row before a token is picked, Markbook's own code
+ * doing what transformers.js' logits processors do in generate(), in the same order and with the same
+ * float32 roundings (tests/speech-equivalence.test.ts holds them to the same tokens):
+ * `min_new_tokens` (benchmarks), `suppress_tokens`, the timestamp rules (WhisperTimeStampLogitsProcessor)
+ * and `begin_suppress_tokens` at the first generated position.
+ */
+
+export interface LogitRules {
+  /** Tokens never decoded (the generation config's suppress_tokens). */
+  suppress: readonly number[];
+  /** Tokens not decoded first (begin_suppress_tokens: a blank and <|endoftext|>). */
+  beginSuppress: readonly number[];
+  eot: number;
+  /** <|endoftext|> is impossible until this many tokens are decoded. */
+  minNewTokens: number;
+  /** The timestamp rules, when the decode has timestamp tokens. */
+  timestamps: { noTimestamps: number; timestampBegin: number; beginIndex: number } | null;
+}
+
+interface GenerationConfig {
+  suppress_tokens?: number[] | null;
+  begin_suppress_tokens?: number[] | null;
+  no_timestamps_token_id: number;
+}
+
+export function logitRulesFor(config: GenerationConfig, initTokens: readonly number[], options: { eot: number; useTimestamps: boolean; minNewTokens?: number }): LogitRules {
+  const noTimestamps = config.no_timestamps_token_id;
+  return {
+    suppress: config.suppress_tokens ?? [],
+    beginSuppress: config.begin_suppress_tokens ?? [],
+    eot: options.eot,
+    minNewTokens: options.minNewTokens ?? 0,
+    timestamps: options.useTimestamps
+      ? { noTimestamps, timestampBegin: noTimestamps + 1, beginIndex: initTokens.length - (initTokens.at(-1) === noTimestamps ? 1 : 0) }
+      : null,
+  };
+}
+
+/** Applies the rules to the row of the step after `initTokens` and the `generated` tokens. */
+export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens: readonly number[], generated: readonly number[]) {
+  if (generated.length < rules.minNewTokens) row[rules.eot] = -Infinity;
+  for (const token of rules.suppress) row[token] = -Infinity;
+  if (rules.timestamps) applyTimestampRules(rules.timestamps, rules.eot, row, initTokens, generated);
+  if (generated.length === 0) for (const token of rules.beginSuppress) row[token] = -Infinity;
+}
+
+/**
+ * OpenAI's timestamp rules: none but a timestamp first; timestamps in pairs (a lone one only before
+ * <|endoftext|>); and a timestamp whenever all timestamps together are more probable than any text token.
+ * That last comparison is made on log-probabilities rounded to float32, as transformers.js' log_softmax
+ * returns them, so that a near tie falls the same way.
+ */
+function applyTimestampRules(rule: NonNullable<LogitRules["timestamps"]>, eot: number, row: Float32Array, initTokens: readonly number[], generated: readonly number[]) {
+  const { timestampBegin, beginIndex } = rule;
+  row[rule.noTimestamps] = -Infinity;
+  const length = initTokens.length + generated.length;
+  if (length === beginIndex) {
+    row.fill(-Infinity, 0, timestampBegin);
+    return;
+  }
+  const tokenAt = (index: number) => (index < initTokens.length ? initTokens[index]! : generated[index - initTokens.length]!);
+  const decoded = length - beginIndex;
+  const lastWasTimestamp = decoded >= 1 && tokenAt(length - 1) >= timestampBegin;
+  const penultimateWasTimestamp = decoded < 2 || tokenAt(length - 2) >= timestampBegin;
+  if (lastWasTimestamp) {
+    if (penultimateWasTimestamp) row.fill(-Infinity, timestampBegin);
+    else row.fill(-Infinity, 0, eot);
+  }
+  let max = row[0]!;
+  for (let i = 1; i < row.length; i++) if (row[i]! > max) max = row[i]!;
+  let sumExps = 0;
+  for (let i = 0; i < row.length; i++) sumExps += Math.exp(row[i]! - max);
+  const logSum = Math.log(sumExps);
+  let timestampSum = 0;
+  for (let i = timestampBegin; i < row.length; i++) timestampSum += Math.fround(Math.exp(Math.fround(row[i]! - max - logSum)));
+  let maxText = row[0]!;
+  for (let i = 1; i < timestampBegin; i++) if (row[i]! > maxText) maxText = row[i]!;
+  if (Math.log(timestampSum) > Math.fround(maxText - max - logSum)) row.fill(-Infinity, 0, timestampBegin);
+}
