@@ -35,14 +35,14 @@ export function speechWindows(samples: Float32Array, regions: readonly SpeechReg
         current = [];
         fill = 0;
       }
-      const whole = region.end - from;
-      // A region that fits in a window of its own is not split across two.
-      if (whole > maxSamples - fill && whole <= maxSamples && fill > 0) {
+      // A region that does not fit in what is left of the window starts the next one: only a region
+      // longer than a window is split, every window-length from its start.
+      if (region.end - from > maxSamples - fill && fill > 0) {
         windows.push(current);
         current = [];
         fill = 0;
       }
-      const to = from + Math.min(whole, maxSamples - fill);
+      const to = from + Math.min(region.end - from, maxSamples - fill);
       current.push({ from, to, at: fill });
       fill += to - from;
       from = to;
