@@ -100,8 +100,11 @@ describe.skipIf(!testModelAvailable)("chunking_strategy on /v1/audio/transcripti
       temperature: 1,
       chunking_strategy: { type: "server_vad", threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 },
     });
-    // Nothing is placed in the three seconds of silence between the sentences (4.65–7.09 s padded).
-    for (const segment of transcription.segments ?? []) expect(segment.start >= 7 || segment.end <= 4.8).toBe(true);
+    // No segment starts or ends in the three seconds of silence between the sentences (regions 0.7–4.65 s
+    // and 7.09–9.2 s with their padding); one may span the seam from the first region to the second.
+    const inGap = (time: number) => time > 4.8 && time < 7;
+    expect(transcription.segments?.length).toBeGreaterThan(0);
+    for (const segment of transcription.segments ?? []) expect([segment.start, segment.end].filter(inGap)).toEqual([]);
   });
 
   it("refuses bad chunking_strategy values with 400 invalid_parameters naming it", { timeout: speechTimeout({}) * 4 }, async () => {
