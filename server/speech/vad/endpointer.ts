@@ -68,8 +68,12 @@ const frameMsOf = (frame: Float32Array) => (frame.length / SAMPLE_RATE) * 1000;
 /** Silero VAD endpointing: one model stream per session, run on each 32 ms of audio as it completes. */
 export class VadEndpointer implements Endpointer {
   readonly prefixPaddingMs: number;
-  /** Once the speaker has been silent this long, the final pass starts (Whisper takes ~0.5 s for a short utterance). */
-  readonly earlyFinalAfterMs = 200;
+  /**
+   * Once the speaker has been silent this long, the final's pass starts (Whisper takes ~0.5 s for a short
+   * utterance; the utterance ends 380 ms later). The VAD notices the silence a chunk or two after the last
+   * word, so the pass sees ~150–180 ms of audio after it.
+   */
+  readonly earlyFinalAfterMs = 120;
   private readonly stream = new VadStream();
   private readonly clock: SilenceClock;
   private readonly chunk = new Float32Array(VAD_CHUNK_SAMPLES);
@@ -101,11 +105,16 @@ export class VadEndpointer implements Endpointer {
 /** RMS above this (−40 dBFS) was voice for the energy gate. */
 const ENERGY_SPEECH_RMS = 0.01;
 
-/** The energy gate used before issue 20 (RMS > −40 dBFS, 500 ms of silence, 200 ms of lead-in), for comparison only. */
+/** The energy gate used before issue 20 (RMS > −40 dBFS, no early final pass), for comparison only. */
 export class EnergyEndpointer implements Endpointer {
-  readonly prefixPaddingMs = 200;
+  readonly prefixPaddingMs: number;
   readonly earlyFinalAfterMs = null;
-  private readonly clock = new SilenceClock(500);
+  private readonly clock: SilenceClock;
+
+  constructor(parameters: VadParameters = { threshold: 0, prefixPaddingMs: 200, silenceDurationMs: 500 }) {
+    this.prefixPaddingMs = parameters.prefixPaddingMs;
+    this.clock = new SilenceClock(parameters.silenceDurationMs);
+  }
 
   push(frame: Float32Array): EndpointStep {
     let energy = 0;
@@ -116,4 +125,5 @@ export class EnergyEndpointer implements Endpointer {
 
 export type EndpointingMethod = "vad" | "energy";
 
-export const createEndpointer = (method: EndpointingMethod = "vad"): Endpointer => (method === "energy" ? new EnergyEndpointer() : new VadEndpointer());
+export const createEndpointer = (method: EndpointingMethod = "vad", parameters: VadParameters = SOCKET_VAD): Endpointer =>
+  method === "energy" ? new EnergyEndpointer(parameters) : new VadEndpointer(parameters);
