@@ -58,9 +58,9 @@ const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 export interface TurnDetection {
   /** This much silence ends an utterance. */
   silenceMs: number;
-  /** Audio kept from before the voice started, and after it stopped. */
+  /** Audio kept from before the voice started (after it stops, END_PADDING_MS or what the early final pass saw). */
   paddingMs: number;
-  /** OpenAI's server_vad threshold (0…1), kept for a probability-based detector; the energy gate has its own. */
+  /** OpenAI's server_vad threshold (0…1): the VAD's speech probability. */
   threshold: number;
 }
 
