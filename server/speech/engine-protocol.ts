@@ -1,6 +1,7 @@
 /** Messages between the engine pool (main thread) and its worker threads. */
 import type { SpeechModelId } from "./config";
 import type { Segment, Word } from "./formats";
+import type { VadParameters } from "./vad/regions";
 
 export interface EngineSettings {
   modelsDir: string;
@@ -36,6 +37,8 @@ export interface TranscribeRequest {
   timestamps?: boolean;
   /** Send each decoded window's segments as a `window` message before the result (stream=true). */
   progress?: boolean;
+  /** Decode only the speech the VAD finds (chunking_strategy); times stay those of the whole audio. */
+  vad?: VadParameters;
 }
 
 export interface TranscribeResult {

@@ -11,7 +11,7 @@ import { CancelledJobError } from "./engine-pool";
 import { STREAMABLE_FORMATS, type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
-import { parseSpeechOptions, transcriptionOptions } from "./options";
+import { formChunkingStrategy, parseSpeechOptions, transcriptionOptions } from "./options";
 import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 import { TranscriptEventStream, endStreamWithError, isEventStream } from "./transcript-events";
@@ -142,6 +142,7 @@ function readFields(fields: Map<string, string[]>, task: "transcribe" | "transla
     temperature: first("temperature"),
     timestamp_granularities: granularities,
     stream: first("stream"),
+    chunking_strategy: formChunkingStrategy(fields),
   });
   if (values.timestamp_granularities.length > 0 && values.response_format !== "verbose_json") {
     throw new AppError("invalid", "timestamp_granularities needs response_format=verbose_json.", "timestamp_granularities");
@@ -208,6 +209,7 @@ async function transcribeUpload(
           prompt: fields.prompt,
           temperature: fields.temperature,
           wordTimestamps: wantWords,
+          vad: fields.chunking_strategy,
         },
         abort.signal,
         events ? (segments) => events.segments(segments) : undefined,

@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { SAMPLE_RATE } from "./audio";
 import { RESPONSE_FORMATS } from "./formats";
 import { isWhisperLanguage } from "./languages";
+import { FILE_VAD_DEFAULTS, type VadParameters } from "./vad/regions";
 
 /** A number written as text (a form field, a query parameter): empty or blank is refused, never read as 0. */
 const numberText = (message: string) =>
@@ -20,6 +21,82 @@ const numberText = (message: string) =>
 
 /** The longest prompt a request may carry (the engine keeps its last 223 tokens). */
 export const PROMPT_MAX_CHARACTERS = 4000;
+/** A number given as a JSON number or as text (a bracketed form field). */
+const numberOrText = (message: string) => z.union([z.number({ error: message }), numberText(message)], { error: message });
+const milliseconds = (name: string) =>
+  numberOrText(`${name} must be a whole number of milliseconds from 0 to 10000`).pipe(
+    z.number().int(`${name} must be a whole number of milliseconds from 0 to 10000`).min(0, `${name} must be at least 0`).max(10_000, `${name} must be at most 10000`),
+  );
+
+/** OpenAI's VadConfig object; unknown keys are refused (a misspelt parameter would otherwise be ignored). */
+const serverVad = z.strictObject(
+  {
+    type: z.literal("server_vad", { error: 'type must be "server_vad"' }),
+    threshold: numberOrText("threshold must be a number from 0 to 1")
+      .pipe(z.number().min(0, "threshold must be at least 0").max(1, "threshold must be at most 1"))
+      .optional(),
+    prefix_padding_ms: milliseconds("prefix_padding_ms").optional(),
+    silence_duration_ms: milliseconds("silence_duration_ms").optional(),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown key ${JSON.stringify(issue.keys[0]).slice(0, 60)}` : 'must be "auto" or an object {"type":"server_vad", …}') },
+);
+
+const CHUNKING_HELP = 'must be "auto" or a JSON object {"type":"server_vad","threshold":0.5,"prefix_padding_ms":300,"silence_duration_ms":200}';
+
+/**
+ * chunking_strategy: "auto" (the server_vad defaults), a JSON object (as OpenAI's docs write it), or
+ * the object as bracketed fields (`chunking_strategy[type]=server_vad`, as the openai clients send an
+ * object in a form). The VAD parameters, or undefined when not given.
+ */
+const chunkingStrategy = z
+  .union(
+    [
+      z.string().max(1000, "must have at most 1000 characters"),
+      // The bracketed fields' object as it is (a record schema would drop a "__proto__" key rather than refuse it).
+      z.custom<Record<string, string>>((value) => typeof value === "object" && value !== null && !Array.isArray(value)),
+    ],
+    { error: CHUNKING_HELP },
+  )
+  .transform((value, context): VadParameters => {
+    let object: unknown = value;
+    if (typeof value === "string") {
+      try {
+        object = value.trim() === "auto" ? "auto" : JSON.parse(value);
+      } catch {
+        object = undefined;
+      }
+    }
+    if (object === "auto") return FILE_VAD_DEFAULTS;
+    const parsed = serverVad.safeParse(object);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      context.addIssue({ code: "custom", message: typeof object === "object" && object !== null && !Array.isArray(object) ? issue.message : CHUNKING_HELP });
+      return z.NEVER;
+    }
+    return {
+      threshold: parsed.data.threshold ?? FILE_VAD_DEFAULTS.threshold,
+      prefixPaddingMs: parsed.data.prefix_padding_ms ?? FILE_VAD_DEFAULTS.prefixPaddingMs,
+      silenceDurationMs: parsed.data.silence_duration_ms ?? FILE_VAD_DEFAULTS.silenceDurationMs,
+    };
+  })
+  .optional();
+
+/**
+ * The chunking_strategy of a form: its plain field, or its bracketed fields gathered into one object
+ * (first value of each). Both at once is refused.
+ */
+export function formChunkingStrategy(fields: Map<string, string[]>): string | Record<string, string> | undefined {
+  const bracketed = [...fields].filter(([name]) => name.startsWith("chunking_strategy["));
+  if (bracketed.length === 0) return fields.get("chunking_strategy")?.[0];
+  if (fields.has("chunking_strategy")) throw new AppError("invalid", "chunking_strategy: give it once, either as one field or as chunking_strategy[…] fields.", "chunking_strategy");
+  const object: Record<string, string> = {};
+  for (const [name, values] of bracketed) {
+    const key = /^chunking_strategy\[([^\]]*)\]$/.exec(name)?.[1];
+    if (key === undefined) throw new AppError("invalid", `chunking_strategy: unexpected field ${JSON.stringify(name).slice(0, 80)}.`, "chunking_strategy");
+    Object.defineProperty(object, key, { value: values[0] ?? "", enumerable: true });
+  }
+  return object;
+}
 
 const fields = {
   model: z.string().optional(),
@@ -39,6 +116,7 @@ const fields = {
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false")
     .transform((value) => value === "true"),
+  chunking_strategy: chunkingStrategy,
   // The socket's own options.
   task: z.enum(["transcribe", "translate"], { error: "must be transcribe or translate" }).default("transcribe"),
   encoding: z.enum(["pcm_s16le", "pcm_f32le"], { error: "must be pcm_s16le or pcm_f32le" }).default("pcm_s16le"),
@@ -56,6 +134,7 @@ export const transcriptionOptions = {
   temperature: fields.temperature,
   timestamp_granularities: fields.timestamp_granularities,
   stream: fields.stream,
+  chunking_strategy: fields.chunking_strategy,
 };
 
 /** Query parameters of /v1/websocket: the same model, language, prompt and temperature, and the socket's own. */
@@ -80,7 +159,10 @@ export const realtimeTranscriptionOptions = {
  * Parses options with one of the shapes above; the first problem is a 400 naming its parameter. An
  * empty text option (`language=`, `model=`) means "not given"; an empty number is refused (above).
  */
-export function parseSpeechOptions<Shape extends z.ZodRawShape>(shape: Shape, values: Record<string, string | string[] | undefined>): z.infer<z.ZodObject<Shape>> {
+export function parseSpeechOptions<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  values: Record<string, string | string[] | Record<string, string> | undefined>,
+): z.infer<z.ZodObject<Shape>> {
   const input: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) {
     const numeric = name === "temperature" || name === "sample_rate";

@@ -3,9 +3,10 @@
  * (`RealtimeSession`: audio framing, rate-limit accounting, endpointing, the engine queue, heartbeat,
  * backpressure, limits) speaks two protocols (`RealtimeProtocol`): Markbook's dictation socket
  * (`/v1/websocket`, below: binary PCM frames, partials and finals) and OpenAI's realtime transcription
- * (`/v1/realtime`, openai-realtime.ts). An energy voice-activity detector cuts the audio into
- * utterances; while one grows, partial passes run (stabilised by agreement between consecutive passes);
- * when it ends (silence, a commit, or 28 s), its final pass runs.
+ * (`/v1/realtime`, openai-realtime.ts). An endpointer (vad/endpointer.ts: the Silero VAD) cuts the
+ * audio into utterances; while one grows, partial passes run (stabilised by agreement between
+ * consecutive passes); when it ends (silence, a commit, or 28 s), its final pass runs. The final's pass
+ * may start early, in a pause: if the speaker does not resume, it is the final.
  */
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -26,18 +27,14 @@ import { OPENAI_REALTIME_PATH, openaiRealtimeProtocol } from "./openai-realtime"
 import { parseSpeechOptions, realtimeOptions } from "./options";
 import { retryAfterOf } from "./rate-limits";
 import type { SpeechService } from "./service";
+import { type Endpointer, type EndpointingMethod, SOCKET_VAD, createEndpointer } from "./vad/endpointer";
+import { END_PADDING_MS } from "./vad/regions";
 
 export const REALTIME_PATH = "/v1/websocket";
 
 export const FRAME_SAMPLES = SAMPLE_RATE / 50; // 20 ms
-/** RMS above this (-40 dBFS) is voice. */
-const SPEECH_RMS = 0.01;
-/** This much silence ends an utterance (OpenAI's server VAD default). */
-const ENDPOINT_SILENCE_MS = 500;
 /** No partial pass is started once the speaker has been silent this long: the final is near. */
 const PARTIAL_QUIET_MS = 200;
-/** Audio kept from before the voice started, and after it stopped. */
-const PADDING_MS = 200;
 /** An utterance is cut here even without a pause: Whisper sees 30 s at a time. */
 const MAX_UTTERANCE_SECONDS = 28;
 /** A partial pass is run each time the utterance has grown by this much. */
@@ -61,9 +58,9 @@ const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 export interface TurnDetection {
   /** This much silence ends an utterance. */
   silenceMs: number;
-  /** Audio kept from before the voice started, and after it stopped. */
+  /** Audio kept from before the voice started (after it stops, END_PADDING_MS or what the early final pass saw). */
   paddingMs: number;
-  /** OpenAI's server_vad threshold (0…1), kept for a probability-based detector; the energy gate has its own. */
+  /** OpenAI's server_vad threshold (0…1): the VAD's speech probability. */
   threshold: number;
 }
 
@@ -80,6 +77,8 @@ export interface SessionSettings {
   partials: boolean;
   /** Word timings in the final pass, when the model has them. */
   words: boolean;
+  /** How turn detection hears speech: the Silero VAD; "energy", the gate it replaced, for the benchmark only. */
+  endpointing?: EndpointingMethod;
 }
 
 /** What the session core reports; each protocol renders it as its own messages. */
@@ -135,8 +134,8 @@ export interface RealtimeProtocol {
   connect(settings: SessionSettings, url: URL, request: IncomingMessage): ProtocolConnection;
 }
 
-/** The dictation socket's defaults: the energy gate with OpenAI's server-VAD silence. */
-const DICTATION_TURN_DETECTION: TurnDetection = { silenceMs: ENDPOINT_SILENCE_MS, paddingMs: PADDING_MS, threshold: 0.5 };
+/** The dictation socket's turn detection: the VAD with OpenAI's server-VAD defaults (vad/endpointer.ts). */
+const DICTATION_TURN_DETECTION: TurnDetection = { silenceMs: SOCKET_VAD.silenceDurationMs, paddingMs: SOCKET_VAD.prefixPaddingMs, threshold: SOCKET_VAD.threshold };
 
 /** The query parameters, through the same definitions as the HTTP endpoints' fields (options.ts). */
 function handshakeOptions(service: SpeechService, url: URL) {
@@ -293,7 +292,12 @@ const KEY_SUBPROTOCOL = "openai-insecure-api-key.";
 
 export function createRealtimeUpgradeHandler(
   service: SpeechService,
-  { heartbeatMs = HEARTBEAT_MS, heartbeat = new Heartbeat(heartbeatMs), protocol = dictationProtocol }: { heartbeatMs?: number; heartbeat?: Heartbeat; protocol?: RealtimeProtocol } = {},
+  {
+    heartbeatMs = HEARTBEAT_MS,
+    heartbeat = new Heartbeat(heartbeatMs),
+    protocol = dictationProtocol,
+    endpointing = "vad",
+  }: { heartbeatMs?: number; heartbeat?: Heartbeat; protocol?: RealtimeProtocol; endpointing?: EndpointingMethod } = {},
 ) {
   const server = new WebSocketServer({
     noServer: true,
@@ -319,7 +323,7 @@ export function createRealtimeUpgradeHandler(
         const key = keyOfRequest(request, url);
         const keyId = key ? await service.authenticate(key) : null;
         if (!keyId) throw new AppError("unauthenticated", "Incorrect or missing API key (Authorization: Bearer, or ?api_key=).", undefined, "invalid_api_key");
-        const settings = protocol.handshake(service, url, request);
+        const settings = { ...protocol.handshake(service, url, request), endpointing };
         if (sessions.size >= service.config.wsMaxSessions) {
           throw new AppError("rate_limited", `Too many real-time sessions (at most ${service.config.wsMaxSessions}). Retry later.`, undefined, "rate_limit_exceeded");
         }
@@ -416,13 +420,17 @@ export interface Utterance {
   /** Stabilised words of the partial text: they never change within the utterance. */
   stableWords: string[];
   previousWords: string[] | null;
+  /** The final's pass started in a pause, over the first `length` samples (the final reuses it if nothing was added). */
+  early: { length: number; result: Promise<TranscribeResult>; abort: AbortController } | null;
 }
 
+/** The first `length` samples of the chunks. */
 const joinChunks = (chunks: Float32Array[], length: number) => {
   const samples = new Float32Array(length);
   let offset = 0;
   for (const chunk of chunks) {
-    samples.set(chunk, offset);
+    if (offset >= length) break;
+    samples.set(chunk.subarray(0, length - offset), offset);
     offset += chunk.length;
   }
   return samples;
@@ -468,6 +476,8 @@ class RealtimeSession implements SessionControls {
   /** Recent silent frames, kept as the utterance's lead-in. */
   private preRoll: Float32Array[] = [];
   private utterance: Utterance | null = null;
+  /** The endpointer of the current turn detection (a new one when the settings change it). */
+  private endpointer: { turn: TurnDetection; endpointer: Endpointer } | null = null;
   private silentMs = 0;
   private nextUtteranceId = 0;
   private readonly finals: Utterance[] = [];
@@ -691,13 +701,15 @@ class RealtimeSession implements SessionControls {
       this.pump();
       return;
     }
-    let energy = 0;
-    for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
-    const voiced = Math.sqrt(energy / frame.length) > SPEECH_RMS;
+    if (this.endpointer?.turn !== turn) {
+      const parameters = { threshold: turn.threshold, prefixPaddingMs: turn.paddingMs, silenceDurationMs: turn.silenceMs };
+      this.endpointer = { turn, endpointer: createEndpointer(this.settings.endpointing, parameters) };
+    }
+    const step = this.endpointer.endpointer.push(frame);
     const frameMs = (frame.length / SAMPLE_RATE) * 1000;
 
     if (!this.utterance) {
-      if (!voiced) {
+      if (!step.speaking) {
         this.preRoll.push(frame);
         if (this.preRoll.length * frameMs > turn.paddingMs) this.preRoll.shift();
         return;
@@ -712,10 +724,18 @@ class RealtimeSession implements SessionControls {
     utterance.chunks.push(frame);
     utterance.length += frame.length;
     utterance.sinceLastPartial += frame.length;
-    this.silentMs = voiced ? 0 : this.silentMs + frameMs;
-    if (this.silentMs >= turn.silenceMs || utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) {
-      // Keep paddingMs of the trailing silence.
-      const trimFrames = Math.max(0, Math.floor((this.silentMs - turn.paddingMs) / frameMs));
+    this.silentMs = step.silentMs;
+    if (step.silentMs === 0 && utterance.early) {
+      // The speaker resumed: that pass is not the final but a partial, cancelled as partials are.
+      this.partialAbort = utterance.early.abort;
+      utterance.early = null;
+    }
+    // The final's pass goes first; but the utterance's first partial is let through (a speaker who pauses
+    // often would otherwise see no partial at all on a busy engine).
+    if (this.earlyFinalDue(utterance) && utterance.previousWords !== null) this.partialAbort?.abort();
+    if (step.ended || utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) {
+      // The final keeps the trailing silence its early pass saw (that pass is then the final); else END_PADDING_MS.
+      const trimFrames = utterance.early ? (utterance.length - utterance.early.length) / FRAME_SAMPLES : this.trailingSilenceFrames();
       utterance.chunks.splice(utterance.chunks.length - trimFrames, trimFrames);
       utterance.length -= trimFrames * FRAME_SAMPLES;
       this.emit({ type: "speech_stopped", utterance });
@@ -733,7 +753,19 @@ class RealtimeSession implements SessionControls {
       sinceLastPartial: 0,
       stableWords: [],
       previousWords: null,
+      early: null,
     };
+  }
+
+  /** Frames of trailing silence beyond the END_PADDING_MS an utterance keeps. */
+  private trailingSilenceFrames() {
+    return Math.max(0, Math.floor((this.silentMs - END_PADDING_MS) / ((FRAME_SAMPLES / SAMPLE_RATE) * 1000)));
+  }
+
+  /** The speaker has paused long enough for the final's pass to start before the utterance ends. */
+  private earlyFinalDue(utterance: Utterance) {
+    const after = this.settings.turnDetection ? this.endpointer?.endpointer.earlyFinalAfterMs : null;
+    return after !== null && after !== undefined && !utterance.early && !this.ending && this.silentMs >= after;
   }
 
   /** The current utterance is complete (silence, a commit, 28 s, the session's end): its final pass is queued. */
@@ -774,6 +806,14 @@ class RealtimeSession implements SessionControls {
       return;
     }
     const utterance = this.utterance;
+    if (utterance && this.earlyFinalDue(utterance)) {
+      this.working = true;
+      void this.startEarlyFinal(utterance).finally(() => {
+        this.working = false;
+        this.pump();
+      });
+      return;
+    }
     if (utterance && this.settings.partials && !this.ending && this.silentMs < PARTIAL_QUIET_MS && utterance.sinceLastPartial >= (PARTIAL_EVERY_MS / 1000) * SAMPLE_RATE) {
       utterance.sinceLastPartial = 0;
       this.working = true;
@@ -816,12 +856,7 @@ class RealtimeSession implements SessionControls {
       const signal = AbortSignal.any([this.abort.signal, partialAbort.signal]);
       const result = await this.transcribe(joinChunks(utterance.chunks, utterance.length), false, false, signal);
       if (this.utterance !== utterance) return; // ended meanwhile: its final is what counts
-      this.noteLanguage(result.languageCode);
-      const words = wordsOfText(result.text);
-      const { stable, unstable } = stabilisePartial(utterance.stableWords, utterance.previousWords, words);
-      utterance.stableWords = stable;
-      utterance.previousWords = words;
-      this.emit({ type: "partial", utterance, stable, unstable });
+      this.sendPartial(utterance, result);
     } catch (error) {
       // A partial is best effort: a busy engine (429) just means no partial this time.
       if (!(error instanceof CancelledJobError) && !(error instanceof AppError && error.code === "rate_limited")) this.sendError(error);
@@ -830,15 +865,52 @@ class RealtimeSession implements SessionControls {
     }
   }
 
+  private sendPartial(utterance: Utterance, result: TranscribeResult) {
+    this.noteLanguage(result.languageCode);
+    const words = wordsOfText(result.text);
+    const { stable, unstable } = stabilisePartial(utterance.stableWords, utterance.previousWords, words);
+    utterance.stableWords = stable;
+    utterance.previousWords = words;
+    this.emit({ type: "partial", utterance, stable, unstable });
+  }
+
+  /**
+   * The final's pass over the utterance as it would end now (its trailing silence trimmed); the final
+   * awaits it. If the speaker resumes instead, the pass was a pass over the utterance so far: a partial.
+   */
+  private async startEarlyFinal(utterance: Utterance) {
+    const length = utterance.length - this.trailingSilenceFrames() * FRAME_SAMPLES;
+    const samples = joinChunks(utterance.chunks, length);
+    const abort = new AbortController();
+    const result = this.wordTimestamps
+      .catch(() => false)
+      .then((words) => this.transcribe(samples, this.settings.words && words, true, AbortSignal.any([this.abort.signal, abort.signal])));
+    utterance.early = { length, result, abort };
+    // A failure is the final's to handle (it then runs a pass of its own).
+    const outcome = await result.catch(() => null);
+    if (this.partialAbort === abort) this.partialAbort = null;
+    if (outcome && this.settings.partials && this.utterance === utterance && utterance.early?.result !== result) {
+      this.sendPartial(utterance, outcome);
+      utterance.sinceLastPartial = utterance.length - length; // the next partial waits for 1 s more than this pass saw
+    }
+  }
+
   private async runFinal(utterance: Utterance) {
+    const samples = joinChunks(utterance.chunks, utterance.length);
+    // Nothing was added since the early pass started (the speaker did not resume): it is this final's pass.
+    let early = utterance.early?.length === utterance.length ? utterance.early.result : null;
     for (let attempt = 0; ; attempt++) {
       try {
         const words = this.settings.words && (await this.wordTimestamps.catch(() => false));
-        const result = await this.transcribe(joinChunks(utterance.chunks, utterance.length), words, true);
+        const result = await (early ?? this.transcribe(samples, words, true));
         this.noteLanguage(result.languageCode);
         this.emit({ type: "final", utterance, result });
         return;
       } catch (error) {
+        if (early && !this.abort.signal.aborted) {
+          early = null; // the early pass failed (e.g. a busy engine): the final runs its own
+          continue;
+        }
         if (error instanceof CancelledJobError) return;
         if (error instanceof AppError && error.code === "rate_limited" && attempt < 20) {
           await new Promise((resolve) => setTimeout(resolve, 250)); // the engine is busy: a final is never dropped for that

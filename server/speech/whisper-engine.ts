@@ -16,6 +16,7 @@ import { firstStep, mostLikelyLanguage, noSpeechProbability } from "./whisper/fi
 import type { LoadedWhisper } from "./whisper/model";
 import { decoderPrompt, encodePrompt, maxNewTokens, previousTextAfter } from "./whisper/prompt";
 import { windowSegments } from "./whisper/segments";
+import { inAudioTime, windowsToDecode } from "./vad/windows";
 
 export { CancelledError } from "./whisper/cancelled";
 export { logMelFeatures } from "./whisper/features";
@@ -69,12 +70,9 @@ export async function transcribeWithWhisper(
     timings[phase] += now - lapStart;
     lapStart = now;
   };
-  const samples = request.samples;
-
-  for (let windowStart = 0; windowStart < samples.length; windowStart += WINDOW_SAMPLES) {
+  for (const place of windowsToDecode(request.samples, request.vad, WINDOW_SAMPLES, isCancelled)) {
     if (isCancelled()) throw new CancelledError();
-    const window = samples.subarray(windowStart, Math.min(windowStart + WINDOW_SAMPLES, samples.length));
-    const offsetSeconds = windowStart / SAMPLE_RATE;
+    const window = place.samples;
     if (skipWindow(window)) continue;
 
     lapStart = performance.now();
@@ -126,11 +124,12 @@ export async function transcribeWithWhisper(
     lap("decode");
     if (!decoded) continue;
 
+    // A window of speech regions is placed piece by piece; a window of the whole audio by its start.
     const found = windowSegments(
       decoded,
-      { offsetSeconds, windowSeconds: window.length / SAMPLE_RATE, noSpeechProb, firstId: segments.length, timestampBegin: tokens.timestampBegin, useTimestamps },
+      { offsetSeconds: request.vad ? 0 : place.pieces[0]!.from / SAMPLE_RATE, windowSeconds: window.length / SAMPLE_RATE, noSpeechProb, firstId: segments.length, timestampBegin: tokens.timestampBegin, useTimestamps },
       decodeText,
-    );
+    ).map((segment) => (request.vad ? inAudioTime(segment, place) : segment));
     segments.push(...found);
     for (const segment of found) if (segment.words) words.push(...segment.words);
     onWindow?.(found);
