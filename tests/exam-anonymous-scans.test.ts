@@ -13,7 +13,6 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { PATCH as patchBatchRoute } from "../app/api/exam/batches/[batch_id]/route";
-import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { GET as pageImageRoute } from "../app/api/exam/scan-pages/[page_id]/image/route";
 import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
@@ -27,7 +26,7 @@ import { renderPageGrey } from "../server/intake/imaging/pdfjs";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, multipartBody } from "./support/exam-fixtures";
+import { callRest, createClassWithStudents, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { pagesOfPile, postPile, printedBatch } from "./support/intake-fixtures";
 import { imagingDouble, testPile } from "./support/intake-imaging-double";
@@ -156,18 +155,7 @@ describeOnEachDatabase("anonymous batches serve their scans without the name", (
     const roster = await createClassWithStudents(database().db, school, 1);
     batchId = (await (await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: template.id, class_id: roster.class.id } })).json()).id;
     scan = await scanPdf();
-    const form = multipartBody([
-      { name: "matching_method", value: "ordered" },
-      { name: "file", filename: "scan.pdf", bytes: scan.pdf },
-    ]);
-    const uploaded = await scansRoute(
-      new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
-        body: form.body,
-      }),
-      { params: Promise.resolve({ batch_id: batchId }) },
-    );
+    const uploaded = await uploadScanInOrder(school.teacher.token, batchId, scan.pdf);
     expect(uploaded.status).toBe(200);
     submissionId = (await uploaded.json()).id;
   });

@@ -13,7 +13,7 @@ import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
+import { callRest, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
 describeOnEachDatabase("exam submission scans", (database) => {
@@ -43,18 +43,7 @@ describeOnEachDatabase("exam submission scans", (database) => {
       await callRest(createBatchRoute, { method: "POST", token: school.teacher.token, body: { template_id: template.id, class_id: roster.class.id } })
     ).json();
     batchId = batch.id;
-    const form = multipartBody([
-      { name: "matching_method", value: "ordered" },
-      { name: "file", filename: "scan.pdf", bytes: scanBytes },
-    ]);
-    const uploaded = await scansRoute(
-      new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
-        body: form.body,
-      }),
-      { params: Promise.resolve({ batch_id: batchId }) },
-    );
+    const uploaded = await uploadScanInOrder(school.teacher.token, batchId, scanBytes);
     expect(uploaded.status).toBe(200);
     scannedId = (await uploaded.json()).id;
     const queue = await (await callRest(queueRoute, { token: school.teacher.token, params: { batch_id: batchId } })).json();

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { POST as scansRoute } from "../../app/api/exam/batches/[batch_id]/scans/route";
 import type { Db } from "../../server/db/client";
 import { asService } from "../../server/db/rls";
 import { examPapers } from "../../server/db/schema";
@@ -120,4 +121,20 @@ export function multipartBody(parts: FormPart[], boundary = `----markbook${crypt
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** POST /api/exam/batches/{id}/scans: one scan uploaded on its own, matched in order (the route's answer). */
+export function uploadScanInOrder(token: string, batchId: string, scan: Uint8Array, filename = "scan.pdf") {
+  const form = multipartBody([
+    { name: "matching_method", value: "ordered" },
+    { name: "file", filename, bytes: scan },
+  ]);
+  return scansRoute(
+    new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": form.contentType },
+      body: form.body,
+    }),
+    { params: Promise.resolve({ batch_id: batchId }) },
+  );
 }
