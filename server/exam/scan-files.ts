@@ -9,7 +9,7 @@ import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { intakeImaging } from "../intake/imaging-port";
-import { DEFAULT_NAME_BOX, nameBoxOf } from "../intake/name-box";
+import { nameBoxOnScan } from "../intake/name-box";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 
 export const submissionIdInput = z.object({ submission_id: recordId("Submission") });
@@ -55,16 +55,6 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
     logger.error("scan read failed", error);
     throw new AppError("upstream", "The scan could not be read from storage; try again");
   }
-}
-
-/**
- * Where the name is written on a submission's scan: the template's name box on its page for a script
- * filed from pile pages (its pages are the paper's); on a scan uploaded on its own, whose page order is
- * the uploader's, on its first page — the box if it is there, else the top quarter (as the name crop).
- */
-export function nameBoxOnScan(scan: { nameBox: NameBox | null; filedFromPiles: boolean }): NameBox {
-  const box = nameBoxOf({ name_box: scan.nameBox });
-  return scan.filedFromPiles || box.page === 1 ? box : DEFAULT_NAME_BOX;
 }
 
 /**

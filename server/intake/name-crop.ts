@@ -10,7 +10,7 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storage/object-storage";
 import { intakeImaging } from "./imaging-port";
-import { DEFAULT_NAME_BOX, nameBoxOf } from "./name-box";
+import { nameBoxOf, nameBoxOnScan } from "./name-box";
 import type { QuarterTurn } from "./page-reading";
 
 
@@ -44,8 +44,7 @@ export async function nameCrop(db: Db, callerId: string, submissionId: string, o
     if (page) return { ...page, box };
     if (!submission.scanFileId) return null;
     const [scan] = await tx.select({ bucket: files.bucket, key: files.storage_key }).from(files).where(eq(files.id, submission.scanFileId));
-    // A scan uploaded on its own is cropped on its first page: its page order is the uploader's.
-    return scan ? { ...scan, rotation: 0, box: box.page === 1 ? box : DEFAULT_NAME_BOX } : null;
+    return scan ? { ...scan, rotation: 0, box: nameBoxOnScan({ nameBox: submission.nameBox, filedFromPiles: false }) } : null;
   });
   if (!source) throw notFound("Scan");
   const { page: _page, ...rect } = source.box;
