@@ -87,7 +87,7 @@ export async function transcribeWithWhisper(
     });
     lap("encoder");
     if (isCancelled()) throw new CancelledError();
-    const { logits: firstLogits, cross } = await firstStep(model, encoderOutputs, tokens.sot);
+    const { logits: firstLogits, cross } = await firstStep(loaded, encoderOutputs);
     lap("firstStep");
     const noSpeechProb = noSpeechProbability(firstLogits, tokens.noSpeech);
     if (!languageCode) languageCode = loaded.multilingual ? (mostLikelyLanguage(firstLogits, tokens.languages) ?? languageCode) : "en";

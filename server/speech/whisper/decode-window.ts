@@ -71,8 +71,10 @@ export async function decodeWindow(job: WindowDecoding, temperature: number): Pr
     if (job.isCancelled()) throw new CancelledError();
     const step = await steps.step(input);
     if (step.crossAttentions) crossAttentions.push(step.crossAttentions);
-    applyLogitRules(rules, step.logits, initTokens, generated);
-    const { token, logprob } = pickToken(step.logits, temperature);
+    const { values, settle } = step.logits;
+    applyLogitRules(rules, values, initTokens, generated, settle);
+    settle();
+    const { token, logprob } = pickToken(values, temperature);
     generated.push(token);
     logprobs.push(logprob);
     if (token === eot) break;

@@ -7,6 +7,8 @@
  * bit for bit), and each step gets the self-attention keys and values onnxruntime returned from the
  * step before. Only the outputs a step needs are fetched.
  */
+import { INT8_LOGITS_OUTPUTS } from "../onnx-int8-logits";
+import { type Int8Projection, type LogitsRow, exactRow, int8Row } from "./logits-row";
 import type { AnyModel } from "./model";
 import { onnxRuntime } from "./model";
 
@@ -16,6 +18,8 @@ type OrtSession = AnyModel;
 /** What every decode of a window shares: the encoder output and the cross-attention keys and values. */
 export interface WindowCrossAttention {
   session: OrtSession;
+  /** Set when the session projects the logits in 8 bits (onnx-int8-logits.ts). */
+  projection: Int8Projection | null;
   encoderHiddenStates: OrtTensor;
   /** past_key_values.<layer>.encoder.{key,value}, by input name. */
   keysValues: Record<string, OrtTensor>;
@@ -34,18 +38,32 @@ function idsTensor(ids: readonly number[]): OrtTensor {
   return new ort.Tensor("int64", BigInt64Array.from(ids, (id) => BigInt(id)), [1, ids.length]);
 }
 
-/** The last row of a logits output, [1, tokens, vocabulary]. */
-function lastRow(logits: OrtTensor): Float32Array {
-  const data = logits.data as Float32Array;
-  const vocabulary = logits.dims.at(-1) as number;
-  return data.subarray(data.length - vocabulary);
+/** The last row of an output of shape [1, tokens, n]. */
+function lastRow(tensor: OrtTensor): Float32Array {
+  const data = tensor.data as Float32Array;
+  const width = tensor.dims.at(-1) as number;
+  return data.subarray(data.length - width);
+}
+
+/** The outputs a step fetches for its logits. */
+const logitsOutputs = (projection: Int8Projection | null) => (projection ? Object.values(INT8_LOGITS_OUTPUTS) : ["logits"]);
+
+/** The logits row after the last token fed, from the step's outputs. */
+function logitsRow(projection: Int8Projection | null, outputs: Record<string, OrtTensor>): LogitsRow {
+  if (!projection) return exactRow(lastRow(outputs.logits));
+  return int8Row(projection, lastRow(outputs[INT8_LOGITS_OUTPUTS.approximate]), lastRow(outputs[INT8_LOGITS_OUTPUTS.timestamps]), outputs[INT8_LOGITS_OUTPUTS.hidden].data);
 }
 
 /**
  * The window's first step, from <|startoftranscript|> alone (the else branch): its logits (language and
  * no-speech, first-step.ts) and the window's cross-attention keys and values.
  */
-export async function startWindow(session: OrtSession, encoderHiddenStates: OrtTensor, sot: number): Promise<{ logits: Float32Array; cross: WindowCrossAttention }> {
+export async function startWindow(
+  session: OrtSession,
+  projection: Int8Projection | null,
+  encoderHiddenStates: OrtTensor,
+  sot: number,
+): Promise<{ logits: LogitsRow; cross: WindowCrossAttention }> {
   const ort = onnxRuntime();
   const layers = (session.inputNames as string[]).filter((name) => /^past_key_values\.\d+\.decoder\.key$/.test(name)).length;
   // An empty cache entry, [1, heads, 0, head size], from the input's declared shape.
@@ -56,7 +74,7 @@ export async function startWindow(session: OrtSession, encoderHiddenStates: OrtT
     encoder_hidden_states: encoderHiddenStates,
     use_cache_branch: new ort.Tensor("bool", [false], [1]),
   };
-  const fetches = ["logits"];
+  const fetches = logitsOutputs(projection);
   for (let layer = 0; layer < layers; layer++) {
     for (const kind of KINDS) {
       feeds[decoderPast(layer, kind)] = emptyPast;
@@ -67,7 +85,7 @@ export async function startWindow(session: OrtSession, encoderHiddenStates: OrtT
   const outputs = await session.run(feeds, fetches);
   const keysValues: Record<string, OrtTensor> = {};
   for (let layer = 0; layer < layers; layer++) for (const kind of KINDS) keysValues[encoderPast(layer, kind)] = outputs[present(encoderPast(layer, kind))];
-  return { logits: lastRow(outputs.logits), cross: { session, encoderHiddenStates, keysValues, layers, emptyPast } };
+  return { logits: logitsRow(projection, outputs), cross: { session, projection, encoderHiddenStates, keysValues, layers, emptyPast } };
 }
 
 /** One decode's steps: the self-attention cache it has built so far. */
@@ -83,7 +101,7 @@ export class DecoderSteps {
   ) {
     const ort = onnxRuntime();
     this.useCache = new ort.Tensor("bool", [true], [1]);
-    this.fetches = ["logits"];
+    this.fetches = logitsOutputs(cross.projection);
     for (let layer = 0; layer < cross.layers; layer++) {
       for (const kind of KINDS) {
         this.past[decoderPast(layer, kind)] = cross.emptyPast;
@@ -94,12 +112,12 @@ export class DecoderSteps {
   }
 
   /** Feeds these tokens (the prompt, then one token a step): the logits row after the last, and the cross-attention weights per layer when asked for. */
-  async step(ids: readonly number[]): Promise<{ logits: Float32Array; crossAttentions: OrtTensor[] | null }> {
+  async step(ids: readonly number[]): Promise<{ logits: LogitsRow; crossAttentions: OrtTensor[] | null }> {
     const { cross } = this;
     const feeds = { input_ids: idsTensor(ids), encoder_hidden_states: cross.encoderHiddenStates, use_cache_branch: this.useCache, ...cross.keysValues, ...this.past };
     const outputs = await cross.session.run(feeds, this.fetches);
     for (const name of Object.keys(this.past)) this.past[name] = outputs[present(name)];
     const crossAttentions = this.withCrossAttentions ? Array.from({ length: cross.layers }, (_, layer) => outputs[`cross_attentions.${layer}`]) : null;
-    return { logits: lastRow(outputs.logits), crossAttentions };
+    return { logits: logitsRow(cross.projection, outputs), crossAttentions };
   }
 }

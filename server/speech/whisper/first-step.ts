@@ -5,12 +5,18 @@
  * values, which every decode of the window then reuses (decoder-session.ts).
  */
 import { type WindowCrossAttention, startWindow } from "./decoder-session";
-import type { AnyModel } from "./model";
+import type { AnyModel, LoadedWhisper } from "./model";
 import { logSumExp } from "./token-picker";
 
-/** The logits of the step after <|startoftranscript|>, over the whole vocabulary, and the window's cross-attention. */
-export async function firstStep(model: AnyModel, encoderOutputs: AnyModel, sot: number): Promise<{ logits: Float32Array; cross: WindowCrossAttention }> {
-  return startWindow(model.sessions.decoder_model_merged, encoderOutputs.ort_tensor ?? encoderOutputs, sot);
+/**
+ * The logits of the step after <|startoftranscript|>, over the whole vocabulary (<|nospeech|>'s and the
+ * languages' exact: they are the ones read), and the window's cross-attention.
+ */
+export async function firstStep(loaded: LoadedWhisper, encoderOutputs: AnyModel): Promise<{ logits: Float32Array; cross: WindowCrossAttention }> {
+  const { model, projection, tokens } = loaded;
+  const { logits, cross } = await startWindow(model.sessions.decoder_model_merged, projection, encoderOutputs.ort_tensor ?? encoderOutputs, tokens.sot);
+  logits.makeExact([tokens.noSpeech, ...tokens.languages.keys()]);
+  return { logits: logits.values, cross };
 }
 
 /** The softmax probability of <|nospeech|>. */

@@ -37,11 +37,14 @@ export function logitRulesFor(config: GenerationConfig, initTokens: readonly num
   };
 }
 
-/** Applies the rules to the row of the step after `initTokens` and the `generated` tokens. */
-export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens: readonly number[], generated: readonly number[]) {
+/**
+ * Applies the rules to the row of the step after `initTokens` and the `generated` tokens. `settle` makes
+ * exact the logits that may be the largest (logits-row.ts), before the one rule that reads a value.
+ */
+export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens: readonly number[], generated: readonly number[], settle: () => void = () => {}) {
   if (generated.length < rules.minNewTokens) row[rules.eot] = -Infinity;
   for (const token of rules.suppress) row[token] = -Infinity;
-  if (rules.timestamps) applyTimestampRules(rules.timestamps, rules.eot, row, initTokens, generated);
+  if (rules.timestamps) applyTimestampRules(rules.timestamps, rules.eot, row, initTokens, generated, settle);
   if (generated.length === 0) for (const token of rules.beginSuppress) row[token] = -Infinity;
 }
 
@@ -51,7 +54,14 @@ export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens
  * That last comparison is made on log-probabilities rounded to float32, as transformers.js' log_softmax
  * returns them, so that a near tie falls the same way.
  */
-function applyTimestampRules(rule: NonNullable<LogitRules["timestamps"]>, eot: number, row: Float32Array, initTokens: readonly number[], generated: readonly number[]) {
+function applyTimestampRules(
+  rule: NonNullable<LogitRules["timestamps"]>,
+  eot: number,
+  row: Float32Array,
+  initTokens: readonly number[],
+  generated: readonly number[],
+  settle: () => void,
+) {
   const { timestampBegin, beginIndex } = rule;
   row[rule.noTimestamps] = -Infinity;
   const length = initTokens.length + generated.length;
@@ -67,6 +77,7 @@ function applyTimestampRules(rule: NonNullable<LogitRules["timestamps"]>, eot: n
     if (penultimateWasTimestamp) row.fill(-Infinity, timestampBegin);
     else row.fill(-Infinity, 0, eot);
   }
+  settle();
   let max = row[0]!;
   for (let i = 1; i < row.length; i++) if (row[i]! > max) max = row[i]!;
   let sumExps = 0;

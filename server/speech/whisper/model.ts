@@ -10,6 +10,8 @@ import { AutoConfig, AutoProcessor, WhisperForConditionalGeneration, env as tran
 import type { EngineSettings } from "../engine-protocol";
 import { DTYPE_SUFFIX, findModelFolder } from "../model-install";
 import { fuseEncoderAttention, shareTiedEmbeddingProjection } from "../onnx-graph";
+import { int8LogitsDecoder } from "../onnx-int8-logits";
+import { Int8Projection } from "./logits-row";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- transformers.js's own types are loose here */
 export type AnyModel = any;
@@ -32,6 +34,8 @@ export interface LoadedWhisper {
   };
   multilingual: boolean;
   supportsWordTimestamps: boolean;
+  /** Set when the decoder projects its logits in 8 bits (onnx-int8-logits.ts). */
+  projection: Int8Projection | null;
 }
 
 
@@ -48,7 +52,9 @@ export interface LoadedWhisper {
  *   given back after the pass; decoding measured no slower. This relies on large blocks going back to
  *   the system when freed: `npm start` and the benchmark set MALLOC_MMAP_THRESHOLD_ (docs/benchmarks.md).
  *   SPEECH_MEMORY_ARENA=true brings the arenas back (encoder ~10% faster, ~40 MB higher peak).
- * - Pre-packing would keep a second copy of the weights for no measurable speed here.
+ * - Pre-packing: on for the decoder, whose 8-bit logits projection (onnx-int8-logits.ts) would otherwise
+ *   repack its 19 MB matrix at every step (a decoder step 6.4 ms with it, 11 ms without, in bench:speech);
+ *   off for the encoder, where it would keep a second copy of the weights for no measurable speed.
  */
 function sessionOptions(settings: EngineSettings, role: "encoder" | "decoder") {
   const arena = settings.memoryArena ?? false;
@@ -58,7 +64,7 @@ function sessionOptions(settings: EngineSettings, role: "encoder" | "decoder") {
     interOpNumThreads: 1,
     enableCpuMemArena: arena,
     enableMemPattern: role === "encoder" && !arena,
-    extra: { session: { disable_quant_qdq: "1", disable_prepacking: "1" } },
+    extra: { session: { disable_quant_qdq: "1", disable_prepacking: role === "decoder" ? "0" : "1" } },
   };
 }
 
@@ -94,7 +100,7 @@ const modelFolderOnDisk = (source: string, settings: EngineSettings) =>
  * avoids transformers.js' loader, which streams every file it is given the path of into memory for
  * nothing (tens of MB of garbage per load).
  */
-async function loadSessions(folder: string, settings: EngineSettings) {
+async function loadSessions(folder: string, settings: EngineSettings, firstTimestamp: number | undefined) {
   const ort = onnxRuntime();
   const suffix = DTYPE_SUFFIX[settings.dtype] ?? "";
   const create = async (role: "encoder" | "decoder", file: string, rewrite: (model: Uint8Array) => Uint8Array | null) => {
@@ -109,9 +115,15 @@ async function loadSessions(folder: string, settings: EngineSettings) {
       freeNow(original, rewritten);
     }
   };
-  const decoder = await create("decoder", path.join(folder, "onnx", `decoder_model_merged${suffix}.onnx`), shareTiedEmbeddingProjection);
+  let projection: Int8Projection | null = null;
+  const decoder = await create("decoder", path.join(folder, "onnx", `decoder_model_merged${suffix}.onnx`), (model) => {
+    const int8 = firstTimestamp === undefined ? null : int8LogitsDecoder(model, firstTimestamp);
+    if (!int8) return shareTiedEmbeddingProjection(model);
+    projection = new Int8Projection(int8.embedding, firstTimestamp!);
+    return int8.model;
+  });
   const encoder = await create("encoder", path.join(folder, "onnx", `encoder_model${suffix}.onnx`), fuseEncoderAttention);
-  return { model: encoder, decoder_model_merged: decoder };
+  return { sessions: { model: encoder, decoder_model_merged: decoder }, projection: projection as Int8Projection | null };
 }
 
 export async function loadWhisper(
@@ -130,18 +142,19 @@ export async function loadWhisper(
     });
     folder = modelFolderOnDisk(source, settings);
     if (folder) await downloaded.dispose();
-    else return describeModel(downloaded, await AutoProcessor.from_pretrained(source));
+    else return describeModel(downloaded, await AutoProcessor.from_pretrained(source), null);
   }
   const processor = await AutoProcessor.from_pretrained(source);
   const config = await AutoConfig.from_pretrained(source);
   const generationConfigFile = path.join(folder, "generation_config.json");
   const generationConfig = fs.existsSync(generationConfigFile) ? JSON.parse(fs.readFileSync(generationConfigFile, "utf8")) : {};
-  const sessions = await loadSessions(folder, settings);
+  const noTimestamps = generationConfig.no_timestamps_token_id;
+  const { sessions, projection } = await loadSessions(folder, settings, typeof noTimestamps === "number" ? noTimestamps + 1 : undefined);
   const model = new WhisperForConditionalGeneration(config, sessions, { generation_config: generationConfig });
-  return describeModel(model, processor);
+  return describeModel(model, processor, projection);
 }
 
-function describeModel(model: AnyModel, processor: AnyProcessor): LoadedWhisper {
+function describeModel(model: AnyModel, processor: AnyProcessor, projection: Int8Projection | null): LoadedWhisper {
   // transformers.js drops encoder_outputs from generate()'s inputs and re-runs the encoder;
   // letting it through saves one encoder pass per decode.
   model.forward_params = [...model.forward_params, "encoder_outputs"];
@@ -177,6 +190,7 @@ function describeModel(model: AnyModel, processor: AnyProcessor): LoadedWhisper 
     },
     multilingual: Boolean(config.is_multilingual),
     supportsWordTimestamps: Boolean(config.alignment_heads) && decoderOutputs.some((name) => name.startsWith("cross_attentions")),
+    projection,
   };
 }
 
