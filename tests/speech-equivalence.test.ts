@@ -289,6 +289,7 @@ describe.skipIf(!testModelAvailable)("the decoding rules on a logits row: transf
     const timestamp = () => timestampBegin + Math.floor(random() * 1500);
     const histories: number[][] = [[], [timestamp()], [timestamp(), text()], [timestamp(), text(), timestamp()], [timestamp(), text(), timestamp(), timestamp()], [text(), text()]];
     const fired = { timestampsWin: 0, textOnly: 0, timestampOnly: 0 };
+    const nearTies: number[] = [];
     for (let round = 0; round < 240; round++) {
       const useTimestamps = round % 4 !== 3;
       const initTokens = [config.decoder_start_token_id, 50259, config.task_to_id.transcribe, ...(useTimestamps ? [] : [config.no_timestamps_token_id])];
@@ -297,6 +298,9 @@ describe.skipIf(!testModelAvailable)("the decoding rules on a logits row: transf
       // Text logits around 0; the timestamps' level varies so that either side wins.
       const shift = random() * 13 - 12;
       const row = Float32Array.from({ length: vocabulary }, (_, i) => (i >= timestampBegin ? shift : 0) + 2 * random() - 1);
+      // Every sixth row a near tie: the timestamps' log-sum-exp within 5e-5 of the largest text logit,
+      // where only the float32 roundings decide.
+      if (round % 6 === 5) nearTies.push(makeNearTie(row, timestampBegin, (random() - 0.5) * 1e-4));
       const theirs = row.slice();
       const processors = [
         ...(minNewTokens ? [new library.MinNewTokensLengthLogitsProcessor(initTokens.length, minNewTokens, eot)] : []),
@@ -320,5 +324,20 @@ describe.skipIf(!testModelAvailable)("the decoding rules on a logits row: transf
     expect(fired.timestampsWin).toBeGreaterThan(0);
     expect(fired.textOnly).toBeGreaterThan(0);
     expect(fired.timestampOnly).toBeGreaterThan(0);
+    // The near ties were near: within the margin where the rules compute in float32, as transformers.js does.
+    expect(nearTies.length).toBe(40);
+    expect(nearTies.every((gap) => Math.abs(gap) < 1e-4)).toBe(true);
   });
 });
+
+/** Shifts the timestamp logits so that their log-sum-exp is `gap` above the largest text logit; returns the gap the float32 row holds. */
+function makeNearTie(row: Float32Array, timestampBegin: number, gap: number): number {
+  const logSumExp = (values: Float32Array) => {
+    const max = Math.max(...values);
+    return max + Math.log(values.reduce((sum, value) => sum + Math.exp(value - max), 0));
+  };
+  const maxText = Math.max(...row.subarray(0, timestampBegin));
+  const shift = maxText + gap - logSumExp(row.subarray(timestampBegin));
+  for (let i = timestampBegin; i < row.length; i++) row[i] = row[i]! + shift;
+  return logSumExp(row.subarray(timestampBegin)) - maxText;
+}

@@ -51,8 +51,6 @@ export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens
 /**
  * OpenAI's timestamp rules: none but a timestamp first; timestamps in pairs (a lone one only before
  * <|endoftext|>); and a timestamp whenever all timestamps together are more probable than any text token.
- * That last comparison is made on log-probabilities rounded to float32, as transformers.js' log_softmax
- * returns them, so that a near tie falls the same way.
  */
 function applyTimestampRules(
   rule: NonNullable<LogitRules["timestamps"]>,
@@ -78,6 +76,34 @@ function applyTimestampRules(
     else row.fill(-Infinity, 0, eot);
   }
   settle();
+  if (timestampsMoreProbable(row, timestampBegin)) row.fill(-Infinity, 0, timestampBegin);
+}
+
+/** Beyond this distance between the two sides, the float32 roundings below cannot change the answer. */
+const CLEAR_MARGIN = 1e-4;
+
+/**
+ * Whether all timestamps together are more probable than the most probable text token: log Σ exp(timestamp
+ * logits) against the largest text logit (the softmax's normaliser is on both sides). Decided from the
+ * timestamps' own sum (1501 exponentials) when the answer is clear by more than the roundings, else the
+ * way transformers.js computes it, through the log-softmax of the whole row rounded to float32.
+ */
+function timestampsMoreProbable(row: Float32Array, timestampBegin: number): boolean {
+  let maxText = -Infinity;
+  for (let i = 0; i < timestampBegin; i++) if (row[i]! > maxText) maxText = row[i]!;
+  let maxTimestamp = -Infinity;
+  for (let i = timestampBegin; i < row.length; i++) if (row[i]! > maxTimestamp) maxTimestamp = row[i]!;
+  if (maxTimestamp === -Infinity) return false;
+  let sum = 0;
+  for (let i = timestampBegin; i < row.length; i++) sum += Math.exp(row[i]! - maxTimestamp);
+  const gap = maxTimestamp + Math.log(sum) - maxText;
+  if (gap > CLEAR_MARGIN) return true;
+  if (gap < -CLEAR_MARGIN) return false;
+  return timestampsMoreProbableInFloat32(row, timestampBegin, maxText);
+}
+
+/** The comparison on log-probabilities rounded to float32, as transformers.js' log_softmax returns them, so that a near tie falls the same way. */
+function timestampsMoreProbableInFloat32(row: Float32Array, timestampBegin: number, maxText: number): boolean {
   let max = row[0]!;
   for (let i = 1; i < row.length; i++) if (row[i]! > max) max = row[i]!;
   let sumExps = 0;
@@ -85,7 +111,5 @@ function applyTimestampRules(
   const logSum = Math.log(sumExps);
   let timestampSum = 0;
   for (let i = timestampBegin; i < row.length; i++) timestampSum += Math.fround(Math.exp(Math.fround(row[i]! - max - logSum)));
-  let maxText = row[0]!;
-  for (let i = 1; i < timestampBegin; i++) if (row[i]! > maxText) maxText = row[i]!;
-  if (Math.log(timestampSum) > Math.fround(maxText - max - logSum)) row.fill(-Infinity, 0, timestampBegin);
+  return Math.log(timestampSum) > Math.fround(maxText - max - logSum);
 }

@@ -14,11 +14,14 @@ export function logSumExp(values: Float32Array): { max: number; lse: number } {
  * temperature: avg_logprob and word probabilities are made of it.
  */
 export function pickToken(row: Float32Array, temperature: number, random: () => number = Math.random): { token: number; logprob: number } {
-  const { max, lse } = logSumExp(row);
+  // One pass finds the largest logit and, with it, the greedy choice.
   let chosen = 0;
-  if (temperature === 0) {
-    for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
-  } else {
+  for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
+  const max = row[chosen]!;
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i]! - max);
+  const lse = max + Math.log(sum);
+  if (temperature !== 0) {
     let total = 0;
     const weights = new Float64Array(row.length);
     for (let i = 0; i < row.length; i++) total += weights[i] = Math.exp((row[i]! - max) / temperature);
