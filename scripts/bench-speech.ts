@@ -26,7 +26,7 @@ import { parseEnv } from "../server/env";
 import { speechConfigFromEnv } from "../server/speech/config";
 import { createSpeechHandler } from "../server/speech/http";
 import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../server/speech/realtime";
-import { createSpeechService } from "../server/speech/service";
+import { createSpeechService, engineSettings } from "../server/speech/service";
 import type { EndpointingMethod } from "../server/speech/vad/endpointer";
 import { VAD_CHUNK_SAMPLES, VadStream, speechProbabilities } from "../server/speech/vad/silero";
 import { writeBenchmarkSection } from "./benchmarks-doc";
@@ -200,6 +200,7 @@ async function main() {
   server.close();
   await service.close();
   const logMel = await benchLogMel(samples);
+  const projection = await benchLogitsProjection(samples);
 
   const rtfSingle = best(single) / 1000 / WINDOW_SECONDS;
   const rtfConcurrent = concurrentWall / 1000 / (4 * WINDOW_SECONDS);
@@ -228,6 +229,7 @@ async function main() {
     ["Markbook, one request over HTTP (best; median; the blocks before and after)", `${ms(best(ours))} (${ms(median(ours))})`, ""],
     ["Markbook ÷ plain pipeline (best; median)", `${(best(ours) / best(plain)).toFixed(2)}× (${(median(ours) / median(plain)).toFixed(2)}×)`, ""],
     ...logMel,
+    ...projection,
   ];
   const body = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}; model ${MODEL_FOLDER} (q8), ` +
@@ -241,6 +243,39 @@ async function main() {
   console.log(body);
   writeBenchmarkSection("bench:speech", body, sectionIntro);
   process.exit(0);
+}
+
+/**
+ * The decoder's logits projected in 8 bits (onnx-int8-logits.ts) against the float projection of the
+ * exported graph: two engines loaded side by side in this process (the service's workers are closed by
+ * now), the same window decoded alternately, per token and per window.
+ */
+async function benchLogitsProjection(samples: Float32Array): Promise<string[][]> {
+  const { env } = await import("@huggingface/transformers");
+  const { loadWhisper, disposeWhisper } = await import("../server/speech/whisper/model");
+  const { transcribeWithWhisper } = await import("../server/speech/whisper-engine");
+  env.localModelPath = config.modelsDir;
+  env.allowRemoteModels = false;
+  const settings = { ...engineSettings(config), minNewTokens: TOKENS_PER_WINDOW };
+  const engines = { int8: await loadWhisper(MODEL_FOLDER, settings), float: await loadWhisper(MODEL_FOLDER, { ...settings, floatLogits: true }) };
+  if (!engines.int8.projection || engines.float.projection) throw new Error("the two engines do not project as intended");
+  const perToken = { int8: [] as number[], float: [] as number[] };
+  const window = { int8: [] as number[], float: [] as number[] };
+  const request = { model: "tiny" as const, source: MODEL_FOLDER, samples, task: "transcribe" as const, language: "en", temperature: 0, wordTimestamps: false };
+  for (let round = 0; round < 2 * ROUNDS + 1; round++) {
+    for (const kind of round % 2 === 0 ? (["int8", "float"] as const) : (["float", "int8"] as const)) {
+      const { timings } = await transcribeWithWhisper(engines[kind], request, settings, () => false);
+      if (round === 0) continue; // warm-up
+      perToken[kind].push(timings.decode / timings.tokens);
+      window[kind].push(timings.features + timings.encoder + timings.firstStep + timings.decode);
+    }
+  }
+  await Promise.all([disposeWhisper(engines.int8), disposeWhisper(engines.float)]);
+  return [
+    [`per decoded token, logits in 8 bits with exact candidates (median of ${perToken.int8.length}, alternating with the next row, one process)`, ms(median(perToken.int8)), ""],
+    ["per decoded token, logits in float as exported", ms(median(perToken.float)), ""],
+    ["whole window + 96 tokens: 8 bits ÷ float (medians)", `${ms(median(window.int8))} ÷ ${ms(median(window.float))} = ${(median(window.int8) / median(window.float)).toFixed(2)}×`, ""],
+  ];
 }
 
 /**

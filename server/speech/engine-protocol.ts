@@ -20,6 +20,8 @@ export interface EngineSettings {
   memoryArena?: boolean;
   /** Benchmarks only: decode at least this many tokens per window (fixed cost per window). */
   minNewTokens?: number;
+  /** Benchmarks only: project the logits in float as exported, not in 8 bits (onnx-int8-logits.ts), to measure one against the other. */
+  floatLogits?: boolean;
 }
 
 export interface TranscribeRequest {

@@ -89,6 +89,8 @@ export function int8Row(projection: Int8Projection, approximate: Float32Array, t
   const values = approximate;
   values.set(timestamps, projection.firstTimestamp);
   const exact = new Uint8Array(projection.firstTimestamp);
+  /** The token whose lower bound was the best at the last settle(), -1 before. */
+  let best = -1;
   const makeExactAt = (token: number) => {
     if (token >= projection.firstTimestamp || exact[token]) return;
     if (values[token] !== -Infinity) values[token] = projection.exactLogit(hidden, token);
@@ -100,15 +102,22 @@ export function int8Row(projection: Int8Projection, approximate: Float32Array, t
       for (const token of tokens) makeExactAt(token);
     },
     settle: () => {
+      // The rules only ever mask (-Infinity): while the token that set the best lower bound stands, every
+      // token that could beat it is exact already.
+      if (best >= 0 && values[best] !== -Infinity) return;
       const end = projection.firstTimestamp;
       let bestLower = -Infinity;
+      best = -1;
       for (let token = 0; token < end; token++) {
         const value = values[token]!;
         if (value === -Infinity) continue;
         const lower = exact[token] ? value : value - projection.bound(token, step, value);
-        if (lower > bestLower) bestLower = lower;
+        if (lower > bestLower) {
+          bestLower = lower;
+          best = token;
+        }
       }
-      if (bestLower === -Infinity) return;
+      if (best < 0) return;
       for (let token = 0; token < end; token++) {
         const value = values[token]!;
         if (exact[token] || value === -Infinity) continue;

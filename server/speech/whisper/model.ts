@@ -117,7 +117,7 @@ async function loadSessions(folder: string, settings: EngineSettings, firstTimes
   };
   let projection: Int8Projection | null = null;
   const decoder = await create("decoder", path.join(folder, "onnx", `decoder_model_merged${suffix}.onnx`), (model) => {
-    const int8 = firstTimestamp === undefined ? null : int8LogitsDecoder(model, firstTimestamp);
+    const int8 = firstTimestamp === undefined || settings.floatLogits ? null : int8LogitsDecoder(model, firstTimestamp);
     if (!int8) return shareTiedEmbeddingProjection(model);
     projection = new Int8Projection(int8.embedding, firstTimestamp!);
     return int8.model;
