@@ -1,7 +1,12 @@
 /**
- * The inference pool: worker threads, each running one job at a time, behind a bounded queue.
- * A full queue answers 429 at once (never an unbounded pile of audio in memory); a client that goes
- * away cancels its job, queued or running.
+ * The inference pool: worker threads behind a bounded queue. A full queue answers 429 at once (never an
+ * unbounded pile of audio in memory); a client that goes away cancels its job, queued or running.
+ *
+ * Two kinds of job: `interactive` (a live socket's partials and finals, someone is waiting on each word)
+ * and `batch` (an uploaded file, possibly an hour long). A worker runs at most one job of each kind at
+ * once, and its batch job pauses before its next encoder pass or decoder step while the interactive one
+ * runs (engine-worker.ts): a dictation's partials keep coming while a long file is transcribed, instead
+ * of waiting for all of it; the file goes on when the dictation is answered.
  */
 import { Worker } from "node:worker_threads";
 import { AppError } from "../errors";
@@ -12,8 +17,12 @@ import type { Segment } from "./formats";
 import { engineWorkerEntry } from "./worker-entry";
 
 
+/** Who waits on a job: a live socket (interactive) or a whole upload (batch). */
+export type JobPriority = "interactive" | "batch";
+
 interface Job {
   id: number;
+  priority: JobPriority;
   message: ToWorker;
   transfer: ArrayBuffer[];
   resolve(value: unknown): void;
@@ -26,8 +35,12 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  job: Job | null;
+  /** At most one job of each priority. */
+  jobs: Job[];
 }
+
+/** Whether the worker can start this job now: it runs none of the job's priority. */
+const canTake = (slot: Slot, job: Pick<Job, "priority">) => !slot.jobs.some((running) => running.priority === job.priority);
 
 export class CancelledJobError extends Error {
   constructor() {
@@ -66,11 +79,16 @@ export class EnginePool {
 
   /** Jobs running plus waiting. */
   get load() {
-    return { running: this.slots.filter((slot) => slot.job).length, queued: this.queue.length };
+    return { running: this.slots.reduce((sum, slot) => sum + slot.jobs.length, 0), queued: this.queue.length };
   }
 
   /** `onWindow` gets each decoded window's segments while the job runs, before it resolves. */
-  transcribe(request: TranscribeRequest, signal?: AbortSignal, onWindow?: (segments: Segment[]) => void): Promise<TranscribeResult> {
+  transcribe(
+    request: TranscribeRequest,
+    signal?: AbortSignal,
+    onWindow?: (segments: Segment[]) => void,
+    priority: JobPriority = "batch",
+  ): Promise<TranscribeResult> {
     const bytes = request.samples.byteLength;
     // One job is always admitted when the pool holds no audio, so that a long file is never refused forever.
     if (this.audioBytes > 0 && this.audioBytes + bytes > this.maxAudioBytes) {
@@ -82,8 +100,9 @@ export class EnginePool {
     }
     this.audioBytes += bytes;
     const job = this.enqueue<TranscribeResult>(
-      (id) => ({ type: "transcribe", id, request: { ...request, progress: onWindow !== undefined } }),
+      (id) => ({ type: "transcribe", id, request: { ...request, progress: onWindow !== undefined, priority } }),
       [request.samples.buffer as ArrayBuffer],
+      priority,
       signal,
       onWindow,
     );
@@ -98,7 +117,8 @@ export class EnginePool {
   supportsWordTimestamps(model: SpeechModelId, source: string, signal?: AbortSignal): Promise<boolean> {
     let answer = this.wordTimestampSupport.get(source);
     if (!answer) {
-      answer = this.enqueue<boolean>((id) => ({ type: "probe", id, model, source }), [], signal);
+      // Interactive: a live socket asks before its first transcription, and the answer is quick.
+      answer = this.enqueue<boolean>((id) => ({ type: "probe", id, model, source }), [], "interactive", signal);
       this.wordTimestampSupport.set(source, answer);
       answer.catch(() => this.wordTimestampSupport.delete(source));
     }
@@ -114,14 +134,16 @@ export class EnginePool {
   private enqueue<T>(
     makeMessage: (id: number) => ToWorker,
     transfer: ArrayBuffer[],
+    priority: JobPriority,
     signal?: AbortSignal,
     onWindow?: (segments: Segment[]) => void,
   ): Promise<T> {
     if (this.closed) return Promise.reject(new AppError("unavailable", "The speech service is shutting down."));
     if (signal?.aborted) return Promise.reject(new CancelledJobError());
     this.ensureWorkers();
-    const idle = this.slots.find((slot) => !slot.job);
-    if (!idle && this.queue.length >= this.queueMax) {
+    // An idle worker first, else one running only the other kind of job.
+    const free = this.slots.find((slot) => slot.jobs.length === 0) ?? this.slots.find((slot) => canTake(slot, { priority }));
+    if (!free && this.queue.length >= this.queueMax) {
       return Promise.reject(
         Object.assign(new AppError("rate_limited", "The speech engine is busy: too many requests are waiting. Retry shortly.", undefined, "rate_limit_exceeded"), {
           retryAfterSeconds: 1,
@@ -130,13 +152,17 @@ export class EnginePool {
     }
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
-      const job: Job = { id, message: makeMessage(id), transfer, resolve, reject, signal, onWindow };
+      const job: Job = { id, priority, message: makeMessage(id), transfer, resolve, reject, signal, onWindow };
       if (signal) {
         job.onAbort = () => this.cancel(job);
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
-      if (idle) this.start(idle, job);
-      else this.queue.push(job);
+      if (free) this.start(free, job);
+      else if (priority === "interactive") {
+        // Ahead of every batch job, behind the interactive ones already waiting.
+        const firstBatch = this.queue.findIndex((waiting) => waiting.priority === "batch");
+        this.queue.splice(firstBatch < 0 ? this.queue.length : firstBatch, 0, job);
+      } else this.queue.push(job);
     });
   }
 
@@ -147,24 +173,36 @@ export class EnginePool {
       job.reject(new CancelledJobError());
       return;
     }
-    const slot = this.slots.find((candidate) => candidate.job === job);
+    const slot = this.slots.find((candidate) => candidate.jobs.includes(job));
     slot?.worker.postMessage({ type: "cancel", id: job.id } satisfies ToWorker);
   }
 
   private start(slot: Slot, job: Job) {
-    slot.job = job;
+    slot.jobs.push(job);
     slot.worker.postMessage(job.message, job.transfer);
   }
 
-  private finish(slot: Slot, settle: (job: Job) => void) {
-    const job = slot.job;
-    slot.job = null;
+  private finish(slot: Slot, id: number, settle: (job: Job) => void) {
+    const job = slot.jobs.find((running) => running.id === id);
     if (job) {
+      slot.jobs.splice(slot.jobs.indexOf(job), 1);
       if (job.signal && job.onAbort) job.signal.removeEventListener("abort", job.onAbort);
       settle(job);
     }
-    const next = this.queue.shift();
-    if (next) this.start(slot, next);
+    this.startWaiting(slot);
+  }
+
+  /** Starts on this worker the queued jobs it can take (the queue holds interactive jobs first). */
+  private startWaiting(slot: Slot) {
+    for (let index = 0; index < this.queue.length; ) {
+      const next = this.queue[index]!;
+      if (!canTake(slot, next)) {
+        index++;
+        continue;
+      }
+      this.queue.splice(index, 1);
+      this.start(slot, next);
+    }
   }
 
   private ensureWorkers() {
@@ -173,7 +211,7 @@ export class EnginePool {
 
   private spawn(): Slot {
     const worker = new Worker(engineWorkerEntry(), { workerData: { settings: this.settings }, name: "markbook-speech" });
-    const slot: Slot = { worker, job: null };
+    const slot: Slot = { worker, jobs: [] };
     worker.unref();
     worker.on("message", (message: FromWorker) => {
       switch (message.type) {
@@ -194,8 +232,8 @@ export class EnginePool {
           }
           return;
         case "window": {
-          const job = slot.job;
-          if (job?.id !== message.id) return;
+          const job = slot.jobs.find((running) => running.id === message.id);
+          if (!job) return;
           this.stats.windowsReported++;
           try {
             job.onWindow?.(message.segments);
@@ -209,16 +247,16 @@ export class EnginePool {
         case "result":
           this.stats.completed++;
           this.stats.decodes += message.result.decodes;
-          this.finish(slot, (job) => job.resolve(message.result));
+          this.finish(slot, message.id, (job) => job.resolve(message.result));
           return;
         case "probed":
-          this.finish(slot, (job) => job.resolve(message.wordTimestamps));
+          this.finish(slot, message.id, (job) => job.resolve(message.wordTimestamps));
           return;
         case "error": {
           const { code, message: text, param, openaiCode } = message.error;
           if (code === "cancelled") this.stats.cancelled++;
           else this.stats.failed++;
-          this.finish(slot, (job) =>
+          this.finish(slot, message.id, (job) =>
             job.reject(
               code === "cancelled"
                 ? new CancelledJobError()
@@ -236,18 +274,13 @@ export class EnginePool {
     worker.on("exit", (code) => {
       const index = this.slots.indexOf(slot);
       if (index >= 0) this.slots.splice(index, 1);
-      const job = slot.job;
-      slot.job = null;
-      if (job) job.reject(new AppError("internal", "The speech engine stopped while working on this request."));
+      for (const job of slot.jobs.splice(0)) job.reject(new AppError("internal", "The speech engine stopped while working on this request."));
       if (!this.closed && code !== 0) {
         this.fatal ??= `speech worker exited with code ${code}`;
         // Keep serving: a fresh worker takes the waiting jobs.
         if (this.queue.length > 0) {
           this.ensureWorkers();
-          for (const free of this.slots.filter((candidate) => !candidate.job)) {
-            const next = this.queue.shift();
-            if (next) this.start(free, next);
-          }
+          for (const free of this.slots) this.startWaiting(free);
         }
       }
     });

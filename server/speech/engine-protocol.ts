@@ -41,6 +41,8 @@ export interface TranscribeRequest {
   progress?: boolean;
   /** Decode only the speech the VAD finds (chunking_strategy); times stay those of the whole audio. */
   vad?: VadParameters;
+  /** Set by the pool: a batch job pauses at its next step while an interactive one runs beside it. */
+  priority?: "interactive" | "batch";
 }
 
 export interface TranscribeResult {

@@ -26,6 +26,23 @@ interface ModelSlot {
 const models = new Map<string, ModelSlot>();
 const cancelled = new Set<number>();
 
+/**
+ * Priorities (engine-pool.ts): while an interactive job runs here, the batch job beside it waits at its
+ * next encoder pass or decoder step, and goes on when no interactive job is left.
+ */
+let interactiveRunning = 0;
+let resumeBatch: (() => void)[] = [];
+async function batchTurn() {
+  while (interactiveRunning > 0) await new Promise<void>((resolve) => resumeBatch.push(resolve));
+}
+function interactiveDone() {
+  interactiveRunning--;
+  if (interactiveRunning > 0) return;
+  const waiting = resumeBatch;
+  resumeBatch = [];
+  for (const resume of waiting) resume();
+}
+
 /** Logs download progress (a quarter at a time); a model read from MODELS_DIR logs nothing. */
 function progressLogger(source: string, onDisk: boolean) {
   const reported = new Map<string, number>();
@@ -141,8 +158,14 @@ async function handle(message: ToWorker) {
     }
     const { id, request } = message;
     const onWindow = request.progress ? (segments: Segment[]) => send({ type: "window", id, segments }) : undefined;
-    const result = await transcribeWithWhisper(loaded, request, settings, () => cancelled.has(id), onWindow);
-    send({ type: "result", id: message.id, result });
+    const interactive = request.priority === "interactive";
+    if (interactive) interactiveRunning++;
+    try {
+      const result = await transcribeWithWhisper(loaded, request, settings, () => cancelled.has(id), onWindow, interactive ? undefined : batchTurn);
+      send({ type: "result", id: message.id, result });
+    } finally {
+      if (interactive) interactiveDone();
+    }
   } catch (error) {
     send({ type: "error", id: message.id, error: describeError(error) });
   } finally {

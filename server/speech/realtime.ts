@@ -840,6 +840,8 @@ class RealtimeSession implements SessionControls {
         timestamps,
       },
       signal,
+      undefined,
+      "interactive",
     );
   }
 

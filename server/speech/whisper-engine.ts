@@ -50,6 +50,8 @@ export async function transcribeWithWhisper(
   isCancelled: () => boolean,
   /** Called with each decoded window's segments, as soon as they are found (stream=true sends them on). */
   onWindow?: (segments: Segment[]) => void,
+  /** Resolves when the job may run its next encoder pass or decoder step (engine-worker.ts: priorities). */
+  waitTurn: () => Promise<void> = async () => {},
 ): Promise<TranscribeResult> {
   const { model, processor, tokens } = loaded;
   const tokenizer = processor.tokenizer;
@@ -75,6 +77,7 @@ export async function transcribeWithWhisper(
     const window = place.samples;
     if (skipWindow(window)) continue;
 
+    await waitTurn();
     lapStart = performance.now();
     const inputFeatures = await logMelFeatures(processor, window);
     lap("features");
@@ -113,6 +116,7 @@ export async function transcribeWithWhisper(
       eot: tokens.eot,
       decodeText,
       isCancelled,
+      waitTurn,
     };
     const decodeAt = async (temperature: number) => {
       decodes++;

@@ -53,6 +53,8 @@ export interface WindowDecoding {
   eot: number;
   decodeText: (ids: number[]) => string;
   isCancelled: () => boolean;
+  /** Resolves when this job may run its next step (a batch job waits while an interactive one runs). */
+  waitTurn: () => Promise<void>;
 }
 
 export async function decodeWindow(job: WindowDecoding, temperature: number): Promise<WindowDecode> {
@@ -68,6 +70,7 @@ export async function decodeWindow(job: WindowDecoding, temperature: number): Pr
   const crossAttentions: AnyModel[][] = [];
   let input: readonly number[] = initTokens;
   while (generated.length < maxNewTokens) {
+    await job.waitTurn();
     if (job.isCancelled()) throw new CancelledError();
     const step = await steps.step(input);
     if (step.crossAttentions) crossAttentions.push(step.crossAttentions);
