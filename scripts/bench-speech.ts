@@ -30,6 +30,7 @@ import { createSpeechService, engineSettings } from "../server/speech/service";
 import type { EndpointingMethod } from "../server/speech/vad/endpointer";
 import { VAD_CHUNK_SAMPLES, VadStream, speechProbabilities } from "../server/speech/vad/silero";
 import { writeBenchmarkSection } from "./benchmarks-doc";
+import { type WhisperCppTimings, runWhisperCpp, whisperCppBuilds } from "./bench-whisper-cpp";
 
 const MODEL_FOLDER = process.env.BENCH_SPEECH_MODEL ?? "whisper-tiny-random";
 const TOKENS_PER_WINDOW = 96;
@@ -92,6 +93,14 @@ const sectionIntro = [
   "",
   "`npm run bench:speech` (needs `whisper-tiny-random` in `MODELS_DIR` or `../shared/models`). The random-weight",
   "tiny model costs what whisper-tiny costs; every window decodes exactly 96 tokens so runs compare.",
+  "",
+  "whisper.cpp beside it, on the same weights: build it from source (`cmake -B build -DGGML_NATIVE=ON",
+  "-DCMAKE_BUILD_TYPE=Release && cmake --build build --target whisper-bench whisper-cli`, tag v1.9.3), convert the",
+  "weights with `../shared/models/tools/convert_random_to_ggml.py` (Debian's `python3-torch`), then run with",
+  "`WHISPER_CPP_BENCH=<build>/bin WHISPER_CPP_MODEL=<q8_0.bin>,<f16.bin>`. Without them the whisper.cpp rows are absent.",
+  "On this machine the q8_0 model stops with an illegal instruction in ggml's AMX path (the CPU lists AMX, the",
+  "virtual machine does not grant it): configure with `-DCMAKE_C_FLAGS=\"-mno-amx-tile -mno-amx-int8 -mno-amx-bf16\"`",
+  "and the same `CMAKE_CXX_FLAGS`.",
 ].join("\n");
 
 async function main() {
@@ -221,7 +230,7 @@ async function main() {
   server.close();
   await service.close();
   const logMel = await benchLogMel(samples);
-  const projection = await benchLogitsProjection(samples);
+  const sideBySide = await benchEngines(samples);
 
   const rtfSingle = best(single) / 1000 / WINDOW_SECONDS;
   const rtfConcurrent = concurrentWall / 1000 / (4 * WINDOW_SECONDS);
@@ -255,7 +264,7 @@ async function main() {
     ["Markbook, one request over HTTP (best; median; the blocks before and after)", `${ms(best(ours))} (${ms(median(ours))})`, ""],
     ["Markbook ÷ plain pipeline (best; median)", `${(best(ours) / best(plain)).toFixed(2)}× (${(median(ours) / median(plain)).toFixed(2)}×)`, ""],
     ...logMel,
-    ...projection,
+    ...sideBySide,
   ];
   const body = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}; model ${MODEL_FOLDER} (q8), ` +
@@ -272,11 +281,12 @@ async function main() {
 }
 
 /**
- * The decoder's logits projected in 8 bits (onnx-int8-logits.ts) against the float projection of the
- * exported graph: two engines loaded side by side in this process (the service's workers are closed by
- * now), the same window decoded alternately, per token and per window.
+ * Engines side by side in this process (the service's workers are closed by now), the same 30 s window
+ * decoded alternately, per token and per window: the decoder's logits projected in 8 bits
+ * (onnx-int8-logits.ts) against the float projection of the exported graph, and whisper.cpp's own tools
+ * on the same weights when a build is named (bench-whisper-cpp.ts).
  */
-async function benchLogitsProjection(samples: Float32Array): Promise<string[][]> {
+async function benchEngines(samples: Float32Array): Promise<string[][]> {
   const { env } = await import("@huggingface/transformers");
   const { loadWhisper, disposeWhisper } = await import("../server/speech/whisper/model");
   const { transcribeWithWhisper } = await import("../server/speech/whisper-engine");
@@ -285,23 +295,45 @@ async function benchLogitsProjection(samples: Float32Array): Promise<string[][]>
   const settings = { ...engineSettings(config), minNewTokens: TOKENS_PER_WINDOW };
   const engines = { int8: await loadWhisper(MODEL_FOLDER, settings), float: await loadWhisper(MODEL_FOLDER, { ...settings, floatLogits: true }) };
   if (!engines.int8.projection || engines.float.projection) throw new Error("the two engines do not project as intended");
+  const builds = whisperCppBuilds();
+  const wavFile = path.join(os.tmpdir(), `markbook-bench-${process.pid}.wav`);
+  fs.writeFileSync(wavFile, wav(speechPcm(WINDOW_SECONDS)));
   const perToken = { int8: [] as number[], float: [] as number[] };
   const window = { int8: [] as number[], float: [] as number[] };
+  const cpp = builds.map(() => [] as WhisperCppTimings[]);
   const request = { model: "tiny" as const, source: MODEL_FOLDER, samples, task: "transcribe" as const, language: "en", temperature: 0, wordTimestamps: false };
   for (let round = 0; round < 2 * ROUNDS + 1; round++) {
-    for (const kind of round % 2 === 0 ? (["int8", "float"] as const) : (["float", "int8"] as const)) {
+    const order = ["int8", "float", ...builds.map((_, index) => index)] as const;
+    for (const kind of round % 2 === 0 ? order : [...order].reverse()) {
+      if (typeof kind === "number") {
+        const timings = await runWhisperCpp(builds[kind]!, wavFile);
+        if (round > 0) cpp[kind]!.push(timings);
+        continue;
+      }
       const { timings } = await transcribeWithWhisper(engines[kind], request, settings, () => false);
       if (round === 0) continue; // warm-up
       perToken[kind].push(timings.decode / timings.tokens);
       window[kind].push(timings.features + timings.encoder + timings.firstStep + timings.decode);
     }
   }
+  fs.rmSync(wavFile, { force: true });
   await Promise.all([disposeWhisper(engines.int8), disposeWhisper(engines.float)]);
-  return [
-    [`per decoded token, logits in 8 bits with exact candidates (median of ${perToken.int8.length}, alternating with the next row, one process)`, ms(median(perToken.int8)), ""],
+  const rows = [
+    [`per decoded token, logits in 8 bits with exact candidates (median of ${perToken.int8.length}, alternating with the next rows, one process)`, ms(median(perToken.int8)), ""],
     ["per decoded token, logits in float as exported", ms(median(perToken.float)), ""],
     ["whole window + 96 tokens: 8 bits ÷ float (medians)", `${ms(median(window.int8))} ÷ ${ms(median(window.float))} = ${(median(window.int8) / median(window.float)).toFixed(2)}×`, ""],
   ];
+  builds.forEach((build, index) => {
+    const runs = cpp[index]!;
+    const [mel, encoder, token] = [median(runs.map((run) => run.mel)), median(runs.map((run) => run.encoder)), median(runs.map((run) => run.perToken))];
+    const cppWindow = mel + encoder + TOKENS_PER_WINDOW * token;
+    rows.push(
+      [`whisper.cpp ${build.label} (same weights, 2 threads, its whisper-bench and whisper-cli): log-mel; encoder; per token (medians)`, `${ms(mel)}; ${ms(encoder)}; ${ms(token)}`, ""],
+      [`whisper.cpp ${build.label}: window + 96 tokens (log-mel + encoder + 96 × per token); Markbook (8 bits) ÷ whisper.cpp`, `${ms(cppWindow)}; ${(median(window.int8) / cppWindow).toFixed(2)}×`, ""],
+      [`per token: Markbook (8 bits) ÷ whisper.cpp ${build.label}`, `${(median(perToken.int8) / token).toFixed(2)}×`, ""],
+    );
+  });
+  return rows;
 }
 
 /**
