@@ -8,7 +8,8 @@
  *   of the tied embedding: Transpose(int8 embedding) → DequantizeLinear → MatMul. onnxruntime folds the
  *   dequantization at load (session.disable_quant_qdq, whisper/model.ts) once per branch: two identical
  *   float matrices of vocabulary × width (76 MB each for tiny). One branch's Transpose and
- *   DequantizeLinear move to the main graph and both branches read its output: one copy.
+ *   DequantizeLinear move to the main graph and both branches read its output: one copy. The engine uses
+ *   it only where the 8-bit projection (onnx-int8-logits.ts, no float copy at all) does not apply.
  * - fuseEncoderAttention (encoder): each self-attention is exported as MatMul(Q, Kᵀ) → Softmax → MatMul(·, V)
  *   on 6 × 1500 × 1500 scores for tiny: two such 54 MB tensors are alive at once, the encoder's memory
  *   peak. onnxruntime's MultiHeadAttention (com.microsoft, CPU) takes Q, K and V as they come out of their

@@ -94,9 +94,10 @@ const modelFolderOnDisk = (source: string, settings: EngineSettings) =>
 
 /**
  * Creates the decoder and encoder sessions from the files, one after the other (two loads side by side
- * raise the peak), each with its own options and rewritten first (onnx-graph.ts): the decoder's two
- * branches share one tied-embedding projection (one 76 MB matrix instead of two for tiny), the encoder's
- * attention runs as fused MultiHeadAttention (no 6 × 1500² score matrices). Reading the files here also
+ * raise the peak), each with its own options and rewritten first: the decoder projects its logits in 8
+ * bits from the tied embedding as stored (onnx-int8-logits.ts; a decoder not shaped for it has its two
+ * branches share one float projection instead, onnx-graph.ts), the encoder's attention runs as fused
+ * MultiHeadAttention (no 6 × 1500² score matrices). Reading the files here also
  * avoids transformers.js' loader, which streams every file it is given the path of into memory for
  * nothing (tens of MB of garbage per load).
  */
