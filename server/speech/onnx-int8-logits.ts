@@ -137,20 +137,21 @@ function rewrite(model: Uint8Array, firstTimestamp: number): Int8LogitsDecoder |
   const projections = branches.map(({ attribute, view }) => branchProjection(main, attribute, view));
   const [first, second] = projections;
   if (!first || !second || first.key !== second.key) return null;
+  const both = [first, second];
   const embedding = storedEmbedding(main, first);
   if (!embedding || !(firstTimestamp > 0 && firstTimestamp < embedding.rows)) return null;
 
   // Each branch returns its hidden state in place of its logits.
-  const branchGraphs = projections.map((projection) =>
-    projection!.view.rewritten({
-      drop: projection!.drop,
-      replaceFields: new Map([[projection!.logitsOutput.start, floatOutputField(projection!.hidden)]]),
+  const branchGraphs = both.map((projection) =>
+    projection.view.rewritten({
+      drop: projection.drop,
+      replaceFields: new Map([[projection.logitsOutput.start, floatOutputField(projection.hidden)]]),
     }),
   );
-  const ifParts = fieldsOf(model, ifNode.field.valueStart, ifNode.field.valueEnd).flatMap((part, index, parts) => {
-    const branch = projections.findIndex((projection) => projection!.attribute.field.start === part.start);
+  const ifParts = fieldsOf(model, ifNode.field.valueStart, ifNode.field.valueEnd).flatMap((part, _index, parts) => {
+    const branch = both.findIndex((projection) => projection.attribute.field.start === part.start);
     if (branch >= 0) {
-      const { attribute } = projections[branch]!;
+      const { attribute } = both[branch]!;
       return lengthDelimited(
         PROTO.node.attribute,
         attribute.parts.flatMap((inner) => (inner.no === PROTO.attribute.graph ? lengthDelimited(PROTO.attribute.graph, branchGraphs[branch]!) : [model.subarray(inner.start, inner.end)])),

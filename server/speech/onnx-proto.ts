@@ -30,7 +30,7 @@ export interface Field {
   valueEnd: number;
 }
 
-export function readVarint(bytes: Uint8Array, at: number): [value: bigint, next: number] {
+function readVarint(bytes: Uint8Array, at: number): [value: bigint, next: number] {
   let value = 0n;
   let shift = 0n;
   for (;;) {
@@ -67,10 +67,10 @@ export function fieldsOf(bytes: Uint8Array, start: number, end: number): Field[]
   return fields;
 }
 
-export const utf8 = new TextDecoder();
+const utf8 = new TextDecoder();
 export const textOf = (bytes: Uint8Array, field: Field) => utf8.decode(bytes.subarray(field.valueStart, field.valueEnd));
 /** A signed 64-bit integer field (ONNX ints are int64: -1 arrives as 2⁶⁴ − 1). */
-export const int64Of = (bytes: Uint8Array, field: Field) => Number(BigInt.asIntN(64, readVarint(bytes, field.valueStart)[0]));
+const int64Of = (bytes: Uint8Array, field: Field) => Number(BigInt.asIntN(64, readVarint(bytes, field.valueStart)[0]));
 
 /** Packed or repeated int64 values of field `no` among `fields`. */
 export function int64sOf(bytes: Uint8Array, fields: Field[], no: number): number[] {
@@ -88,7 +88,7 @@ export function int64sOf(bytes: Uint8Array, fields: Field[], no: number): number
   return values;
 }
 
-export function varintBytes(value: number): number[] {
+function varintBytes(value: number): number[] {
   const out: number[] = [];
   while (value >= 0x80) {
     out.push((value % 128) | 0x80);
@@ -112,7 +112,7 @@ export function floatField(no: number, value: number): Uint8Array {
   return out;
 }
 
-export function concat(parts: Uint8Array[]): Uint8Array {
+function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -132,7 +132,7 @@ export interface NodeInfo {
   attributes: { name: string; field: Field; parts: Field[] }[];
 }
 
-export function nodeInfo(bytes: Uint8Array, field: Field): NodeInfo {
+function nodeInfo(bytes: Uint8Array, field: Field): NodeInfo {
   const info: NodeInfo = { field, name: "", opType: "", domain: "", inputs: [], outputs: [], attributes: [] };
   for (const part of fieldsOf(bytes, field.valueStart, field.valueEnd)) {
     if (part.no === PROTO.node.input) info.inputs.push(textOf(bytes, part));

@@ -2,9 +2,14 @@
 export function logSumExp(values: Float32Array): { max: number; lse: number } {
   let max = -Infinity;
   for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!;
+  return { max, lse: logSumExpBelow(values, max) };
+}
+
+/** log(Σ exp(value)), given the largest value. */
+function logSumExpBelow(values: Float32Array, max: number): number {
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += Math.exp(values[i]! - max);
-  return { max, lse: max + Math.log(sum) };
+  return max + Math.log(sum);
 }
 
 /**
@@ -18,9 +23,7 @@ export function pickToken(row: Float32Array, temperature: number, random: () => 
   let chosen = 0;
   for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
   const max = row[chosen]!;
-  let sum = 0;
-  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i]! - max);
-  const lse = max + Math.log(sum);
+  const lse = logSumExpBelow(row, max);
   if (temperature !== 0) {
     let total = 0;
     const weights = new Float64Array(row.length);
