@@ -1,7 +1,8 @@
 /**
  * /v1/realtime speaks OpenAI's realtime transcription protocol: the real `openai` client
- * (OpenAIRealtimeWS, over wss with a test certificate) transcribes against Markbook; hostile events each
- * get an `error` event and the session goes on.
+ * (OpenAIRealtimeWS, over wss with a test certificate) transcribes against Markbook; each item's events
+ * come in OpenAI's order with one item id, its deltas (live ones included) add up to its transcript;
+ * hostile events each get an `error` event and the session goes on.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,8 +12,10 @@ import { OpenAIRealtimeWS } from "openai/realtime/ws";
 import type { RealtimeServerEvent } from "openai/resources/realtime/realtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { AppError } from "../server/errors";
+import type { TranscribeRequest, TranscribeResult } from "../server/speech/engine-protocol";
+import { completeTranscript } from "../server/speech/openai-realtime";
 import { Resampler24kTo16k } from "../server/speech/resample";
-import type { TranscribeRequest } from "../server/speech/engine-protocol";
 import { speechTimeout } from "./support/busy-machine";
 import { fuzzSettings, hostileNumber, hostileString } from "./support/hostile-input";
 import { speechPcm24k } from "./support/speech-audio";
@@ -66,7 +69,118 @@ function append(rt: OpenAIRealtimeWS, pcm: Buffer) {
   for (let offset = 0; offset < pcm.length; offset += 4800) rt.send({ type: "input_audio_buffer.append", audio: pcm.subarray(offset, offset + 4800).toString("base64") });
 }
 
+/** Appends in events of `chunkMs`, `pace` times faster than real time (a microphone is 1). */
+async function appendPaced(rt: OpenAIRealtimeWS, pcm: Buffer, chunkMs = 100, pace = 1) {
+  const bytes = Math.round((chunkMs / 1000) * 24_000) * 2;
+  const started = Date.now();
+  for (let offset = 0, index = 0; offset < pcm.length; offset += bytes, index++) {
+    rt.send({ type: "input_audio_buffer.append", audio: pcm.subarray(offset, offset + bytes).toString("base64") });
+    await sleep(Math.max(0, started + ((index + 1) * chunkMs) / pace - Date.now()));
+  }
+}
+
 const silence = (seconds: number) => Buffer.alloc(Math.round(seconds * 24_000) * 2);
+
+const DELTA = "conversation.item.input_audio_transcription.delta";
+const COMPLETED = "conversation.item.input_audio_transcription.completed";
+const itemIdOf = (event: ServerEvent) => {
+  const { item_id: itemId, item } = event as { item_id?: unknown; item?: { id?: unknown } };
+  return typeof itemId === "string" ? itemId : typeof item?.id === "string" ? item.id : undefined;
+};
+
+/**
+ * What holds for every item of a GA session, whatever the audio and the model say: its events in
+ * OpenAI's order under one item id (deltas anywhere before `completed`: the live ones come while the
+ * utterance is spoken), `conversation.item.added` right after `committed`, the items chained by
+ * `previous_item_id`, and the deltas adding up to the transcript `completed` and `conversation.item.done`
+ * carry. Returns each item's deltas and how many came before its commit.
+ */
+function checkItems(events: ServerEvent[], { vad }: { vad: boolean }) {
+  const committed = events.flatMap((event, position) => (event.type === "input_audio_buffer.committed" ? [{ event: event as EventOf<"input_audio_buffer.committed">, position }] : []));
+  let previous: string | null = null;
+  return committed.map(({ event: commit, position: commitPosition }) => {
+    const itemId = commit.item_id;
+    const own = events.flatMap((event, position) => (itemIdOf(event) === itemId ? [{ event, position }] : []));
+    const steps = own.map(({ event }) => event.type).filter((type) => type !== DELTA);
+    const opening = vad ? ["input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped"] : [];
+    expect(steps).toEqual([...opening, "input_audio_buffer.committed", "conversation.item.added", COMPLETED, "conversation.item.done"]);
+    expect(commit.previous_item_id).toBe(previous);
+    expect(events[commitPosition + 1]).toEqual({
+      type: "conversation.item.added",
+      event_id: expect.stringMatching(/^event_/),
+      previous_item_id: previous,
+      item: { id: itemId, object: "realtime.item", type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript: null }] },
+    });
+    const completedAt = own.find(({ event }) => event.type === COMPLETED)!;
+    const completed = completedAt.event as EventOf<typeof COMPLETED>;
+    const deltas = own.filter(({ event }) => event.type === DELTA);
+    for (const { event, position } of deltas) {
+      expect(position).toBeLessThan(completedAt.position);
+      expect(event).toMatchObject({ content_index: 0, delta: expect.stringMatching(/\S/) });
+    }
+    const text = deltas.map(({ event }) => (event as EventOf<typeof DELTA>).delta).join("");
+    expect(text).toBe(completed.transcript);
+    const done = own.find(({ event }) => event.type === "conversation.item.done")!.event as EventOf<"conversation.item.done">;
+    expect(done).toMatchObject({ previous_item_id: previous, item: { id: itemId, type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript: completed.transcript }] } });
+    previous = itemId;
+    return { itemId, deltas: deltas.map(({ event }) => (event as EventOf<typeof DELTA>).delta), live: deltas.filter(({ position }) => position < commitPosition).length, transcript: completed.transcript };
+  });
+}
+
+/** An engine answer with the given text (the scripted engine's: no decoding). */
+const scriptedResult = (text: string): TranscribeResult => ({
+  languageCode: "en",
+  text,
+  segments: [],
+  words: [],
+  decodes: 1,
+  timings: { features: 0, encoder: 0, firstStep: 0, decode: 0, tokens: 0 },
+});
+
+describe("the completed transcript after live deltas", () => {
+  it("is the final pass's text when it begins with what the deltas said", () => {
+    expect(completeTranscript("", " Full marks, well explained.")).toEqual({ transcript: "Full marks, well explained.", rest: "Full marks, well explained." });
+    expect(completeTranscript("Full marks,", " Full marks, well explained.")).toEqual({ transcript: "Full marks, well explained.", rest: " well explained." });
+    expect(completeTranscript("Full marks, well explained.", "Full marks, well explained.")).toEqual({ transcript: "Full marks, well explained.", rest: "" });
+    // A word the deltas cut short goes on in the last one.
+    expect(completeTranscript("Full mark", "Full marks, well explained.")).toEqual({ transcript: "Full marks, well explained.", rest: "s, well explained." });
+  });
+
+  it("keeps the words already sent when the final pass rewrote them, and goes on after the words they align with", () => {
+    expect(completeTranscript("Full mark", "Fall marks, well explained.")).toEqual({ transcript: "Full mark well explained.", rest: " well explained." });
+    // Case and punctuation aside, the sent words agree.
+    expect(completeTranscript("the copy is", "The copy is very clear.")).toEqual({ transcript: "the copy is very clear.", rest: " very clear." });
+    // A substituted word (the → a, is → was): the final goes on after "very".
+    expect(completeTranscript("the copy is very", "A copy was very clear, and well argued.").transcript).toBe("the copy is very clear, and well argued.");
+    // A word the final inserted (so) is not repeated; one it dropped (very) is not sent twice.
+    expect(completeTranscript("the copy is clear", "The copy is so clear and well argued.").rest).toBe(" and well argued.");
+    expect(completeTranscript("the copy is very clear", "The copy is clear and well argued.").rest).toBe(" and well argued.");
+    // A final that says less than the deltas did: nothing is added, nothing taken back.
+    expect(completeTranscript("the copy is very clear", "The copy.")).toEqual({ transcript: "the copy is very clear", rest: "" });
+    expect(completeTranscript("the copy", "")).toEqual({ transcript: "the copy", rest: "" });
+  });
+
+  it("always begins with what was sent, and adds the final's words after it", () => {
+    const fuzz = fuzzSettings(200);
+    const word = fc.constantFrom("the", "copy", "is", "very", "clear", "Clear.", "and", "well", "argued", "a", "was");
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 8 }), fc.array(word, { maxLength: 12 }), (sentWords, finalWords) => {
+        const delivered = sentWords.join(" ");
+        const { transcript, rest } = completeTranscript(delivered, ` ${finalWords.join(" ")}`);
+        expect(transcript).toBe(delivered + rest);
+        const final = finalWords.join(" ");
+        if (final.startsWith(delivered)) expect(transcript).toBe(final);
+        else {
+          // After the words sent, a space and a suffix of the final's words.
+          if (rest) expect(rest.startsWith(" ")).toBe(true);
+          const restWords = rest.trim().split(" ").filter(Boolean);
+          expect(finalWords.slice(finalWords.length - restWords.length)).toEqual(restWords);
+        }
+      }),
+      { seed: fuzz.seed, numRuns: fuzz.cases },
+    );
+  });
+});
 
 describe("24 kHz → 16 kHz resampling", () => {
   const tone = (hz: number, rate: number, seconds: number) => Float32Array.from({ length: rate * seconds }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / rate));
@@ -94,14 +208,16 @@ describe("24 kHz → 16 kHz resampling", () => {
 describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client", () => {
   let server: RunningSpeechServer;
   const requests: TranscribeRequest[] = [];
+  /** While set, the engine's answers: the text a test scripts for the audio a pass is given (no decoding). */
+  let scripted: ((request: TranscribeRequest) => Promise<TranscribeResult>) | null = null;
 
   beforeAll(async () => {
     server = await startSpeechServer(testSpeechConfig({ SPEECH_WS_MAX_SESSIONS: "2", SPEECH_RATE_LIMIT_RPM: "0", SPEECH_RATE_LIMIT_AUDIO_SECONDS: "0" }), { authenticate }, {}, { tls });
-    // What the engine is asked: the real pool still does the work.
+    // What the engine is asked: the real pool still does the work (unless a test scripts the answers).
     const transcribe = server.service.pool.transcribe.bind(server.service.pool);
-    server.service.pool.transcribe = (request, signal) => {
+    server.service.pool.transcribe = (request, ...rest) => {
       requests.push(request);
-      return transcribe(request, signal);
+      return scripted ? scripted(request) : transcribe(request, ...rest);
     };
   });
   afterAll(async () => {
@@ -109,7 +225,7 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
   });
 
   it(
-    "configures a transcription session; server VAD cuts two utterances: speech_started, speech_stopped, committed, delta, completed",
+    "configures a transcription session; server VAD cuts two utterances: speech_started, speech_stopped, committed, conversation.item.added, deltas, completed, conversation.item.done",
     { timeout: speechTimeout({ loads: 1, decodes: 2 }) },
     async () => {
       const { rt, events, waitFor } = await connect(server);
@@ -134,22 +250,17 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
       expect(updated!.session).toMatchObject({ type: "transcription", audio: { input: { transcription: { model: "tiny", language: "en", prompt }, turn_detection: { silence_duration_ms: 500 } } } });
 
       append(rt, Buffer.concat([speechPcm24k(3), silence(1), speechPcm24k(2), silence(1)]));
-      const completed = await waitFor("conversation.item.input_audio_transcription.completed", 2);
+      const completed = await waitFor(COMPLETED, 2);
+      await waitFor("conversation.item.done", 2);
 
       const started = events.filter((event) => event.type === "input_audio_buffer.speech_started") as EventOf<"input_audio_buffer.speech_started">[];
       const stopped = events.filter((event) => event.type === "input_audio_buffer.speech_stopped") as EventOf<"input_audio_buffer.speech_stopped">[];
-      const committed = events.filter((event) => event.type === "input_audio_buffer.committed") as EventOf<"input_audio_buffer.committed">[];
-      expect(committed).toHaveLength(2);
-      expect(committed[0]!.previous_item_id).toBeNull();
-      expect(committed[1]!.previous_item_id).toBe(committed[0]!.item_id);
-      for (const [index, item] of committed.entries()) {
-        const itemId = item.item_id;
-        const order = ["input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "input_audio_buffer.committed", "conversation.item.input_audio_transcription.delta", "conversation.item.input_audio_transcription.completed"];
-        const positions = order.map((type) => events.findIndex((event) => event.type === type && (event as { item_id?: string }).item_id === itemId));
-        expect(positions.every((position) => position >= 0)).toBe(true);
-        expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      const items = checkItems(events, { vad: true });
+      expect(items).toHaveLength(2);
+      for (const [index, { itemId }] of items.entries()) {
         expect(started[index]!.audio_start_ms).toBeLessThan(stopped[index]!.audio_end_ms);
         expect(completed[index]).toMatchObject({ item_id: itemId, content_index: 0, transcript: expect.any(String), usage: { type: "duration", seconds: expect.any(Number) } });
+        expect(completed[index]).not.toHaveProperty("logprobs"); // not asked for
       }
       // The second utterance starts after the one-second pause (session time, in ms).
       expect(started[1]!.audio_start_ms).toBeGreaterThan(3500);
@@ -161,12 +272,12 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     },
   );
 
-  it("with turn_detection null only a commit ends an utterance; clear drops the buffer; an empty commit is an error", { timeout: speechTimeout({ decodes: 1 }) }, async () => {
+  it("with turn_detection null only a commit ends an utterance; clear drops the buffer; an empty commit is an error; logprobs asked are null", { timeout: speechTimeout({ decodes: 3 }) }, async () => {
     const { rt, events, waitFor } = await connect(server);
     await waitFor("session.created");
-    rt.send({ type: "session.update", session: { type: "transcription", audio: { input: { turn_detection: null } } } });
+    rt.send({ type: "session.update", session: { type: "transcription", include: ["item.input_audio_transcription.logprobs"], audio: { input: { turn_detection: null } } } });
     const [updated] = await waitFor("session.updated");
-    expect(updated!.session).toMatchObject({ audio: { input: { turn_detection: null } } });
+    expect(updated!.session).toMatchObject({ audio: { input: { turn_detection: null } }, include: [] }); // nothing extra is included
 
     rt.send({ type: "input_audio_buffer.commit", event_id: "empty-commit" });
     const [empty] = await waitFor("error");
@@ -182,14 +293,38 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     rt.send({ type: "input_audio_buffer.commit" });
     const [committed] = await waitFor("input_audio_buffer.committed");
     const [completed] = await waitFor("conversation.item.input_audio_transcription.completed");
+    await waitFor("conversation.item.done");
     expect(completed!.item_id).toBe(committed!.item_id);
     // Silence did not end anything: the one item holds the speech and the pause after it.
     expect(events.some((event) => event.type === "input_audio_buffer.speech_started" || event.type === "input_audio_buffer.speech_stopped")).toBe(false);
     expect(completed!.usage).toMatchObject({ type: "duration", seconds: expect.closeTo(3.5, 1) });
+    const [item] = checkItems(events, { vad: false });
+    expect(item!.itemId).toBe(committed!.item_id);
+    // The session was accepted with logprobs asked for; there are none to give: null, as OpenAI's types allow.
+    expect(completed!.logprobs).toBeNull();
+    for (const delta of events.filter((event) => event.type === DELTA)) expect(delta).toHaveProperty("logprobs", null);
+    expect(events.filter((event) => event.type === "error")).toHaveLength(2); // the two empty commits, nothing about include
     rt.close();
   });
 
-  it("speaks the beta dialect to a beta client: transcription_session.created and .updated", async () => {
+  /** The beta protocol's item: conversation.item.created right after committed; it has no conversation.item.done. */
+  function checkBetaItem(events: ServerEvent[]) {
+    const committedAt = events.findIndex((event) => event.type === "input_audio_buffer.committed");
+    const committed = events[committedAt] as EventOf<"input_audio_buffer.committed">;
+    expect(events[committedAt + 1]).toEqual({
+      type: "conversation.item.created",
+      event_id: expect.stringMatching(/^event_/),
+      previous_item_id: null,
+      item: { id: committed.item_id, object: "realtime.item", type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript: null }] },
+    });
+    const completed = events.find((event) => event.type === COMPLETED) as EventOf<typeof COMPLETED>;
+    expect(completed.item_id).toBe(committed.item_id);
+    const deltas = events.filter((event) => event.type === DELTA) as EventOf<typeof DELTA>[];
+    expect(deltas.map(({ delta }) => delta).join("")).toBe(completed.transcript);
+    expect(events.some((event) => event.type === "conversation.item.added" || event.type === "conversation.item.done")).toBe(false);
+  }
+
+  it("speaks the beta dialect to a beta client: transcription_session.created and .updated, the item as conversation.item.created", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
     const socket = new WebSocket(`${server.realtimeURL}?intent=transcription`, { ca: tls.cert, headers: { Authorization: `Bearer ${KEY}`, "OpenAI-Beta": "realtime=v1" } });
     const events: ServerEvent[] = [];
     socket.on("message", (data) => events.push(JSON.parse((data as Buffer).toString()) as ServerEvent));
@@ -203,25 +338,136 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     while (events.length < 2) await sleep(20);
     expect(events[0]).toMatchObject({ type: "transcription_session.created", session: { input_audio_format: "pcm16", turn_detection: { type: "server_vad" } } });
     expect(events[1]).toMatchObject({ type: "transcription_session.updated", session: { input_audio_transcription: { model: "tiny", language: "fr", prompt: "copie" }, turn_detection: { silence_duration_ms: 800 } } });
+    socket.send(JSON.stringify({ type: "input_audio_buffer.append", audio: Buffer.concat([speechPcm24k(2), silence(1.5)]).toString("base64") }));
+    while (!events.some((event) => event.type === COMPLETED)) await sleep(20);
+    checkBetaItem(events);
     socket.close();
   });
 
-  it("takes the key as a browser sends it (subprotocol openai-insecure-api-key.<key>) and answers the realtime subprotocol", async () => {
-    const socket = new WebSocket(`${server.realtimeURL}?intent=transcription`, ["realtime", `openai-insecure-api-key.${KEY}`], { ca: tls.cert });
-    const first = new Promise<ServerEvent>((resolve) => socket.once("message", (data) => resolve(JSON.parse((data as Buffer).toString()) as ServerEvent)));
-    await new Promise((resolve) => socket.once("open", resolve));
-    expect(socket.protocol).toBe("realtime");
-    expect(await first).toMatchObject({ type: "session.created" });
-    socket.close();
+  it("names the item as the beta protocol does once a GA client sends transcription_session.update", async () => {
+    scripted = () => Promise.resolve(scriptedResult(" Full marks."));
+    try {
+      const { rt, events, waitFor } = await connect(server);
+      await waitFor("session.created");
+      rt.socket.send(JSON.stringify({ type: "transcription_session.update", session: { turn_detection: { type: "server_vad" } } }));
+      await waitFor("transcription_session.updated");
+      append(rt, Buffer.concat([speechPcm24k(2), silence(1.5)]));
+      await waitFor(COMPLETED);
+      await sleep(100); // a conversation.item.done would follow completed at once
+      checkBetaItem(events);
+      rt.close();
+    } finally {
+      scripted = null;
+    }
   });
 
-  it("refuses a bad key (401), another intent or an unknown model (400) before the upgrade, with the Error body", async () => {
-    await expect(connect(server, "mk_wrong")).rejects.toMatchObject({ status: 401, body: { error: { type: "authentication_error", code: "invalid_api_key" } } });
-    await expect(connect(server, KEY, "gpt-realtime")).rejects.toMatchObject({ status: 400, body: { error: { code: "invalid_parameters", param: "model" } } });
-    const other = new WebSocket(`${server.realtimeURL}?intent=conversation`, { ca: tls.cert, headers: { Authorization: `Bearer ${KEY}` } });
-    const status = await new Promise<number | undefined>((resolve) => other.once("unexpected-response", (_request, response) => resolve(response.statusCode)));
-    expect(status).toBe(400);
+  it("sends the words two passes agree on as deltas while the utterance is spoken; a final pass that rewrites them does not take them back", { timeout: speechTimeout({ decodes: 2 }) }, async () => {
+    const numbers = "one two three four five six seven eight nine ten eleven twelve".split(" ");
+    // The engine's text for the audio a pass is given: a word per second up to 4 s; from 4 s on all
+    // twelve, the first rewritten ("Uno"), as a model that changes its mind once it hears more.
+    scripted = (request) => {
+      const seconds = request.samples.length / 16_000;
+      return Promise.resolve(scriptedResult(` ${(seconds < 4 ? numbers.slice(0, Math.floor(seconds)) : ["Uno", ...numbers.slice(1)]).join(" ")}`));
+    };
+    try {
+      const { rt, events, waitFor } = await connect(server);
+      await waitFor("session.created");
+      await appendPaced(rt, Buffer.concat([speechPcm24k(6.5), silence(1)])); // at a microphone's pace
+      await waitFor("conversation.item.done");
+      const [item, ...others] = checkItems(events, { vad: true });
+      expect(others).toEqual([]);
+      // "one" once two passes agreed on it, before the commit.
+      expect(item!.live).toBeGreaterThan(0);
+      expect(item!.deltas[0]).toBe("one");
+      // The final pass said "Uno two … twelve": the word already sent stands, the rest follows it.
+      expect(item!.transcript).toBe(numbers.join(" "));
+      rt.close();
+    } finally {
+      scripted = null;
+    }
   });
+
+  it("a transcription that fails: .failed for the item, then conversation.item.done without a transcript; the next item goes on", async () => {
+    scripted = (request) => (request.timestamps ? Promise.reject(new AppError("internal", "The engine failed.")) : Promise.resolve(scriptedResult("")));
+    try {
+      const { rt, events, waitFor } = await connect(server);
+      await waitFor("session.created");
+      append(rt, Buffer.concat([speechPcm24k(2), silence(1.5)]));
+      const [failed] = await waitFor("conversation.item.input_audio_transcription.failed");
+      await waitFor("conversation.item.done");
+      const [committed] = await waitFor("input_audio_buffer.committed");
+      expect(failed).toMatchObject({ item_id: committed!.item_id, content_index: 0, error: { type: "server_error", code: "internal_error", message: expect.any(String) } });
+      const failedAt = events.indexOf(failed!);
+      expect(events[failedAt + 1]).toMatchObject({ type: "conversation.item.done", previous_item_id: null, item: { id: committed!.item_id, content: [{ type: "input_audio", transcript: null }] } });
+      expect(events.some((event) => event.type === COMPLETED)).toBe(false);
+
+      scripted = () => Promise.resolve(scriptedResult(" Full marks."));
+      append(rt, Buffer.concat([speechPcm24k(2), silence(1.5)]));
+      const [completed] = await waitFor(COMPLETED);
+      const [, next] = await waitFor("input_audio_buffer.committed", 2);
+      expect(completed).toMatchObject({ item_id: next!.item_id, transcript: "Full marks." });
+      expect(next!.previous_item_id).toBe(committed!.item_id);
+      rt.close();
+    } finally {
+      scripted = null;
+    }
+  });
+
+  it(
+    "whatever the audio, its pace and the model: each item's events in order under one id, deltas adding up to the transcript",
+    { timeout: speechTimeout({ decodes: 40 }) },
+    async () => {
+      const { seed, cases } = fuzzSettings(3);
+      const scenario = fc.record({
+        // Speech cut from the fixture, each followed by a pause that ends it (over silence_duration_ms).
+        utterances: fc.array(fc.record({ speech: fc.double({ min: 1.2, max: 6, noNaN: true }), pause: fc.double({ min: 0.8, max: 1.6, noNaN: true }) }), { minLength: 1, maxLength: 2 }),
+        chunkMs: fc.integer({ min: 20, max: 250 }),
+        // 1: a microphone; 2: twice as fast; Infinity: all at once, as a file would be sent.
+        pace: fc.constantFrom(1, 2, Infinity),
+      });
+      // A model that changes its mind (the random-weight one mostly says nothing): a word per half
+      // second of audio, said one way until the pass has heard 1.5 s past it, then another; the final
+      // pass (and the early one, in a pause) also drops the second word.
+      const firm = ["Question", "three.", "Full", "marks,", "well", "explained."];
+      const early = ["Questions", "tree", "Fall", "mark", "we'll", "explain"];
+      const unsteady = (request: TranscribeRequest) => {
+        const heard = request.samples.length;
+        const words = Array.from({ length: Math.floor(heard / 8000) }, (_, i) => (heard >= (i + 3) * 8000 ? firm : early)[i % firm.length]!);
+        if (request.timestamps && words.length > 2) words.splice(1, 1);
+        return Promise.resolve(scriptedResult(` ${words.join(" ")}`));
+      };
+      let unsteadyLive = 0;
+      let spokenLong = false;
+      for (const { utterances, chunkMs, pace } of fc.sample(scenario, { seed, numRuns: cases })) {
+        spokenLong ||= pace !== Infinity && utterances.some(({ speech }) => speech >= 3.5);
+        for (const engine of [null, unsteady]) {
+          scripted = engine;
+          try {
+            const { rt, events, closed, waitFor } = await connect(server);
+            await waitFor("session.created");
+            await appendPaced(rt, Buffer.concat(utterances.flatMap(({ speech, pause }) => [speechPcm24k(speech), silence(pause)])), chunkMs, pace);
+            // Behind the audio: every utterance has ended in its pause, so there is nothing left to commit.
+            rt.send({ type: "input_audio_buffer.commit", event_id: "barrier" });
+            const [barrier] = await waitFor("error");
+            expect(barrier!.error).toMatchObject({ code: "input_audio_buffer_commit_empty", event_id: "barrier" });
+            const committed = events.filter((event) => event.type === "input_audio_buffer.committed").length;
+            expect(committed).toBeGreaterThanOrEqual(utterances.length);
+            await waitFor("conversation.item.done", committed);
+            const items = checkItems(events, { vad: true });
+            expect(items).toHaveLength(committed);
+            expect(events.filter((event) => event.type === "error")).toHaveLength(1);
+            if (engine) unsteadyLive += items.reduce((sum, { live }) => sum + live, 0);
+            rt.close();
+            await closed;
+          } finally {
+            scripted = null;
+          }
+        }
+      }
+      // Fed at a speaking pace, the unsteady model's agreed words came live (so its rewrites were met).
+      if (spokenLong) expect(unsteadyLive).toBeGreaterThan(0);
+    },
+  );
 
   it("answers every hostile event with an error event (event_id echoed) and goes on transcribing", { timeout: speechTimeout({ decodes: 1 }) }, async () => {
     const { seed, cases } = fuzzSettings(40);

@@ -38,8 +38,12 @@ const turnDetection = z
     silence_duration_ms: z.number().int().min(100).max(10_000).optional(),
   })
   .nullable();
+/** What the session should add to its events; only the logprobs are read (and none are given: docs/realtime.md). */
+const include = z.array(z.string()).nullable();
+const LOGPROBS = "item.input_audio_transcription.logprobs";
 const gaSession = z.object({
   type: z.literal("transcription", { error: 'must be "transcription": /v1/realtime serves transcription sessions only' }),
+  include: include.optional(),
   audio: z
     .object({
       input: z
@@ -53,6 +57,7 @@ const gaSession = z.object({
     .optional(),
 });
 const betaSession = z.object({
+  include: include.optional(),
   input_audio_format: z.string().optional(),
   input_audio_transcription: transcription.optional(),
   turn_detection: turnDetection.optional(),
@@ -166,7 +171,7 @@ export const openaiRealtimeProtocol: RealtimeProtocol = {
       temperature: 0,
       prompt: undefined,
       turnDetection: SERVER_VAD,
-      partials: false,
+      partials: true, // their stable words are the live deltas
       words: false,
     };
   },
@@ -178,6 +183,52 @@ export const openaiRealtimeProtocol: RealtimeProtocol = {
   },
 };
 
+/** What has been said of one item (an utterance) so far. */
+interface ItemState {
+  /** The concatenation of the deltas sent: what `completed` must begin with. */
+  delivered: string;
+  /** How many of the partials' stable words the deltas hold. */
+  deliveredWords: number;
+  /** The item before it (set at its commit). */
+  previousItemId: string | null;
+}
+
+const wordsOf = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+/** A word as compared between passes: case and punctuation aside ("Clear." is "clear"). */
+const comparable = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+
+/**
+ * The transcript `completed` carries when `delivered` was already sent as deltas, and the last delta
+ * (`rest`: what follows `delivered`, "" when nothing does). Deltas cannot be taken back, so the
+ * transcript always begins with them: when the final pass's text begins with what was sent, it is that
+ * text as it is (the rest may go on inside a word: "mark" + "s, well"); when it rewrote a sent word, the
+ * sent words stand for the final's words they align with (the prefix of the final at the least word
+ * edit distance, case and punctuation aside; the longer prefix on a tie), and the final's words after
+ * that prefix follow.
+ */
+export function completeTranscript(delivered: string, finalText: string): { transcript: string; rest: string } {
+  const final = finalText.trim();
+  if (!delivered) return { transcript: final, rest: final };
+  if (final.startsWith(delivered)) {
+    return { transcript: final, rest: final.slice(delivered.length) };
+  }
+  const sent = wordsOf(delivered).map(comparable);
+  const finalWords = wordsOf(final);
+  const said = finalWords.map(comparable);
+  // distance[j]: word edit distance between the sent words and the final's first j words (one row at a time).
+  let distance = Array.from({ length: said.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= sent.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= said.length; j++) next[j] = Math.min(distance[j]! + 1, next[j - 1]! + 1, distance[j - 1]! + (sent[i - 1] === said[j - 1] ? 0 : 1));
+    distance = next;
+  }
+  let aligned = 0;
+  for (let j = 1; j <= said.length; j++) if (distance[j]! <= distance[aligned]!) aligned = j;
+  const tail = finalWords.slice(aligned).join(" ");
+  const rest = tail ? ` ${tail}` : "";
+  return { transcript: delivered + rest, rest };
+}
+
 class OpenAIRealtimeConnection implements ProtocolConnection {
   private readonly sessionId = randomId("sess");
   private readonly itemPrefix = randomId("item");
@@ -185,11 +236,35 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
   /** The odd byte of an append that split a sample. */
   private remainder = Buffer.alloc(0);
   private previousItemId: string | null = null;
+  private readonly items = new WeakMap<Utterance, ItemState>();
+  /** The client asked for logprobs (`include`): the transcription events carry `logprobs: null`. */
+  private logprobs = false;
 
-  constructor(private readonly dialect: Dialect) {}
+  /** `dialect`: the handshake's; a client that sends transcription_session.update speaks beta from then on. */
+  constructor(private dialect: Dialect) {}
 
   private itemId(utterance: Utterance) {
     return `${this.itemPrefix}${utterance.id}`;
+  }
+
+  private item(utterance: Utterance): ItemState {
+    let item = this.items.get(utterance);
+    if (!item) this.items.set(utterance, (item = { delivered: "", deliveredWords: 0, previousItemId: null }));
+    return item;
+  }
+
+  /** The user message item of an utterance, as conversation.item.added / .created / .done carry it. */
+  private itemView(utterance: Utterance, transcript: string | null) {
+    return { id: this.itemId(utterance), object: "realtime.item", type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript }] };
+  }
+
+  private delta(utterance: Utterance, item: ItemState, delta: string) {
+    item.delivered += delta;
+    return this.stamp({ type: "conversation.item.input_audio_transcription.delta", item_id: this.itemId(utterance), content_index: 0, delta, ...this.logprobsField() });
+  }
+
+  private logprobsField() {
+    return this.logprobs ? { logprobs: null } : {};
   }
 
   onMessage(data: Buffer, isBinary: boolean, session: SessionControls) {
@@ -234,6 +309,7 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
               { format: `${path}.format`, transcription: `${path}.transcription`, turnDetection: `${path}.turn_detection` },
             ),
           );
+          if (event.session.include !== undefined) this.logprobs = event.session.include?.includes(LOGPROBS) ?? false;
           session.reply(this.stamp({ type: "session.updated", session: sessionView("ga", this.sessionId, session.settings) }));
           return;
         }
@@ -246,6 +322,8 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
               { format: "session.input_audio_format", transcription: "session.input_audio_transcription", turnDetection: "session.turn_detection" },
             ),
           );
+          if (input.include !== undefined) this.logprobs = input.include?.includes(LOGPROBS) ?? false;
+          this.dialect = "beta";
           session.reply(this.stamp({ type: "transcription_session.updated", session: sessionView("beta", this.sessionId, session.settings) }));
           return;
         }
@@ -267,6 +345,12 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
     session.acceptAudio(this.resampler.push(samples));
   }
 
+  /** conversation.item.done (GA only: the beta protocol has no such event), once the item's transcription has ended. */
+  private itemDone(utterance: Utterance, item: ItemState, transcript: string | null) {
+    if (this.dialect === "beta") return [];
+    return [this.stamp({ type: "conversation.item.done", previous_item_id: item.previousItemId, item: this.itemView(utterance, transcript) })];
+  }
+
   private stamp(message: { type: string } & Record<string, unknown>) {
     return { event_id: randomId("event"), ...message };
   }
@@ -280,37 +364,57 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
       case "speech_stopped":
         return [this.stamp({ type: "input_audio_buffer.speech_stopped", item_id: this.itemId(event.utterance), audio_end_ms: milliseconds(event.utterance.startSample + event.utterance.length) })];
       case "committed": {
+        // The user message item is added to the conversation (GA: conversation.item.added; beta: .created).
         const itemId = this.itemId(event.utterance);
-        const previous = this.previousItemId;
+        const item = this.item(event.utterance);
+        item.previousItemId = this.previousItemId;
         this.previousItemId = itemId;
-        return [this.stamp({ type: "input_audio_buffer.committed", item_id: itemId, previous_item_id: previous })];
+        return [
+          this.stamp({ type: "input_audio_buffer.committed", item_id: itemId, previous_item_id: item.previousItemId }),
+          this.stamp({ type: this.dialect === "beta" ? "conversation.item.created" : "conversation.item.added", previous_item_id: item.previousItemId, item: this.itemView(event.utterance, null) }),
+        ];
       }
       case "cleared":
         return [this.stamp({ type: "input_audio_buffer.cleared" })];
+      case "partial": {
+        // Live deltas: the partials' stable words (two consecutive passes agreed on them; they never
+        // change within the utterance), as they grow: the dictation socket's `stable`, sent once.
+        const item = this.item(event.utterance);
+        if (event.stable.length <= item.deliveredWords) return [];
+        const words = event.stable.slice(item.deliveredWords).join(" ");
+        item.deliveredWords = event.stable.length;
+        return [this.delta(event.utterance, item, item.delivered ? ` ${words}` : words)];
+      }
       case "final": {
-        // As OpenAI's whisper-1: one delta with the whole transcript, then the completed item.
+        // The rest of the transcript as the last delta, then the completed transcript (the deltas' concatenation).
+        const item = this.item(event.utterance);
+        const { transcript, rest } = completeTranscript(item.delivered, event.result.text);
         const itemId = this.itemId(event.utterance);
-        const transcript = event.result.text.trim();
         return [
-          this.stamp({ type: "conversation.item.input_audio_transcription.delta", item_id: itemId, content_index: 0, delta: transcript }),
+          ...(rest ? [this.delta(event.utterance, item, rest)] : []),
           this.stamp({
             type: "conversation.item.input_audio_transcription.completed",
             item_id: itemId,
             content_index: 0,
             transcript,
             usage: { type: "duration", seconds: Math.round((event.utterance.length / SAMPLE_RATE) * 100) / 100 },
+            ...this.logprobsField(),
           }),
+          ...this.itemDone(event.utterance, item, transcript),
         ];
       }
       case "error": {
         const { error } = openaiErrorBody(event.error).body;
         if (event.utterance) {
-          return [this.stamp({ type: "conversation.item.input_audio_transcription.failed", item_id: this.itemId(event.utterance), content_index: 0, error })];
+          return [
+            this.stamp({ type: "conversation.item.input_audio_transcription.failed", item_id: this.itemId(event.utterance), content_index: 0, error }),
+            ...this.itemDone(event.utterance, this.item(event.utterance), null),
+          ];
         }
         return [this.stamp({ type: "error", error: { ...error, event_id: event.eventId ?? null } })];
       }
       default:
-        return []; // ready, language, partial, closed: the dictation socket's
+        return []; // ready, language, closed: the dictation socket's
     }
   }
 }
