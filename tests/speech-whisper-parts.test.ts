@@ -3,13 +3,14 @@
  * the decoder prompt, language detection from logits, the token picker, and segment and word assembly.
  * The decoding itself, with a model, is tested through the API (speech-api.test.ts).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compressionRatio, decodeWithFallback, judgeDecode, temperaturesToTry } from "../server/speech/whisper/fallback";
 import { mostLikelyLanguage, noSpeechProbability } from "../server/speech/whisper/first-step";
 import type { LoadedWhisper } from "../server/speech/whisper/model";
 import { decoderPrompt, maxNewTokens, previousTextAfter } from "../server/speech/whisper/prompt";
 import { windowSegments } from "../server/speech/whisper/segments";
-import { pickToken } from "../server/speech/whisper/token-picker";
+import { pickToken, sumExpBelow } from "../server/speech/whisper/token-picker";
 
 const thresholds = { logprobThreshold: -1, noSpeechThreshold: 0.6, compressionRatioThreshold: 2.4 };
 
@@ -148,6 +149,30 @@ describe("token picker", () => {
     const picks = [0.1, 0.2, 0.3, 0.5, 0.9].map((draw) => pickToken(row, 1, () => draw).token);
     expect(picks).toEqual([1, 1, 3, 3, 3]);
     expect(pickToken(row, 1, () => 0.1).logprob).toBeCloseTo(Math.log(1 / 4), 6);
+  });
+
+  it("sums the exponentials of a row within 1e-10 of Math.exp's sum, masked tokens and far tails included", () => {
+    const logit = fc.oneof(
+      { weight: 8, arbitrary: fc.float({ min: -60, max: 30, noNaN: true }) },
+      { weight: 1, arbitrary: fc.constant(-Infinity) },
+    );
+    fc.assert(
+      fc.property(fc.array(logit, { minLength: 1, maxLength: 400 }), fc.nat(), fc.nat(), (values, a, b) => {
+        const row = Float32Array.from(values);
+        const from = a % row.length;
+        const to = from + (b % (row.length - from + 1));
+        let max = -Infinity;
+        for (let i = from; i < to; i++) max = Math.max(max, row[i]!);
+        let expected = 0;
+        for (let i = from; i < to; i++) expected += Math.exp(row[i]! - max);
+        const sum = sumExpBelow(row, max, from, to);
+        // An empty or fully masked range sums to 0; otherwise the largest term is 1, terms below
+        // exp(-40) are dropped and the rest are within 1e-11 each.
+        if (max === -Infinity) expect(sum).toBe(0);
+        else expect(Math.abs(sum - expected)).toBeLessThanOrEqual(1e-10 * expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -5,6 +5,7 @@
  * `min_new_tokens` (benchmarks), `suppress_tokens`, the timestamp rules (WhisperTimeStampLogitsProcessor)
  * and `begin_suppress_tokens` at the first generated position.
  */
+import { sumExpBelow } from "./token-picker";
 
 export interface LogitRules {
   /** Tokens never decoded (the generation config's suppress_tokens). */
@@ -94,9 +95,7 @@ function timestampsMoreProbable(row: Float32Array, timestampBegin: number): bool
   let maxTimestamp = -Infinity;
   for (let i = timestampBegin; i < row.length; i++) if (row[i]! > maxTimestamp) maxTimestamp = row[i]!;
   if (maxTimestamp === -Infinity) return false;
-  let sum = 0;
-  for (let i = timestampBegin; i < row.length; i++) sum += Math.exp(row[i]! - maxTimestamp);
-  const gap = maxTimestamp + Math.log(sum) - maxText;
+  const gap = maxTimestamp + Math.log(sumExpBelow(row, maxTimestamp, timestampBegin)) - maxText;
   if (gap > CLEAR_MARGIN) return true;
   if (gap < -CLEAR_MARGIN) return false;
   return timestampsMoreProbableInFloat32(row, timestampBegin, maxText);
