@@ -7,6 +7,7 @@ import { isAlive } from "../db/data-dir-lock";
 import { AppError } from "../errors";
 import { type MultipartRequest, type MultipartRules, readMultipartForm } from "../http/multipart";
 import { formatByteSize } from "../http/byte-size";
+import { AUDIO_FILE_FIELD } from "./transcription-form";
 
 export interface UploadedFile {
   path: string;
@@ -73,7 +74,7 @@ export const fileTooLarge = (maxBytes: number) =>
 
 /** The speech form's rules for the shared reader: the audio in `file`, text fields of up to 64 KB. */
 const speechFormRules = (maxFileBytes: number): MultipartRules => ({
-  fileField: "file",
+  fileField: AUDIO_FILE_FIELD,
   maxFileBytes,
   formOverheadBytes: SPEECH_FORM_OVERHEAD_BYTES,
   maxFieldBytes: MAX_FIELD_BYTES,

@@ -11,6 +11,14 @@
 
 export const RESPONSE_FORMATS = ["json", "text", "srt", "verbose_json", "vtt"] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+/** The Content-Type each format is sent with (the OpenAPI document lists the same). */
+export const RESPONSE_CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
+  json: "application/json",
+  verbose_json: "application/json",
+  text: "text/plain; charset=utf-8",
+  srt: "application/x-subrip; charset=utf-8",
+  vtt: "text/vtt; charset=utf-8",
+};
 /**
  * The formats `stream=true` may be combined with: both stream text only (OpenAI's transcript events).
  * The timed formats would need a shape OpenAI's clients do not know.
@@ -48,6 +56,11 @@ export interface Transcript {
   text: string;
   segments: Segment[];
   words?: Word[];
+}
+
+/** The body of response_format=json. */
+export interface JsonTranscription {
+  text: string;
 }
 
 export interface RenderedResponse {
@@ -125,16 +138,20 @@ export function renderTranscript(
   format: ResponseFormat,
   granularities: readonly TimestampGranularity[] = [],
 ): RenderedResponse {
+  return { contentType: RESPONSE_CONTENT_TYPES[format], body: renderBody(transcript, format, granularities) };
+}
+
+function renderBody(transcript: Transcript, format: ResponseFormat, granularities: readonly TimestampGranularity[]): string {
   switch (format) {
     case "json":
-      return { contentType: "application/json", body: JSON.stringify({ text: transcript.text }) };
+      return JSON.stringify({ text: transcript.text } satisfies JsonTranscription);
     case "verbose_json":
-      return { contentType: "application/json", body: JSON.stringify(verboseJson(transcript, granularities)) };
+      return JSON.stringify(verboseJson(transcript, granularities));
     case "text":
-      return { contentType: "text/plain; charset=utf-8", body: `${transcript.text}\n` };
+      return `${transcript.text}\n`;
     case "srt":
-      return { contentType: "application/x-subrip; charset=utf-8", body: renderSrt(transcript.segments) };
+      return renderSrt(transcript.segments);
     case "vtt":
-      return { contentType: "text/vtt; charset=utf-8", body: renderVtt(transcript.segments) };
+      return renderVtt(transcript.segments);
   }
 }

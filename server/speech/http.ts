@@ -8,13 +8,14 @@ import { logger } from "../logger";
 import { SAMPLE_RATE, decodeAudioFile, invalidFileFormat, isSilent, readFileHead, sniffAudioFormat } from "./audio";
 import { readAudioUpload } from "./audio-upload";
 import { CancelledJobError } from "./engine-pool";
-import { STREAMABLE_FORMATS, type TimestampGranularity, type Transcript, renderTranscript } from "./formats";
+import { type Transcript, renderTranscript } from "./formats";
+import { SPEECH_SOCKET_PATHS, matchSpeechOperation } from "./http-operations";
 import { languageName } from "./languages";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
-import { formChunkingStrategy, parseSpeechOptions, transcriptionOptions } from "./options";
 import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 import { TranscriptEventStream, endStreamWithError, isEventStream } from "./transcript-events";
+import { AUDIO_FILE_FIELD, type SpeechTask, readTranscriptionForm } from "./transcription-form";
 
 export type SpeechRequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
@@ -31,25 +32,30 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
       const path = url.pathname.replace(/\/+$/, "");
       const method = request.method ?? "GET";
 
-      if (path === "/v1/health" && (method === "GET" || method === "HEAD")) return sendJson(response, 200, await health(service));
-      if (path === "/v1/websocket") {
+      const matched = matchSpeechOperation(method, path);
+      if (matched?.operation === "health") return sendJson(response, 200, await health(service));
+      if (path === SPEECH_SOCKET_PATHS.websocket || path === SPEECH_SOCKET_PATHS.realtime) {
         throw new AppError("invalid", "This endpoint speaks WebSocket: send an Upgrade: websocket request.");
       }
 
+      // Before the 404 too: who has no key learns nothing about which paths exist.
       const keyId = await authenticate(service, request);
-      if (path === "/v1/models" && method === "GET") return sendJson(response, 200, listModels(service.config));
-      const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(path);
-      if (modelMatch && method === "GET") return sendJson(response, 200, retrieveModel(service.config, safeDecode(modelMatch[1]!)));
-
-      if ((path === "/v1/audio/transcriptions" || path === "/v1/audio/translations") && method === "POST") {
-        Object.assign(extraHeaders, await service.rateLimiter.takeRequest(keyId));
-        const task = path.endsWith("translations") ? "translate" : "transcribe";
-        // The headers after the audio is counted too (a failure after the request's take keeps these).
-        const rendered = await transcribeUpload(service, request, response, task, keyId, extraHeaders);
-        if (rendered === null) return; // the client went away, or the answer was streamed
-        response.writeHead(200, { "content-type": rendered.contentType, ...extraHeaders });
-        response.end(rendered.body);
-        return;
+      switch (matched?.operation) {
+        case "listModels":
+          return sendJson(response, 200, listModels(service.config));
+        case "retrieveModel":
+          return sendJson(response, 200, retrieveModel(service.config, safeDecode(matched.params.model!)));
+        case "createTranscription":
+        case "createTranslation": {
+          Object.assign(extraHeaders, await service.rateLimiter.takeRequest(keyId));
+          const task = matched.operation === "createTranslation" ? "translate" : "transcribe";
+          // The headers after the audio is counted too (a failure after the request's take keeps these).
+          const rendered = await transcribeUpload(service, request, response, task, keyId, extraHeaders);
+          if (rendered === null) return; // the client went away, or the answer was streamed
+          response.writeHead(200, { "content-type": rendered.contentType, ...extraHeaders });
+          response.end(rendered.body);
+          return;
+        }
       }
       throw new AppError("not_found", `Invalid URL (${method} ${url.pathname})`, undefined, "unknown_url");
     } catch (error) {
@@ -113,6 +119,9 @@ async function health(service: SpeechService) {
   };
 }
 
+/** What GET /v1/health answers (the OpenAPI document's HealthResponse is checked against it). */
+export type SpeechHealth = Awaited<ReturnType<typeof health>>;
+
 /**
  * What /v1/websocket can do now (an extra field: the contract's HealthResponse names five and closes
  * none). `unhealthy` when a new session would be refused: every session is in use, or the engine is down.
@@ -125,40 +134,11 @@ function realtimeHealth(service: SpeechService) {
   return { status: reason ? "unhealthy" : "healthy", sessions, max_sessions: max, ...(reason ? { reason } : {}) };
 }
 
-function readFields(fields: Map<string, string[]>, task: "transcribe" | "translate") {
-  if (task === "translate" && fields.has("language")) {
-    throw new AppError("invalid", "Translations are always into English and take no 'language' field.", "language");
-  }
-  const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])]
-    .flatMap((value) => value.split(","))
-    .map((value) => value.trim())
-    .filter(Boolean);
-  const first = (name: string) => fields.get(name)?.[0];
-  const values = parseSpeechOptions(transcriptionOptions, {
-    model: first("model"),
-    language: first("language"),
-    prompt: first("prompt"),
-    response_format: first("response_format"),
-    temperature: first("temperature"),
-    timestamp_granularities: granularities,
-    stream: first("stream"),
-    chunking_strategy: formChunkingStrategy(fields),
-  });
-  if (values.timestamp_granularities.length > 0 && values.response_format !== "verbose_json") {
-    throw new AppError("invalid", "timestamp_granularities needs response_format=verbose_json.", "timestamp_granularities");
-  }
-  // Refused rather than ignored: a client that asked for a stream reads the answer as events.
-  if (values.stream && !STREAMABLE_FORMATS.includes(values.response_format)) {
-    throw new AppError("invalid", `stream=true streams text: it needs response_format ${STREAMABLE_FORMATS.join(" or ")}, not ${values.response_format}.`, "stream");
-  }
-  return { ...values, timestamp_granularities: [...new Set(values.timestamp_granularities)] as TimestampGranularity[] };
-}
-
 async function transcribeUpload(
   service: SpeechService,
   request: IncomingMessage,
   response: ServerResponse,
-  task: "transcribe" | "translate",
+  task: SpeechTask,
   keyId: string,
   rateLimitHeaders: RateLimitHeaders,
 ) {
@@ -175,10 +155,10 @@ async function transcribeUpload(
     config.maxAudioBytes,
   );
   try {
-    const fields = readFields(upload.fields, task);
+    const fields = readTranscriptionForm(upload.fields, task);
     const model = resolveRequestedModel(config, fields.model);
     const file = upload.file;
-    if (!file) throw new AppError("invalid", "The audio file is missing: send it in the 'file' field.", "file");
+    if (!file) throw new AppError("invalid", `The audio file is missing: send it in the '${AUDIO_FILE_FIELD}' field.`, AUDIO_FILE_FIELD);
     if (file.size === 0) throw invalidFileFormat("The file is empty.");
     if (!sniffAudioFormat(await readFileHead(file.path))) throw invalidFileFormat("The file is not audio in a supported container.");
 

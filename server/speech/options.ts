@@ -29,18 +29,23 @@ const milliseconds = (name: string) =>
   );
 
 /** OpenAI's VadConfig object; unknown keys are refused (a misspelt parameter would otherwise be ignored). */
-const serverVad = z.strictObject(
+export const serverVadConfig = z.strictObject(
   {
     type: z.literal("server_vad", { error: 'type must be "server_vad"' }),
     threshold: numberOrText("threshold must be a number from 0 to 1")
       .pipe(z.number().min(0, "threshold must be at least 0").max(1, "threshold must be at most 1"))
-      .optional(),
-    prefix_padding_ms: milliseconds("prefix_padding_ms").optional(),
-    silence_duration_ms: milliseconds("silence_duration_ms").optional(),
+      .optional()
+      .describe(`Probability at or above which a chunk is speech (default ${FILE_VAD_DEFAULTS.threshold})`),
+    prefix_padding_ms: milliseconds("prefix_padding_ms").optional().describe(`Audio kept before the speech, ms (default ${FILE_VAD_DEFAULTS.prefixPaddingMs})`),
+    silence_duration_ms: milliseconds("silence_duration_ms")
+      .optional()
+      .describe(`Silence that ends a stretch of speech, ms (default ${FILE_VAD_DEFAULTS.silenceDurationMs})`),
   },
   { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown key ${JSON.stringify(issue.keys[0]).slice(0, 60)}` : 'must be "auto" or an object {"type":"server_vad", …}') },
 );
 
+/** The chunking_strategy that means server_vad with its defaults. */
+export const CHUNKING_AUTO = "auto";
 const CHUNKING_HELP = 'must be "auto" or a JSON object {"type":"server_vad","threshold":0.5,"prefix_padding_ms":300,"silence_duration_ms":200}';
 
 /**
@@ -61,13 +66,13 @@ const chunkingStrategy = z
     let object: unknown = value;
     if (typeof value === "string") {
       try {
-        object = value.trim() === "auto" ? "auto" : JSON.parse(value);
+        object = value.trim() === CHUNKING_AUTO ? CHUNKING_AUTO : JSON.parse(value);
       } catch {
         object = undefined;
       }
     }
-    if (object === "auto") return FILE_VAD_DEFAULTS;
-    const parsed = serverVad.safeParse(object);
+    if (object === CHUNKING_AUTO) return FILE_VAD_DEFAULTS;
+    const parsed = serverVadConfig.safeParse(object);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       context.addIssue({ code: "custom", message: typeof object === "object" && object !== null && !Array.isArray(object) ? issue.message : CHUNKING_HELP });
@@ -79,7 +84,11 @@ const chunkingStrategy = z
       silenceDurationMs: parsed.data.silence_duration_ms ?? FILE_VAD_DEFAULTS.silenceDurationMs,
     };
   })
-  .optional();
+  .optional()
+  .describe(
+    `"${CHUNKING_AUTO}" or a server_vad object (JSON text, or chunking_strategy[type], chunking_strategy[threshold], … fields): ` +
+      "only the speech that voice-activity detection finds is transcribed. Absent: the whole file.",
+  );
 
 /**
  * The chunking_strategy of a form: its plain field, or its bracketed fields gathered into one object
@@ -98,31 +107,55 @@ export function formChunkingStrategy(fields: Map<string, string[]>): string | Re
   return object;
 }
 
+// The descriptions are the OpenAPI document's (server/speech/openapi.ts); they change no parsing.
 const fields = {
-  model: z.string().optional(),
+  model: z.string().optional().describe("The model id, or whisper-1 (OpenAI's name) for the configured default (SPEECH_DEFAULT_MODEL). Absent: the default."),
   language: z
     .string()
     .regex(/^[a-z]{2}$/, "must be an ISO-639-1 code: two lowercase letters")
     .refine(isWhisperLanguage, "is not a language Whisper knows")
-    .optional(),
-  prompt: z.string().max(PROMPT_MAX_CHARACTERS, `must have at most ${PROMPT_MAX_CHARACTERS} characters`).optional(),
-  response_format: z.enum(RESPONSE_FORMATS).default("json"),
+    .optional()
+    .describe("The language of the audio: an ISO-639-1 code that Whisper knows. Absent: detected from the audio."),
+  prompt: z
+    .string()
+    .max(PROMPT_MAX_CHARACTERS, `must have at most ${PROMPT_MAX_CHARACTERS} characters`)
+    .optional()
+    .describe("Words to spell right (names, terms) or the text before the audio, in the language of the output. The engine keeps its last 223 tokens."),
+  response_format: z
+    .enum(RESPONSE_FORMATS)
+    .default("json")
+    .describe("json: {text}; verbose_json: {task, language, duration, text, segments, words}; text, srt or vtt: plain text."),
   temperature: numberText("must be a number from 0 to 1")
     .pipe(z.number().min(0, "must be at least 0").max(1, "must be at most 1"))
-    .default(0),
-  timestamp_granularities: z.array(z.enum(["word", "segment"])).default([]),
+    .default(0)
+    .describe("Sampling temperature; higher is more random. 0 decodes greedily, retrying a failed window hotter (SPEECH_FALLBACK_TEMPERATURES)."),
+  timestamp_granularities: z
+    .array(z.enum(["word", "segment"]))
+    .default([])
+    .describe(
+      "The timestamps of verbose_json (needs response_format=verbose_json; word needs a model that gives word timings). " +
+        "Repeated timestamp_granularities[] fields, as OpenAI's clients send them; timestamp_granularities, repeated or comma-separated, is read too.",
+    ),
   // A form field is text: only the two words OpenAI's clients send for a boolean.
   stream: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false")
-    .transform((value) => value === "true"),
+    .transform((value) => value === "true")
+    .describe("true: the answer is server-sent events, transcript.text.delta as the audio is decoded, then transcript.text.done. Needs response_format json or text."),
   chunking_strategy: chunkingStrategy,
   // The socket's own options.
-  task: z.enum(["transcribe", "translate"], { error: "must be transcribe or translate" }).default("transcribe"),
-  encoding: z.enum(["pcm_s16le", "pcm_f32le"], { error: "must be pcm_s16le or pcm_f32le" }).default("pcm_s16le"),
+  task: z
+    .enum(["transcribe", "translate"], { error: "must be transcribe or translate" })
+    .default("transcribe")
+    .describe("transcribe (in the language of the audio) or translate (into English)."),
+  encoding: z
+    .enum(["pcm_s16le", "pcm_f32le"], { error: "must be pcm_s16le or pcm_f32le" })
+    .default("pcm_s16le")
+    .describe("The binary frames' samples: 16-bit signed or 32-bit float (−1…1), little-endian, mono."),
   sample_rate: numberText(`must be ${SAMPLE_RATE}: send 16 kHz mono audio`)
     .pipe(z.literal(SAMPLE_RATE, { error: `must be ${SAMPLE_RATE}: send 16 kHz mono audio` }))
-    .default(SAMPLE_RATE),
+    .default(SAMPLE_RATE)
+    .describe("Samples per second of the audio; only 16000."),
 };
 
 /** Multipart fields of POST /v1/audio/transcriptions and /translations. */

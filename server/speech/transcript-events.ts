@@ -11,6 +11,18 @@ import { openaiErrorBody } from "../errors";
 import type { Segment } from "./formats";
 
 export const EVENT_STREAM_TYPE = "text/event-stream; charset=utf-8";
+
+/** The events of a stream, as the OpenAPI document describes them. */
+export interface TranscriptTextDeltaEvent {
+  type: "transcript.text.delta";
+  delta: string;
+}
+export interface TranscriptTextDoneEvent {
+  type: "transcript.text.done";
+  text: string;
+}
+export type TranscriptErrorEvent = { type: "error" } & ReturnType<typeof openaiErrorBody>["body"];
+type TranscriptEvent = TranscriptTextDeltaEvent | TranscriptTextDoneEvent | TranscriptErrorEvent;
 /**
  * A comment line this often between events: a window of a large model on a small CPU can take longer
  * than a proxy waits on a silent connection (nginx: 60 s). Event-stream readers skip comments.
@@ -51,7 +63,7 @@ export class TranscriptEventStream {
     this.response.end();
   }
 
-  private write(event: Record<string, unknown>) {
+  private write(event: TranscriptEvent) {
     if (this.response.destroyed) return;
     if (!this.response.headersSent) {
       // Set one by one, not through writeHead, so that isEventStream can read them back.
@@ -69,7 +81,7 @@ export class TranscriptEventStream {
   }
 }
 
-const writeEvent = (response: ServerResponse, event: Record<string, unknown>) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+const writeEvent = (response: ServerResponse, event: TranscriptEvent) => response.write(`data: ${JSON.stringify(event)}\n\n`);
 
 /**
  * A failure once events have gone out: the status is sent already, so the contract's error body goes
