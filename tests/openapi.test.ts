@@ -1,3 +1,4 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { GET } from "../app/api/openapi.json/route";
 
@@ -7,7 +8,7 @@ type Operation = {
   summary: string;
   parameters?: { name: string; in: string; required: boolean; description?: string; schema: Record<string, unknown> }[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
-  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
 };
 type Document = {
   openapi: string;
@@ -23,20 +24,36 @@ const loadDocument = async (): Promise<Document> => {
 };
 const operationsOf = (document: Document) =>
   Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+/** The REST routes' operations; the speech service under /v1 has its own rules (tests/speech-openapi.test.ts). */
+const restOperationsOf = (document: Document) => operationsOf(document).filter(({ path }) => !path.startsWith("/v1/"));
 
 describe("GET /api/openapi.json, assembled from the route definitions", () => {
-  it("gives every operation a unique operationId, a tag of the document, a summary, and a {detail} body for every error status", async () => {
+  it("is a valid OpenAPI 3.1 document (checked against the specification's JSON Schema)", async () => {
+    const document = await loadDocument();
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors).toBeUndefined();
+    expect([result.valid, validator.version]).toEqual([true, "3.1"]);
+    // The check can fail: a response without its required description is refused.
+    const broken = structuredClone(document);
+    delete (broken.paths["/v1/models"]!.get!.responses["200"] as { description?: string }).description;
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it("gives every operation a unique operationId, a tag of the document, a summary, and a {detail} body for every REST error status", async () => {
     const document = await loadDocument();
     expect(document.openapi).toBe("3.1.0");
-    const operations = operationsOf(document);
-    expect(operations.length).toBeGreaterThanOrEqual(26);
-    const ids = operations.map(({ operation }) => operation.operationId);
+    const ids = operationsOf(document).map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     const tags = document.tags.map((tag) => tag.name);
+    for (const { path, method, operation } of operationsOf(document)) {
+      expect(operation.summary, `${method} ${path}`).toBeTruthy();
+      for (const tag of operation.tags) expect(tags, `${method} ${path}`).toContain(tag);
+    }
+    const operations = restOperationsOf(document);
+    expect(operations.length).toBeGreaterThanOrEqual(26);
     for (const { path, method, operation } of operations) {
       const name = `${method} ${path}`;
-      expect(operation.summary, name).toBeTruthy();
-      for (const tag of operation.tags) expect(tags, name).toContain(tag);
       expect(Object.keys(operation.responses), name).toContain("401");
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) >= 400) {
@@ -48,7 +65,7 @@ describe("GET /api/openapi.json, assembled from the route definitions", () => {
 
   it("names every path parameter in snake_case, once in the path and once as a required uuid parameter", async () => {
     const document = await loadDocument();
-    for (const { path, method, operation } of operationsOf(document)) {
+    for (const { path, method, operation } of restOperationsOf(document)) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
       const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === "path");
       expect(declared.map((parameter) => parameter.name), `${method} ${path}`).toEqual(inPath);

@@ -1,12 +1,14 @@
 import crypto from "node:crypto";
 import { restRoutes, restTags } from "../rest-routes";
+import { speechOpenApi } from "../speech/openapi";
 import { detailErrorSchema, jsonSchemaOf } from "./openapi-schema";
 import type { AnyRouteDefinition, ReplySpec } from "./route";
 
 /**
  * The OpenAPI 3.1 document served at /api/openapi.json, assembled from the route definitions
  * (server/rest-routes.ts): each route's operation comes from the same zod schemas its handler is
- * parsed and checked with, so the document cannot drift from what the routes do.
+ * parsed and checked with, so the document cannot drift from what the routes do. The speech service
+ * under /v1 is a handler of its own, with its own error body and keys: server/speech/openapi.ts.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -14,22 +16,30 @@ type JsonSchema = Record<string, unknown>;
 export function buildOpenApiDocument(routes: AnyRouteDefinition[] = restRoutes) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  const speech = speechOpenApi();
   const schemas: Record<string, unknown> = { Error: detailErrorSchema };
   hoistDefinitions(paths, schemas);
+  for (const [name, schema] of Object.entries(speech.schemas)) {
+    if (name in schemas) throw new Error(`OpenAPI: the speech schema ${name} is also a REST one`);
+    schemas[name] = schema;
+  }
   return {
     openapi: "3.1.0",
     info: {
       title: "Markbook API",
       version: "1.0.0",
-      description: "REST paths of Markbook for external tools. Errors carry a human-readable `detail`.",
+      description:
+        "REST paths of Markbook for external tools, whose errors carry a human-readable `detail`; and the " +
+        "OpenAI-compatible speech service under /v1, whose errors are OpenAI's `{error: {message, type, code, param}}`.",
     },
     servers: [{ url: "/" }],
-    tags: restTags,
+    tags: [...restTags, speech.tag],
     security: [{ bearerAuth: [] }],
-    paths,
+    paths: { ...paths, ...speech.paths },
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A Markbook user token or personal access token" },
+        ...speech.securitySchemes,
       },
       schemas,
     },
