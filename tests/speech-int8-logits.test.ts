@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { shareTiedEmbeddingProjection } from "../server/speech/onnx-graph";
 import { INT8_LOGITS_OUTPUTS, type StoredEmbedding, int8LogitsDecoder } from "../server/speech/onnx-int8-logits";
 import { Int8Projection, int8Row } from "../server/speech/whisper/logits-row";
+import { pickToken } from "../server/speech/whisper/token-picker";
 import { COST, ONNX_SPIN, timeoutFor } from "./support/busy-machine";
 import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir } from "./support/speech-server";
 
@@ -81,11 +82,27 @@ describe("the 8-bit logits' bound", () => {
         for (let token = 0; token < embedding.rows; token++) expect(Math.abs(approximate[token]! - exact[token]!)).toBeLessThanOrEqual(projection.bound(token, stepOf(hidden), approximate[token]!));
         const row = int8Row(projection, approximate.slice(), exact.slice(firstTimestamp), hidden);
         for (const token of masked) [row.values[token], exact[token]] = [-Infinity, -Infinity];
-        row.settle();
+        const largest = row.settle();
+        // Every text token that its bound lets be the largest is exact now, and no other was needed.
+        const step8 = stepOf(hidden);
+        const open = Array.from({ length: firstTimestamp }, (_, token) => token).filter((token) => row.values[token] !== -Infinity);
+        const bestLower = Math.max(...open.map((token) => approximate[token]! - projection.bound(token, step8, approximate[token]!)));
+        for (const token of open) {
+          if (approximate[token]! + projection.bound(token, step8, approximate[token]!) >= bestLower) expect(row.values[token]).toBe(exact[token]);
+        }
         expect(argmax(row.values)).toBe(argmax(exact));
         const text = argmax(row.values, 0, firstTimestamp);
         expect(text).toBe(argmax(exact, 0, firstTimestamp));
         if (text >= 0) expect(row.values[text]).toBe(exact[text]);
+        // settle() names the largest text token itself (-1 when all are masked), and still after a mask.
+        expect(largest).toBe(text);
+        if (text >= 0) {
+          [row.values[text], exact[text]] = [-Infinity, -Infinity];
+          expect(row.settle()).toBe(argmax(exact, 0, firstTimestamp));
+        }
+        // The token picker, told the largest text token, picks what it picks reading the whole row.
+        const told = pickToken(row.values, 0, Math.random, { end: firstTimestamp, largest: row.settle() });
+        expect(told).toEqual(pickToken(row.values, 0));
       }),
       { numRuns: 300 },
     );

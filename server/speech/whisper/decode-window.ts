@@ -74,10 +74,10 @@ export async function decodeWindow(job: WindowDecoding, temperature: number): Pr
     if (job.isCancelled()) throw new CancelledError();
     const step = await steps.step(input);
     if (step.crossAttentions) crossAttentions.push(step.crossAttentions);
-    const { values, settle } = step.logits;
-    applyLogitRules(rules, values, initTokens, generated, settle);
-    settle();
-    const { token, logprob } = pickToken(values, temperature);
+    const { logits } = step;
+    applyLogitRules(rules, logits.values, initTokens, generated, logits);
+    const largest = logits.settle();
+    const { token, logprob } = pickToken(logits.values, temperature, Math.random, { end: logits.textEnd, largest });
     generated.push(token);
     logprobs.push(logprob);
     if (token === eot) break;

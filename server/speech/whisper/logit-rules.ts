@@ -5,6 +5,7 @@
  * `min_new_tokens` (benchmarks), `suppress_tokens`, the timestamp rules (WhisperTimeStampLogitsProcessor)
  * and `begin_suppress_tokens` at the first generated position.
  */
+import type { LogitsRow } from "./logits-row";
 import { sumExpBelow } from "./token-picker";
 
 export interface LogitRules {
@@ -38,14 +39,24 @@ export function logitRulesFor(config: GenerationConfig, initTokens: readonly num
   };
 }
 
+/** A row whose text tokens' logits may need settling before they are read (logits-row.ts). */
+type Settling = Pick<LogitsRow, "settle" | "textEnd">;
+const alreadyExact: Settling = { textEnd: 0, settle: () => -1 };
+
 /**
- * Applies the rules to the row of the step after `initTokens` and the `generated` tokens. `settle` makes
- * exact the logits that may be the largest (logits-row.ts), before the one rule that reads a value.
+ * Applies the rules to the row of the step after `initTokens` and the `generated` tokens. `settling`
+ * makes exact the logits that may be the largest (logits-row.ts), before the one rule that reads a value.
  */
-export function applyLogitRules(rules: LogitRules, row: Float32Array, initTokens: readonly number[], generated: readonly number[], settle: () => void = () => {}) {
+export function applyLogitRules(
+  rules: LogitRules,
+  row: Float32Array,
+  initTokens: readonly number[],
+  generated: readonly number[],
+  settling: Settling = alreadyExact,
+) {
   if (generated.length < rules.minNewTokens) row[rules.eot] = -Infinity;
   for (const token of rules.suppress) row[token] = -Infinity;
-  if (rules.timestamps) applyTimestampRules(rules.timestamps, rules.eot, row, initTokens, generated, settle);
+  if (rules.timestamps) applyTimestampRules(rules.timestamps, rules.eot, row, initTokens, generated, settling);
   if (generated.length === 0) for (const token of rules.beginSuppress) row[token] = -Infinity;
 }
 
@@ -59,7 +70,7 @@ function applyTimestampRules(
   row: Float32Array,
   initTokens: readonly number[],
   generated: readonly number[],
-  settle: () => void,
+  settling: Settling,
 ) {
   const { timestampBegin, beginIndex } = rule;
   row[rule.noTimestamps] = -Infinity;
@@ -76,8 +87,16 @@ function applyTimestampRules(
     if (penultimateWasTimestamp) row.fill(-Infinity, timestampBegin);
     else row.fill(-Infinity, 0, eot);
   }
-  settle();
-  if (timestampsMoreProbable(row, timestampBegin)) row.fill(-Infinity, 0, timestampBegin);
+  const largestText = settling.settle();
+  // The text tokens are those settle() covers (an 8-bit row), or their largest is looked for here.
+  const maxText = settling.textEnd === timestampBegin ? (largestText >= 0 ? row[largestText]! : -Infinity) : largestBelow(row, timestampBegin);
+  if (timestampsMoreProbable(row, timestampBegin, maxText)) row.fill(-Infinity, 0, timestampBegin);
+}
+
+function largestBelow(row: Float32Array, end: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < end; i++) if (row[i]! > max) max = row[i]!;
+  return max;
 }
 
 /** Beyond this distance between the two sides, the float32 roundings below cannot change the answer. */
@@ -89,9 +108,7 @@ const CLEAR_MARGIN = 1e-4;
  * timestamps' own sum (1501 exponentials) when the answer is clear by more than the roundings, else the
  * way transformers.js computes it, through the log-softmax of the whole row rounded to float32.
  */
-function timestampsMoreProbable(row: Float32Array, timestampBegin: number): boolean {
-  let maxText = -Infinity;
-  for (let i = 0; i < timestampBegin; i++) if (row[i]! > maxText) maxText = row[i]!;
+function timestampsMoreProbable(row: Float32Array, timestampBegin: number, maxText: number): boolean {
   let maxTimestamp = -Infinity;
   for (let i = timestampBegin; i < row.length; i++) if (row[i]! > maxTimestamp) maxTimestamp = row[i]!;
   if (maxTimestamp === -Infinity) return false;

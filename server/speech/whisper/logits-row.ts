@@ -23,6 +23,8 @@ const FLOAT_SLACK = 1e-5;
 export class Int8Projection {
   /** Σ|q − zero point| × scale per row: the error of a logit per unit of hidden-state rounding. */
   private readonly rowNorms: Float32Array;
+  /** The largest of the row norms. */
+  readonly maxRowNorm: number;
 
   constructor(
     readonly embedding: StoredEmbedding,
@@ -36,6 +38,7 @@ export class Int8Projection {
       for (let i = row * width, end = i + width; i < end; i++) sum += Math.abs(values[i]! - zeroPoint);
       this.rowNorms[row] = sum * scale;
     }
+    this.maxRowNorm = this.rowNorms.reduce((max, norm) => Math.max(max, norm), 0);
   }
 
   /** The exact logit of `token` for this hidden state: Σ hidden × (q − zero point) × scale, each weight rounded to float32 as onnxruntime dequantizes it. */
@@ -54,15 +57,20 @@ export class Int8Projection {
 
 export interface LogitsRow {
   readonly values: Float32Array;
-  /** Makes exact every text token that may be the largest of those not at -Infinity (nothing to do when the row is exact). */
-  readonly settle: () => void;
+  /** settle() covers the tokens before this one: the text tokens of an 8-bit row, none of an exact row. */
+  readonly textEnd: number;
+  /**
+   * Makes exact every token before textEnd that may be the largest of those not at -Infinity, and
+   * returns the largest of them (the first of equal ones), -1 when there is none.
+   */
+  readonly settle: () => number;
   /** Makes these tokens' logits exact. */
   readonly makeExact: (tokens: Iterable<number>) => void;
 }
 
 /** A row computed in float: exact already. */
 export function exactRow(values: Float32Array): LogitsRow {
-  return { values, settle: () => {}, makeExact: () => {} };
+  return { values, textEnd: 0, settle: () => -1, makeExact: () => {} };
 }
 
 /**
@@ -88,41 +96,69 @@ export function int8Row(projection: Int8Projection, approximate: Float32Array, t
   const hidden = hiddenTensor.subarray(hiddenTensor.length - projection.embedding.width);
   const values = approximate;
   values.set(timestamps, projection.firstTimestamp);
-  const exact = new Uint8Array(projection.firstTimestamp);
+  const end = projection.firstTimestamp;
+  const exact = new Uint8Array(end);
   /** The token whose lower bound was the best at the last settle(), -1 before. */
   let best = -1;
+  /** The tokens whose upper bound reached it, made exact then, in order. */
+  let candidates: number[] = [];
   const makeExactAt = (token: number) => {
-    if (token >= projection.firstTimestamp || exact[token]) return;
+    if (token >= end || exact[token]) return;
     if (values[token] !== -Infinity) values[token] = projection.exactLogit(hidden, token);
     exact[token] = 1;
   };
+  const bound = (token: number, value: number) => (exact[token] ? 0 : projection.bound(token, step, value));
+  /** The largest candidate not masked since: the largest text logit, as every other is below the best lower bound. */
+  const largestCandidate = () => {
+    let largest = -1;
+    for (const token of candidates) if (values[token]! !== -Infinity && (largest < 0 || values[token]! > values[largest]!)) largest = token;
+    return largest;
+  };
   return {
     values,
+    textEnd: end,
     makeExact: (tokens) => {
       for (const token of tokens) makeExactAt(token);
     },
     settle: () => {
       // The rules only ever mask (-Infinity): while the token that set the best lower bound stands, every
       // token that could beat it is exact already.
-      if (best >= 0 && values[best] !== -Infinity) return;
-      const end = projection.firstTimestamp;
-      let bestLower = -Infinity;
-      best = -1;
+      if (best >= 0 && values[best] !== -Infinity) return largestCandidate();
+      let top = -1;
+      let topValue = -Infinity;
+      for (let token = 0; token < end; token++) {
+        if (values[token]! > topValue) {
+          topValue = values[token]!;
+          top = token;
+        }
+      }
+      best = top;
+      candidates = [];
+      if (top < 0) return -1;
+      // A token's upper bound grows with its value: below `cut`, even the largest row norm cannot lift it
+      // to the top token's lower bound, which the best lower bound is at least. One comparison per token;
+      // the bounds only for the few above the cut.
+      const topLower = topValue - bound(top, topValue);
+      const spread = step * projection.maxRowNorm;
+      const cut = topLower - spread - 2 * FLOAT_SLACK * (1 + Math.abs(topLower) + spread);
+      const near: number[] = [];
+      let bestLower = topLower;
       for (let token = 0; token < end; token++) {
         const value = values[token]!;
-        if (value === -Infinity) continue;
-        const lower = exact[token] ? value : value - projection.bound(token, step, value);
+        if (!(value >= cut)) continue;
+        near.push(token);
+        const lower = value - bound(token, value);
         if (lower > bestLower) {
           bestLower = lower;
           best = token;
         }
       }
-      if (best < 0) return;
-      for (let token = 0; token < end; token++) {
-        const value = values[token]!;
-        if (exact[token] || value === -Infinity) continue;
-        if (value + projection.bound(token, step, value) >= bestLower) makeExactAt(token);
+      for (const token of near) {
+        if (values[token]! + bound(token, values[token]!) < bestLower) continue;
+        makeExactAt(token);
+        candidates.push(token);
       }
+      return largestCandidate();
     },
   };
 }

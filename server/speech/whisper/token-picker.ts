@@ -38,10 +38,17 @@ export function sumExpBelow(values: Float32Array, max: number, from = 0, to = va
  * from the whole distribution, as OpenAI's Whisper does (no top-k). Its log-probability is taken before
  * temperature: avg_logprob and word probabilities are made of it.
  */
-export function pickToken(row: Float32Array, temperature: number, random: () => number = Math.random): { token: number; logprob: number } {
-  // One pass finds the largest logit and, with it, the greedy choice.
-  let chosen = 0;
-  for (let i = 1; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
+export function pickToken(
+  row: Float32Array,
+  temperature: number,
+  random: () => number = Math.random,
+  /** The largest of row[0, end) when it is known already (LogitsRow.settle()): token `largest`, -1 if none. */
+  known: { end: number; largest: number } = { end: 0, largest: -1 },
+): { token: number; logprob: number } {
+  // The largest logit is the greedy choice: the one known, unless a later one is larger.
+  let chosen = known.largest >= 0 ? known.largest : known.end < row.length ? known.end : 0;
+  for (let i = known.end; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
+  if (row[chosen] === -Infinity) chosen = 0; // nothing possible: the first token, as a plain argmax would say
   const max = row[chosen]!;
   const lse = logSumExpBelow(row, max);
   if (temperature !== 0) {
