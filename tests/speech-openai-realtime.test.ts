@@ -272,12 +272,12 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     },
   );
 
-  it("with turn_detection null only a commit ends an utterance; clear drops the buffer; an empty commit is an error; logprobs asked are null", { timeout: speechTimeout({ decodes: 3 }) }, async () => {
+  it("with turn_detection null only a commit ends an utterance; clear drops the buffer; an empty commit is an error; logprobs asked for come with the completed transcript", { timeout: speechTimeout({ decodes: 3 }) }, async () => {
     const { rt, events, waitFor } = await connect(server);
     await waitFor("session.created");
     rt.send({ type: "session.update", session: { type: "transcription", include: ["item.input_audio_transcription.logprobs"], audio: { input: { turn_detection: null } } } });
     const [updated] = await waitFor("session.updated");
-    expect(updated!.session).toMatchObject({ audio: { input: { turn_detection: null } }, include: [] }); // nothing extra is included
+    expect(updated!.session).toMatchObject({ audio: { input: { turn_detection: null } }, include: ["item.input_audio_transcription.logprobs"] });
 
     rt.send({ type: "input_audio_buffer.commit", event_id: "empty-commit" });
     const [empty] = await waitFor("error");
@@ -300,8 +300,17 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     expect(completed!.usage).toMatchObject({ type: "duration", seconds: expect.closeTo(3.5, 1) });
     const [item] = checkItems(events, { vad: false });
     expect(item!.itemId).toBe(committed!.item_id);
-    // The session was accepted with logprobs asked for; there are none to give: null, as OpenAI's types allow.
-    expect(completed!.logprobs).toBeNull();
+    // The final pass's text tokens: each a log-probability, its bytes, and its text from them. A delta is
+    // made of partials' words, which no one pass decoded: null, as OpenAI's types allow.
+    const logprobs = completed!.logprobs as { token: string; logprob: number; bytes: number[] }[];
+    expect(Array.isArray(logprobs)).toBe(true);
+    if (completed!.transcript) expect(logprobs.length).toBeGreaterThan(0);
+    expect(requests.at(-1)?.logprobs).toBe(true); // the engine was asked for them
+    for (const entry of logprobs) {
+      expect(entry.logprob).toBeLessThanOrEqual(0);
+      expect(entry.bytes.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256)).toBe(true);
+      expect(entry.token).toBe(new TextDecoder().decode(Uint8Array.from(entry.bytes)));
+    }
     for (const delta of events.filter((event) => event.type === DELTA)) expect(delta).toHaveProperty("logprobs", null);
     expect(events.filter((event) => event.type === "error")).toHaveLength(2); // the two empty commits, nothing about include
     rt.close();
@@ -342,6 +351,33 @@ describe.skipIf(!testModelAvailable)("/v1/realtime with OpenAI's realtime client
     while (!events.some((event) => event.type === COMPLETED)) await sleep(20);
     checkBetaItem(events);
     socket.close();
+  });
+
+  it("gives the final pass's token log-probabilities in completed as the engine returned them, and none unasked", async () => {
+    const logprobs = [
+      { token: " Full", logprob: -0.25, bytes: [0x20, 0x46, 0x75, 0x6c, 0x6c] },
+      { token: " marks.", logprob: -1.5, bytes: [0x20, 0x6d, 0x61, 0x72, 0x6b, 0x73, 0x2e] },
+    ];
+    scripted = (request) => Promise.resolve({ ...scriptedResult(" Full marks."), ...(request.logprobs ? { logprobs } : {}) });
+    try {
+      for (const asked of [true, false]) {
+        const { rt, events, waitFor } = await connect(server);
+        await waitFor("session.created");
+        rt.send({ type: "session.update", session: { type: "transcription", ...(asked ? { include: ["item.input_audio_transcription.logprobs"] } : {}) } });
+        await waitFor("session.updated");
+        append(rt, Buffer.concat([speechPcm24k(2), silence(1.5)]));
+        const [completed] = await waitFor(COMPLETED);
+        if (asked) expect(completed!.logprobs).toEqual(logprobs);
+        else expect(completed).not.toHaveProperty("logprobs");
+        for (const delta of events.filter((event) => event.type === DELTA)) {
+          if (asked) expect(delta).toHaveProperty("logprobs", null);
+          else expect(delta).not.toHaveProperty("logprobs");
+        }
+        rt.close();
+      }
+    } finally {
+      scripted = null;
+    }
   });
 
   it("names the item as the beta protocol does once a GA client sends transcription_session.update", async () => {

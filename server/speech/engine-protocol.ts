@@ -43,6 +43,15 @@ export interface TranscribeRequest {
   vad?: VadParameters;
   /** Set by the pool: a batch job pauses at its next step while an interactive one runs beside it. */
   priority?: "interactive" | "batch";
+  /** Give each text token's log-probability (TranscribeResult.logprobs): the realtime protocol's `include`. */
+  logprobs?: boolean;
+}
+
+/** One text token as OpenAI's `logprobs` entries give it: its text, its log-probability, its UTF-8 bytes. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
 }
 
 export interface TranscribeResult {
@@ -50,6 +59,8 @@ export interface TranscribeResult {
   text: string;
   segments: Segment[];
   words: Word[];
+  /** Each text token of the transcript with its log-probability, in order, when the request asked. */
+  logprobs?: TokenLogprob[];
   /** How many decodes ran (1 per window without fallback), for tests and benchmarks. */
   decodes: number;
   /** Milliseconds spent, summed over windows: features, encoder, the language/no-speech step, decoding; and tokens decoded. */

@@ -11,6 +11,7 @@ import { AppError, openaiErrorBody } from "../errors";
 import { SAMPLE_RATE } from "./audio";
 import { resolveRequestedModel } from "./models";
 import { parseSpeechOptions, realtimeTranscriptionOptions } from "./options";
+import type { TokenLogprob } from "./engine-protocol";
 import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection, Utterance } from "./realtime";
 import { Resampler24kTo16k } from "./resample";
 import type { SpeechService } from "./service";
@@ -38,9 +39,11 @@ const turnDetection = z
     silence_duration_ms: z.number().int().min(100).max(10_000).optional(),
   })
   .nullable();
-/** What the session should add to its events; only the logprobs are read (and none are given: docs/realtime.md). */
+/** What the session should add to its events; only the logprobs are read (docs/realtime.md). */
 const include = z.array(z.string()).nullable();
 const LOGPROBS = "item.input_audio_transcription.logprobs";
+/** The setting an `include` asks for; absent, the session keeps what it had. */
+const includeSetting = (asked: string[] | null | undefined): Partial<SessionSettings> => (asked === undefined ? {} : { logprobs: asked?.includes(LOGPROBS) ?? false });
 const gaSession = z.object({
   type: z.literal("transcription", { error: 'must be "transcription": /v1/realtime serves transcription sessions only' }),
   include: include.optional(),
@@ -141,16 +144,25 @@ function sessionView(dialect: Dialect, id: string, settings: SessionSettings) {
     prefix_padding_ms: settings.turnDetection.paddingMs,
     silence_duration_ms: settings.turnDetection.silenceMs,
   };
+  const include = settings.logprobs ? [LOGPROBS] : [];
   if (dialect === "beta") {
-    return { id, object: "realtime.transcription_session", input_audio_format: "pcm16", input_audio_transcription: transcriptionView, turn_detection: turn, input_audio_noise_reduction: null, include: [] };
+    return { id, object: "realtime.transcription_session", input_audio_format: "pcm16", input_audio_transcription: transcriptionView, turn_detection: turn, input_audio_noise_reduction: null, include };
   }
   return {
     type: "transcription",
     id,
     object: "realtime.transcription_session",
     audio: { input: { format: { type: "audio/pcm", rate: INPUT_RATE }, transcription: transcriptionView, turn_detection: turn, noise_reduction: null } },
-    include: [],
+    include,
   };
+}
+
+/**
+ * A transcription event's `logprobs`, when the session asked for them: the final pass's text tokens
+ * (`completed`); null on a delta, made of the partials' stable words, which no one pass decoded alone.
+ */
+function logprobsField(session: SessionControls, logprobs: TokenLogprob[] | null) {
+  return session.settings.logprobs ? { logprobs } : {};
 }
 
 const randomId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("base64url")}`;
@@ -173,6 +185,7 @@ export const openaiRealtimeProtocol: RealtimeProtocol = {
       turnDetection: SERVER_VAD,
       partials: true, // their stable words are the live deltas
       words: false,
+      logprobs: false,
     };
   },
   selectProtocol: (offered) => (offered.has("realtime") ? "realtime" : false),
@@ -237,8 +250,6 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
   private remainder = Buffer.alloc(0);
   private previousItemId: string | null = null;
   private readonly items = new WeakMap<Utterance, ItemState>();
-  /** The client asked for logprobs (`include`): the transcription events carry `logprobs: null`. */
-  private logprobs = false;
 
   /** `dialect`: the handshake's; a client that sends transcription_session.update speaks beta from then on. */
   constructor(private dialect: Dialect) {}
@@ -258,13 +269,9 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
     return { id: this.itemId(utterance), object: "realtime.item", type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript }] };
   }
 
-  private delta(utterance: Utterance, item: ItemState, delta: string) {
+  private delta(utterance: Utterance, item: ItemState, delta: string, session: SessionControls) {
     item.delivered += delta;
-    return this.stamp({ type: "conversation.item.input_audio_transcription.delta", item_id: this.itemId(utterance), content_index: 0, delta, ...this.logprobsField() });
-  }
-
-  private logprobsField() {
-    return this.logprobs ? { logprobs: null } : {};
+    return this.stamp({ type: "conversation.item.input_audio_transcription.delta", item_id: this.itemId(utterance), content_index: 0, delta, ...logprobsField(session, null) });
   }
 
   onMessage(data: Buffer, isBinary: boolean, session: SessionControls) {
@@ -302,27 +309,27 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
         case "session.update": {
           const input = event.session.audio?.input ?? {};
           const path = "session.audio.input";
-          session.configure(
-            settingsOf(
+          session.configure({
+            ...settingsOf(
               session.service,
               { format: input.format, transcription: input.transcription, turnDetection: input.turn_detection },
               { format: `${path}.format`, transcription: `${path}.transcription`, turnDetection: `${path}.turn_detection` },
             ),
-          );
-          if (event.session.include !== undefined) this.logprobs = event.session.include?.includes(LOGPROBS) ?? false;
+            ...includeSetting(event.session.include),
+          });
           session.reply(this.stamp({ type: "session.updated", session: sessionView("ga", this.sessionId, session.settings) }));
           return;
         }
         case "transcription_session.update": {
           const input = event.session;
-          session.configure(
-            settingsOf(
+          session.configure({
+            ...settingsOf(
               session.service,
               { format: input.input_audio_format, transcription: input.input_audio_transcription, turnDetection: input.turn_detection },
               { format: "session.input_audio_format", transcription: "session.input_audio_transcription", turnDetection: "session.turn_detection" },
             ),
-          );
-          if (input.include !== undefined) this.logprobs = input.include?.includes(LOGPROBS) ?? false;
+            ...includeSetting(input.include),
+          });
           this.dialect = "beta";
           session.reply(this.stamp({ type: "transcription_session.updated", session: sessionView("beta", this.sessionId, session.settings) }));
           return;
@@ -383,7 +390,7 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
         if (event.stable.length <= item.deliveredWords) return [];
         const words = event.stable.slice(item.deliveredWords).join(" ");
         item.deliveredWords = event.stable.length;
-        return [this.delta(event.utterance, item, item.delivered ? ` ${words}` : words)];
+        return [this.delta(event.utterance, item, item.delivered ? ` ${words}` : words, session)];
       }
       case "final": {
         // The rest of the transcript as the last delta, then the completed transcript (the deltas' concatenation).
@@ -391,14 +398,14 @@ class OpenAIRealtimeConnection implements ProtocolConnection {
         const { transcript, rest } = completeTranscript(item.delivered, event.result.text);
         const itemId = this.itemId(event.utterance);
         return [
-          ...(rest ? [this.delta(event.utterance, item, rest)] : []),
+          ...(rest ? [this.delta(event.utterance, item, rest, session)] : []),
           this.stamp({
             type: "conversation.item.input_audio_transcription.completed",
             item_id: itemId,
             content_index: 0,
             transcript,
             usage: { type: "duration", seconds: Math.round((event.utterance.length / SAMPLE_RATE) * 100) / 100 },
-            ...this.logprobsField(),
+            ...logprobsField(session, event.result.logprobs ?? null),
           }),
           ...this.itemDone(event.utterance, item, transcript),
         ];

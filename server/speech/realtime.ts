@@ -77,6 +77,8 @@ export interface SessionSettings {
   partials: boolean;
   /** Word timings in the final pass, when the model has them. */
   words: boolean;
+  /** Each text token's log-probability in the passes' results (the OpenAI protocol's `include`). */
+  logprobs: boolean;
   /** How turn detection hears speech: the Silero VAD; "energy", the gate it replaced, for the benchmark only. */
   endpointing?: EndpointingMethod;
 }
@@ -161,7 +163,7 @@ const dictationProtocol: RealtimeProtocol = {
   maxPayload: MAX_FRAME_BYTES,
   handshake(service, url) {
     const { encoding: _encoding, ...options } = handshakeOptions(service, url);
-    return { ...options, turnDetection: DICTATION_TURN_DETECTION, partials: true, words: true };
+    return { ...options, turnDetection: DICTATION_TURN_DETECTION, partials: true, words: true, logprobs: false };
   },
   connect(_settings, url) {
     // Checked at the handshake already; read through the same definition (an empty value is the default).
@@ -838,6 +840,7 @@ class RealtimeSession implements SessionControls {
         temperature: this.settings.temperature,
         wordTimestamps,
         timestamps,
+        logprobs: this.settings.logprobs,
       },
       signal,
       undefined,

@@ -16,6 +16,7 @@ import { firstStep, mostLikelyLanguage, noSpeechProbability } from "./whisper/fi
 import type { LoadedWhisper } from "./whisper/model";
 import { decoderPrompt, encodePrompt, maxNewTokens, previousTextAfter } from "./whisper/prompt";
 import { windowSegments } from "./whisper/segments";
+import { tokenLogprobs } from "./whisper/token-logprobs";
 import { inAudioTime, windowsToDecode } from "./vad/windows";
 
 export { CancelledError } from "./whisper/cancelled";
@@ -64,6 +65,8 @@ export async function transcribeWithWhisper(
   let previousText: number[] = [];
   const segments: Segment[] = [];
   const words: Word[] = [];
+  /** The text tokens of the decodes kept, with their log-probabilities (when asked for). */
+  const textTokens: { id: number; logprob: number }[] = [];
   let decodes = 0;
   const timings = { features: 0, encoder: 0, firstStep: 0, decode: 0, tokens: 0 };
   let lapStart = performance.now();
@@ -135,6 +138,7 @@ export async function transcribeWithWhisper(
       decodeText,
     ).map((segment) => (request.vad ? inAudioTime(segment, place) : segment));
     segments.push(...found);
+    if (request.logprobs) decoded.tokens.forEach((id, index) => id < tokens.eot && textTokens.push({ id, logprob: decoded.logprobs[index]! }));
     for (const segment of found) if (segment.words) words.push(...segment.words);
     onWindow?.(found);
     previousText = previousTextAfter(previousText, decoded, tokens.eot);
@@ -145,6 +149,7 @@ export async function transcribeWithWhisper(
     text: segments.map((segment) => segment.text).join("").trim(),
     segments,
     words,
+    ...(request.logprobs ? { logprobs: tokenLogprobs(tokenizer, textTokens) } : {}),
     decodes,
     timings,
   };
