@@ -6,12 +6,12 @@
 import { AutoTokenizer, env as transformersEnv } from "@huggingface/transformers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EngineSettings } from "../server/speech/engine-protocol";
+import { engineSettings } from "../server/speech/service";
 import { loadWhisper, transcribeWithWhisper } from "../server/speech/whisper-engine";
 import { tokenLogprobs } from "../server/speech/whisper/token-logprobs";
 import { COST, ONNX_SPIN, timeoutFor } from "./support/busy-machine";
 import { repeatedSpeechSamples } from "./support/speech-audio";
-import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir } from "./support/speech-server";
+import { TEST_MODEL_FOLDER, testModelAvailable, testModelsDir, testSpeechConfig } from "./support/speech-server";
 
 describe.skipIf(!testModelAvailable)("token log-probabilities", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- transformers.js' tokenizer is loosely typed
@@ -49,20 +49,8 @@ describe.skipIf(!testModelAvailable)("token log-probabilities", () => {
   });
 
   it("a transcription asked for them gives its text tokens, whose bytes spell its segments' text", { timeout: timeoutFor(ONNX_SPIN * 2 * COST.speechModelLoad) }, async () => {
-    const settings: EngineSettings = {
-      modelsDir: testModelsDir,
-      allowRemoteModels: false,
-      hubUrl: "https://huggingface.co",
-      dtype: "q8",
-      intraOpThreads: 2,
-      modelTtlSeconds: 60,
-      maxNewTokens: 32,
-      fallbackTemperatures: [],
-      logprobThreshold: -1,
-      compressionRatioThreshold: 2.4,
-      noSpeechThreshold: 0.6,
-      minNewTokens: 24, // the random model decodes text, not an empty window
-    };
+    // The service's settings, with a minimum that makes the random model decode text rather than nothing.
+    const settings = { ...engineSettings(testSpeechConfig()), maxNewTokens: 32, minNewTokens: 24, fallbackTemperatures: [] };
     const loaded = await loadWhisper(TEST_MODEL_FOLDER, settings);
     const request = { model: "tiny" as const, source: TEST_MODEL_FOLDER, samples: repeatedSpeechSamples(5), task: "transcribe" as const, language: "en", temperature: 0, wordTimestamps: false };
     const asked = await transcribeWithWhisper(loaded, { ...request, logprobs: true }, settings, () => false);
