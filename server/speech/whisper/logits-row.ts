@@ -97,17 +97,18 @@ export function int8Row(projection: Int8Projection, approximate: Float32Array, t
   const values = approximate;
   values.set(timestamps, projection.firstTimestamp);
   const end = projection.firstTimestamp;
-  const exact = new Uint8Array(end);
+  /** Tokens made exact: a handful per step (no flag array over the vocabulary to allocate at each one). */
+  const exact = new Set<number>();
   /** The token whose lower bound was the best at the last settle(), -1 before. */
   let best = -1;
   /** The tokens whose upper bound reached it, made exact then, in order. */
   let candidates: number[] = [];
   const makeExactAt = (token: number) => {
-    if (token >= end || exact[token]) return;
+    if (token >= end || exact.has(token)) return;
     if (values[token] !== -Infinity) values[token] = projection.exactLogit(hidden, token);
-    exact[token] = 1;
+    exact.add(token);
   };
-  const bound = (token: number, value: number) => (exact[token] ? 0 : projection.bound(token, step, value));
+  const bound = (token: number, value: number) => (exact.has(token) ? 0 : projection.bound(token, step, value));
   /** The largest candidate not masked since: the largest text logit, as every other is below the best lower bound. */
   const largestCandidate = () => {
     let largest = -1;

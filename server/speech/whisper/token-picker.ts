@@ -45,10 +45,10 @@ export function pickToken(
   /** The largest of row[0, end) when it is known already (LogitsRow.settle()): token `largest`, -1 if none. */
   known: { end: number; largest: number } = { end: 0, largest: -1 },
 ): { token: number; logprob: number } {
-  // The largest logit is the greedy choice: the one known, unless a later one is larger.
-  let chosen = known.largest >= 0 ? known.largest : known.end < row.length ? known.end : 0;
+  // The largest logit is the greedy choice: the one known, unless a later one is larger. With none known
+  // (largest -1), token 0 is at -Infinity or the first to look at: a plain argmax either way.
+  let chosen = Math.max(known.largest, 0);
   for (let i = known.end; i < row.length; i++) if (row[i]! > row[chosen]!) chosen = i;
-  if (row[chosen] === -Infinity) chosen = 0; // nothing possible: the first token, as a plain argmax would say
   const max = row[chosen]!;
   const lse = logSumExpBelow(row, max);
   if (temperature !== 0) {
