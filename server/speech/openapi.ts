@@ -458,8 +458,9 @@ const socketOperations: Record<keyof typeof SPEECH_SOCKET_PATHS, JsonSchema> = {
     summary: "OpenAI's realtime transcription protocol over a WebSocket",
     description:
       "A WebSocket handshake (Upgrade: websocket, subprotocol realtime) for OpenAI's realtime clients: " +
-      "session.update / transcription_session.update, input_audio_buffer.append (base64 PCM16, 24 kHz), and the " +
-      "conversation.item.input_audio_transcription.delta and .completed events. Details in docs/realtime.md.",
+      "session.update / transcription_session.update, input_audio_buffer.append (base64 PCM16, 24 kHz); the " +
+      "conversation.item.added / .done events and conversation.item.input_audio_transcription.delta (live) and .completed " +
+      "(with logprobs when the session includes them). Details in docs/realtime.md.",
     security: socketSecurity,
     parameters: [
       { name: "intent", in: "query", required: false, description: "Only transcription sessions are served", schema: { type: "string", const: "transcription" } },
