@@ -22,7 +22,7 @@ test("the owner sees a failed graph update on the template page, with the reason
   const first = await savedTemplate(page.request, `Graph fine ${tag}`, { questions: [{ id: clashId, label: "1", order: 1 }], response_areas: [] });
   expect((await page.request.post(`/api/exam/templates/${first}/graph-sync`)).status()).toBe(200);
   // Template B has a response area whose id is X: the graph refuses a region node over A's question,
-  // so B's background projection fails and is retried with backoff.
+  // so B's background projection fails and is retried with backoff (A may yet free the id).
   const questionId = crypto.randomUUID();
   const second = await savedTemplate(page.request, `Graph refused ${tag}`, {
     questions: [{ id: questionId, label: "1", order: 1 }],
@@ -32,9 +32,11 @@ test("the owner sees a failed graph update on the template page, with the reason
   await page.goto(`/templates/${second}`);
   const notice = page.getByTestId("graph-projection-problem");
   // The job runs within a poll of the server's worker; the page looks again every few seconds meanwhile.
-  await expect(notice).toContainText("The curriculum graph could not be updated: the curriculum graph database did not answer or refused the update.", {
-    timeout: 30_000,
-  });
+  // The reason says what to change: the area's id is already a question's.
+  await expect(notice).toContainText(
+    `The curriculum graph could not be updated: Response area ${clashId} has the id of a question in the school's curriculum graph: give it a new id.`,
+    { timeout: 30_000 },
+  );
   await expect(notice).toContainText("Markbook retries automatically; next try at");
   fs.mkdirSync("test-results/screenshots", { recursive: true });
   const path = "test-results/screenshots/template-graph-failed.png";

@@ -23,6 +23,8 @@ const fake = vi.hoisted(() => {
     readRecords: [] as Record<string, unknown>[],
     /** A node key the stand-in reports as owned by another owner. */
     refusedOwner: null as string | null,
+    /** A node key the stand-in reports as existing with another label. */
+    refusedType: null as string | null,
   };
   const record = (values: Record<string, unknown>) => ({ get: (key: string) => values[key] });
   function answer(statement: Statement) {
@@ -31,7 +33,7 @@ const fake = vi.hoisted(() => {
     if (cypher.includes("AS sameOwner")) {
       const refused = state.refusedOwner;
       return {
-        records: (params.rows as { key: string }[]).map((row) => record({ key: row.key, sameType: true, sameOwner: row.key !== refused })),
+        records: (params.rows as { key: string }[]).map((row) => record({ key: row.key, sameType: row.key !== state.refusedType, sameOwner: row.key !== refused })),
       };
     }
     if (cypher.includes("AS written")) return { records: [record({ written: (params.rows as unknown[]).length })] };
@@ -71,7 +73,7 @@ const { createNeo4jGraphStore } = await import("../server/graph/neo4j");
 
 describe("Neo4j adapter plumbing", () => {
   beforeEach(() => {
-    Object.assign(fake.state, { statements: [], missingDatabases: new Set(), createDatabaseError: null, readRecords: [], refusedOwner: null });
+    Object.assign(fake.state, { statements: [], missingDatabases: new Set(), createDatabaseError: null, readRecords: [], refusedOwner: null, refusedType: null });
   });
 
   const newStore = () => createNeo4jGraphStore({ uri: "bolt://neo4j.test:7687", user: "neo4j", password: "secret" });
@@ -134,6 +136,10 @@ describe("Neo4j adapter plumbing", () => {
     await expect(
       store.write("curriculum-a", (writer) => writer.upsertNodes([{ label: "Question", key: "q2", owner: "T2" }])),
     ).rejects.toMatchObject({ name: "GraphNodeOwnedError", key: "q2", database: "curriculum-a" });
+    fake.state.refusedType = "q3";
+    await expect(
+      store.write("curriculum-a", (writer) => writer.upsertNodes([{ label: "Region", key: "q3", owner: "T2" }])),
+    ).rejects.toMatchObject({ name: "GraphNodeTypeClashError", key: "q3", label: "Region", database: "curriculum-a" });
   });
 
   it("refuses labels, relationship types and database names that could inject Cypher, before running anything", async () => {

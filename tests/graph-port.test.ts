@@ -43,7 +43,11 @@ function graphStoreContract(store: () => GraphStore) {
   it("refuses to give an existing id another type", async () => {
     const database = freshDatabase();
     await store().write(database, (writer) => writer.upsertNodes([{ label: "Question", key: "q1" }]));
-    await expect(store().write(database, (writer) => writer.upsertNodes([{ label: "Part", key: "q1" }]))).rejects.toThrow();
+    await expect(store().write(database, (writer) => writer.upsertNodes([{ label: "Part", key: "q1" }]))).rejects.toMatchObject({
+      name: "GraphNodeTypeClashError",
+      key: "q1",
+      label: "Part",
+    });
     expect((await store().getNode(database, "q1"))?.node_type).toBe("Question");
   });
 

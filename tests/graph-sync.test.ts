@@ -250,15 +250,16 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     // All or nothing: the earlier projection is untouched.
     expect(await childIds(syntheticExamCode(templateId))).toEqual(before);
     expect((await store().getNode(graphDb(), blockedId))?.node_type).toBe("Subject");
-    // The owner sees why, and when Markbook tries again.
+    // The owner sees why, in words that say what to change, and when Markbook tries again.
+    const reason = `Question ${blockedId} has the id of a subject in the school's curriculum graph: give it a new id`;
     const status = await createCaller({ db: db(), user: { id: school.teacher.id } }).exam.templates.graphStatus({ template_id: templateId });
-    expect(status).toMatchObject({ state: "queued", problem: { reason: expect.any(String), next_attempt_at: expect.any(String) } });
+    expect(status).toMatchObject({ state: "queued", problem: { reason, next_attempt_at: expect.any(String) } });
     expect(Date.parse(status.problem!.next_attempt_at!)).toBeGreaterThan(Date.now());
 
-    // And the synchronous graph-sync reports that failure as a 500, without details.
+    // The synchronous graph-sync refuses it the same way: the client's id is the problem, not the server.
     const response = await sync(templateId, school.teacher.token);
-    expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ detail: "Internal server error" });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual({ detail: reason });
   });
   describe("the owner sees the projection job: exam.templates.graphStatus and retryGraph", () => {
     const templatesAs = (person: { id: string }) => createCaller({ db: db(), user: { id: person.id } }).exam.templates;
@@ -483,6 +484,19 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
         ).rejects.toMatchObject({ code: "CONFLICT" });
         await writeCanvas(hostile, { questions: [], areas: [] }, school.otherTeacher);
       }
+      // An area given the id of the victim's question: another type of node, refused the same way.
+      const crossed = await createTemplate({ questions: [], areas: [] }, {}, colleague);
+      const questionId = uuid();
+      await writeCanvas(
+        crossed,
+        { questions: [{ id: questionId, parent_id: null, label: "1", order: 1 }], areas: [{ id: victim.ids.q2, question_id: questionId, page: 1 }] },
+        school.otherTeacher,
+      );
+      const response = await sync(crossed, school.otherTeacher.token);
+      expect(response.status).toBe(409);
+      expect(await response.json()).toEqual({
+        detail: `Response area ${victim.ids.q2} has the id of a question in the school's curriculum graph: give it a new id`,
+      });
       // Still the victim's, where it was, as it was.
       await expectProjected(examCode, victim.ids, victimTemplate);
       expect((await store().getNode(graphDb(), victim.ids.q2))?.properties.label).toBe("V2");

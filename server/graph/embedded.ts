@@ -10,6 +10,7 @@ import {
   type GraphWriter,
   type PaperStructure,
   GraphNodeOwnedError,
+  GraphNodeTypeClashError,
   OWNER_PROPERTY,
   assertLabel,
   assertNodeKey,
@@ -82,7 +83,7 @@ function embeddedWriter(tx: Executor, database: string): GraphWriter {
         const refused = rows.find((row) => !writtenIds.has(row.key))!;
         const existing = await getNode(tx, database, refused.key);
         if (existing?.node_type === refused.label) throw new GraphNodeOwnedError(database, refused.key, refused.label);
-        throw new Error(`Graph node ${JSON.stringify(refused.key)} in ${database} exists with a type other than ${refused.label}`);
+        throw new GraphNodeTypeClashError(database, refused.key, refused.label, existing?.node_type ?? null);
       }
     },
 

@@ -10,6 +10,7 @@ import {
   type GraphWriter,
   type PaperStructure,
   GraphNodeOwnedError,
+  GraphNodeTypeClashError,
   OWNER_PROPERTY,
   assertLabel,
   assertNodeKey,
@@ -235,7 +236,7 @@ function neo4jWriter(database: string, operations: Operation[]): GraphWriter {
           );
           const refused = result.records.find((record) => !record.get("sameType") || !record.get("sameOwner"));
           if (!refused) return;
-          if (!refused.get("sameType")) throw new Error(`A graph node of type ${label} exists with a type other than ${label}`);
+          if (!refused.get("sameType")) throw new GraphNodeTypeClashError(database, refused.get("key"), label, null);
           throw new GraphNodeOwnedError(database, refused.get("key"), label);
         });
       }

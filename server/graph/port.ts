@@ -38,6 +38,22 @@ export class GraphNodeOwnedError extends Error {
   }
 }
 
+/**
+ * A write met a node with the same id and another type (a region written over a question's id): the
+ * whole unit of work is refused. `existingLabel` is null when the adapter cannot say cheaply.
+ */
+export class GraphNodeTypeClashError extends Error {
+  constructor(
+    readonly database: string,
+    readonly key: string,
+    readonly label: string,
+    readonly existingLabel: string | null,
+  ) {
+    super(`Graph node ${JSON.stringify(key)} in ${database} exists with a type other than ${label}${existingLabel ? ` (${existingLabel})` : ""}`);
+    this.name = "GraphNodeTypeClashError";
+  }
+}
+
 /** The stored properties of a node input: the reserved owner property comes from `owner` only. */
 export function ownedProperties(node: GraphNodeInput): Record<string, unknown> {
   const { [OWNER_PROPERTY]: _ignored, ...properties } = node.properties ?? {};

@@ -6,7 +6,7 @@ import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { graphStore } from "./index";
-import { GraphNodeOwnedError, type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
+import { GraphNodeOwnedError, GraphNodeTypeClashError, type GraphNodeInput, type GraphRelationshipInput, paperLabels, paperLinks } from "./port";
 
 /**
  * Projection of one exam template into its school's curriculum graph database, where the
@@ -83,10 +83,22 @@ export async function projectTemplate(db: Db, templateId: string): Promise<Graph
         `${error.label} ${error.key} is part of another template's projection in the graph: give it a new id`,
       );
     }
+    // The same: an id the client chose is already another kind of node (a response area over a question).
+    if (error instanceof GraphNodeTypeClashError) {
+      const other = error.existingLabel ? `a ${nodeTypeInWords(error.existingLabel)}` : "another kind of node";
+      throw new AppError(
+        "conflict",
+        `${upperFirst(nodeTypeInWords(error.label))} ${error.key} has the id of ${other} in the school's curriculum graph: give it a new id`,
+      );
+    }
     throw error;
   }
   return projection.result;
 }
+
+/** A graph label as a teacher names the thing: "Region" is a response area, "SpecificationPoint" a specification point. */
+const nodeTypeInWords = (label: string) => (label === paperLabels.region ? "response area" : label.replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase());
+const upperFirst = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
 
 type ProjectionSource = NonNullable<Awaited<ReturnType<typeof readTemplateForProjection>>>;
 
