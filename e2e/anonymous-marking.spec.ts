@@ -1,5 +1,5 @@
 import { expect, test, type Response } from "@playwright/test";
-import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, followLink, screenshot, signIn } from "./helpers";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 
 /** A scanned script with a name written in the template's name box on page 1 and an answer on each page. */
@@ -84,8 +84,7 @@ test("a teacher marks an anonymous batch: Script N on every screen, the name box
   await expectNoAxeViolations(page);
 
   // 3. Marking: the heading is the script's number, the name box is blurred, the address holds ids only.
-  await page.getByRole("link", { name: "Start marking" }).click();
-  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}/mark\\?submission=[0-9a-f-]{36}$`));
+  await followLink(page, page.getByRole("link", { name: "Start marking" }), new RegExp(`/batches/${batchId}/mark\\?submission=[0-9a-f-]{36}$`));
   const heading = page.getByRole("heading", { level: 1 });
   await expect(heading).toHaveText(/^Script \d+$/);
   await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, type TestInfo } from "@playwright/test";
+import { expect, type Locator, type Page, type TestInfo } from "@playwright/test";
 import { scriptPdf, twoPagePaper } from "./papers";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
@@ -48,6 +48,18 @@ export async function templateWithOnePart(page: Page, title: string): Promise<{ 
 }
 
 /** Signs in through the form and waits for the signed-in area. */
+/**
+ * Follows a link and waits for its page's URL. On a busy machine a click that lands while the page is
+ * still settling can be lost (other projects report the same of Next.js 16, e.g. payloadcms/payload#15790),
+ * so the link is clicked again while the URL has not changed; a click that did navigate is not repeated.
+ */
+export async function followLink(page: Page, link: Locator, url: RegExp): Promise<void> {
+  await expect(async () => {
+    if (!url.test(page.url())) await link.click({ timeout: 5_000 });
+    await expect(page).toHaveURL(url, { timeout: 5_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
 export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD): Promise<void> {
   await page.goto("/signin");
   await fillSignIn(page, email, password);

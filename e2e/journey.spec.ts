@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
+import { followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 /**
@@ -73,7 +73,7 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   // 5. The results: that student complete with 4 of 5 marks.
   await page.goto(`/batches/${batchId}`);
   await expect(page.getByTestId("queue-row").filter({ hasText: student })).toContainText("Marked");
-  await page.getByRole("link", { name: "Results", exact: true }).click();
+  await followLink(page, page.getByRole("link", { name: "Results", exact: true }), new RegExp(`/batches/${batchId}/results$`));
   const row = page.getByTestId("results-row").filter({ hasText: student });
   await expect(row.getByTestId("results-total")).toHaveText("4");
   await expect(row.getByTestId("results-percent")).toHaveText("80%");

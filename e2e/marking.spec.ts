@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { expectNoAxeViolations, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
+import { expectNoAxeViolations, followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
 
@@ -14,8 +14,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   expect(template).toBeTruthy();
 
   // 1. New batch from the ready template for the teacher's class.
-  await page.getByRole("link", { name: "Batches" }).click();
-  await expect(page).toHaveURL(/\/batches$/);
+  await followLink(page, page.getByRole("link", { name: "Batches" }), /\/batches$/);
   await page.getByRole("button", { name: "New batch" }).first().click();
   const dialog = page.getByRole("dialog", { name: "New marking batch" });
   await dialog.getByLabel("Template").selectOption({ label: DEMO_TEMPLATE });
@@ -32,10 +31,9 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await expect(page.getByTestId("queue-row").locator(".badge", { hasText: /^Absent$/ })).toHaveCount(0);
 
   // Results before any scan: an empty state that says what to do; an unknown batch: what went wrong.
-  await page.getByRole("link", { name: "Results", exact: true }).click();
+  await followLink(page, page.getByRole("link", { name: "Results", exact: true }), new RegExp(`/batches/${batchId}/results$`));
   await expect(page.getByRole("heading", { level: 2, name: "No marks yet" })).toBeVisible();
-  await page.getByRole("link", { name: "Upload the scans on the batch page" }).click();
-  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}$`));
+  await followLink(page, page.getByRole("link", { name: "Upload the scans on the batch page" }), new RegExp(`/batches/${batchId}$`));
   await page.goto("/batches/00000000-0000-4000-8000-000000000000/results");
   const failed = page.getByRole("alert").filter({ hasText: "The results could not be loaded" });
   await expect(failed).toContainText("Batch not found");
@@ -68,8 +66,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await expectNoAxeViolations(page);
 
   // 3. Mark the first student's script by keyboard only.
-  await page.getByRole("link", { name: `Mark ${firstStudent}` }).click();
-  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}/mark\\?submission=`));
+  await followLink(page, page.getByRole("link", { name: `Mark ${firstStudent}` }), new RegExp(`/batches/${batchId}/mark\\?submission=`));
   await expect(page.getByRole("heading", { level: 1, name: firstStudent })).toBeVisible();
   await expect(page.locator("canvas.react-pdf__Page__canvas").first()).toBeVisible();
   await expect(page.locator("[data-current-area]")).toBeVisible();
@@ -137,8 +134,7 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   // 5. Results, opened from the batch page: totals, absent rows, sorting, the three charts.
   const published = (await (await page.request.get(`/api/exam/batches/${batchId}/results`)).json()) as { questions: { max_marks: number | null }[] };
   const maxTotal = published.questions.reduce((sum, q) => sum + (q.max_marks ?? 0), 0);
-  await page.getByRole("link", { name: "Results", exact: true }).click();
-  await expect(page).toHaveURL(new RegExp(`/batches/${batchId}/results$`));
+  await followLink(page, page.getByRole("link", { name: "Results", exact: true }), new RegExp(`/batches/${batchId}/results$`));
   await expect(page.getByRole("heading", { level: 1, name: "Results" })).toBeVisible();
   const resultRows = page.getByTestId("results-row");
   await expect(resultRows).toHaveCount(20);
