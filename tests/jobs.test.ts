@@ -153,6 +153,7 @@ describeOnEachDatabase("durable background jobs", (database) => {
 
   it("retries a failing job with backoff, then keeps it as failed with its last error", async () => {
     const logged = vi.spyOn(logger, "error").mockImplementation(() => {});
+    const warned = vi.spyOn(logger, "warn").mockImplementation(() => {});
     try {
       const failing = countingKind("test.failing", {
         maxAttempts: 3,
@@ -166,6 +167,11 @@ describeOnEachDatabase("durable background jobs", (database) => {
       expect(job).toMatchObject({ state: "failed", attempts: 3, last_error: "Question 4 is part of another template (attempt 3)", locked_by: null });
       expect(job!.finished_at).not.toBeNull();
       expect(await runDueJobs(db(), { kinds: [failing] })).toBe(0);
+      // The app's refusals are warnings that carry their sentence, without a stack.
+      expect(warned.mock.calls.map(([line]) => line)).toEqual([1, 2, 3].map((attempt) =>
+        expect.stringMatching(new RegExp(`test\\.failing .* failed \\(attempt ${attempt} of 3${attempt === 3 ? ", kept as failed" : ""}\\): Question 4 is part of another template \\(attempt ${attempt}\\)$`)),
+      ));
+      expect(logged).not.toHaveBeenCalled();
 
       // With backoff, the next attempt waits; an unexpected error is kept in words, its detail logged.
       const slow = countingKind("test.backoff", { maxAttempts: 5, baseMs: 60_000, fail: () => new Error("ECONNREFUSED 10.0.0.7:7687") });
@@ -181,6 +187,7 @@ describeOnEachDatabase("durable background jobs", (database) => {
       expect(logged.mock.calls.some(([, detail]) => String((detail as Error)?.message).includes("ECONNREFUSED"))).toBe(true);
     } finally {
       logged.mockRestore();
+      warned.mockRestore();
     }
   });
 

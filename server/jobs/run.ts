@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db/client";
+import { AppError } from "../errors";
 import { logger } from "../logger";
 import { retryDelayMs } from "./backoff";
 import { type ClaimedJob, claimDueJobs, completeJob, failJobAttempt } from "./job-table";
@@ -26,7 +27,11 @@ export async function runClaimedJob(db: Db, kinds: JobKinds, job: ClaimedJob, wo
   } catch (error) {
     const reason = kind ? kind.describeFailure(error) : "this kind of job is unknown to the server";
     const last = job.attempts >= job.max_attempts;
-    logger.error(`Job ${job.kind} ${job.id} failed (attempt ${job.attempts} of ${job.max_attempts}${last ? ", kept as failed" : ""})`, error);
+    const failed = `Job ${job.kind} ${job.id} failed (attempt ${job.attempts} of ${job.max_attempts}${last ? ", kept as failed" : ""})`;
+    // The app's own refusal (an id another template holds) is a sentence for its owner, not a fault to
+    // debug: a warning without a stack. Anything else is logged with its detail.
+    if (error instanceof AppError) logger.warn(`${failed}: ${error.message}`);
+    else logger.error(failed, error);
     const delay = kind ? retryDelayMs(job.attempts, kind.backoff) : 0;
     await failJobAttempt(db, job.id, workerId, reason, delay).catch((failure: unknown) =>
       logger.error(`Job ${job.id}: its failure could not be recorded; it runs again after its lease`, failure),
