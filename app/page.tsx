@@ -1,9 +1,10 @@
 import { redirect } from "next/navigation";
-import { getSessionUserId } from "@/server/auth/session";
+import { landingPath } from "@/components/timetables/school-roles";
+import { requireSignedInProfile } from "./(app)/signed-in";
 
 export const dynamic = "force-dynamic";
 
-/** The front door: the signed-in area when there is a session, sign-in otherwise. */
+/** The front door: staff start at their templates, students at their timetable; signed out, sign-in. */
 export default async function HomePage() {
-  redirect((await getSessionUserId()) ? "/templates" : "/signin");
+  redirect(landingPath(await requireSignedInProfile()));
 }

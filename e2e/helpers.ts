@@ -5,6 +5,7 @@ import { scriptPdf, twoPagePaper } from "./papers";
 
 export const TEACHER_EMAIL = "teacher@northfield.example";
 export const ADMIN_EMAIL = "admin@northfield.example";
+export const STUDENT_EMAIL = "student01@northfield.example";
 export const DEMO_PASSWORD = "markbook-demo";
 
 /** Saves a screenshot under e2e/artifacts/ (kept by CI) and attaches it to the test report. */
@@ -47,7 +48,6 @@ export async function templateWithOnePart(page: Page, title: string): Promise<{ 
   return { template, questionId };
 }
 
-/** Signs in through the form and waits for the signed-in area. */
 /**
  * Follows a link and waits for its page's URL. On a busy machine a click that lands while the page is
  * still settling can be lost (other projects report the same of Next.js 16, e.g. payloadcms/payload#15790),
@@ -60,10 +60,11 @@ export async function followLink(page: Page, link: Locator, url: RegExp): Promis
   }).toPass({ timeout: 30_000 });
 }
 
-export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD): Promise<void> {
+/** Signs in through the form and waits for the signed-in area: staff start at their templates (students at their timetable). */
+export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD, landing = /\/templates$/): Promise<void> {
   await page.goto("/signin");
   await fillSignIn(page, email, password);
-  await expect(page).toHaveURL(/\/templates$/);
+  await expect(page).toHaveURL(landing);
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
 }
 

@@ -22,3 +22,12 @@ export async function requireSignedInProfile(returnTo?: string) {
   if (user.mustChoosePassword) redirect("/choose-password");
   return profileOf(user.id);
 }
+
+/**
+ * The profile when someone is signed in and may use the app, else null without redirecting: for
+ * layouts, which leave the redirect (and where to come back to) to their pages.
+ */
+export async function signedInProfileOrNull() {
+  const user = await sessionUser();
+  return user && !user.mustChoosePassword ? profileOf(user.id) : null;
+}

@@ -1,9 +1,10 @@
 /**
- * Where to go after signing in: a path on this site, else /templates. An absolute URL (next-auth sends
+ * Where to go after signing in: a path on this site, else the front door (/), which sends staff to
+ * their templates and students to their timetable. An absolute URL (next-auth sends
  * those) counts only when it names `ownOrigin`; `//host`, other sites and other schemes never do.
  */
 export function safeCallbackPath(value: string | string[] | undefined | null, ownOrigin?: string): string {
-  const fallback = "/templates";
+  const fallback = "/";
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return fallback;
   let path = raw;
@@ -17,6 +18,6 @@ export function safeCallbackPath(value: string | string[] | undefined | null, ow
     }
   }
   if (!path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return fallback;
-  if (path === "/" || path.startsWith("/signin") || path.startsWith("/api/")) return fallback;
+  if (path.startsWith("/signin") || path.startsWith("/api/")) return fallback;
   return path;
 }

@@ -4,22 +4,28 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { BatchIcon, CalendarIcon, PeopleIcon, SettingsIcon, TemplateIcon, UsersIcon } from "@/components/ui/icons";
 
-const items = [
-  { href: "/templates", label: "Templates", Icon: TemplateIcon },
-  { href: "/batches", label: "Batches", Icon: BatchIcon },
-  { href: "/timetables", label: "Timetables", Icon: CalendarIcon },
-  { href: "/classes", label: "Classes", Icon: UsersIcon },
-  { href: "/people", label: "People", Icon: PeopleIcon, adminsOnly: true },
-  { href: "/settings", label: "Settings", Icon: SettingsIcon },
-] as const;
+type Audience = "everyone" | "staff" | "admins";
 
-/** The main navigation; the current area is marked with aria-current="page". People is for school admins. */
-export function AppNav({ isSchoolAdmin = false }: { isSchoolAdmin?: boolean }) {
+const items: readonly { href: string; label: string; Icon: typeof TemplateIcon; audience: Audience }[] = [
+  { href: "/templates", label: "Templates", Icon: TemplateIcon, audience: "staff" },
+  { href: "/batches", label: "Batches", Icon: BatchIcon, audience: "staff" },
+  { href: "/timetables", label: "Timetables", Icon: CalendarIcon, audience: "everyone" },
+  { href: "/classes", label: "Classes", Icon: UsersIcon, audience: "staff" },
+  { href: "/people", label: "People", Icon: PeopleIcon, audience: "admins" },
+  { href: "/settings", label: "Settings", Icon: SettingsIcon, audience: "everyone" },
+];
+
+/**
+ * The main navigation; the current area is marked with aria-current="page". Templates, batches and
+ * classes are for staff (a student has a timetable and settings); People is for school admins.
+ */
+export function AppNav({ isStaff = false, isSchoolAdmin = false }: { isStaff?: boolean; isSchoolAdmin?: boolean }) {
   const pathname = usePathname();
+  const shown = (audience: Audience) => audience === "everyone" || (audience === "staff" ? isStaff : isSchoolAdmin);
   return (
     <nav aria-label="Main">
       <ul className="nav-list">
-        {items.filter((item) => isSchoolAdmin || !("adminsOnly" in item)).map(({ href, label, Icon }) => {
+        {items.filter((item) => shown(item.audience)).map(({ href, label, Icon }) => {
           const current = pathname === href || pathname.startsWith(`${href}/`);
           return (
             <li key={href}>

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Wordmark } from "@/components/ui/Wordmark";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { landingPath, schoolRoles } from "@/components/timetables/school-roles";
 import { AppNav } from "./AppNav";
 import { roleNames, schoolName, type ShellProfile } from "./profile";
 import { SignOutButton } from "./SignOutButton";
@@ -9,13 +9,14 @@ import { SignOutButton } from "./SignOutButton";
 export function AppShell({ profile, children }: { profile: ShellProfile; children: ReactNode }) {
   const school = schoolName(profile);
   const roles = roleNames(profile);
+  const { isStaff, isSchoolAdmin } = schoolRoles(profile);
   return (
     <div className="shell">
       <header className="sidebar">
         <div className="sidebar__brand">
-          <Wordmark href="/templates" />
+          <Wordmark href={landingPath(profile)} />
         </div>
-        <AppNav isSchoolAdmin={schoolRoles(profile).isSchoolAdmin} />
+        <AppNav isStaff={isStaff} isSchoolAdmin={isSchoolAdmin} />
         <div className="sidebar__account">
           <p className="account">
             <span className="visually-hidden">Signed in as </span>

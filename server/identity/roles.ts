@@ -16,5 +16,6 @@ export const schoolAdminRoles: readonly Role[] = ["school_admin"];
 /** Who may manage timetables: the roles the timetable listing and the RLS write policy name. */
 export const timetableManagerRoles: readonly Role[] = ["school_admin", "department_head"];
 
+export const isStaff = (held: readonly Role[]) => held.some((role) => staffRoles.includes(role));
 export const isSchoolAdmin = (held: readonly Role[]) => held.some((role) => schoolAdminRoles.includes(role));
 export const isTimetableManager = (held: readonly Role[]) => held.some((role) => timetableManagerRoles.includes(role));

@@ -1,0 +1,3 @@
+import { staffOnlyLayout } from "../staff-only-layout";
+
+export default staffOnlyLayout("Classes");
