@@ -1,5 +1,5 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { ADMIN_EMAIL, signIn } from "./helpers";
+import { ADMIN_EMAIL, openArea, signIn } from "./helpers";
 
 const DEMO_TIMETABLE = "Whole school, 2025–26";
 
@@ -17,7 +17,7 @@ test.describe("the school admin", () => {
     await signIn(page, ADMIN_EMAIL);
 
     // The demo timetable's week.
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Timetables" }).click();
+    await openArea(page, "Timetables");
     await expect(page.getByRole("heading", { level: 1, name: "Timetables" })).toBeVisible();
     await page.getByRole("link", { name: DEMO_TIMETABLE }).click();
     await expect(page.getByRole("heading", { level: 1, name: DEMO_TIMETABLE })).toBeVisible();
@@ -83,7 +83,7 @@ test.describe("the school admin", () => {
     await expect(edited).toHaveCount(0);
 
     // A class: add a student of another class and see them listed.
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Classes" }).click();
+    await openArea(page, "Classes");
     await expect(page.getByRole("heading", { level: 1, name: "Classes" })).toBeVisible();
     await expect(page.getByText("3 classes in your school")).toBeVisible();
     await page.getByRole("link", { name: "10A Mathematics" }).click();
@@ -109,7 +109,7 @@ test.describe("the school admin", () => {
     await expect(students.getByRole("row", { name: /Poppy Singh/ })).toContainText("Removed");
 
     // Speech API keys: created, shown once, listed, revoked.
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+    await openArea(page, "Settings");
     const keysCard = page.getByRole("region", { name: "Speech API keys" });
     await expect(keysCard).toBeVisible();
     await keysCard.getByLabel("Key name").fill("Lesson recorder");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN_EMAIL, expectNoAxeViolations, fillSignIn, screenshot, signIn } from "./helpers";
+import { ADMIN_EMAIL, expectNoAxeViolations, fillSignIn, openArea, screenshot, signIn } from "./helpers";
 
 const DEMO_TIMETABLE = "Whole school, 2025–26";
 
@@ -42,7 +42,7 @@ test("a new admin imports a OneRoster bundle, resets a teacher's password, and t
   await signIn(page, ADMIN_EMAIL);
 
   // People → Import class list: three CSV files of a OneRoster bundle, previewed before anything is written.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "People" }).click();
+  await openArea(page, "People");
   await page.getByRole("link", { name: "Import class list" }).click();
   await page.getByLabel("Roster file").setInputFiles(oneRosterBundle(tag));
   const preview = page.locator("#import-preview");
@@ -63,14 +63,14 @@ test("a new admin imports a OneRoster bundle, resets a teacher's password, and t
   await expect(page.getByText("Lena Fischer")).toBeVisible();
   await expect(page.getByText("Omar Haddad")).toBeVisible();
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "People" }).click();
+  await openArea(page, "People");
   await page.getByLabel("Search").fill(`nkemi.${tag}`);
   const row = page.getByRole("row", { name: /Nkemi Adeyemi/ });
   await expect(row).toContainText("Teacher");
   await expect(row).toContainText("No password yet");
 
   // A lesson for the new class and teacher in the school's timetable.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Timetables" }).click();
+  await openArea(page, "Timetables");
   await page.getByRole("link", { name: DEMO_TIMETABLE }).click();
   await page.getByRole("button", { name: "Add a lesson on Wednesday, period 2" }).click();
   const lesson = page.getByRole("dialog", { name: "Add a lesson" });
@@ -81,7 +81,7 @@ test("a new admin imports a OneRoster bundle, resets a teacher's password, and t
   await expect(page.getByText("Lesson added on Wednesday, period 2.")).toBeVisible();
 
   // Her temporary password, shown once.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "People" }).click();
+  await openArea(page, "People");
   await page.getByLabel("Search").fill(`nkemi.${tag}`);
   await page.getByRole("row", { name: /Nkemi Adeyemi/ }).getByRole("link", { name: /Nkemi Adeyemi/ }).click();
   await page.getByRole("button", { name: "Create a temporary password" }).click();
@@ -99,7 +99,7 @@ test("a new admin imports a OneRoster bundle, resets a teacher's password, and t
   await teacher.getByLabel("New password again").fill("nkemi's own passphrase");
   await teacher.getByRole("button", { name: "Save and continue" }).click();
   await expect(teacher.getByRole("navigation", { name: "Main" })).toBeVisible();
-  await teacher.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Timetables" }).click();
+  await openArea(teacher, "Timetables");
   const week = teacher.getByRole("table");
   await expect(week).toContainText(className);
   await expect(week).toContainText("Lab 2");

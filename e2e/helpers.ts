@@ -60,6 +60,11 @@ export async function followLink(page: Page, link: Locator, url: RegExp): Promis
   }).toPass({ timeout: 30_000 });
 }
 
+/** Opens an area of the main navigation (Templates, Batches, Timetables, Classes, People, Settings) and waits for its URL. */
+export async function openArea(page: Page, label: string): Promise<void> {
+  await followLink(page, page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label }), new RegExp(`/${label.toLowerCase()}$`));
+}
+
 /** Signs in through the form and waits for the signed-in area: staff start at their templates (students at their timetable). */
 export async function signIn(page: Page, email = TEACHER_EMAIL, password = DEMO_PASSWORD, landing = /\/templates$/): Promise<void> {
   await page.goto("/signin");

@@ -1,5 +1,5 @@
 import { type Page, expect, test } from "@playwright/test";
-import { ADMIN_EMAIL, expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { ADMIN_EMAIL, expectNoAxeViolations, openArea, screenshot, signIn } from "./helpers";
 
 const DEMO_TIMETABLE = "Whole school, 2025–26";
 
@@ -30,7 +30,7 @@ async function setDemoTimetableActive(page: Page, active: boolean) {
 test("the demo teacher sees their own week at /timetables, read-only, at desktop and tablet width", async ({ page }, testInfo) => {
   test.setTimeout(90_000);
   await signIn(page);
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Timetables" }).click();
+  await openArea(page, "Timetables");
   await expect(page.getByRole("heading", { level: 1, name: "My timetable" })).toBeVisible();
 
   // Sarah Mitchell teaches 10A Mathematics: ten lessons a week in room M1, and no one else's.

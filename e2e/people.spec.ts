@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN_EMAIL, expectNoAxeViolations, fillSignIn, screenshot, signIn } from "./helpers";
+import { ADMIN_EMAIL, expectNoAxeViolations, fillSignIn, openArea, screenshot, signIn } from "./helpers";
 
 /**
  * A school admin adds a teacher and gives them a temporary password; the teacher signs in with it, must
@@ -11,7 +11,7 @@ test("an admin adds a teacher, resets the password, and deactivates them; the te
   const email = `priya.${Date.now()}@northfield.example`;
   await signIn(page, ADMIN_EMAIL);
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "People" }).click();
+  await openArea(page, "People");
   await expect(page.getByRole("heading", { level: 1, name: "People" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Import class list" })).toHaveAttribute("href", "/people/import");
   await expect(page.getByRole("table", { name: /People of your school/ })).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { DEMO_PASSWORD, TEACHER_EMAIL, fillSignIn, screenshot, signIn } from "./helpers";
+import { DEMO_PASSWORD, fillSignIn, openArea, screenshot, signIn, TEACHER_EMAIL } from "./helpers";
 
 test.describe("signed out", () => {
   test("the front door and the signed-in area lead to sign-in", async ({ page }) => {
@@ -104,7 +104,7 @@ test("personal access token: created once, works as a Bearer token, refused afte
 }, testInfo) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await signIn(page);
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await openArea(page, "Settings");
   await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
 
   // The profile.

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
+import { expectNoAxeViolations, openArea, screenshot, signIn } from "./helpers";
 import { scriptPdf } from "./papers";
 
 /**
@@ -346,7 +346,7 @@ test("the teacher's lists at 768 px: templates, batches and a batch page", async
     expect(uploaded.ok()).toBe(true);
   }
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Batches" }).click();
+  await openArea(page, "Batches");
   await expect(page.getByRole("link", { name: title })).toBeVisible();
   await expect(page.getByRole("button", { name: "New batch" })).toBeInViewport();
   await checkScreen(page, testInfo, "batches");
@@ -390,7 +390,7 @@ test("the admin screens at 768 px: timetables, a week grid, classes, a class, se
   await lessonDialog.getByRole("button", { name: "Cancel" }).click();
   await expect(lessonDialog).toBeHidden();
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Classes" }).click();
+  await openArea(page, "Classes");
   await expect(page.getByRole("link", { name: "10A Mathematics" })).toBeVisible();
   await checkScreen(page, testInfo, "classes");
   await page.getByRole("link", { name: "10A Mathematics" }).click();
@@ -398,7 +398,7 @@ test("the admin screens at 768 px: timetables, a week grid, classes, a class, se
   await expect(page.getByRole("button", { name: "Add to class" })).toBeInViewport();
   await checkScreen(page, testInfo, "class");
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await openArea(page, "Settings");
   await expect(page.getByRole("region", { name: "Speech API keys" })).toBeVisible();
   await page.getByLabel("Token name").fill("Tablet check");
   await page.getByRole("button", { name: "Create token" }).click();
