@@ -12,8 +12,8 @@ import { type HttpMethod, httpMethods } from "../../server/http/route";
 const appDirectory = path.resolve(import.meta.dirname, "../../app");
 export { httpMethods, type HttpMethod };
 
-/** Route files that are not part of the REST surface for tools (next-auth, tRPC, the document itself). */
-const notRestSurface = ["api/auth/[...nextauth]", "api/trpc/[trpc]", "api/openapi.json"];
+/** Route files that are not part of the REST surface for tools (next-auth, tRPC, the document itself, the unknown paths' 404). */
+const notRestSurface = ["api/auth/[...nextauth]", "api/trpc/[trpc]", "api/openapi.json", ...["api", "database", "graph"].map((area) => `${area}/[...unknown]`)];
 
 type RouteHandler = (request: Request, route?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
