@@ -13,8 +13,10 @@ import { closeGraphStore } from "./server/graph/index";
 import { allJobKinds } from "./server/jobs/kinds";
 import { type JobWorker, startJobWorker } from "./server/jobs/worker";
 import { drainUnreadBodies } from "./server/http/unread-body";
+import { methodNotAllowed, methodTable } from "./server/http/method-not-allowed";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
 import { logger } from "./server/logger";
+import { restRoutes } from "./server/rest-routes";
 import { handleSpeechRequest, isSpeechPath } from "./server/speech/http";
 import { closeRealtimeSessions, registerRealtimeRoute } from "./server/speech/realtime";
 import { closeSpeechService, getSpeechService } from "./server/speech/service";
@@ -53,6 +55,7 @@ async function start(): Promise<Running> {
 
     // An early answer (413 and the like) reaches a client that is still sending its body.
     drainUnreadBodies(server);
+    const restMethods = methodTable(restRoutes);
     server.on("request", (request, response) => {
       // The speech API is plain Node code, outside Next's bundle (onnxruntime and workers stay native).
       if (isSpeechPath(request.url)) {
@@ -60,6 +63,12 @@ async function start(): Promise<Running> {
           logger.error(`request ${request.method} ${request.url} failed`, error);
           if (!response.headersSent) response.writeHead(500).end();
         });
+        return;
+      }
+      // A REST path asked with a method it does not have: the API's 405, not Next.js' empty one.
+      const refused = methodNotAllowed(restMethods, request.method, request.url);
+      if (refused) {
+        response.writeHead(refused.status, { "content-type": "application/json", allow: refused.allow }).end(JSON.stringify(refused.body));
         return;
       }
       handle(request, response).catch((error: unknown) => {

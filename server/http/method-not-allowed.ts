@@ -1,0 +1,54 @@
+import { type HttpMethod, httpMethods } from "./route";
+
+/**
+ * Next.js answers a method a route file does not export with an empty 405. For the REST paths this
+ * answers it in the API's `{detail}` dialect instead, with the `Allow` header, before Next.js sees the
+ * request (server.ts). The table comes from the route definitions themselves (server/rest-routes.ts).
+ */
+export interface MethodTable {
+  /** The methods of the REST path this URL path is, or null when it is none of them. */
+  methodsAt(pathname: string): readonly HttpMethod[] | null;
+}
+
+export function methodTable(routes: readonly { method: HttpMethod; path: string }[]): MethodTable {
+  const byPath = new Map<string, { pattern: RegExp; methods: HttpMethod[] }>();
+  for (const { method, path } of routes) {
+    const entry = byPath.get(path) ?? { pattern: pathPattern(path), methods: [] };
+    if (!entry.methods.includes(method)) entry.methods.push(method);
+    byPath.set(path, entry);
+  }
+  // A literal segment beats a parameter (`/batches/new` before `/batches/{id}`), as in Next.js' router.
+  const entries = [...byPath.entries()]
+    .sort(([a], [b]) => literalSegments(b) - literalSegments(a))
+    .map(([, entry]) => ({ pattern: entry.pattern, methods: Object.freeze(httpMethods.filter((method) => entry.methods.includes(method))) }));
+  return {
+    methodsAt(pathname) {
+      return entries.find((entry) => entry.pattern.test(pathname))?.methods ?? null;
+    },
+  };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const pathPattern = (path: string) => new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join("[^/]+")}$`);
+const literalSegments = (path: string) => path.split("/").filter((segment) => segment && !segment.startsWith("{")).length;
+
+export interface MethodNotAllowed {
+  status: 405;
+  allow: string;
+  body: { detail: string };
+}
+
+/** The 405 for `method` at a REST path that has other methods, or null when the method is one of them (HEAD and OPTIONS are Next.js'). */
+export function methodNotAllowed(table: MethodTable, method: string | undefined, url: string | undefined): MethodNotAllowed | null {
+  if (!method || !url || method === "HEAD" || method === "OPTIONS") return null;
+  let pathname: string;
+  try {
+    pathname = new URL(url, "http://markbook.invalid").pathname;
+  } catch {
+    return null;
+  }
+  const methods = table.methodsAt(pathname);
+  if (!methods || (methods as readonly string[]).includes(method)) return null;
+  const allow = methods.join(", ");
+  return { status: 405, allow, body: { detail: `${method} is not an operation of ${pathname}: it answers ${allow}` } };
+}
