@@ -7,6 +7,8 @@ import { ConfigError, type Env } from "../env";
 
 export const SPEECH_MODEL_IDS = ["tiny", "base", "small", "medium", "large"] as const;
 export type SpeechModelId = (typeof SPEECH_MODEL_IDS)[number];
+/** OpenAI's model name; clients written for OpenAI send it, and it stands for the configured default. */
+export const OPENAI_DEFAULT_MODEL_ALIAS = "whisper-1";
 
 /** Everything the speech service needs, resolved once from the environment (tests build their own). */
 export interface SpeechConfig {

@@ -1,9 +1,7 @@
 import { AppError } from "../errors";
-import { SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
+import { OPENAI_DEFAULT_MODEL_ALIAS, SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
 import { findModelFolder, missingModelMessage } from "./model-install";
 
-/** OpenAI's model name; clients written for OpenAI send it, and it stands for the configured default. */
-export const OPENAI_DEFAULT_MODEL_ALIAS = "whisper-1";
 /** Whisper's first public release (2022-09-21): a stable `created` for every listed model. */
 const WHISPER_RELEASED_AT = 1663718400;
 

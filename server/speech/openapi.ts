@@ -8,13 +8,14 @@ import type { z } from "zod";
 import { type AppErrorCode, errorCodes, type openaiErrorBody } from "../errors";
 import { jsonSchemaOf } from "../http/openapi-schema";
 import { ACCEPTED_FORMATS } from "./audio";
-import { SPEECH_MODEL_IDS } from "./config";
+import { OPENAI_DEFAULT_MODEL_ALIAS, SPEECH_MODEL_IDS } from "./config";
 import { type JsonTranscription, RESPONSE_CONTENT_TYPES, type ResponseFormat, type Segment, type Word, type verboseJson } from "./formats";
 import type { SpeechHealth } from "./http";
 import { SPEECH_HTTP_OPERATIONS, SPEECH_SOCKET_PATHS, type SpeechHttpOperation } from "./http-operations";
 import { WHISPER_LANGUAGES } from "./languages";
 import type { ModelHealth } from "./model-health";
-import { type ModelObject, OPENAI_DEFAULT_MODEL_ALIAS, type listModels } from "./models";
+// Types only: models.ts finds model folders on disk, which the document must not pull into its bundle.
+import type { ModelObject, listModels } from "./models";
 import { CHUNKING_AUTO, realtimeOptions, realtimeTranscriptionOptions, serverVadConfig, transcriptionOptions } from "./options";
 import { EVENT_STREAM_TYPE, type TranscriptErrorEvent, type TranscriptTextDeltaEvent, type TranscriptTextDoneEvent } from "./transcript-events";
 import { AUDIO_FILE_FIELD, type SpeechTask, TRANSCRIPTION_FORM_FIELDS, formOptionsOf } from "./transcription-form";
