@@ -13,15 +13,15 @@ import { PageHeader } from "./PageHeader";
  * staff screen whose every button the server would refuse.
  */
 export function StaffOnly({ profile, title, children }: { profile: ShellProfile; title: string; children: ReactNode }) {
-  if (schoolRoles(profile).isStaff) return children;
-  const student = schoolRoles(profile).isStudent;
+  const { isStaff, isStudent } = schoolRoles(profile);
+  if (isStaff) return children;
   return (
     <div className="page">
       <PageHeader title={title} />
       <EmptyState icon={<CalendarIcon size={28} />} title="For your school’s staff">
         <p>
           Exam templates, marking batches and class lists are where teachers prepare and mark exams.{" "}
-          {student ? "As a student, you have your timetable and your settings here." : "Your account has no staff role: ask your school’s Markbook admin for one."}
+          {isStudent ? "As a student, you have your timetable and your settings here." : "Your account has no staff role: ask your school’s Markbook admin for one."}
         </p>
         <Link className={buttonClassName({})} href="/timetables">
           Go to my timetable

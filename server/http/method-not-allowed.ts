@@ -1,3 +1,4 @@
+import { pathTemplatePattern } from "./path-template";
 import { type HttpMethod, httpMethods } from "./route";
 
 /**
@@ -11,16 +12,14 @@ export interface MethodTable {
 }
 
 export function methodTable(routes: readonly { method: HttpMethod; path: string }[]): MethodTable {
-  const byPath = new Map<string, { pattern: RegExp; methods: HttpMethod[] }>();
-  for (const { method, path } of routes) {
-    const entry = byPath.get(path) ?? { pattern: pathPattern(path), methods: [] };
-    if (!entry.methods.includes(method)) entry.methods.push(method);
-    byPath.set(path, entry);
-  }
-  // A literal segment beats a parameter (`/batches/new` before `/batches/{id}`), as in Next.js' router.
-  const entries = [...byPath.entries()]
-    .sort(([a], [b]) => literalSegments(b) - literalSegments(a))
-    .map(([, entry]) => ({ pattern: entry.pattern, methods: Object.freeze(httpMethods.filter((method) => entry.methods.includes(method))) }));
+  // A literal segment beats a parameter (`/classes/school/students` before `/classes/{class_id}/students`),
+  // as in Next.js' router.
+  const paths = [...new Set(routes.map((route) => route.path))].sort((a, b) => literalSegments(b) - literalSegments(a));
+  const entries = paths.map((path) => ({
+    pattern: pathTemplatePattern(path),
+    // In the order the Allow header lists them.
+    methods: Object.freeze(httpMethods.filter((method) => routes.some((route) => route.path === path && route.method === method))),
+  }));
   return {
     methodsAt(pathname) {
       return entries.find((entry) => entry.pattern.test(pathname))?.methods ?? null;
@@ -28,8 +27,6 @@ export function methodTable(routes: readonly { method: HttpMethod; path: string 
   };
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const pathPattern = (path: string) => new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join("[^/]+")}$`);
 const literalSegments = (path: string) => path.split("/").filter((segment) => segment && !segment.startsWith("{")).length;
 
 export interface MethodNotAllowed {

@@ -1,3 +1,5 @@
+import { pathTemplateParams, pathTemplatePattern } from "../http/path-template";
+
 /**
  * The operations of the speech REST API under /v1: the handler (http.ts) routes with this table and
  * the OpenAPI document (openapi.ts) must describe every entry, so that neither has one the other lacks.
@@ -22,8 +24,8 @@ export const SPEECH_SOCKET_PATHS = { websocket: "/v1/websocket", realtime: "/v1/
 const patterns: { operation: SpeechHttpOperation; methods: readonly string[]; names: string[]; pattern: RegExp }[] = Object.entries(SPEECH_HTTP_OPERATIONS).map(([operation, { methods, path }]) => ({
   operation: operation as SpeechHttpOperation,
   methods,
-  names: [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!),
-  pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "([^/]+)")}$`),
+  names: pathTemplateParams(path),
+  pattern: pathTemplatePattern(path),
 }));
 
 /** The operation a request is for, with its path parameters (as sent, still percent-encoded), or null. */

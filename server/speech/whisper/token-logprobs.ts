@@ -37,6 +37,7 @@ function pieces(tokenizer: VocabularyTokenizer): string[] {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+const utf8Bytes = new TextEncoder();
 
 /** The entries of these text tokens (ids below <|endoftext|>), in order. */
 export function tokenLogprobs(tokenizer: VocabularyTokenizer, tokens: readonly { id: number; logprob: number }[]): TokenLogprob[] {
@@ -45,7 +46,7 @@ export function tokenLogprobs(tokenizer: VocabularyTokenizer, tokens: readonly {
     const piece = byId[id] ?? "";
     const bytes = [...piece].map((character) => BYTE_OF_CHARACTER.get(character));
     // A piece spelt otherwise (an added token) is its own text.
-    const known = bytes.every((byte): byte is number => byte !== undefined) ? bytes : [...new TextEncoder().encode(piece)];
+    const known = bytes.every((byte): byte is number => byte !== undefined) ? bytes : [...utf8Bytes.encode(piece)];
     return { token: utf8.decode(Uint8Array.from(known)), logprob, bytes: known };
   });
 }
