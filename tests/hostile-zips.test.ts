@@ -187,21 +187,25 @@ describe("the bomb through the command line (npm run markbook -- user import)", 
   const tsx = path.resolve("node_modules/.bin/tsx");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-cli-bomb-"));
   const bomb = path.join(dataDir, "bomb.zip");
+  /** Loaded into each node process of the command (tsx starts one under itself): its peak RSS, on stderr, at exit. */
+  const peakRssReporter = path.join(dataDir, "peak-rss.cjs");
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   const markbook = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        tsx,
-        ["scripts/markbook.ts", ...args],
-        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "error", ROSTER_IMPORT_MAX_BYTES: String(MAX_BYTES) } },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
+    new Promise<{ code: number; stdout: string; stderr: string; peakRss: number }>((resolve) => {
+      const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "error", ROSTER_IMPORT_MAX_BYTES: String(MAX_BYTES), NODE_OPTIONS: `--require ${peakRssReporter}` };
+      execFile(tsx, ["scripts/markbook.ts", ...args], { env }, (error, stdout, stderr) => {
+        const lines = stderr.split("\n");
+        const peaks = lines.filter((line) => line.startsWith("peak-rss-kb=")).map((line) => Number(line.slice("peak-rss-kb=".length)) * 1024);
+        const rest = lines.filter((line) => !line.startsWith("peak-rss-kb=")).join("\n");
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr: rest, peakRss: Math.max(...peaks) });
+      });
     });
 
   it(
-    "refuses it with the sentence and exits 1",
+    "refuses it with the sentence and exits 1, its memory bounded",
     async () => {
+      fs.writeFileSync(peakRssReporter, 'process.on("exit", () => require("node:fs").writeSync(2, `peak-rss-kb=${process.resourceUsage().maxRSS}\\n`));\n');
       fs.writeFileSync(bomb, zeroBomb(5));
       const created = await markbook(["institute", "create", "--name", "CLI Bomb"]);
       expect(created, created.stderr).toMatchObject({ code: 0 });
@@ -209,6 +213,9 @@ describe("the bomb through the command line (npm run markbook -- user import)", 
       expect(refused.code).toBe(1);
       // The command line names the argument at fault as the import names it, "file".
       expect(refused.stderr).toBe(`markbook: file: ${sentence("bomb.zip")}\n`);
+      // The command's own process with its embedded database peaks near 450 MB (measured, with or without
+      // the bomb); the bomb inflated whole would add its gigabytes.
+      expect(refused.peakRss).toBeLessThan(1024 * 1024 * 1024);
     },
     timeoutFor(COST.cliFirstRun + COST.cliRun),
   );
