@@ -12,6 +12,7 @@ import { ConfigError, env } from "./server/env";
 import { closeGraphStore } from "./server/graph/index";
 import { allJobKinds } from "./server/jobs/kinds";
 import { type JobWorker, startJobWorker } from "./server/jobs/worker";
+import { answerMalformedPath, restPrefixes } from "./server/http/malformed-path";
 import { drainUnreadBodies } from "./server/http/unread-body";
 import { methodNotAllowed, methodTable } from "./server/http/method-not-allowed";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
@@ -56,6 +57,7 @@ async function start(): Promise<Running> {
     // An early answer (413 and the like) reaches a client that is still sending its body.
     drainUnreadBodies(server);
     const restMethods = methodTable(restRoutes);
+    const apiPrefixes = restPrefixes(restRoutes);
     server.on("request", (request, response) => {
       // The speech API is plain Node code, outside Next's bundle (onnxruntime and workers stay native).
       if (isSpeechPath(request.url)) {
@@ -65,6 +67,8 @@ async function start(): Promise<Running> {
         });
         return;
       }
+      // A REST path whose percent-encoding cannot be decoded: the client's 400, not Next.js' plain-text 500.
+      if (answerMalformedPath(apiPrefixes, request, response)) return;
       // A REST path asked with a method it does not have: the API's 405, not Next.js' empty one.
       const refused = methodNotAllowed(restMethods, request.method, request.url);
       if (refused) {

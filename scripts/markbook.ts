@@ -184,7 +184,7 @@ const commands: Record<string, Command> = {
       } catch (error) {
         throw new CliError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
       }
-      const source = readRosterSource([{ name: path.basename(file!), bytes }], rosterLimits());
+      const source = await readRosterSource([{ name: path.basename(file!), bytes }], rosterLimits());
       const mapping = parseMappingParameter(o.mapping);
       const result = await asService(db, async (tx) => {
         await findInstitute(tx, o.institute!);

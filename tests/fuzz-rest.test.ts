@@ -11,6 +11,7 @@ import { describeOnEachDatabase } from "./support/database";
 import { createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken, hostileString, hostileWholeBody, wrongContentType } from "./support/hostile-input";
+import { duplicatedUsers, manyEntries, nestedBomb, zeroBomb } from "./support/hostile-zips";
 import { imagingDouble, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, printedBatch } from "./support/intake-fixtures";
 import { type HttpMethod, type RestRoute, callRoute, loadRestRoutes } from "./support/rest-routes";
@@ -44,7 +45,7 @@ interface Fixture {
   /** A valid value for each path parameter name. */
   pathValues: Record<string, string>;
   /** A valid request per operation that has a body or required query parameters. */
-  valid: Record<string, { token?: string; query?: Record<string, string>; json?: unknown; form?: FormField[] }>;
+  valid: Record<string, { token?: string; query?: Record<string, string>; json?: unknown; form?: FormField[]; zip?: Uint8Array<ArrayBuffer> }>;
 }
 
 type FormField = { name: string; value: string } | { name: string; filename: string; contentType?: string; bytes: Uint8Array };
@@ -106,6 +107,10 @@ function hostileCall(operation: Operation, fixture: Fixture, hostile: Case): { c
     headers["content-type"] = form.contentType;
     body = form.body;
   }
+  if (valid.zip) {
+    headers["content-type"] = "application/zip";
+    body = valid.zip;
+  }
 
   // Archiving and deleting with a valid id would end the fixture's life: these always get a hostile id.
   const destructive = method === "DELETE" || route.folder.endsWith("/archive");
@@ -117,6 +122,7 @@ function hostileCall(operation: Operation, fixture: Fixture, hostile: Case): { c
   if ((route.operations[method]?.parameters ?? []).some((parameter) => parameter.name === "If-None-Match")) targets.push("if-none-match");
   if (valid.json !== undefined) targets.push("field", "field", "field", "duplicate key", "extra key", "missing key", "whole body", "whole body", "content type");
   if (valid.form) targets.push("form field", "filename", "part type", "missing file", "whole body", "content type");
+  if (valid.zip) targets.push("zip", "zip", "zip", "whole body", "content type");
   const target = targets[hostile.target % targets.length]!;
   const what = (detail: string) => `${name} ${target}: ${detail.length > 160 ? `${detail.slice(0, 160)}… (${detail.length} chars)` : detail}`;
   let description = "";
@@ -188,6 +194,22 @@ function hostileCall(operation: Operation, fixture: Fixture, hostile: Case): { c
       else delete headers["content-type"];
       description = JSON.stringify(hostile.contentType);
       break;
+    case "zip": {
+      // A hostile zip (tests/support/hostile-zips.ts), or the valid one with bytes overwritten.
+      const hostileZips = [() => zeroBomb(0.1), nestedBomb, duplicatedUsers, () => manyEntries(1_005)];
+      const pick = hostile.pick % (hostileZips.length + 1);
+      if (pick < hostileZips.length) {
+        body = hostileZips[pick]!();
+        description = ["a 100 MB bomb declaring 200 bytes", "a zip in users.csv", "users.csv twice", "1,006 entries"][pick]!;
+      } else {
+        const spoiled = valid.zip!.slice();
+        const at = Math.floor(hostile.pick / (hostileZips.length + 1)) % spoiled.length;
+        spoiled[at] = hostile.text.charCodeAt(0) & 0xff;
+        body = spoiled;
+        description = `byte ${at} = ${spoiled[at]}`;
+      }
+      break;
+    }
     case "form field":
     case "filename":
     case "part type":
@@ -356,8 +378,12 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "GET /api/school/people/{user_id}": { token: school.admin.token },
         "PATCH /api/school/people/{user_id}": { token: school.admin.token, json: { full_name: "Renamed Student", year_group: "10", role: "student", active: true } },
         "POST /api/school/people/{user_id}/password": { token: school.admin.token },
-        // A dry run: the hostile query and headers are tried; tests/roster-import-rest.test.ts fuzzes the files themselves.
-        "POST /api/school/roster-imports": { token: school.admin.token, query: { dry_run: "true" } },
+        // A dry run of the OneRoster zip: hostile queries, headers and zips (tests/hostile-zips.test.ts has the corpus's sentences).
+        "POST /api/school/roster-imports": {
+          token: school.admin.token,
+          query: { dry_run: "true", filename: "riverside.zip" },
+          zip: new Uint8Array(fs.readFileSync("tests/fixtures/roster/oneroster-riverside.zip")),
+        },
       },
     };
   }, 120_000);

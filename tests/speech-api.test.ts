@@ -68,20 +68,27 @@ describe.skipIf(!testModelAvailable)("speech API with the openai client", () => 
       });
     });
 
-    it("answers health without a key", async () => {
-      const response = await fetch(`${server.baseURL}/health`);
-      expect(response.status).toBe(200);
-      const body = await response.json();
+    it("answers health without a key with the status only, and the details with a valid key", async () => {
+      for (const headers of [{}, { authorization: "Bearer mk_not-a-real-key" }, { authorization: "Basic x" }] as Record<string, string>[]) {
+        const response = await fetch(`${server.baseURL}/health`, { headers });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: "healthy", service: "markbook-speech" });
+      }
+      const detailed = await fetch(`${server.baseURL}/health`, { headers: { authorization: `Bearer ${key}` } });
+      const body = await detailed.json();
       expect(body).toMatchObject({ status: "healthy", service: "markbook-speech", version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime: expect.any(Number) });
+      expect(body.models.tiny).toMatchObject({ status: "healthy", from: "disk" });
       expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
     });
 
-    it("reports unhealthy, with the reason, when ffmpeg cannot run", async () => {
+    it("reports unhealthy when ffmpeg cannot run: the reason (naming the path) only to a key", async () => {
       const broken = await startSpeechServer(testSpeechConfig({ FFMPEG_PATH: "/nonexistent/ffmpeg" }));
       try {
-        const body = await (await fetch(`${broken.baseURL}/health`)).json();
+        const body = await (await fetch(`${broken.baseURL}/health`, { headers: { authorization: `Bearer ${key}` } })).json();
         expect(body.status).toBe("unhealthy");
         expect(body.reason).toContain("/nonexistent/ffmpeg");
+        const anonymous = await (await fetch(`${broken.baseURL}/health`)).text();
+        expect(JSON.parse(anonymous)).toEqual({ status: "unhealthy", service: "markbook-speech" });
       } finally {
         await broken.close();
       }

@@ -43,7 +43,8 @@ interface HealthBody {
   default_model: string;
   models: Record<string, { status: string; source: string; from: string | null; reason?: string }>;
 }
-const healthOf = async (server: RunningSpeechServer) => (await (await fetch(`${server.baseURL}/health`)).json()) as HealthBody;
+const healthOf = async (server: RunningSpeechServer) =>
+  (await (await fetch(`${server.baseURL}/health`, { headers: { authorization: "Bearer test-key" } })).json()) as HealthBody;
 
 describe.skipIf(!testModelAvailable)("speech with a models folder that lacks the model", () => {
   let database: Database;
@@ -90,6 +91,10 @@ describe.skipIf(!testModelAvailable)("speech with a models folder that lacks the
       expect(body.models.tiny).toEqual({ status: "healthy", source: TEST_MODEL_FOLDER, from: "disk" });
       expect(body.models.base).toMatchObject({ status: "unhealthy", source: "onnx-community/whisper-base", from: null });
       expect(body.models.base!.reason).toContain(`${hubUrl} could not be reached`);
+      // Without a key: the status, not the folders, hub and settings the reasons name.
+      const anonymous = await (await fetch(`${server.baseURL}/health`)).text();
+      expect(JSON.parse(anonymous)).toEqual({ status: "unhealthy", service: "markbook-speech" });
+      expect(anonymous).not.toContain(modelsDir);
     });
 
     it(

@@ -229,6 +229,9 @@ describe("the /v1 operations of /api/openapi.json against the speech handler", (
     const health = await call("GET", "/v1/health", { key: null });
     expect(health.status).toBe(200);
     matches(health.body as Record<string, unknown>, shapeOf(paths["/v1/health"]!.get!), "health");
+    const detailedHealth = await call("GET", "/v1/health");
+    expect(Object.keys(detailedHealth.body!).length).toBeGreaterThan(Object.keys(health.body!).length);
+    matches(detailedHealth.body as Record<string, unknown>, shapeOf(paths["/v1/health"]!.get!), "health with a key");
     const list = (await call("GET", "/v1/models")).body as unknown as { data: Record<string, unknown>[] };
     matches(list, shapeOf(paths["/v1/models"]!.get!), "list");
     for (const model of list.data) matches(model, components.schemas.Model!, "listed model");

@@ -37,7 +37,7 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string,
 }
 
 async function health(server: RunningSpeechServer) {
-  return (await (await fetch(`${server.baseURL}/health`)).json()) as {
+  return (await (await fetch(`${server.baseURL}/health`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
     status: string;
     realtime: { status: string; sessions: number; max_sessions: number; reason?: string };
   };

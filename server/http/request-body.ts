@@ -17,26 +17,61 @@ export const MAX_JSON_NESTING = 64;
  */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
+/** The 413 of a body over `maxBytes`, the same sentence on REST and tRPC. */
+export const requestTooLarge = (maxBytes: number) =>
+  new AppError("too_large", `The request is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
+
+/**
+ * The request body as a stream that errors with the 413 (requestTooLarge) as soon as it grows past
+ * `maxBytes`, and cancels the request's own stream then, so nothing more is read (a declared
+ * Content-Length above the limit is refused on the first read, before anything is read). Nothing is
+ * read until the stream is: a handler that refuses first (401, 404) never reads the body.
+ */
+export function boundedBody(request: Request, maxBytes: number): ReadableStream<Uint8Array> | null {
+  if (!request.body) return null;
+  const source = request.body;
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  let total = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        await source.cancel().catch(() => {});
+        controller.error(requestTooLarge(maxBytes));
+        return;
+      }
+      reader ??= source.getReader();
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        controller.error(requestTooLarge(maxBytes));
+        return;
+      }
+      controller.enqueue(value);
+    },
+    async cancel(reason) {
+      await (reader ?? source).cancel(reason).catch(() => {});
+    },
+  });
+}
+
 /**
  * The request body, refused with 413 as soon as it grows past `maxBytes` (a declared Content-Length
  * above it is refused before reading anything), so an oversized upload never sits whole in memory.
  */
 export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError("too_large", `The request is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) return new Uint8Array();
+  const body = boundedBody(request, maxBytes);
+  if (!body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
     chunks.push(value);
   }
   return Buffer.concat(chunks);

@@ -57,7 +57,7 @@ export type RosterImportMode = "preview" | "apply";
 export function runRosterImport(db: Db, userId: string, files: RosterFile[], mapping: RosterMapping | null | undefined, mode: RosterImportMode): Promise<RosterImportResult> {
   return asUser(db, userId, async (tx) => {
     const instituteId = await importingSchool(tx, userId);
-    const source = readRosterSource(files, rosterLimits());
+    const source = await readRosterSource(files, rosterLimits());
     if (mode === "apply") return applyRosterImportInto(tx, instituteId, source, mapping);
     return (await planRosterImportInto(tx, instituteId, source, mapping)).result;
   });

@@ -10,7 +10,9 @@ import { readAudioUpload } from "./audio-upload";
 import { CancelledJobError } from "./engine-pool";
 import { type Transcript, renderTranscript } from "./formats";
 import { SPEECH_SOCKET_PATHS, matchSpeechOperation } from "./http-operations";
+import type { SpeechModelId } from "./config";
 import { languageName } from "./languages";
+import type { ModelHealth } from "./model-health";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
 import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
@@ -33,7 +35,7 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
       const method = request.method ?? "GET";
 
       const matched = matchSpeechOperation(method, path);
-      if (matched?.operation === "health") return sendJson(response, 200, await health(service));
+      if (matched?.operation === "health") return sendJson(response, 200, await health(service, await holdsValidKey(service, request)));
       if (path === SPEECH_SOCKET_PATHS.websocket || path === SPEECH_SOCKET_PATHS.realtime) {
         throw new AppError("invalid", "This endpoint speaks WebSocket: send an Upgrade: websocket request.");
       }
@@ -76,9 +78,16 @@ const safeDecode = (segment: string) => {
   }
 };
 
+const bearerKey = (request: IncomingMessage) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
+
+/** Whether the request carries a valid API key (the health check's; it refuses nobody). */
+async function holdsValidKey(service: SpeechService, request: IncomingMessage): Promise<boolean> {
+  const match = bearerKey(request);
+  return match ? (await service.authenticate(match[1]!)) !== null : false;
+}
+
 async function authenticate(service: SpeechService, request: IncomingMessage): Promise<string> {
-  const header = request.headers.authorization ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const match = bearerKey(request);
   const keyId = match ? await service.authenticate(match[1]!) : null;
   if (!keyId) {
     throw new AppError(
@@ -93,10 +102,12 @@ async function authenticate(service: SpeechService, request: IncomingMessage): P
 
 /**
  * `unhealthy` when ffmpeg cannot run, the engine is down, or the default model (what a request naming
- * none, or `whisper-1`, gets) cannot be loaded; `models` says which of the five can (extra fields: the
- * contract's HealthResponse closes none).
+ * none, or `whisper-1`, gets) cannot be loaded. With a valid key, the details: `reason`, `models` (which
+ * of the five can be loaded, from where), `realtime`, the version and uptime (extra fields: the
+ * contract's HealthResponse closes none). Without one (a load balancer, anyone), the status only: the
+ * reasons name folders (MODELS_DIR) and configuration that are not the public's to read.
  */
-async function health(service: SpeechService) {
+async function health(service: SpeechService, withDetails: boolean): Promise<SpeechHealth> {
   const [ffmpeg, models] = await Promise.all([service.ffmpegHealth(), service.modelHealth.check()]);
   const engine = service.pool.health;
   const defaultId = service.config.defaultModel;
@@ -105,9 +116,11 @@ async function health(service: SpeechService) {
     ffmpeg.ok ? null : ffmpeg.reason,
     engine.ok ? null : engine.reason,
     defaultModel.status === "unhealthy" ? `the default model '${defaultId}' (SPEECH_DEFAULT_MODEL) cannot be loaded: ${defaultModel.reason}` : null,
-  ].filter(Boolean);
+  ].filter((reason) => reason !== null);
+  const status = reasons.length === 0 ? "healthy" : "unhealthy";
+  if (!withDetails) return { status, service: SPEECH_SERVICE_NAME };
   return {
-    status: reasons.length === 0 ? "healthy" : "unhealthy",
+    status,
     service: SPEECH_SERVICE_NAME,
     version: SPEECH_SERVICE_VERSION,
     timestamp: new Date().toISOString(),
@@ -119,8 +132,18 @@ async function health(service: SpeechService) {
   };
 }
 
-/** What GET /v1/health answers (the OpenAPI document's HealthResponse is checked against it). */
-export type SpeechHealth = Awaited<ReturnType<typeof health>>;
+/** What GET /v1/health answers (the OpenAPI document's HealthResponse is checked against it): status and service for all, the rest with a key. */
+export interface SpeechHealth {
+  status: "healthy" | "unhealthy";
+  service: string;
+  version?: string;
+  timestamp?: string;
+  uptime?: number;
+  reason?: string;
+  default_model?: SpeechModelId;
+  models?: Record<SpeechModelId, ModelHealth>;
+  realtime?: ReturnType<typeof realtimeHealth>;
+}
 
 /**
  * What /v1/websocket can do now (an extra field: the contract's HealthResponse names five and closes

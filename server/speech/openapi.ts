@@ -71,7 +71,7 @@ const modelIdSchema = { type: "string", enum: [...SPEECH_MODEL_IDS] };
 
 type ErrorBody = ReturnType<typeof openaiErrorBody>["body"];
 type VerboseTranscription = ReturnType<typeof verboseJson>;
-type RealtimeHealth = SpeechHealth["realtime"];
+type RealtimeHealth = NonNullable<SpeechHealth["realtime"]>;
 
 const speechSchemas: Record<string, JsonSchema> = {
   OpenAIError: objectSchema<ErrorBody>({ error: ref("OpenAIErrorObject") }, { error: true }, "OpenAI's error body"),
@@ -184,7 +184,8 @@ const speechSchemas: Record<string, JsonSchema> = {
         { status: true, sessions: true, max_sessions: true },
       ),
     },
-    { status: true, service: true, version: true, timestamp: true, uptime: true, default_model: true, models: true, realtime: true },
+    { status: true, service: true },
+    "Without a valid key, status and service only; with one, every field (reason only when unhealthy)",
   ),
 };
 
@@ -402,7 +403,9 @@ const healthOperation = {
   tags: [SPEECH_TAG.name],
   operationId: "getHealth",
   summary: "Health of the speech service",
-  description: "Needs no key (load balancers have none). Loads no model: it says whether each could be loaded.",
+  description:
+    "Needs no key (load balancers have none): without a valid key it answers the status only (and the service's name); with one, " +
+    "the reason when unhealthy, whether each model could be loaded (it loads none), the real-time socket's sessions, version and uptime.",
   security: [],
   responses: { 200: json("The service's health; unhealthy still answers 200, with a reason", ref("HealthResponse")) },
 };
