@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { AppError } from "../../errors";
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
+import { checkPageSize, checkPageStreams, countPages } from "./limits";
 import { pagePixels } from "./page-pixels";
 import { readPageCode } from "./qr";
 
@@ -17,16 +18,37 @@ export interface OpenPile {
   pageCount: number;
 }
 
-export async function openPile(pdf: Uint8Array): Promise<OpenPile> {
+/**
+ * Opens a pile and checks it before any page is read: a file pdf-lib cannot parse, a page tree that
+ * loops or unfolds beyond `maxPages` pages, and a page larger than any paper are refused with the
+ * teacher's reason (AppError "invalid": the file itself, so never retried).
+ */
+export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER }: { maxPages?: number } = {}): Promise<OpenPile> {
   let document: PDFDocument;
+  let pageCount: number;
   try {
     // Encrypted scans (a copier's "secure PDF") open too: only the page streams are copied, never decrypted text.
     document = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    pageCount = countPages(document, maxPages, (atLeast) => tooManyPages(atLeast, maxPages));
+    // pdf-lib's own count, now that the tree is known to end (it may skip nodes the walk counted).
+    pageCount = document.getPageCount();
   } catch (error) {
+    if (error instanceof AppError) throw error;
     throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(pdf, error)}. Scan the pile again, or save it as PDF from the copier.`, "file");
   }
-  return { document, pageCount: document.getPageCount() };
+  document.getPages().forEach((page, index) => {
+    const { width, height } = page.getSize();
+    checkPageSize(width, height, index + 1);
+  });
+  return { document, pageCount };
 }
+
+const tooManyPages = (atLeast: number, maxPages: number) =>
+  new AppError(
+    "invalid",
+    `This PDF has ${atLeast > maxPages + 1 ? "" : "more than "}${maxPages.toLocaleString("en-GB")} pages${atLeast > maxPages + 1 ? ` (${atLeast.toLocaleString("en-GB")})` : ""}, more than one pile may have (${maxPages.toLocaleString("en-GB")}): split it into smaller piles and upload each.`,
+    "file",
+  );
 
 function unreadableReason(pdf: Uint8Array, error: unknown): string {
   // A PDF starts with "%PDF-" (within its first kilobyte, by the specification's tolerance).
@@ -43,12 +65,15 @@ export async function readPilePage(pile: OpenPile, pilePage: number): Promise<Pa
     const [page] = await single.copyPages(pile.document, [pilePage - 1]);
     single.addPage(page);
     onePagePdf = await single.save({ useObjectStreams: false });
-  } catch {
+  } catch (error) {
+    if (error instanceof AppError) throw error;
     // The page cannot even be cut out (a broken object): it is kept as an empty page of its size, so
     // it is still counted, placed and shown, and never lost.
     onePagePdf = await emptyPageLike(pile, pilePage);
     return { pilePage, pileSize: pile.pageCount, onePagePdf, code: null, rotation: 0 };
   }
+  // Refused before any decoder sees it (a picture claiming absurd pixels, a stream bomb): the whole pile fails.
+  await checkPageStreams(single, pilePage);
   const { code, rotation } = await readCode(single, onePagePdf);
   return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation };
 }
@@ -113,6 +138,9 @@ export function paintOver(data: Buffer, width: number, height: number, rect: Omi
  */
 export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
   const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
+  const first = document.getPage(0).getSize();
+  checkPageSize(first.width, first.height, 1);
+  await checkPageStreams(document, 1);
   const pixels = await pagePixels(document, onePagePdf);
   if (!pixels) return null;
   const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })

@@ -4,7 +4,7 @@ import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 /** Messages between the app thread (server/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
-  | { kind: "openPile"; pdf: Uint8Array }
+  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }

@@ -36,7 +36,7 @@ async function handle({ id, request }: RequestEnvelope) {
 async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
   switch (request.kind) {
     case "openPile": {
-      const pile = await openPile(request.pdf);
+      const pile = await openPile(request.pdf, { maxPages: request.maxPages });
       const pileId = nextPileId++;
       piles.set(pileId, pile);
       return { pileId, pageCount: pile.pageCount };
