@@ -31,17 +31,16 @@ const fairnessGroup = (job: string) => sql.raw(`coalesce(${job}.payload->>'insti
 const runningInGroup = sql`(select count(*) from background_jobs as busy where busy.state = 'running' and busy.locked_until > now()
   and ${fairnessGroup("busy")} = ${fairnessGroup("background_jobs")})`;
 
-/** Due queued jobs of this job's group that are older than it: its place in its group's queue. */
-const turnInGroup = sql`(select count(*) from background_jobs as ahead where ahead.state = 'queued' and ahead.run_at <= now()
-  and ${fairnessGroup("ahead")} = ${fairnessGroup("background_jobs")}
-  and (ahead.run_at, ahead.created_at, ahead.id) < (background_jobs.run_at, background_jobs.created_at, background_jobs.id))`;
+/** When this job's group was last given a slot (a job of it claimed or finished): null when never (in the 24 hours jobs are kept). */
+const lastServedGroup = sql`(select max(served.updated_at) from background_jobs as served where served.state in ('running', 'done', 'failed')
+  and ${fairnessGroup("served")} = ${fairnessGroup("background_jobs")})`;
 
 /**
  * Claims up to `limit` due jobs of `kinds`, shared fairly between schools: queued ones whose time has
- * come, and running ones whose lease has run out (their worker died), ordered by how many jobs their
- * group (fairnessGroup: a school) runs now plus how many of its due jobs are older, then oldest
- * first. So each school's oldest job goes before any school's second one, and a school already
- * running a job waits behind one that runs none; within a school, oldest first. A queued job waits while another job of its kind
+ * come, and running ones whose lease has run out (their worker died). The school (fairnessGroup) running
+ * the fewest jobs goes first, then the one served least recently, then the oldest job: a school already
+ * running a job waits behind one that runs none, schools take turns (each one's oldest job before any
+ * school's next), and within a school jobs run oldest first. A queued job waits while another job of its kind
  * and key runs, so one piece of work never runs twice at once; the unique index on running jobs
  * (drizzle/0009) backs that up against two claims racing, and the loser claims nothing this time.
  */
@@ -65,7 +64,7 @@ export async function claimDueJobs(db: Db, { workerId, kinds, limit, leaseSecond
         ),
       ),
     )
-    .orderBy(sql`${runningInGroup} + ${turnInGroup}`, asc(backgroundJobs.run_at), asc(backgroundJobs.created_at))
+    .orderBy(runningInGroup, sql`${lastServedGroup} asc nulls first`, asc(backgroundJobs.run_at), asc(backgroundJobs.created_at))
     .limit(limit)
     .for("update", { skipLocked: true });
   try {
