@@ -28,6 +28,8 @@ export interface IntakeImaging {
   nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
   /** redactNameBox (server/intake/imaging/redact.ts): a script's PDF without the name written in `rect`. */
   redactNameBox: (scriptPdf: Uint8Array, rect: PageRect) => Promise<Uint8Array>;
+  /** inspectPaper (server/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
+  inspectPaper: (paper: Uint8Array) => Promise<{ pageCount: number }>;
 }
 
 interface Pending {
@@ -168,5 +170,6 @@ export function workerImaging(): IntakeImaging {
     stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
     nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
     redactNameBox: (scriptPdf, rect) => worker.call({ kind: "redactNameBox", scriptPdf, rect }),
+    inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
   };
 }

@@ -41,8 +41,9 @@ export function cappedSize(width: number, height: number): { width: number; heig
   return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
 }
 
-const refuse = (what: string, page: number) =>
-  new AppError("invalid", `Page ${page} of this PDF cannot be read: ${what}. Scan it again, or export the PDF again.`, "file");
+/** `page` null: the whole file was checked at once (a paper), and the sentence names no page. */
+const refuse = (what: string, page: number | null) =>
+  new AppError("invalid", `${page === null ? "This PDF" : `Page ${page} of this PDF`} cannot be read: ${what}. Scan it again, or export the PDF again.`, "file");
 
 /** Refuses a page larger than MAX_PAGE_SIDE_CM on a side (its media box, in points). */
 export function checkPageSize(width: number, height: number, page: number) {
@@ -59,7 +60,7 @@ export function checkPageSize(width: number, height: number, page: number) {
  * they inflate to (an image to its declared size, anything else to MAX_INFLATED_STREAM_BYTES).
  * Inflating is counted in a stream and thrown away, a megabyte at a time.
  */
-export async function checkPageStreams(document: PDFDocument, page: number) {
+export async function checkPageStreams(document: PDFDocument, page: number | null) {
   for (const [, object] of document.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream)) continue;
     const dict = object.dict;

@@ -3,7 +3,8 @@ import sharp from "sharp";
 import { AppError } from "../../errors";
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
-import { checkPageSize, checkPageStreams, countPages } from "./limits";
+import { openCheckedPdf } from "./inspect";
+import { checkPageStreams } from "./limits";
 import { pagePixels } from "./page-pixels";
 import { readPageCode } from "./qr";
 
@@ -19,42 +20,12 @@ export interface OpenPile {
 }
 
 /**
- * Opens a pile and checks it before any page is read: a file pdf-lib cannot parse, a page tree that
- * loops or unfolds beyond `maxPages` pages, and a page larger than any paper are refused with the
- * teacher's reason (AppError "invalid": the file itself, so never retried).
+ * Opens a pile and checks it before any page is read (openCheckedPdf): a file pdf-lib cannot parse, a
+ * page tree that loops or unfolds beyond `maxPages` pages, and a page larger than any paper are refused
+ * with the teacher's reason (AppError "invalid": the file itself, so never retried).
  */
 export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER }: { maxPages?: number } = {}): Promise<OpenPile> {
-  let document: PDFDocument;
-  let pageCount: number;
-  try {
-    // Encrypted scans (a copier's "secure PDF") open too: only the page streams are copied, never decrypted text.
-    document = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-    pageCount = countPages(document, maxPages, (atLeast) => tooManyPages(atLeast, maxPages));
-    // pdf-lib's own count, now that the tree is known to end (it may skip nodes the walk counted).
-    pageCount = document.getPageCount();
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(pdf, error)}. Scan the pile again, or save it as PDF from the copier.`, "file");
-  }
-  document.getPages().forEach((page, index) => {
-    const { width, height } = page.getSize();
-    checkPageSize(width, height, index + 1);
-  });
-  return { document, pageCount };
-}
-
-const tooManyPages = (atLeast: number, maxPages: number) =>
-  new AppError(
-    "invalid",
-    `This PDF has ${atLeast > maxPages + 1 ? "" : "more than "}${maxPages.toLocaleString("en-GB")} pages${atLeast > maxPages + 1 ? ` (${atLeast.toLocaleString("en-GB")})` : ""}, more than one pile may have (${maxPages.toLocaleString("en-GB")}): split it into smaller piles and upload each.`,
-    "file",
-  );
-
-function unreadableReason(pdf: Uint8Array, error: unknown): string {
-  // A PDF starts with "%PDF-" (within its first kilobyte, by the specification's tolerance).
-  if (!Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(pdf.byteLength, 1024)).includes("%PDF-")) return "it is not a PDF file";
-  if (error instanceof Error && /encrypt/i.test(error.message)) return "it is protected by a password";
-  return "it is damaged or cut short";
+  return openCheckedPdf(pdf, { maxPages, what: "pile" });
 }
 
 /** Page `pilePage` (1-based) of an open pile, read: the page alone as a PDF, and its code. */
@@ -137,9 +108,8 @@ export function paintOver(data: Buffer, width: number, height: number, rect: Omi
  * (a page of an anonymous batch shown to a marker). Null when the page has no pixels.
  */
 export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
-  const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
-  const first = document.getPage(0).getSize();
-  checkPageSize(first.width, first.height, 1);
+  const { document, pageCount } = await openCheckedPdf(onePagePdf, { maxPages: Number.MAX_SAFE_INTEGER, what: "scan" });
+  if (pageCount === 0) return null;
   await checkPageStreams(document, 1);
   const pixels = await pagePixels(document, onePagePdf);
   if (!pixels) return null;

@@ -2,6 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
+import { inspectPaper } from "./inspect";
 import { redactNameBox } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -57,6 +58,8 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
     case "redactNameBox":
       return redactNameBox(request.scriptPdf, request.rect);
+    case "inspectPaper":
+      return inspectPaper(request.paper);
   }
 }
 
