@@ -12,6 +12,9 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
+import fc from "fast-check";
+import { PDFDocument } from "pdf-lib";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { POST as filesRoute } from "../app/api/exam/files/route";
@@ -19,7 +22,10 @@ import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id
 import { asService } from "../server/db/rls";
 import { backgroundJobs } from "../server/db/schema";
 import { env } from "../server/env";
-import { workerImaging } from "../server/intake/imaging";
+import { AppError } from "../server/errors";
+import { imagingWorkerThread, workerImaging } from "../server/intake/imaging";
+import { inspectPaper } from "../server/intake/imaging/inspect";
+import { PAGE_PIXEL_CAP } from "../server/intake/imaging/limits";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { readScanPileJob } from "../server/intake/pile-job";
 import { createTemplate } from "../server/exam/templates";
@@ -120,6 +126,79 @@ function expectBounded(cost: { peakGrowth: number; maxDelayMs: number }) {
 }
 
 const corpus = await hostileFiles();
+
+describe("the imaging's own limits", () => {
+  const imaging = workerImaging();
+  const WHOLE_PAGE = { x: 0, y: 0, width: 1, height: 1 };
+  const pixelsOf = async (jpeg: Uint8Array | null) => {
+    const { width, height } = await sharp(jpeg!).metadata();
+    return width * height;
+  };
+
+  it("renders a page larger than A3 (A1, drawn) within the pixel cap, at a lower resolution", async () => {
+    const document = await PDFDocument.create();
+    const page = document.addPage([1684, 2384]);
+    page.drawRectangle({ x: 100, y: 100, width: 1400, height: 2100, borderWidth: 4 });
+    page.drawText("A1 poster", { x: 200, y: 2200, size: 48 });
+    const pdf = await document.save();
+    const cost = await measured(() => imaging.nameBoxCrop(pdf, 0, WHOLE_PAGE));
+    expect(cost.error).toBeNull();
+    // At 200 dpi it would be 4677 × 6622 (31 megapixels).
+    const pixels = await pixelsOf(cost.value);
+    expect(pixels).toBeLessThanOrEqual(PAGE_PIXEL_CAP);
+    expect(pixels).toBeGreaterThan(PAGE_PIXEL_CAP * 0.9);
+    expectBounded(cost);
+  }, timeoutFor(6));
+
+  it("decodes a 48-megapixel scanned page within the pixel cap", async () => {
+    const jpeg = await sharp({ create: { width: 6000, height: 8000, channels: 3, background: { r: 250, g: 250, b: 250 } } }).greyscale().jpeg({ quality: 30 }).toBuffer();
+    const document = await PDFDocument.create();
+    const page = document.addPage([600, 800]);
+    page.drawImage(await document.embedJpg(jpeg), { x: 0, y: 0, width: 600, height: 800 });
+    const pdf = await document.save();
+    const cost = await measured(() => imaging.nameBoxCrop(pdf, 0, WHOLE_PAGE));
+    expect(cost.error).toBeNull();
+    expect(await pixelsOf(cost.value)).toBeLessThanOrEqual(PAGE_PIXEL_CAP);
+    expectBounded(cost);
+  }, timeoutFor(6));
+
+  it("refuses to redact a scan whose JPEG lies about its size, with redaction's sentence, memory bounded", async () => {
+    const lying = corpus.find((file) => file.name === "lying-jpeg-header.pdf")!;
+    const cost = await measured(() => imaging.redactNameBox(lying.bytes, { page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.1 }));
+    expect(cost.error).toBeInstanceOf(AppError);
+    expect(cost.error).toMatchObject({ code: "conflict", message: expect.stringContaining("This scan cannot be read") as unknown });
+    expectBounded(cost);
+  }, timeoutFor(6));
+
+  it("runs the worker under V8's resource limits", async () => {
+    await imaging.inspectPaper(plainPage());
+    expect(imagingWorkerThread()!.resourceLimits).toMatchObject({ maxOldGenerationSizeMb: env().IMAGING_WORKER_HEAP_MB, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 });
+  });
+
+  it("answers any damaged copy of a PDF with its page count or the teacher's reason, never anything else", async () => {
+    const originals = [plainPage(), ...corpus.filter((file) => file.bytes.length < 16 * 1024).map((file) => file.bytes)];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...originals),
+        fc.array(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), { maxLength: 12 }),
+        fc.nat(),
+        async (original, changes, cut) => {
+          const damagedCopy = original.slice(0, Math.max(cut % (original.length + 1), 8));
+          for (const { at, byte } of changes) damagedCopy[at % damagedCopy.length] = byte;
+          try {
+            const { pageCount } = await inspectPaper(damagedCopy);
+            expect(pageCount).toBeGreaterThanOrEqual(1);
+          } catch (error) {
+            expect(error).toBeInstanceOf(AppError);
+            expect((error as AppError).code).toBe("invalid");
+            expect((error as AppError).message).toMatch(/^(The file is not a PDF that can be read|This PDF|Page \d+ of this PDF)/);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  }, timeoutFor(6));
+});
 
 describeOnEachDatabase("hostile PDFs through the real upload paths", (database) => {
   const db = () => database().db;

@@ -34,14 +34,15 @@ export async function openCheckedPdf(pdf: Uint8Array, { maxPages, what }: { maxP
     countPages(document, maxPages, () => new AppError("invalid", tooManyPages[what](maxPages.toLocaleString("en-GB")), "file"));
     // pdf-lib's own count, now that the tree is known to end (it may skip nodes the walk counted).
     pageCount = document.getPageCount();
+    document.getPages().forEach((page, index) => {
+      const { width, height } = page.getSize();
+      checkPageSize(width, height, index + 1);
+    });
   } catch (error) {
     if (error instanceof AppError) throw error;
+    // pdf-lib throws its own errors on a damaged object (a size that is not a box, a broken reference).
     throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(pdf, error)}. ${whatToDo[what]}`, "file");
   }
-  document.getPages().forEach((page, index) => {
-    const { width, height } = page.getSize();
-    checkPageSize(width, height, index + 1);
-  });
   return { document, pageCount };
 }
 

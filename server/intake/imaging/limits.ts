@@ -61,6 +61,18 @@ export function checkPageSize(width: number, height: number, page: number) {
  * Inflating is counted in a stream and thrown away, a megabyte at a time.
  */
 export async function checkPageStreams(document: PDFDocument, page: number | null) {
+  if (checked.has(document)) return;
+  try {
+    await checkStreams(document, page);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // pdf-lib's own error on a damaged dictionary (a filter that is not a name, a broken reference).
+    throw refuse("it is damaged", page);
+  }
+  checked.add(document);
+}
+
+async function checkStreams(document: PDFDocument, page: number | null) {
   for (const [, object] of document.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream)) continue;
     const dict = object.dict;
@@ -84,6 +96,9 @@ export async function checkPageStreams(document: PDFDocument, page: number | nul
     }
   }
 }
+
+/** Documents whose streams passed, so that a page checked by its reader is not inflated again to be decoded. */
+const checked = new WeakSet<PDFDocument>();
 
 const tooManyPixels = (width: number, height: number) =>
   `a picture on it claims ${width} × ${height} pixels (${megapixels(width * height)} megapixels; the most read is ${megapixels(DECODE_PIXEL_LIMIT)})`;

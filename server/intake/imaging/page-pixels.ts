@@ -1,6 +1,6 @@
 import { PDFArray, type PDFDocument, PDFName, type PDFPage, PDFRawStream, PDFDict } from "pdf-lib";
 import sharp from "sharp";
-import { DECODE_PIXEL_LIMIT, cappedDpi, cappedSize } from "./limits";
+import { DECODE_PIXEL_LIMIT, cappedDpi, cappedSize, checkPageStreams } from "./limits";
 import { type GreyImage, renderPageGrey } from "./pdfjs";
 
 /**
@@ -18,9 +18,12 @@ export interface PagePixels extends GreyImage {
  * The pixels of one page, unrotated (as the page's content lies before its /Rotate), in greyscale.
  * A scanned page is usually one JPEG drawn over the whole page: its bytes are decoded as they are, which
  * is both faster and sharper than rendering. Anything else is rendered by pdfjs. Null when neither works.
- * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF.
+ * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF. A page beyond the limits of
+ * limits.ts is refused (AppError "invalid") before anything decodes it.
  */
 export async function pagePixels(document: PDFDocument, bytes: Uint8Array): Promise<PagePixels | null> {
+  // Nothing is decoded before its streams are checked (limits.ts): an AppError with the reason otherwise.
+  await checkPageStreams(document, 1);
   const page = document.getPage(0);
   const jpeg = scannedJpeg(page);
   if (jpeg) {
