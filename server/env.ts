@@ -49,6 +49,18 @@ const envSchema = z.object({
    * bytes (1 GiB; a class set at 300 dpi is about 155 MB); larger uploads are refused with 413 while streaming.
    */
   MAX_PILE_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
+  /**
+   * Most pages one scanned pile may have (a year group of 240 × 8 pages is 1,920); a PDF with more is
+   * refused when its job opens it, before any page is read.
+   */
+  MAX_PILE_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /**
+   * Pages a pile's job reads before it gives the job runner back (queued again behind the others), so a
+   * long pile never holds a slot while another school's pile waits.
+   */
+  PILE_SLICE_PAGES: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** JavaScript heap of the scan imaging worker thread, in MB; a file that needs more ends the worker, not the server. */
+  IMAGING_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(512),
   /** Storage bucket of exam scans (objects exam-submissions/<batch_id>/<uuid>.pdf). */
   SCAN_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.exam.submissions"),
   /** Largest roster import (a CSV, a OneRoster zip, or its CSVs together), in bytes; larger is refused (413). */

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asService, asUser } from "../server/db/rls";
 import { examScanPiles, examSubmissions, files } from "../server/db/schema";
 import { archiveBatch } from "../server/exam/batches";
+import { env } from "../server/env";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile, readScanPileJob } from "../server/intake/pile-job";
 import { uploadPile } from "../server/intake/piles";
@@ -257,6 +258,26 @@ describeOnEachDatabase("class-set intake: piles, the reading job and filing", (d
       const script1 = await scanOf(slots[0]!.id);
       expect(script1!.map((page) => page.label!.slice(2))).toEqual(["s1p1", "s1p2", "s1p3"]);
       expect(await scanOf(slots[1]!.id)).toEqual(["a-s2p1", "b-s2p2"].map((label) => ({ label, rotation: 0 })));
+    });
+
+    it("reads a long pile in slices, so another school's pile queued after it is done first; the long one is filed whole", async () => {
+      await runDueJobs(db(), { kinds: [readScanPileJob] }); // the jobs of piles the tests above ran by hand
+      const { batch: longBatch, code, slots } = await printedBatch(db(), school, templateId, { students: 1, spares: 0 });
+      const otherTemplate = (await createTemplate(db(), otherSchool.teacher.id, { title: "Other", page_count: 1 })).id;
+      const { batch: shortBatch, code: otherCode } = await printedBatch(db(), otherSchool, otherTemplate, { students: 1, spares: 0 });
+      const pages = 2 * env().PILE_SLICE_PAGES + 5;
+      const sheets: TestSheet[] = Array.from({ length: pages }, (_, index) => ({ label: `l${index + 1}`, code: index < 3 ? code(1, index + 1) : null }));
+      const long = await upload(longBatch.id, sheets);
+      const shortResponse = await postPile(otherSchool.teacher.token, shortBatch.id, await testPile([{ label: "o1", code: otherCode(1, 1) }]));
+      const short = await shortResponse.json();
+      // One slot, as a process with JOBS_CONCURRENCY=1: jobs run one after the other.
+      expect(await runDueJobs(db(), { kinds: [readScanPileJob] })).toBe(4);
+      const [longRow, shortRow] = [await pileRow(db(), long.id), await pileRow(db(), short.id)];
+      expect(longRow).toMatchObject({ status: "done", page_count: pages, pages_read: pages });
+      expect(shortRow).toMatchObject({ status: "done", page_count: 1 });
+      expect(shortRow.finished_at!.getTime()).toBeLessThan(longRow.finished_at!.getTime());
+      expect((await pagesOfPile(db(), long.id)).map((page) => page.pile_page)).toEqual(sheets.map((_, index) => index + 1));
+      expect(await scanOf(slots[0]!.id)).toEqual(["l1", "l2", "l3"].map((label) => ({ label, rotation: 0 })));
     });
 
     it("keeps a pile that cannot be opened as failed, with the teacher's reason, its file kept; no retry", async () => {

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -189,6 +190,66 @@ describeOnEachDatabase("durable background jobs", (database) => {
       logged.mockRestore();
       warned.mockRestore();
     }
+  });
+
+  it("keeps a job whose failure is permanent as failed after its first run, and retries a transient one", async () => {
+    const kind = defineJobKind({
+      name: "test.permanent",
+      payload: z.object({ n: z.number().int() }),
+      async run({ n }) {
+        throw n === 1 ? new AppError("invalid", "This PDF is damaged: its list of pages loops back on itself.") : new Error("the database went away");
+      },
+      maxAttempts: 5,
+      backoff: { baseMs: 0, maxMs: 0 },
+      permanentFailure: (error) => error instanceof AppError && error.code === "invalid",
+    });
+    const refused = await asService(db(), (tx) => enqueueJob(tx, kind, { n: 1 }, { dedupeKey: key() }));
+    const transient = await asService(db(), (tx) => enqueueJob(tx, kind, { n: 2 }, { dedupeKey: key() }));
+    const warn = vi.spyOn(logger, "warn").mockImplementation(() => undefined);
+    const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    try {
+      // The transient one comes back at once (no backoff here) until its attempts are used up.
+      expect(await runDueJobs(db(), { kinds: [kind] })).toBe(6);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+    const byId = new Map((await jobsOf(kind as unknown as JobKind<{ n: number }>)).map((job) => [job.id, job]));
+    expect(byId.get(refused)).toMatchObject({ state: "failed", attempts: 1, last_error: "This PDF is damaged: its list of pages loops back on itself." });
+    expect(byId.get(transient)).toMatchObject({ state: "failed", attempts: 5 });
+  });
+
+  describe("sharing the slots between schools", () => {
+    const fairKind = defineJobKind({ name: "test.fair", payload: z.object({ n: z.number().int(), institute_id: z.uuid() }), async run() {} });
+    const enqueueFor = (instituteId: string, n: number) => asService(db(), (tx) => enqueueJob(tx, fairKind, { n, institute_id: instituteId }, { dedupeKey: key() }));
+    const claimOne = async (workerId: string) => {
+      const [job] = await claimDueJobs(db(), { workerId, kinds: [fairKind.name], limit: 1, leaseSeconds: 300 });
+      return job ? (job.payload as { n: number }).n : null;
+    };
+
+    it("takes each school's oldest job before any school's second, oldest first within a school", async () => {
+      const [a, b, c] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+      for (const [institute, n] of [[a, 1], [a, 2], [a, 3], [b, 4], [a, 5], [c, 6], [b, 7]] as const) await enqueueFor(institute, n);
+      const order: Array<number | null> = [];
+      for (let claim = 0; claim < 8; claim++) {
+        const [job] = await claimDueJobs(db(), { workerId: "one-slot", kinds: [fairKind.name], limit: 1, leaseSeconds: 300 });
+        if (job) await completeJob(db(), job.id, "one-slot");
+        order.push(job ? (job.payload as { n: number }).n : null);
+      }
+      // Turn 1: a's, b's and c's oldest (oldest first); turn 2: a's and b's second; then a's last two.
+      expect(order).toEqual([1, 4, 6, 2, 7, 3, 5, null]);
+    });
+
+    it("gives a free slot to a school running nothing before one already running a job, even if its job is younger", async () => {
+      const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+      await enqueueFor(a, 1);
+      await enqueueFor(a, 2);
+      await enqueueFor(b, 3);
+      expect(await claimOne("slot-1")).toBe(1);
+      // a's first job still runs: b's goes before a's older second one.
+      expect(await claimOne("slot-2")).toBe(3);
+      expect(await claimOne("slot-3")).toBe(2);
+    });
   });
 
   it("a job whose worker died during its last attempt is kept as failed, not claimed again", async () => {

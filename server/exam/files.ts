@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
-import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Db } from "../db/client";
@@ -9,6 +8,8 @@ import { files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { validatedReply } from "../http/validated-reply";
+import { configuredIntakeImaging } from "../intake/imaging-port";
+import { inspectPaper } from "../intake/imaging/inspect";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
@@ -112,15 +113,21 @@ async function storePdf(part: MultipartFile, { storage, bucket, instituteId }: {
   return { key, bytes: bytes!, sha256, originalName: part.filename };
 }
 
-/** Pages of the PDF; a file that starts like a PDF but cannot be parsed is refused (415). */
+/**
+ * Pages of the paper, checked in the imaging worker as a pile's pages are (inspectPaper: a damaged file,
+ * a page tree that loops, more than MAX_PAPER_PAGES pages, a page larger than any paper, an image or a
+ * stream beyond the limits): parsing a file a person sent never holds the event loop. Refused with the
+ * sentence (415, the file is not a PDF that can be used). Where no imaging was set (a test that never
+ * reads pixels), the same checks run here.
+ */
 async function countPages(bytes: Buffer): Promise<number> {
+  const imaging = configuredIntakeImaging();
   try {
-    const document = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
-    const count = document.getPageCount();
-    if (count < 1) throw new Error("no pages");
-    return count;
-  } catch {
-    throw new AppError("unsupported_media", "The file could not be read as a PDF (damaged, or no pages)");
+    const { pageCount } = await (imaging ? imaging.inspectPaper(new Uint8Array(bytes)) : inspectPaper(new Uint8Array(bytes)));
+    return pageCount;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "invalid") throw new AppError("unsupported_media", error.message);
+    throw error;
   }
 }
 

@@ -25,3 +25,8 @@ export function intakeImaging(): IntakeImaging {
   if (!imaging) throw new AppError("unavailable", "intake imaging is not configured");
   return imaging;
 }
+
+/** The process's imaging, or null where none was set (a test that never reads pixels). */
+export function configuredIntakeImaging(): IntakeImaging | null {
+  return slot.__markbookIntakeImaging ?? null;
+}

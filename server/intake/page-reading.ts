@@ -24,6 +24,8 @@ export interface PageReading {
 export interface ReadPileOptions {
   /** Resume: the first pile page to read (1-based); earlier pages are skipped, not read. */
   fromPage?: number;
+  /** A pile with more pages is refused at once (AppError "invalid", the teacher's reason), before any is read. */
+  maxPages?: number;
   signal?: AbortSignal;
 }
 

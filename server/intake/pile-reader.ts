@@ -16,9 +16,15 @@ export const pilePageKey = (pile: Pick<PileRow, "batch_id" | "id">, pilePage: nu
  * The reading half of a pile's job, as the service: every page read is stored as a one-page PDF and
  * recorded (placement `reading`) together with the pile's progress, one transaction per page. A run
  * after a crash resumes after the last recorded page: a page stored but not recorded is read and
- * written again.
+ * written again. With `slicePages`, at most that many pages are read in this call: `finished` says
+ * whether the pile's pages are all read.
  */
-export async function readPileIntoPages(db: Db, pileId: string, readPile: ReadPile, options: { storage: ObjectStorage; bucket: string; signal?: AbortSignal }) {
+export async function readPileIntoPages(
+  db: Db,
+  pileId: string,
+  readPile: ReadPile,
+  options: { storage: ObjectStorage; bucket: string; signal?: AbortSignal; maxPages?: number; slicePages?: number },
+): Promise<{ finished: boolean }> {
   const { pile, batch, file } = await asService(db, async (tx) => {
     const [found] = await tx
       .select({ pile: examScanPiles, batch: examBatches, file: files })
@@ -30,10 +36,12 @@ export async function readPileIntoPages(db: Db, pileId: string, readPile: ReadPi
     await tx.update(examScanPiles).set({ status: "reading" }).where(eq(examScanPiles.id, pileId));
     return found;
   });
-  if (pile.page_count !== null && pile.pages_read >= pile.page_count) return;
+  if (pile.page_count !== null && pile.pages_read >= pile.page_count) return { finished: true };
 
   const bytes = new Uint8Array(await readObjectBytes(options.storage, file.bucket, file.storage_key));
-  for await (const reading of readPile(bytes, { fromPage: pile.pages_read + 1, signal: options.signal })) {
+  let readNow = 0;
+  for await (const reading of readPile(bytes, { fromPage: pile.pages_read + 1, maxPages: options.maxPages, signal: options.signal })) {
+
     const key = pilePageKey(pile, reading.pilePage);
     await putObjectBytes(options.storage, options.bucket, key, reading.onePagePdf, { contentType: "application/pdf" });
     await asService(db, async (tx) => {
@@ -58,5 +66,8 @@ export async function readPileIntoPages(db: Db, pileId: string, readPile: ReadPi
         .set({ page_count: reading.pileSize, pages_read: sql`greatest(${examScanPiles.pages_read}, ${reading.pilePage})` })
         .where(eq(examScanPiles.id, pile.id));
     });
+    // A slice is read: the rest waits for the pile's next turn (leaving the loop closes the pile).
+    if (++readNow === options.slicePages && reading.pilePage < reading.pileSize) return { finished: false };
   }
+  return { finished: true };
 }

@@ -11,7 +11,7 @@ import { enqueueJob } from "../jobs/enqueue";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
-import { readScanPileJob } from "./pile-job";
+import { pileJobKey, readScanPileJob } from "./pile-job";
 
 export const pileStatusValues = ["queued", "reading", "filing", "done", "failed"] as const;
 export const pileOutput = z.object({
@@ -77,7 +77,7 @@ export async function uploadPile(db: Db, callerId: string, batchId: string, uplo
         .values({ batch_id: batchId, file_id: stored!.id, uploaded_by: callerId, original_name: file.originalName?.slice(0, 255) ?? null, byte_size: file.byteSize })
         .returning();
       if (!pile) throw new AppError("internal", "The pile could not be recorded");
-      await enqueueJob(tx, readScanPileJob, { pile_id: pile.id }, { dedupeKey: `scan-pile:${pile.id}` });
+      await enqueueJob(tx, readScanPileJob, { pile_id: pile.id, institute_id: batch.institute_id }, { dedupeKey: pileJobKey(pile.id) });
       return pile;
     });
   } catch (error) {

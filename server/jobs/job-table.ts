@@ -22,8 +22,25 @@ export interface ClaimOptions {
 }
 
 /**
- * Claims up to `limit` due jobs of `kinds`, oldest first: queued ones whose time has come, and running
- * ones whose lease has run out (their worker died). A queued job waits while another job of its kind
+ * Whose turn a job is: the school in its payload (`institute_id`, as a pile's job carries it), else the
+ * person who queued it, else the job alone. `job` is the alias of the row.
+ */
+const fairnessGroup = (job: string) => sql.raw(`coalesce(${job}.payload->>'institute_id', ${job}.owner_id::text, ${job}.id::text)`);
+
+/** Jobs of this job's group running now under a live lease. */
+const runningInGroup = sql`(select count(*) from background_jobs as busy where busy.state = 'running' and busy.locked_until > now()
+  and ${fairnessGroup("busy")} = ${fairnessGroup("background_jobs")})`;
+
+/** When this job's group was last given a slot (a job of it claimed or finished): null when never (in the 24 hours jobs are kept). */
+const lastServedGroup = sql`(select max(served.updated_at) from background_jobs as served where served.state in ('running', 'done', 'failed')
+  and ${fairnessGroup("served")} = ${fairnessGroup("background_jobs")})`;
+
+/**
+ * Claims up to `limit` due jobs of `kinds`, shared fairly between schools: queued ones whose time has
+ * come, and running ones whose lease has run out (their worker died). The school (fairnessGroup) running
+ * the fewest jobs goes first, then the one served least recently, then the oldest job: a school already
+ * running a job waits behind one that runs none, schools take turns (each one's oldest job before any
+ * school's next), and within a school jobs run oldest first. A queued job waits while another job of its kind
  * and key runs, so one piece of work never runs twice at once; the unique index on running jobs
  * (drizzle/0009) backs that up against two claims racing, and the loser claims nothing this time.
  */
@@ -47,7 +64,7 @@ export async function claimDueJobs(db: Db, { workerId, kinds, limit, leaseSecond
         ),
       ),
     )
-    .orderBy(asc(backgroundJobs.run_at), asc(backgroundJobs.created_at))
+    .orderBy(runningInGroup, sql`${lastServedGroup} asc nulls first`, asc(backgroundJobs.run_at), asc(backgroundJobs.created_at))
     .limit(limit)
     .for("update", { skipLocked: true });
   try {
@@ -82,16 +99,18 @@ export async function completeJob(db: Db, jobId: string, workerId: string): Prom
 }
 
 /**
- * A run failed: the job waits `retryDelayMs` and is queued again, or, with its attempts used up, is
- * kept as failed. Either way `reason` stays on it. When a newer job of the same kind and key is already
+ * A run failed: the job waits `retryDelayMs` and is queued again, or, with its attempts used up or
+ * when the failure is `final` (permanent: running again cannot help), is kept as failed. Either way `reason` stays on it. When a newer job of the same kind and key is already
  * waiting, that one does the work: this one is kept as failed.
  */
-export async function failJobAttempt(db: Db, jobId: string, workerId: string, reason: string, retryDelayMs: number): Promise<void> {
-  const retry = {
-    state: sql`case when ${backgroundJobs.attempts} >= ${backgroundJobs.max_attempts} then 'failed' else 'queued' end`,
-    run_at: sql`now() + make_interval(secs => ${retryDelayMs / 1000})`,
-    finished_at: sql`case when ${backgroundJobs.attempts} >= ${backgroundJobs.max_attempts} then now() end`,
-  };
+export async function failJobAttempt(db: Db, jobId: string, workerId: string, reason: string, retryDelayMs: number, { final = false } = {}): Promise<void> {
+  const retry = final
+    ? { state: sql`'failed'`, finished_at: sql`now()` }
+    : {
+        state: sql`case when ${backgroundJobs.attempts} >= ${backgroundJobs.max_attempts} then 'failed' else 'queued' end`,
+        run_at: sql`now() + make_interval(secs => ${retryDelayMs / 1000})`,
+        finished_at: sql`case when ${backgroundJobs.attempts} >= ${backgroundJobs.max_attempts} then now() end`,
+      };
   const common = { last_error: reason, locked_by: null, locked_until: null, updated_at: sql`now()` };
   try {
     await db.update(backgroundJobs).set({ ...retry, ...common }).where(heldBy(jobId, workerId));

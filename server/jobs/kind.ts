@@ -26,6 +26,12 @@ export interface JobKind<Payload = unknown> {
   backoff: Backoff;
   /** The reason the job's owner reads when a run fails: words a teacher understands, never a stack. */
   describeFailure(error: unknown): string;
+  /**
+   * Whether a run's error can never go away by running again (the input itself is refused, as a damaged
+   * file): the job is then kept as failed at once, without its other attempts. Anything else (the
+   * database or storage away, a worker restarting) is transient and retried. None by default.
+   */
+  permanentFailure(error: unknown): boolean;
 }
 
 const defaultBackoff: Backoff = { baseMs: 30_000, maxMs: 60 * 60_000 };
@@ -35,7 +41,7 @@ export const describeFailureByDefault = (error: unknown) =>
   error instanceof AppError ? error.message : "an unexpected error on the server (its log has the details)";
 
 export function defineJobKind<Payload>(
-  kind: Pick<JobKind<Payload>, "name" | "payload" | "run"> & Partial<Pick<JobKind<Payload>, "maxAttempts" | "backoff" | "describeFailure">>,
+  kind: Pick<JobKind<Payload>, "name" | "payload" | "run"> & Partial<Pick<JobKind<Payload>, "maxAttempts" | "backoff" | "describeFailure" | "permanentFailure">>,
 ): JobKind<Payload> {
-  return { maxAttempts: 8, backoff: defaultBackoff, describeFailure: describeFailureByDefault, ...kind };
+  return { maxAttempts: 8, backoff: defaultBackoff, describeFailure: describeFailureByDefault, permanentFailure: () => false, ...kind };
 }

@@ -26,14 +26,15 @@ export async function runClaimedJob(db: Db, kinds: JobKinds, job: ClaimedJob, wo
     if (!(await completeJob(db, job.id, workerId))) logger.warn(`Job ${job.kind} ${job.id} finished after another worker took it over`);
   } catch (error) {
     const reason = kind ? kind.describeFailure(error) : "this kind of job is unknown to the server";
-    const last = job.attempts >= job.max_attempts;
-    const failed = `Job ${job.kind} ${job.id} failed (attempt ${job.attempts} of ${job.max_attempts}${last ? ", kept as failed" : ""})`;
+    const permanent = kind?.permanentFailure(error) ?? false;
+    const last = permanent || job.attempts >= job.max_attempts;
+    const failed = `Job ${job.kind} ${job.id} failed (attempt ${job.attempts} of ${job.max_attempts}${permanent ? ", permanently: kept as failed" : last ? ", kept as failed" : ""})`;
     // The app's own refusal (an id another template holds) is a sentence for its owner, not a fault to
     // debug: a warning without a stack. Anything else is logged with its detail.
     if (error instanceof AppError) logger.warn(`${failed}: ${error.message}`);
     else logger.error(failed, error);
     const delay = kind ? retryDelayMs(job.attempts, kind.backoff) : 0;
-    await failJobAttempt(db, job.id, workerId, reason, delay).catch((failure: unknown) =>
+    await failJobAttempt(db, job.id, workerId, reason, delay, { final: permanent }).catch((failure: unknown) =>
       logger.error(`Job ${job.id}: its failure could not be recorded; it runs again after its lease`, failure),
     );
   }

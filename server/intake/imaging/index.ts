@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode, errorCodes } from "../../errors";
+import { env } from "../../env";
 import { logger } from "../../logger";
 import { bundledWorkerEntry } from "../../workers/bundle";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
@@ -27,6 +28,8 @@ export interface IntakeImaging {
   nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
   /** redactNameBox (server/intake/imaging/redact.ts): a script's PDF without the name written in `rect`. */
   redactNameBox: (scriptPdf: Uint8Array, rect: PageRect) => Promise<Uint8Array>;
+  /** inspectPaper (server/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
+  inspectPaper: (paper: Uint8Array) => Promise<{ pageCount: number }>;
 }
 
 interface Pending {
@@ -35,6 +38,15 @@ interface Pending {
 }
 
 const WORKER_DIED = "The scan reader stopped unexpectedly while working on this file; try again";
+/** The request the worker was working on when it ran out of memory: the file did it, so trying again would not help. */
+const OUT_OF_MEMORY =
+  "This file needs more memory to read than one file may take: it may be damaged, or made to harm the server. Scan it again, or export the PDF again";
+
+/**
+ * The worker's JavaScript heap (V8's limits): a file that would need more ends the worker, not the
+ * process. Pixels live outside it (canvas, sharp, typed arrays): the caps of limits.ts bound those.
+ */
+export const imagingWorkerLimits = () => ({ maxOldGenerationSizeMb: env().IMAGING_WORKER_HEAP_MB, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 });
 
 class ImagingWorker {
   private worker: Worker | null = null;
@@ -67,7 +79,8 @@ class ImagingWorker {
   private started(): Worker {
     if (this.worker) return this.worker;
     this.generation++;
-    const worker = new Worker(imagingWorkerEntry(), { name: "markbook-intake-imaging" });
+    const worker = new Worker(imagingWorkerEntry(), { name: "markbook-intake-imaging", resourceLimits: imagingWorkerLimits() });
+    let outOfMemory = false;
     worker.unref();
     worker.on("message", (reply: ReplyEnvelope) => {
       const pending = this.pending.get(reply.id);
@@ -77,11 +90,19 @@ class ImagingWorker {
       if (reply.ok) pending.resolve(reply.value);
       else pending.reject(replyError(reply.error));
     });
-    worker.on("error", (error) => logger.error("intake imaging worker failed", error));
+    worker.on("error", (error) => {
+      outOfMemory ||= (error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY";
+      logger.error("intake imaging worker failed", error);
+    });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = null;
       if (this.pending.size > 0) logger.warn(`intake imaging worker exited (code ${code}) with ${this.pending.size} request(s) in flight`);
-      for (const pending of this.pending.values()) pending.reject(new AppError("unavailable", WORKER_DIED));
+      // The worker does one request at a time, in order: the oldest pending one is the one it was on.
+      // Only that file is blamed; the others (perhaps another school's) are simply tried again.
+      const inFlight = Math.min(...this.pending.keys());
+      for (const [id, pending] of this.pending) {
+        pending.reject(outOfMemory && id === inFlight ? new AppError("invalid", OUT_OF_MEMORY, "file") : new AppError("unavailable", WORKER_DIED));
+      }
       this.pending.clear();
     });
     this.worker = worker;
@@ -114,7 +135,7 @@ export function imagingWorkerThread(): Worker | null {
 async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
-  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf }, ownBuffer(pdf));
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages }, ownBuffer(pdf));
   const generation = worker.generation;
   const request = (pilePage: number) => {
     const reading = worker.call({ kind: "readPage", pileId, pilePage });
@@ -149,5 +170,6 @@ export function workerImaging(): IntakeImaging {
     stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
     nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
     redactNameBox: (scriptPdf, rect) => worker.call({ kind: "redactNameBox", scriptPdf, rect }),
+    inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
   };
 }

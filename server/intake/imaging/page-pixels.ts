@@ -1,8 +1,12 @@
 import { PDFArray, type PDFDocument, PDFName, type PDFPage, PDFRawStream, PDFDict } from "pdf-lib";
 import sharp from "sharp";
+import { DECODE_PIXEL_LIMIT, cappedDpi, cappedSize, checkPageStreams } from "./limits";
 import { type GreyImage, renderPageGrey } from "./pdfjs";
 
-/** Resolution at which a page that is not one scanned JPEG is rendered: codes print with 0.85 mm modules, ~7 px each. */
+/**
+ * Resolution at which a page that is not one scanned JPEG is rendered: codes print with 0.85 mm modules,
+ * ~7 px each. A page larger than A3 is rendered at less, within PAGE_PIXEL_CAP (limits.ts).
+ */
 export const RENDER_DPI = 200;
 
 /** A page's pixels and the resolution they have on paper. */
@@ -14,22 +18,32 @@ export interface PagePixels extends GreyImage {
  * The pixels of one page, unrotated (as the page's content lies before its /Rotate), in greyscale.
  * A scanned page is usually one JPEG drawn over the whole page: its bytes are decoded as they are, which
  * is both faster and sharper than rendering. Anything else is rendered by pdfjs. Null when neither works.
- * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF.
+ * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF. A page beyond the limits of
+ * limits.ts is refused (AppError "invalid") before anything decodes it.
  */
 export async function pagePixels(document: PDFDocument, bytes: Uint8Array): Promise<PagePixels | null> {
+  // Nothing is decoded before its streams are checked (limits.ts): an AppError with the reason otherwise.
+  await checkPageStreams(document, 1);
   const page = document.getPage(0);
   const jpeg = scannedJpeg(page);
   if (jpeg) {
     try {
-      const { data, info } = await sharp(jpeg, { failOn: "none" }).toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
+      // Decoded no larger than the cap: libjpeg shrinks while decoding (1/2, 1/4, 1/8), then a resize.
+      const image = sharp(jpeg, { failOn: "none", limitInputPixels: DECODE_PIXEL_LIMIT, sequentialRead: true });
+      const declared = await image.metadata();
+      const size = cappedSize(declared.width ?? 1, declared.height ?? 1);
+      const scaled = size.width === declared.width && size.height === declared.height ? image : image.resize(size.width, size.height, { fit: "fill" });
+      const { data, info } = await scaled.toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
       const { width } = unrotatedSize(page);
       return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, dpi: (info.width / width) * 72 };
     } catch {
       // A JPEG that sharp cannot decode may still be drawn by pdfjs (it has its own decoder).
     }
   }
-  const image = await renderPageGrey(bytes, 1, RENDER_DPI);
-  return image && { ...image, dpi: RENDER_DPI };
+  const { width, height } = unrotatedSize(page);
+  const dpi = cappedDpi(width, height, RENDER_DPI);
+  const image = await renderPageGrey(bytes, 1, dpi);
+  return image && { ...image, dpi };
 }
 
 /** The page's size in points before its /Rotate (pdf-lib's getSize is its media box). */

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { DECODE_PIXEL_LIMIT, PAGE_PIXEL_CAP, cappedDpi } from "./limits";
 
 /**
  * pdfjs-dist's legacy build, loaded for Node 20. Version 6 uses two things Node 20 lacks:
@@ -72,7 +73,15 @@ export async function openForRendering(pdf: Uint8Array): Promise<RenderablePdf> 
   const pdfjs = await loadPdfJs();
   // pdfjs takes ownership of the data it is given (it detaches the buffer): give it a copy. Not
   // pdf.slice(): on a Node Buffer that is a view of the same memory, often Node's shared pool.
-  const task = pdfjs.getDocument({ data: new Uint8Array(pdf), standardFontDataUrl, verbosity: 0 });
+  // Its own limits are the imaging's (limits.ts): no image above DECODE_PIXEL_LIMIT is decoded, no canvas above the cap made.
+  const task = pdfjs.getDocument({
+    data: new Uint8Array(pdf),
+    standardFontDataUrl,
+    verbosity: 0,
+    maxImageSize: DECODE_PIXEL_LIMIT,
+    canvasMaxAreaInBytes: PAGE_PIXEL_CAP * 4,
+    isOffscreenCanvasSupported: false,
+  });
   const close = () => task.destroy().catch(() => undefined);
   let document: Awaited<typeof task.promise>;
   try {
@@ -87,7 +96,9 @@ export async function openForRendering(pdf: Uint8Array): Promise<RenderablePdf> 
     close,
     async render(pageNumber, dpi, transform) {
       const page = await document.getPage(pageNumber);
-      const viewport = page.getViewport({ scale: dpi / 72, rotation: 0 });
+      // Never more pixels than the cap, whatever the caller asked: a huge page comes out at a lower resolution.
+      const points = page.getViewport({ scale: 1, rotation: 0 });
+      const viewport = page.getViewport({ scale: cappedDpi(points.width, points.height, dpi) / 72, rotation: 0 });
       const width = Math.max(1, Math.round(viewport.width));
       const height = Math.max(1, Math.round(viewport.height));
       const pair = factory.create(width, height);

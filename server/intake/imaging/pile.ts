@@ -3,6 +3,8 @@ import sharp from "sharp";
 import { AppError } from "../../errors";
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
+import { openCheckedPdf } from "./inspect";
+import { checkPageStreams } from "./limits";
 import { pagePixels } from "./page-pixels";
 import { readPageCode } from "./qr";
 
@@ -17,22 +19,13 @@ export interface OpenPile {
   pageCount: number;
 }
 
-export async function openPile(pdf: Uint8Array): Promise<OpenPile> {
-  let document: PDFDocument;
-  try {
-    // Encrypted scans (a copier's "secure PDF") open too: only the page streams are copied, never decrypted text.
-    document = await PDFDocument.load(pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-  } catch (error) {
-    throw new AppError("invalid", `The file is not a PDF that can be read: ${unreadableReason(pdf, error)}. Scan the pile again, or save it as PDF from the copier.`, "file");
-  }
-  return { document, pageCount: document.getPageCount() };
-}
-
-function unreadableReason(pdf: Uint8Array, error: unknown): string {
-  // A PDF starts with "%PDF-" (within its first kilobyte, by the specification's tolerance).
-  if (!Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(pdf.byteLength, 1024)).includes("%PDF-")) return "it is not a PDF file";
-  if (error instanceof Error && /encrypt/i.test(error.message)) return "it is protected by a password";
-  return "it is damaged or cut short";
+/**
+ * Opens a pile and checks it before any page is read (openCheckedPdf): a file pdf-lib cannot parse, a
+ * page tree that loops or unfolds beyond `maxPages` pages, and a page larger than any paper are refused
+ * with the teacher's reason (AppError "invalid": the file itself, so never retried).
+ */
+export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER }: { maxPages?: number } = {}): Promise<OpenPile> {
+  return openCheckedPdf(pdf, { maxPages, what: "pile" });
 }
 
 /** Page `pilePage` (1-based) of an open pile, read: the page alone as a PDF, and its code. */
@@ -43,12 +36,15 @@ export async function readPilePage(pile: OpenPile, pilePage: number): Promise<Pa
     const [page] = await single.copyPages(pile.document, [pilePage - 1]);
     single.addPage(page);
     onePagePdf = await single.save({ useObjectStreams: false });
-  } catch {
+  } catch (error) {
+    if (error instanceof AppError) throw error;
     // The page cannot even be cut out (a broken object): it is kept as an empty page of its size, so
     // it is still counted, placed and shown, and never lost.
     onePagePdf = await emptyPageLike(pile, pilePage);
     return { pilePage, pileSize: pile.pageCount, onePagePdf, code: null, rotation: 0 };
   }
+  // Refused before any decoder sees it (a picture claiming absurd pixels, a stream bomb): the whole pile fails.
+  await checkPageStreams(single, pilePage);
   const { code, rotation } = await readCode(single, onePagePdf);
   return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation };
 }
@@ -112,7 +108,9 @@ export function paintOver(data: Buffer, width: number, height: number, rect: Omi
  * (a page of an anonymous batch shown to a marker). Null when the page has no pixels.
  */
 export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
-  const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
+  const { document, pageCount } = await openCheckedPdf(onePagePdf, { maxPages: Number.MAX_SAFE_INTEGER, what: "scan" });
+  if (pageCount === 0) return null;
+  await checkPageStreams(document, 1);
   const pixels = await pagePixels(document, onePagePdf);
   if (!pixels) return null;
   const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })

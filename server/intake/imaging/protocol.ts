@@ -4,13 +4,14 @@ import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 /** Messages between the app thread (server/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
-  | { kind: "openPile"; pdf: Uint8Array }
+  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }
   | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
-  | { kind: "redactNameBox"; scriptPdf: Uint8Array; rect: PageRect };
+  | { kind: "redactNameBox"; scriptPdf: Uint8Array; rect: PageRect }
+  | { kind: "inspectPaper"; paper: Uint8Array };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -20,6 +21,7 @@ export interface ImagingReplies {
   stamp: StampedScripts;
   nameBoxCrop: Uint8Array | null;
   redactNameBox: Uint8Array;
+  inspectPaper: { pageCount: number };
 }
 
 export interface RequestEnvelope {

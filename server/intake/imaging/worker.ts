@@ -2,6 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
+import { inspectPaper } from "./inspect";
 import { redactNameBox } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -36,7 +37,7 @@ async function handle({ id, request }: RequestEnvelope) {
 async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
   switch (request.kind) {
     case "openPile": {
-      const pile = await openPile(request.pdf);
+      const pile = await openPile(request.pdf, { maxPages: request.maxPages });
       const pileId = nextPileId++;
       piles.set(pileId, pile);
       return { pileId, pageCount: pile.pageCount };
@@ -57,6 +58,8 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
     case "redactNameBox":
       return redactNameBox(request.scriptPdf, request.rect);
+    case "inspectPaper":
+      return inspectPaper(request.paper);
   }
 }
 
