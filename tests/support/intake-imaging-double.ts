@@ -1,4 +1,4 @@
-import { redactNameBox } from "../../server/intake/imaging/redact";
+import { redactScript, redactedPageImage } from "../../server/intake/imaging/redact";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
 import type { IntakeImaging } from "../../server/intake/imaging-port";
@@ -109,5 +109,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactNameBox, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
 }

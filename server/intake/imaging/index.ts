@@ -25,8 +25,10 @@ export interface IntakeImaging {
    * `cover` painted over first when given; null when the page has no pixels.
    */
   nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
-  /** redactNameBox (server/intake/imaging/redact.ts): a script's PDF without the name written in `rect`. */
-  redactNameBox: (scriptPdf: Uint8Array, rect: PageRect) => Promise<Uint8Array>;
+  /** redactScript (server/intake/imaging/redact.ts): a script's PDF as pictures of its pages, `covers` painted over. */
+  redactScript: (scriptPdf: Uint8Array, covers: PageRect[]) => Promise<Uint8Array>;
+  /** redactedPageImage (redact.ts): one scanned page, upright, as JPEG, `covers` painted over; null when it has no pixels. */
+  redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
 }
 
 interface Pending {
@@ -148,6 +150,7 @@ export function workerImaging(): IntakeImaging {
     assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
     stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
     nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
-    redactNameBox: (scriptPdf, rect) => worker.call({ kind: "redactNameBox", scriptPdf, rect }),
+    redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
+    redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
   };
 }

@@ -10,7 +10,8 @@ export type ImagingRequest =
   | { kind: "assembleScript"; pages: AssemblyPage[] }
   | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
-  | { kind: "redactNameBox"; scriptPdf: Uint8Array; rect: PageRect };
+  | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
+  | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -19,7 +20,8 @@ export interface ImagingReplies {
   assembleScript: Uint8Array;
   stamp: StampedScripts;
   nameBoxCrop: Uint8Array | null;
-  redactNameBox: Uint8Array;
+  redactScript: Uint8Array;
+  redactedPageImage: Uint8Array | null;
 }
 
 export interface RequestEnvelope {

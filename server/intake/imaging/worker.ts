@@ -2,7 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
-import { redactNameBox } from "./redact";
+import { redactScript, redactedPageImage } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -55,8 +55,10 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
     case "nameBoxCrop":
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
-    case "redactNameBox":
-      return redactNameBox(request.scriptPdf, request.rect);
+    case "redactScript":
+      return redactScript(request.scriptPdf, request.covers);
+    case "redactedPageImage":
+      return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
   }
 }
 
