@@ -148,6 +148,7 @@ interface Reply {
 describeOnEachDatabase("anonymity on paper: no name in any byte a marker receives", (database) => {
   let school: School;
   let colleague: School["teacher"];
+  let otherSchool: School;
   let storageRoot: string;
   const db = () => database().db;
   const as = (user: { id: string }) => createCaller({ db: db(), user: { id: user.id } });
@@ -158,6 +159,7 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
     // The stand-in files pile pages by the codes they carry; the pixels (page images, redaction) are the real imaging's.
     setIntakeImaging({ ...imagingDouble(), nameBoxCrop });
     school = await createSchool(db(), "Anonymity on paper");
+    otherSchool = await createSchool(db(), "Elsewhere");
     colleague = await asService(db(), async (tx) => {
       const user = await createUser(tx, { email: `colleague2.${crypto.randomBytes(4).toString("hex")}@example.org`, fullName: "Second Colleague", instituteId: school.institute.id, role: "teacher" });
       return { ...user, token: await signUserToken({ userId: user.id, ttlSeconds: 600 }) };
@@ -373,6 +375,21 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
     // The OCR reads the stamp that is there.
     expect(read).toMatch(new RegExp(`script (${fixture.zoe.script_number}|${fixture.bart.script_number})`));
   }, timeoutFor(20));
+
+  it("answers another school's staff and a student with 404 for the scans, page images, crops and print of an anonymous batch", async () => {
+    const fixture = await printedBeforeAnonymous();
+    await as(school.teacher).exam.batches.setAnonymous({ batch_id: fixture.batch.id, anonymous: true });
+    for (const user of [otherSchool.teacher, otherSchool.admin, school.student]) {
+      const replies = [
+        await callRest(scanRoute, { token: user.token, params: { submission_id: fixture.zoe.id } }),
+        await callRest(nameCropRoute, { token: user.token, params: { submission_id: fixture.zoe.id } }),
+        await callRest(pageImageRoute, { token: user.token, params: { page_id: fixture.pages[0]!.id } }),
+        await callRest(printRoute, { method: "POST", token: user.token, body: {}, params: { batch_id: fixture.batch.id } }),
+      ];
+      expect(replies.map((reply) => reply.status)).toEqual([404, 404, 404, 404]);
+      for (const reply of replies) expect(namesIn(await reply.text())).toEqual([]);
+    }
+  });
 
   it("names scripts by number in the owner's refusals of an anonymous batch, where they named the student before", async () => {
     const fixture = await printedBeforeAnonymous();
