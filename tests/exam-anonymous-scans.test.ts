@@ -127,6 +127,7 @@ describe("redactScript", () => {
   it("refuses a scan it cannot read with a 409 that says why, rather than show it whole", async () => {
     const unreadable = new TextEncoder().encode("%PDF-1.7\n% not a PDF after all\n%%EOF\n");
     await expect(redactScript(unreadable, [NAME_BOX])).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("cannot be hidden") });
+    await expect(redactedPageImage(unreadable, 0, [NAME_BOX])).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("cannot be hidden") });
   });
 
   it("paints a cover of page 0 on every page", async () => {

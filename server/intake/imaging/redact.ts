@@ -50,8 +50,12 @@ export async function redactScript(scriptPdf: Uint8Array, covers: Cover[]): Prom
  * over: a pile page of an anonymous batch shown to a marker. Null when the page has no pixels.
  */
 export async function redactedPageImage(onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]): Promise<Uint8Array | null> {
-  const document = await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false });
-  const pixels = await pagePixels(document, onePagePdf);
+  let pixels: Awaited<ReturnType<typeof pagePixels>>;
+  try {
+    pixels = await pagePixels(await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false }), onePagePdf);
+  } catch {
+    throw new AppError("conflict", "This page cannot be read, so the names on it cannot be hidden: in an anonymous batch it is not shown.");
+  }
   if (!pixels) return null;
   const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
     .rotate(rotation)
