@@ -136,4 +136,13 @@ test("a teacher marks an anonymous batch: Script N on every screen, the name box
   expect(afterReveal.some(({ text }) => text.includes(someone))).toBe(true);
   await screenshot(page, testInfo, "anonymous-results-revealed", true);
   page.off("response", keep);
+
+  // 5. Printing: the scripts carry no names, and the owner is shown who gets which script.
+  await page.goto(`/batches/${batchId}`);
+  await page.getByRole("button", { name: "Print scripts" }).click();
+  const print = page.getByRole("dialog", { name: "Print scripts" });
+  await expect(print.getByText("Anonymous marking: no names are printed")).toBeVisible();
+  await print.getByText("Who gets which script (20 students)").click();
+  await expect(print.getByText(new RegExp(`^Script \\d+: ${someone}$`))).toBeVisible();
+  await screenshot(page, testInfo, "anonymous-print-dialog");
 });

@@ -20,7 +20,7 @@ import { asService } from "../server/db/rls";
 import { examTemplates } from "../server/db/schema";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { nameBoxCrop } from "../server/intake/imaging/pile";
-import { redactNameBox } from "../server/intake/imaging/redact";
+import { redactScript, redactedPageImage } from "../server/intake/imaging/redact";
 import { processScanPile } from "../server/intake/pile-job";
 import { renderPageGrey } from "../server/intake/imaging/pdfjs";
 import { createLocalStorage } from "../server/storage/local";
@@ -98,14 +98,16 @@ async function renderPageShown(pdf: Uint8Array, page: number) {
 const holds = (pdf: Uint8Array, bytes: Buffer) => Buffer.from(pdf).indexOf(bytes) >= 0;
 const inner = (rect: typeof NAME_BOX) => ({ x: rect.x + 0.03, y: rect.y + 0.025, width: rect.width - 0.06, height: rect.height - 0.05 });
 
-describe("redactNameBox", () => {
-  it("replaces the name box's page with one in which the name is painted over, and leaves the answer and the other pages", async () => {
+describe("redactScript", () => {
+  it("replaces every page with a picture of itself in which the name is painted over, and leaves the answers", async () => {
     const { pdf, first, second } = await scanPdf();
     expect(await meanGrey(pdf, 1, inner(NAME_BOX))).toBeLessThan(30);
-    const redacted = await redactNameBox(pdf, NAME_BOX);
+    const redacted = await redactScript(pdf, [NAME_BOX]);
     expect(holds(pdf, first)).toBe(true);
     expect(holds(redacted, first)).toBe(false);
-    expect(holds(redacted, second)).toBe(true);
+    // Page 2 is a picture too (no byte of the scan's own image), its answer and its "name" (no cover there) still shown.
+    expect(holds(redacted, second)).toBe(false);
+    expect(await meanGrey(redacted, 2, inner(NAME_BOX))).toBeLessThan(120);
     expect((await PDFDocument.load(redacted)).getPageCount()).toBe(2);
     expect(Math.abs((await meanGrey(redacted, 1, inner(NAME_BOX))) - 128)).toBeLessThan(6);
     expect(await meanGrey(redacted, 1, ANSWER)).toBeLessThan(70);
@@ -114,7 +116,7 @@ describe("redactNameBox", () => {
 
   it("finds the name box on a page shown turned (/Rotate), where the teacher drew it", async () => {
     const { pdf, first } = await scanPdf(90);
-    const redacted = await redactNameBox(pdf, NAME_BOX);
+    const redacted = await redactScript(pdf, [NAME_BOX]);
     const page = (await PDFDocument.load(redacted)).getPage(0);
     expect(page.getRotation().angle % 360).toBe(0);
     expect(page.getSize()).toEqual({ width: 595, height: 842 });
@@ -124,12 +126,14 @@ describe("redactNameBox", () => {
 
   it("refuses a scan it cannot read with a 409 that says why, rather than show it whole", async () => {
     const unreadable = new TextEncoder().encode("%PDF-1.7\n% not a PDF after all\n%%EOF\n");
-    await expect(redactNameBox(unreadable, NAME_BOX)).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("cannot be hidden") });
+    await expect(redactScript(unreadable, [NAME_BOX])).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("cannot be hidden") });
+    await expect(redactedPageImage(unreadable, 0, [NAME_BOX])).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("cannot be hidden") });
   });
 
-  it("returns a PDF without the name box's page as it is", async () => {
+  it("paints a cover of page 0 on every page", async () => {
     const { pdf } = await scanPdf();
-    expect(await redactNameBox(pdf, { ...NAME_BOX, page: 3 })).toBe(pdf);
+    const redacted = await redactScript(pdf, [{ ...NAME_BOX, page: 0 }]);
+    for (const page of [1, 2]) expect(Math.abs((await meanGrey(redacted, page, inner(NAME_BOX))) - 128)).toBeLessThan(6);
   });
 });
 
@@ -174,7 +178,7 @@ describeOnEachDatabase("anonymous batches serve their scans without the name", (
       const served = new Uint8Array(await response.arrayBuffer());
       expect(Number(response.headers.get("content-length"))).toBe(served.byteLength);
       expect(holds(served, scan.first)).toBe(false);
-      expect(holds(served, scan.second)).toBe(true);
+      expect(holds(served, scan.second)).toBe(false);
       expect(Math.abs((await meanGrey(served, 1, inner(NAME_BOX))) - 128)).toBeLessThan(6);
       expect(await meanGrey(served, 1, ANSWER)).toBeLessThan(70);
     }
@@ -207,7 +211,7 @@ describeOnEachDatabase("anonymous batches show their scanned pages without the n
     storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-anonymous-pages-"));
     useObjectStorage(createLocalStorage(storageRoot));
     // The stand-in files pages by their codes; the page images are the real imaging's.
-    setIntakeImaging({ ...imagingDouble(), nameBoxCrop });
+    setIntakeImaging({ ...imagingDouble(), nameBoxCrop, redactedPageImage });
     school = await createSchool(database().db, "Anonymous pages");
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));

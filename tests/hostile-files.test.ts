@@ -164,7 +164,7 @@ describe("the imaging's own limits", () => {
 
   it("refuses to redact a scan whose JPEG lies about its size, with redaction's sentence, memory bounded", async () => {
     const lying = corpus.find((file) => file.name === "lying-jpeg-header.pdf")!;
-    const cost = await measured(() => imaging.redactNameBox(lying.bytes, { page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.1 }));
+    const cost = await measured(() => imaging.redactScript(lying.bytes, [{ page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.1 }]));
     expect(cost.error).toBeInstanceOf(AppError);
     expect(cost.error).toMatchObject({ code: "conflict", message: expect.stringContaining("This scan cannot be read") as unknown });
     expectBounded(cost);

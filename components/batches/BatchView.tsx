@@ -335,7 +335,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         }}
       />
 
-      <PrintScriptsDialog batchId={batchId} open={printing} onClose={() => setPrinting(false)} onPrinted={setPrinted} />
+      <PrintScriptsDialog batchId={batchId} anonymous={anonymous} open={printing} onClose={() => setPrinting(false)} onPrinted={setPrinted} />
 
       <ConfirmDialog
         open={confirming}

@@ -27,12 +27,17 @@ interface ResultsTableProps {
   markedPercentages: number[];
   /** "hidden" for an anonymous batch not revealed: rows are scripts ("Script 17"), sorted by number. */
   names: "shown" | "hidden";
+  /**
+   * An anonymous batch whose owner revealed the names: each name comes with its script's number, the
+   * list the owner hands the scripts out by (they are printed without names).
+   */
+  withScriptNumbers?: boolean;
 }
 
 const sameKey = (a: SortKey, b: SortKey) => a.by === b.by && (a.by !== "question" || (b.by === "question" && a.questionId === b.questionId));
 
 /** Students × questions with total and percentage; every column header sorts (click or Enter/Space). */
-export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedPercentages, names }: ResultsTableProps) {
+export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedPercentages, names, withScriptNumbers = false }: ResultsTableProps) {
   const [sort, setSort] = useState<{ key: SortKey; direction: SortDirection }>({ key: { by: "name" }, direction: "ascending" });
   const sorted = useMemo(() => sortRows(rows, questions, sort.key, sort.direction), [rows, questions, sort]);
 
@@ -104,7 +109,10 @@ export function ResultsTable({ questions, rows, maxTotal, questionMeans, markedP
                         {row.has_student ? null : <span className="table__muted"> (no student yet)</span>}
                       </>
                     ) : (
-                      (row.student_name ?? <span className="table__muted">Unmatched scan</span>)
+                      <>
+                        {row.student_name ?? <span className="table__muted">Unmatched scan</span>}
+                        {withScriptNumbers ? <span className="table__muted"> · Script {row.script_number}</span> : null}
+                      </>
                     )}
                   </span>
                   {state !== "marked" ? <SubmissionStateBadge submission={facts} progress={{ marked: facts.marks_entered, of: questions.length }} /> : null}

@@ -101,7 +101,7 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
         {batch.anonymous ? (
           <p className="muted">
             {names === "shown"
-              ? "Anonymous marking: the names are shown to you only, on this page; markers still see script numbers."
+              ? "Anonymous marking: the names are shown to you only, on this page, each with its script's number (printed scripts carry no names); markers still see script numbers."
               : canReveal
                 ? "Anonymous marking: scripts are shown by number. Only you, the batch's owner, can reveal the names."
                 : "Anonymous marking: scripts are shown by number. Only the batch's owner can reveal the names."}
@@ -158,7 +158,7 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
                 <span aria-hidden="true">–</span> not marked yet · blank row: no scan yet, or absent
               </p>
             </div>
-            <ResultsTable names={names} questions={questions} rows={rows} maxTotal={summary.maxTotal} questionMeans={means} markedPercentages={summary.markedPercentages} />
+            <ResultsTable names={names} withScriptNumbers={batch.anonymous && names === "shown"} questions={questions} rows={rows} maxTotal={summary.maxTotal} questionMeans={means} markedPercentages={summary.markedPercentages} />
             <p className="results__note">
               Mean row: the total and percentage of the fully marked scripts; each question over every mark recorded so far.
             </p>

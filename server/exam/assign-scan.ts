@@ -4,7 +4,7 @@ import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examScanPages, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { batchNames, presentSubmission } from "./anonymity";
+import { batchNames, presentSubmission, scriptLabel } from "./anonymity";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
@@ -69,7 +69,7 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
   const pilePages = await filedPagesOf(tx, scan.id);
   if (pilePages.length > 0) return { assigned: await givePilePagesToSlot(tx, { scan, slot, batch, callerId, pilePages }, options), batch };
   if (slot.scan_url !== null) {
-    throw new AppError("conflict", `${slot.student_name ?? "This student"} already has a scan: it is not replaced by an assignment`);
+    throw new AppError("conflict", `${studentInMessage(slot, batch)} already has a scan: it is not replaced by an assignment`);
   }
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
@@ -100,7 +100,7 @@ async function givePilePagesToSlot(
   { scan, slot, batch, callerId, pilePages }: { scan: SubmissionRow; slot: SubmissionRow; batch: BatchRow; callerId: string; pilePages: { page_number: number | null }[] },
   options: IntakeWriteOptions,
 ): Promise<SubmissionRow> {
-  const name = slot.student_name ?? "This student";
+  const name = studentInMessage(slot, batch);
   const slotPages = await filedPagesOf(tx, slot.id);
   if (slot.scan_url !== null && slotPages.length === 0) {
     throw new AppError("conflict", `${name} already has a scan uploaded on its own: it is not replaced by an assignment`);
@@ -109,7 +109,8 @@ async function givePilePagesToSlot(
   const clashes = pilePages.map((page) => page.page_number!).filter((position) => held.has(position));
   if (clashes.length > 0) {
     const pages = clashes.length === 1 ? `page ${clashes[0]}` : `pages ${clashes.slice(0, -1).join(", ")} and ${clashes.at(-1)}`;
-    throw new AppError("conflict", `${name}'s script already has ${pages}: move the pages that do not belong there first`);
+    const script = batch.anonymous ? name : `${name}'s script`;
+    throw new AppError("conflict", `${script} already has ${pages}: move the pages that do not belong there first`);
   }
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
@@ -163,9 +164,19 @@ async function giveScanRowToStudent(tx: Tx, scan: SubmissionRow, batch: BatchRow
     return assigned;
   } catch (error) {
     // Another scan was given to the same student at the same moment.
-    if (postgresErrorCode(error) === UNIQUE_VIOLATION) throw new AppError("conflict", `${student.full_name} already has a submission in this batch`);
+    if (postgresErrorCode(error) === UNIQUE_VIOLATION) {
+      throw new AppError("conflict", `${batch.anonymous ? "This student" : student.full_name} already has a submission in this batch`);
+    }
     throw error;
   }
+}
+
+/**
+ * The student's submission in a refusal: their name, or in an anonymous batch its script's number
+ * (issue 32: no message of an anonymous batch names a student, the owner's included).
+ */
+function studentInMessage(slot: SubmissionRow, batch: BatchRow): string {
+  return batch.anonymous ? scriptLabel(slot.script_number) : (slot.student_name ?? "This student");
 }
 
 /** The slot and the scan may each hold marks (an absent student can be marked); never two for one question. */

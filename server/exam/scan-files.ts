@@ -10,6 +10,7 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { intakeImaging } from "../intake/imaging-port";
 import { nameBoxOnScan } from "../intake/name-box";
+import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "../intake/stamp-covers";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 
 export const submissionIdInput = z.object({ submission_id: recordId("Submission") });
@@ -18,8 +19,7 @@ export const submissionIdInput = z.object({ submission_id: recordId("Submission"
  * GET /api/exam/submissions/{id}/scan: the scanned PDF of one submission, streamed from storage.
  * The submission and its file are read as the caller (row-level security): a submission of another
  * school, a student's, or one without a scan yet all read as 404, as does a file missing from storage.
- * In an anonymous batch the scan comes without the name written on it, for every reader
- * (anonymousScan).
+ * In an anonymous batch the scan comes without any name on it, for every reader (anonymousScan).
  */
 export async function openSubmissionScan(db: Db, callerId: string, submissionId: string, options: { storage?: ObjectStorage } = {}) {
   const { submission_id: id } = submissionIdInput.parse({ submission_id: submissionId });
@@ -31,6 +31,8 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
         byteSize: files.byte_size,
         contentType: files.content_type,
         anonymous: examBatches.anonymous,
+        templateId: examBatches.template_id,
+        printCode: examBatches.print_code,
         nameBox: examTemplates.name_box,
         filedFromPiles: sql<boolean>`exists (select 1 from ${examScanPages} where ${examScanPages.submission_id} = ${examSubmissions.id})`,
       })
@@ -39,13 +41,14 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
       .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
       .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examSubmissions.id, id));
-    return row;
+    if (!row?.anonymous) return row && { ...row, stamps: null };
+    return { ...row, stamps: await readStampPlaces(tx, { template_id: row.templateId, print_code: row.printCode }) };
   });
   if (!scan) throw notFound("Scan");
   const storage = options.storage ?? objectStorage();
   try {
-    if (scan.anonymous) {
-      const bytes = await anonymousScan(storage, scan, nameBoxOnScan(scan));
+    if (scan.stamps) {
+      const bytes = await anonymousScan(storage, scan, nameBoxOnScan(scan), scan.stamps);
       return { contentType: scan.contentType, byteSize: bytes.byteLength, body: new Blob([bytes as Uint8Array<ArrayBuffer>]).stream() };
     }
     return { contentType: scan.contentType, byteSize: scan.byteSize, body: await storage.get(scan.bucket, scan.key) };
@@ -58,19 +61,25 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
 }
 
 /**
- * The scan of a script of an anonymous batch without its name (imaging's redactNameBox), made once per
- * scan file and name box and kept beside the scan: every marker of the batch opens it, and redacting
- * costs a page render. A new scan is a new file, a moved name box a new key.
+ * The scan of a script of an anonymous batch without any name on it (imaging's redactScript): every
+ * page a picture, with the name box and the stamp's text (scripts printed before the batch was made
+ * anonymous carry the student's name there) painted over, and no text layer. Made once per scan file,
+ * name box and stamp places, and kept beside the scan: every marker of the batch opens it, and
+ * redacting costs a render of every page. A new scan is a new file; a moved name box, a changed
+ * template or paper a new key. The key's "v2" leaves behind the copies made before the stamp and the
+ * text layer were redacted.
  */
-async function anonymousScan(storage: ObjectStorage, scan: { bucket: string; key: string; contentType: string }, box: NameBox): Promise<Uint8Array> {
-  const boxKey = crypto.createHash("sha256").update(JSON.stringify([box.page, box.x, box.y, box.width, box.height])).digest("hex").slice(0, 16);
+async function anonymousScan(storage: ObjectStorage, scan: { bucket: string; key: string; contentType: string }, box: NameBox, stamps: StampPlaces): Promise<Uint8Array> {
+  const depends = ["v2", [box.page, box.x, box.y, box.width, box.height], stampPlacesKey(stamps)];
+  const boxKey = crypto.createHash("sha256").update(JSON.stringify(depends)).digest("hex").slice(0, 16);
   const redactedKey = `${scan.key}.anonymous-${boxKey}.pdf`;
   try {
     return await readObjectBytes(storage, scan.bucket, redactedKey);
   } catch (error) {
     if (!isObjectNotFound(error)) throw error;
   }
-  const redacted = await intakeImaging().redactNameBox(await readObjectBytes(storage, scan.bucket, scan.key), box);
+  const covers = [box, ...(await stampTextCovers(stamps, storage))];
+  const redacted = await intakeImaging().redactScript(await readObjectBytes(storage, scan.bucket, scan.key), covers);
   await putObjectBytes(storage, scan.bucket, redactedKey, redacted, { contentType: scan.contentType });
   return redacted;
 }

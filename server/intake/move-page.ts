@@ -4,7 +4,7 @@ import type { Tx } from "../db/client";
 import { examScanPages, examSubmissions } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
-import { batchNames, presentSubmission } from "../exam/anonymity";
+import { type NamesShown, batchNames, presentSubmission, scriptLabel } from "../exam/anonymity";
 import { submissionOutput } from "../exam/batches";
 import { integer, recordId } from "../http/input-rules";
 import { objectStorage } from "../storage/configured-storage";
@@ -43,8 +43,12 @@ export const filedPagesOf = (tx: Tx, submissionId: string) =>
     .where(and(eq(examScanPages.submission_id, submissionId), eq(examScanPages.placement, "filed")))
     .orderBy(asc(examScanPages.page_number));
 
-/** Who a submission is, in a message: the student's name, or a script still to identify. */
-export const scriptOwner = (submission: { student_name: string | null }) => (submission.student_name ? `${submission.student_name}'s script` : "This script");
+/**
+ * Who a submission is, in a message: the student's name, or a script still to identify; in an anonymous
+ * batch the script's number, whoever asks (issue 32: no message of an anonymous batch names a student).
+ */
+export const scriptOwner = (submission: { student_name: string | null; script_number: number }, names: NamesShown) =>
+  names === "hidden" ? scriptLabel(submission.script_number) : submission.student_name ? `${submission.student_name}'s script` : "This script";
 
 /**
  * Moves one scanned page by hand (a duplicate, a page of a script to identify, or a page filed in the
@@ -70,13 +74,14 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
   if (page.placement === "reading") throw new AppError("conflict", "This page's pile is still being read: move the page once the pile is filed");
 
   const target = await targetSubmission(tx, batch.id, { submissionId, studentId, newScript });
+  const names = batchNames(batch);
   const held = (await filedPagesOf(tx, target.id)).filter((other) => other.id !== page.id);
   if (target.scan_url !== null && held.length === 0 && page.submission_id !== target.id) {
-    throw new AppError("conflict", `${scriptOwner(target)} has a scan uploaded on its own: scanned pages are not added to it`);
+    throw new AppError("conflict", `${scriptOwner(target, names)} has a scan uploaded on its own: scanned pages are not added to it`);
   }
   const positions = new Set(held.map((other) => other.page_number!));
   if (pageNumber !== undefined && positions.has(pageNumber)) {
-    throw new AppError("conflict", `${scriptOwner(target)} already has a page ${pageNumber}: move that page first`, "page_number");
+    throw new AppError("conflict", `${scriptOwner(target, names)} already has a page ${pageNumber}: move that page first`, "page_number");
   }
   let position = pageNumber ?? 1;
   while (positions.has(position)) position++;
@@ -98,7 +103,6 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
     };
     const submission = await rebuildSubmissionScan(tx, target.id, context);
     const left = source && source !== target.id ? await rebuildSubmissionScan(tx, source, context) : null;
-    const names = batchNames(batch);
     return {
       page: { id: page.id, submission_id: target.id, page_number: position },
       submission: presentSubmission(submission!, names),

@@ -12,6 +12,7 @@ import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../storag
 import { intakeImaging } from "./imaging-port";
 import { nameBoxOf, nameBoxOnScan } from "./name-box";
 import type { QuarterTurn } from "./page-reading";
+import { readStampPlaces, stampTextCovers } from "./stamp-covers";
 
 
 /**
@@ -56,13 +57,15 @@ const WHOLE_PAGE = { x: 0, y: 0, width: 1, height: 1 };
 /**
  * One scanned page of a pile, upright, as a JPEG: what the "Scanned pages" screen shows before a page
  * is moved by hand. Read as the caller: the school's staff (404 otherwise, as for the page list). In an
- * anonymous batch, anyone but its owner (who identifies the scripts) gets the name box painted over on
- * a page that may carry the name: the name box's page of the paper, or a page whose code was not read.
+ * anonymous batch, anyone but its owner (who identifies the scripts) gets the names painted over: the
+ * name box on a page that may carry it (the name box's page of the paper, or a page whose code was not
+ * read), and the stamp's text, which names the student on scripts printed before the batch was made
+ * anonymous (on a page whose code was not read, wherever a stamp can be).
  */
 export async function scanPageImage(db: Db, callerId: string, pageId: string, options: { storage?: ObjectStorage } = {}): Promise<Uint8Array> {
   const { page_id: id } = scanPageIdInput.parse({ page_id: pageId });
-  const [source] = await asUser(db, callerId, (tx) =>
-    tx
+  const found = await asUser(db, callerId, async (tx) => {
+    const [row] = await tx
       .select({
         bucket: files.bucket,
         key: files.storage_key,
@@ -70,39 +73,50 @@ export async function scanPageImage(db: Db, callerId: string, pageId: string, op
         printedPage: examScanPages.printed_page,
         anonymous: examBatches.anonymous,
         ownerId: examBatches.teacher_id,
+        templateId: examBatches.template_id,
+        printCode: examBatches.print_code,
         nameBox: examTemplates.name_box,
       })
       .from(examScanPages)
       .innerJoin(files, eq(files.id, examScanPages.file_id))
       .innerJoin(examBatches, eq(examBatches.id, examScanPages.batch_id))
       .leftJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
-      .where(eq(examScanPages.id, id)),
-  );
-  if (!source) throw notFound("Page");
+      .where(eq(examScanPages.id, id));
+    if (!row) return null;
+    const hidden = row.anonymous && row.ownerId !== callerId;
+    return { source: row, stamps: hidden ? await readStampPlaces(tx, { template_id: row.templateId, print_code: row.printCode }) : null };
+  });
+  if (!found) throw notFound("Page");
+  const { source, stamps } = found;
+  if (!stamps) return cropStoredPage(source, WHOLE_PAGE, options.storage);
+  const storage = options.storage ?? objectStorage();
   const { page: namePage, ...nameRect } = nameBoxOf({ name_box: source.nameBox });
   const mayShowName = source.printedPage === null || source.printedPage === namePage;
-  const cover = source.anonymous && source.ownerId !== callerId && mayShowName ? nameRect : undefined;
-  return cropStoredPage(source, WHOLE_PAGE, options.storage, cover);
+  const stampTexts = (await stampTextCovers(stamps, storage)).filter((rect) => rect.page === 0 || source.printedPage === null || rect.page === source.printedPage);
+  const covers = [...(mayShowName ? [nameRect] : []), ...stampTexts.map(({ page: _page, ...rect }) => rect)];
+  const pdf = await readStoredPage(source, storage);
+  const image = await intakeImaging().redactedPageImage(pdf, source.rotation as QuarterTurn, covers);
+  if (!image) throw notFound("Scan");
+  return image;
 }
 
-export const scanPageIdInput = z.object({ page_id: recordId("Page") });
-
-/** A page-relative rectangle of the first page of a stored PDF, turned upright, as JPEG (in the imaging worker), `cover` painted over. */
-async function cropStoredPage(
-  source: { bucket: string; key: string; rotation: number },
-  rect: Omit<NameBox, "page">,
-  storage = objectStorage(),
-  cover?: Omit<NameBox, "page">,
-): Promise<Uint8Array> {
-  let pdf: Uint8Array;
+/** A stored page's PDF: 404 when it is gone, 502 when storage fails. */
+async function readStoredPage(source: { bucket: string; key: string }, storage: ObjectStorage): Promise<Uint8Array> {
   try {
-    pdf = await readObjectBytes(storage, source.bucket, source.key);
+    return await readObjectBytes(storage, source.bucket, source.key);
   } catch (error) {
     if (isObjectNotFound(error)) throw notFound("Scan");
     logger.error("scanned page read failed", error);
     throw new AppError("upstream", "The scan could not be read from storage; try again");
   }
-  const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect, cover);
+}
+
+export const scanPageIdInput = z.object({ page_id: recordId("Page") });
+
+/** A page-relative rectangle of the first page of a stored PDF, turned upright, as JPEG (in the imaging worker). */
+async function cropStoredPage(source: { bucket: string; key: string; rotation: number }, rect: Omit<NameBox, "page">, storage = objectStorage()): Promise<Uint8Array> {
+  const pdf = await readStoredPage(source, storage);
+  const crop = await intakeImaging().nameBoxCrop(pdf, source.rotation as QuarterTurn, rect);
   if (!crop) throw notFound("Scan");
   return crop;
 }

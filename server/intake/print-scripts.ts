@@ -88,7 +88,7 @@ interface PaperToPrint {
 }
 
 /** The batch's template, its paper file and the places the stamps keep clear of. */
-async function readPaper(tx: Tx, batch: BatchRow): Promise<PaperToPrint> {
+export async function readPaper(tx: Tx, batch: Pick<BatchRow, "template_id">): Promise<PaperToPrint> {
   const [row] = await tx
     .select({ template: examTemplates, bucket: files.bucket, key: files.storage_key })
     .from(examTemplates)
@@ -110,7 +110,7 @@ async function readPaper(tx: Tx, batch: BatchRow): Promise<PaperToPrint> {
   };
 }
 
-async function readPaperBytes(storage: ObjectStorage, file: { bucket: string; key: string }): Promise<Uint8Array> {
+export async function readPaperBytes(storage: ObjectStorage, file: { bucket: string; key: string }): Promise<Uint8Array> {
   try {
     return await readObjectBytes(storage, file.bucket, file.key);
   } catch (error) {
@@ -120,7 +120,7 @@ async function readPaperBytes(storage: ObjectStorage, file: { bucket: string; ke
   }
 }
 
-async function pageSizes(paper: Uint8Array): Promise<PageSize[]> {
+export async function pageSizes(paper: Uint8Array): Promise<PageSize[]> {
   try {
     const document = await PDFDocument.load(paper, { updateMetadata: false });
     return document.getPages().map((page) => page.getSize());
@@ -219,7 +219,8 @@ export async function printScripts(db: Db, callerId: string, batchId: string, re
     if (students.length + body.spare_copies > MAX_SCRIPTS_PER_PRINT) {
       throw new AppError("invalid", `A print holds at most ${MAX_SCRIPTS_PER_PRINT} scripts: print the students in smaller groups`, "submission_ids");
     }
-    const scripts = await numberScripts(tx, batchId, students, body.spare_copies);
+    // An anonymous batch's scripts carry no name: its markers see every page (issue 32).
+    const scripts = await numberScripts(tx, batchId, students, body.spare_copies, { anonymous: batch!.anonymous });
     return { batch: batch!, batchCode, paper, scripts, students: students.length };
   });
   const paperBytes = await readPaperBytes(options.storage ?? objectStorage(), plan.paper.file!);
@@ -279,8 +280,10 @@ interface Student {
 /**
  * Script numbers: a student's script carries its submission's number (exam_submissions.script_number),
  * so the paper and the screen say the same "Script 17"; spare copies take the batch's next numbers.
+ * The stamp's first line is the student's name ("Spare copy" for a spare), except in an anonymous
+ * batch, where it is left out: script number, page and code only.
  */
-async function numberScripts(tx: Tx, batchId: string, students: Student[], spareCopies: number) {
+async function numberScripts(tx: Tx, batchId: string, students: Student[], spareCopies: number, { anonymous }: { anonymous: boolean }) {
   const printed = await tx
     .select({ script_number: examPrintedScripts.script_number, submission_id: examPrintedScripts.submission_id })
     .from(examPrintedScripts)
@@ -293,7 +296,7 @@ async function numberScripts(tx: Tx, batchId: string, students: Student[], spare
       scriptNumber = student.script_number;
       newRows.push({ batch_id: batchId, script_number: scriptNumber, submission_id: student.id });
     }
-    return { scriptNumber, heading: student.student_name ?? "Student" };
+    return { scriptNumber, heading: anonymous ? null : (student.student_name ?? "Student") };
   });
   if (spareCopies > 0) {
     const [counter] = await tx
@@ -307,7 +310,7 @@ async function numberScripts(tx: Tx, batchId: string, students: Student[], spare
     }
     for (let scriptNumber = last - spareCopies + 1; scriptNumber <= last; scriptNumber++) {
       newRows.push({ batch_id: batchId, script_number: scriptNumber, submission_id: null });
-      scripts.push({ scriptNumber, heading: SPARE_HEADING });
+      scripts.push({ scriptNumber, heading: anonymous ? null : SPARE_HEADING });
     }
   }
   if (newRows.length > 0) await tx.insert(examPrintedScripts).values(newRows);

@@ -35,8 +35,11 @@ const CORNERS: StampCorner[] = ["top-right", "bottom-right", "top-left", "bottom
 
 export interface ScriptToStamp {
   scriptNumber: number;
-  /** The first readable line: the student's name, or "Spare copy". */
-  heading: string;
+  /**
+   * The first readable line: the student's name, or "Spare copy"; null for a script of an anonymous
+   * batch, whose stamp then reads "Script n · Page p of N · <batch code>" only.
+   */
+  heading: string | null;
 }
 
 export interface PagePlacement<Area extends PageRect = PageRect> {
@@ -78,7 +81,7 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
       page.drawPage(paperPage, { x: 0, y: 0, width, height });
       const code = encodePageCode({ batchCode, scriptNumber: script.scriptNumber, page: index + 1 });
       const detail = `Script ${script.scriptNumber} · Page ${index + 1} of ${pageCount} · ${batchCode}`;
-      drawStamp(page, placements[index]!.corner, code, [printable(script.heading, bold), printable(detail, font)], { font, bold });
+      drawStamp(page, placements[index]!.corner, code, [script.heading === null ? null : printable(script.heading, bold), printable(detail, font)], { font, bold });
     }
   }
   return { pdf: await output.save(), placements };
@@ -154,7 +157,7 @@ function overlapArea(a: Box, b: Box) {
   return Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) * Math.max(0, Math.min(a.top, b.top) - Math.max(a.bottom, b.bottom));
 }
 
-function drawStamp(page: PDFPage, corner: StampCorner, code: string, lines: [string, string], fonts: { font: PDFFont; bold: PDFFont }) {
+function drawStamp(page: PDFPage, corner: StampCorner, code: string, lines: [string | null, string], fonts: { font: PDFFont; bold: PDFFont }) {
   const qr = QRCode.create(code, { errorCorrectionLevel: "M" });
   const count = qr.modules.size;
   const { code: at, text, bounds } = stampBox(corner, page.getSize(), count);
@@ -176,13 +179,48 @@ function drawStamp(page: PDFPage, corner: StampCorner, code: string, lines: [str
     }
   }
   const [heading, detail] = lines;
-  const headingWidth = fonts.bold.widthOfTextAtSize(heading, TEXT_SIZE + 1);
   const detailWidth = fonts.font.widthOfTextAtSize(detail, TEXT_SIZE);
   const anchor = text.right ? at.x - TEXT_GAP : at.x + at.side + TEXT_GAP;
   const lineY = at.y + at.side / 2;
-  page.drawText(heading, { x: text.right ? anchor - headingWidth : anchor, y: lineY + 1.5, size: TEXT_SIZE + 1, font: fonts.bold, color: black });
+  if (heading !== null) {
+    const headingWidth = fonts.bold.widthOfTextAtSize(heading, TEXT_SIZE + 1);
+    page.drawText(heading, { x: text.right ? anchor - headingWidth : anchor, y: lineY + 1.5, size: TEXT_SIZE + 1, font: fonts.bold, color: black });
+  }
   page.drawText(detail, { x: text.right ? anchor - detailWidth : anchor, y: lineY - TEXT_SIZE - 1.5, size: TEXT_SIZE, font: fonts.font, color: black });
 }
+
+/** QR versions 1–4 (21–33 modules): every code a batch prints, whose size moves the text beside it. */
+const PRINTED_MODULE_COUNTS = [21, 25, 29, 33];
+
+/**
+ * Where each page's stamp prints its text (the student's name on scripts printed before a batch was
+ * made anonymous), page-relative (0–1, origin top left) as name boxes are: the union of the text's
+ * place beside every code size a batch prints, in the corner `placeStamps` chooses for the page. Pure,
+ * so the redaction of an anonymous batch's scans finds the name where the print put it.
+ */
+export function stampTextRects(pageSizes: PageSize[], keepClear: PageRect[]): PageRect[] {
+  return placeStamps(pageSizes, keepClear).map(({ page, corner }) => stampTextRect(page, corner, pageSizes[page - 1]!));
+}
+
+/** The text's place in `corner` of a page of `size`, for every code size, page-relative. */
+export function stampTextRect(page: number, corner: StampCorner, size: PageSize): PageRect {
+  const boxes = PRINTED_MODULE_COUNTS.map((count) => {
+    const { code } = stampBox(corner, size, count);
+    const left = corner.endsWith("right") ? code.x - TEXT_WIDTH : code.x + code.side;
+    return { left, right: left + TEXT_WIDTH, bottom: code.y, top: code.y + code.side };
+  });
+  const left = Math.min(...boxes.map((box) => box.left));
+  const right = Math.max(...boxes.map((box) => box.right));
+  const bottom = Math.min(...boxes.map((box) => box.bottom));
+  const top = Math.max(...boxes.map((box) => box.top));
+  const clamp = (share: number) => Math.min(1, Math.max(0, share));
+  const x = clamp(left / size.width);
+  const y = clamp(1 - top / size.height);
+  return { page, x, y, width: clamp(right / size.width) - x, height: clamp(1 - bottom / size.height) - y };
+}
+
+/** Every corner a stamp can take: where a page whose printed page is unknown may carry its text. */
+export const STAMP_CORNERS: readonly StampCorner[] = CORNERS;
 
 /**
  * Text the standard PDF fonts can draw (Windows-1252): accents are folded (Zoë stays, Dvořák becomes

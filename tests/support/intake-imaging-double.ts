@@ -1,5 +1,5 @@
 import { inspectPaper } from "../../server/intake/imaging/inspect";
-import { redactNameBox } from "../../server/intake/imaging/redact";
+import { redactScript, redactedPageImage } from "../../server/intake/imaging/redact";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
 import type { IntakeImaging } from "../../server/intake/imaging-port";
@@ -110,5 +110,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactNameBox, inspectPaper, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
 }

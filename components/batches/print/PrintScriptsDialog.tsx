@@ -21,6 +21,8 @@ interface PrintScriptsDialogProps {
   onClose: () => void;
   /** The PDF is downloading: what to tell the teacher on the batch page. */
   onPrinted: (summary: string) => void;
+  /** An anonymous batch: its scripts are printed without names, and handed out by number. */
+  anonymous?: boolean;
 }
 
 /** Spare copies as typed: a whole number from 0 to 100, or the sentence saying what is wrong. */
@@ -36,7 +38,7 @@ function parseSpareCopies(value: string): number | string {
  * cover part of an answer space, and "Download PDF". Every page of the PDF carries a QR code that files
  * it into its script when the pile is scanned.
  */
-export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintScriptsDialogProps) {
+export function PrintScriptsDialog({ batchId, open, onClose, onPrinted, anonymous = false }: PrintScriptsDialogProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const preview = useQuery({ ...trpc.exam.intake.printPreview.queryOptions({ batch_id: batchId }), enabled: open });
@@ -130,6 +132,7 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintS
               ) : null}
             </>
           )}
+          {anonymous && !facts!.cannot_print ? <HandOutList batchId={batchId} /> : null}
           {facts!.warnings.length > 0 ? (
             <Status tone="warning" title={`The code covers part of an answer space on ${plural(facts!.warnings.length, "page")}`}>
               <p>No corner of these pages is free. Students should not write under the code.</p>
@@ -150,5 +153,36 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted }: PrintS
         </>
       )}
     </FormDialog>
+  );
+}
+
+/**
+ * An anonymous batch's scripts carry no name (issue 32): the owner, the only one who prints, hands each
+ * student their script by its number, from the names revealed to them (as on the results page).
+ */
+function HandOutList({ batchId }: { batchId: string }) {
+  const trpc = useTRPC();
+  const results = useQuery(trpc.exam.batches.results.queryOptions({ batch_id: batchId, reveal_names: true }));
+  const students = (results.data?.results ?? []).filter((row) => row.student_name !== null).sort((a, b) => a.script_number - b.script_number);
+  return (
+    <Status tone="info" title="Anonymous marking: no names are printed">
+      <p>Each page says its script number, page and code only. Hand each student the script with their number.</p>
+      {results.isError ? (
+        <LoadFailed what="The list of script numbers" error={results.error} onRetry={() => results.refetch()} />
+      ) : results.isPending ? (
+        <Loading>Loading the script numbers…</Loading>
+      ) : students.length > 0 ? (
+        <details>
+          <summary>Who gets which script ({plural(students.length, "student")})</summary>
+          <ul>
+            {students.map((row) => (
+              <li key={row.submission_id}>
+                Script {row.script_number}: {row.student_name}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </Status>
   );
 }

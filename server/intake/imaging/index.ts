@@ -26,10 +26,12 @@ export interface IntakeImaging {
    * `cover` painted over first when given; null when the page has no pixels.
    */
   nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
-  /** redactNameBox (server/intake/imaging/redact.ts): a script's PDF without the name written in `rect`. */
-  redactNameBox: (scriptPdf: Uint8Array, rect: PageRect) => Promise<Uint8Array>;
   /** inspectPaper (server/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
   inspectPaper: (paper: Uint8Array) => Promise<{ pageCount: number }>;
+  /** redactScript (server/intake/imaging/redact.ts): a script's PDF as pictures of its pages, `covers` painted over. */
+  redactScript: (scriptPdf: Uint8Array, covers: PageRect[]) => Promise<Uint8Array>;
+  /** redactedPageImage (redact.ts): one scanned page, upright, as JPEG, `covers` painted over; null when it has no pixels. */
+  redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
 }
 
 interface Pending {
@@ -169,7 +171,8 @@ export function workerImaging(): IntakeImaging {
     assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
     stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
     nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
-    redactNameBox: (scriptPdf, rect) => worker.call({ kind: "redactNameBox", scriptPdf, rect }),
     inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
+    redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
+    redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
   };
 }

@@ -10,8 +10,9 @@ export type ImagingRequest =
   | { kind: "assembleScript"; pages: AssemblyPage[] }
   | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
-  | { kind: "redactNameBox"; scriptPdf: Uint8Array; rect: PageRect }
-  | { kind: "inspectPaper"; paper: Uint8Array };
+  | { kind: "inspectPaper"; paper: Uint8Array }
+  | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
+  | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -20,8 +21,9 @@ export interface ImagingReplies {
   assembleScript: Uint8Array;
   stamp: StampedScripts;
   nameBoxCrop: Uint8Array | null;
-  redactNameBox: Uint8Array;
   inspectPaper: { pageCount: number };
+  redactScript: Uint8Array;
+  redactedPageImage: Uint8Array | null;
 }
 
 export interface RequestEnvelope {

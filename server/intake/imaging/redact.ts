@@ -7,22 +7,27 @@ import { pagePixels } from "./page-pixels";
 import { paintOver } from "./pile";
 
 /**
- * A script's PDF with the name written on it removed, for an anonymous batch: page `rect.page` is
- * replaced by a picture of itself, upright, in which the name box (with the crop's margin, a scan being
- * shifted by a few millimetres) is painted over. A cover drawn over the page would leave the scan's
- * own image, name and all, in the file; the new page holds no pixel of it. Only that page changes, in
- * greyscale (as the name crop is). A PDF without that page comes back as it is.
+ * A rectangle to paint over in a script of an anonymous batch: page-relative (0–1, origin top left, on
+ * the page as shown) on page `page` (1-based), or on every page when `page` is 0.
  */
-export async function redactNameBox(scriptPdf: Uint8Array, rect: PageRect): Promise<Uint8Array> {
-  let script: PDFDocument;
-  let pageCount: number;
-  let picture: PagePicture;
-  const index = rect.page - 1;
+export type Cover = PageRect;
+
+/**
+ * A script's PDF with no name left on it, for an anonymous batch: every page is replaced by a picture
+ * of itself, upright, in greyscale, in which `covers` (the name box, the stamp's text, each with the
+ * crop's margin, a scan being shifted by a few millimetres) are painted over. The new document holds
+ * pictures only: no pixel of the scan's own images, no text layer (the printed PDF uploaded as a scan,
+ * or a scanner's OCR layer, would spell the stamp's name), no metadata of the scan. A page without
+ * pixels becomes a blank page of its size, which shows no name either.
+ */
+export async function redactScript(scriptPdf: Uint8Array, covers: Cover[]): Promise<Uint8Array> {
+  const pictures: PagePicture[] = [];
   try {
-    script = await PDFDocument.load(scriptPdf, { ignoreEncryption: true, updateMetadata: false });
-    pageCount = script.getPageCount();
-    if (index >= pageCount) return scriptPdf;
-    picture = await redactedPicture(script, index, rect);
+    const script = await PDFDocument.load(scriptPdf, { ignoreEncryption: true, updateMetadata: false });
+    for (let index = 0; index < script.getPageCount(); index++) {
+      const page = index + 1;
+      pictures.push(await redactedPicture(script, index, covers.filter((cover) => cover.page === page || cover.page === 0)));
+    }
   } catch {
     // Shown as it is, it could show the name: it is not shown.
     throw new AppError(
@@ -30,38 +35,50 @@ export async function redactNameBox(scriptPdf: Uint8Array, rect: PageRect): Prom
       "This scan cannot be read, so the name written on it cannot be hidden: in an anonymous batch it is not shown. Ask the batch's owner to scan the script again.",
     );
   }
-  // A new document of the pages: the original page's objects (its image above all) are copied into it
-  // by nobody, where removing the page from the old one would leave them in the file.
   const redacted = await PDFDocument.create({ updateMetadata: false });
   redacted.setCreator("Markbook");
   redacted.setProducer("Markbook");
-  const others = await redacted.copyPages(script, [...Array(pageCount).keys()].filter((page) => page !== index));
-  const image = picture.jpeg && (await redacted.embedJpg(picture.jpeg));
-  // A page without pixels becomes a blank page, which shows no name either.
-  const addPicture = () => {
+  for (const picture of pictures) {
     const page = redacted.addPage([picture.width, picture.height]);
-    if (image) page.drawImage(image, { x: 0, y: 0, width: picture.width, height: picture.height });
-  };
-  others.forEach((page, position) => {
-    if (position === index) addPicture();
-    redacted.addPage(page);
-  });
-  if (index === pageCount - 1) addPicture();
+    if (picture.jpeg) page.drawImage(await redacted.embedJpg(picture.jpeg), { x: 0, y: 0, width: picture.width, height: picture.height });
+  }
   return redacted.save();
+}
+
+/**
+ * One scanned page (a one-page PDF), upright (`rotation`), as a greyscale JPEG with `covers` painted
+ * over: a pile page of an anonymous batch shown to a marker. Null when the page has no pixels.
+ */
+export async function redactedPageImage(onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]): Promise<Uint8Array | null> {
+  let pixels: Awaited<ReturnType<typeof pagePixels>>;
+  try {
+    pixels = await pagePixels(await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false }), onePagePdf);
+  } catch {
+    throw new AppError("conflict", "This page cannot be read, so the names on it cannot be hidden: in an anonymous batch it is not shown.");
+  }
+  if (!pixels) return null;
+  const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
+    .rotate(rotation)
+    .toColourspace("b-w")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (const cover of covers) paintOver(upright.data, upright.info.width, upright.info.height, cover);
+  const jpeg = await sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
+  return new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
 }
 
 interface PagePicture {
   /** The page as shown, in points. */
   width: number;
   height: number;
-  /** The page upright with the name painted over, as JPEG; null when the page has no pixels. */
+  /** The page upright with the covers painted, as JPEG; null when the page has no pixels. */
   jpeg: Buffer | null;
 }
 
-async function redactedPicture(script: PDFDocument, index: number, rect: PageRect): Promise<PagePicture> {
+async function redactedPicture(script: PDFDocument, index: number, covers: Cover[]): Promise<PagePicture> {
   const single = await PDFDocument.create({ updateMetadata: false });
   const [copied] = await single.copyPages(script, [index]);
-  // The page's pixels come unrotated; its /Rotate says how it shows, and the name box is on the page as shown.
+  // The page's pixels come unrotated; its /Rotate says how it shows, and the covers are on the page as shown.
   const rotation = (((copied!.getRotation().angle % 360) + 360) % 360) as QuarterTurn;
   copied!.setRotation(degrees(0));
   single.addPage(copied);
@@ -74,7 +91,7 @@ async function redactedPicture(script: PDFDocument, index: number, rect: PageRec
     .toColourspace("b-w")
     .raw()
     .toBuffer({ resolveWithObject: true });
-  paintOver(upright.data, upright.info.width, upright.info.height, rect);
+  for (const cover of covers) paintOver(upright.data, upright.info.width, upright.info.height, cover);
   const jpeg = await sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();
   return { width, height, jpeg };
 }

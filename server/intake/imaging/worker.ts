@@ -3,7 +3,7 @@ import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";
-import { redactNameBox } from "./redact";
+import { redactScript, redactedPageImage } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -56,10 +56,12 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
     case "nameBoxCrop":
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
-    case "redactNameBox":
-      return redactNameBox(request.scriptPdf, request.rect);
     case "inspectPaper":
       return inspectPaper(request.paper);
+    case "redactScript":
+      return redactScript(request.scriptPdf, request.covers);
+    case "redactedPageImage":
+      return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
   }
 }
 
