@@ -3,8 +3,11 @@ import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
 import { signInWithPassword } from "../server/auth/credentials";
 import { knownDeviceOf } from "../server/auth/known-device";
+import { chooseOwnPasswordThrottled } from "../server/auth/password-change";
+import { accountThrottle, countFailure, throttleRules } from "../server/auth/sign-in-throttle";
 import { asService } from "../server/db/rls";
 import { createUser } from "../server/identity/users";
+import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 
 const PASSWORD = "the right password";
@@ -99,6 +102,29 @@ describeOnEachDatabase("password guessing is throttled in the database", (databa
     expect(await outcome(PASSWORD, { address })).toMatchObject({ status: 429, retryAfter: 1 });
     // The real person elsewhere is not affected.
     expect(await outcome(PASSWORD, { address: "192.0.2.123" })).toBe("signed in");
+    now += 2 * 60 * MINUTE;
+  });
+
+  it("counts wrong current passwords on 'choose your password' against the account, with the same rule", async () => {
+    const { db } = database();
+    await newAccount();
+    const choose = (current: string) =>
+      chooseOwnPasswordThrottled(db, userId, { current_password: current, new_password: "a new password of mine" }, now).then(
+        () => "changed",
+        (error: Error & { code?: string; retryAfterSeconds?: number }) => ({ code: error.code, message: error.message, retryAfter: error.retryAfterSeconds }),
+      );
+    for (let failure = 1; failure <= 5; failure += 1) {
+      expect(await choose("not it")).toEqual({ code: "invalid", message: "The current password is not right", retryAfter: undefined });
+    }
+    expect(await choose(PASSWORD)).toMatchObject({ code: "rate_limited", retryAfter: 1, message: expect.stringMatching(/^Too many sign-in attempts/) });
+    // A sign-in with the account's email waits too: it is one count.
+    expect(await outcome(PASSWORD)).toMatchObject({ status: 429 });
+    // Through tRPC, a locked account's session is told to wait.
+    for (let failure = 0; failure < throttleRules.account.lockAfter; failure += 1) await countFailure(db, [accountThrottle(email)], Date.now());
+    await expect(createCaller({ db, user: { id: userId } }).me.choosePassword({ current_password: PASSWORD, new_password: "another new one" })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringMatching(/^Too many sign-in attempts: try again in 15 minutes/),
+    });
     now += 2 * 60 * MINUTE;
   });
 
