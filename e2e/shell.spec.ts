@@ -25,6 +25,9 @@ test.describe("signed out", () => {
     await page.getByLabel("Password").fill(DEMO_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(/\/templates$/);
+    // The browser is now a known device of the account: its attempts are counted on their own.
+    const knownDevice = (await page.context().cookies()).find((cookie) => cookie.name === "markbook.known-device");
+    expect(knownDevice).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
   });
 
   test("an unknown email gets the same message as a wrong password", async ({ page }) => {
