@@ -13,6 +13,7 @@ import { closeGraphStore } from "./server/graph/index";
 import { allJobKinds } from "./server/jobs/kinds";
 import { type JobWorker, startJobWorker } from "./server/jobs/worker";
 import { answerMalformedPath, restPrefixes } from "./server/http/malformed-path";
+import { CLIENT_ADDRESS_HEADER, clientAddressOf } from "./server/http/client-address";
 import { drainUnreadBodies } from "./server/http/unread-body";
 import { methodNotAllowed, methodTable } from "./server/http/method-not-allowed";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
@@ -59,6 +60,10 @@ async function start(): Promise<Running> {
     const restMethods = methodTable(restRoutes);
     const apiPrefixes = restPrefixes(restRoutes);
     server.on("request", (request, response) => {
+      // The client's address as this server knows it, never as the client says (sign-in throttling).
+      const address = clientAddressOf(request.socket.remoteAddress, request.headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS);
+      if (address) request.headers[CLIENT_ADDRESS_HEADER] = address;
+      else delete request.headers[CLIENT_ADDRESS_HEADER];
       // The speech API is plain Node code, outside Next's bundle (onnxruntime and workers stay native).
       if (isSpeechPath(request.url)) {
         handleSpeechRequest(request, response).catch((error: unknown) => {

@@ -25,12 +25,37 @@ test.describe("signed out", () => {
     await page.getByLabel("Password").fill(DEMO_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(/\/templates$/);
+    // The browser is now a known device of the account: its attempts are counted on their own.
+    const knownDevice = (await page.context().cookies()).find((cookie) => cookie.name === "markbook.known-device");
+    expect(knownDevice).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
   });
 
   test("an unknown email gets the same message as a wrong password", async ({ page }) => {
     await page.goto("/signin");
     await fillSignIn(page, "nobody@northfield.example", DEMO_PASSWORD);
     await expect(page.getByRole("main").getByRole("alert")).toHaveText("Email or password is incorrect.");
+  });
+
+  test("guessing passwords is slowed down: the page says when to try again, and the answer is a 429", async ({ page }, testInfo) => {
+    // An email nobody has: the answers must not tell it from an account's.
+    const email = `guesser.${Date.now()}@northfield.example`;
+    await page.goto("/signin");
+    const alert = page.getByRole("main").getByRole("alert");
+    // Five failures are free; each one after waits twice as long (1 s, 2 s, 4 s …), so a person typing
+    // wrong passwords meets the wait within a few more tries, however slow the machine.
+    let answer;
+    for (let attempt = 1; attempt <= 14; attempt += 1) {
+      const response = page.waitForResponse((candidate) => candidate.url().includes("/api/auth/callback/credentials"));
+      await fillSignIn(page, email, `guess number ${attempt}`);
+      answer = await response;
+      if (answer.status() === 429) break;
+      await expect(alert).toHaveText("Email or password is incorrect.");
+    }
+    expect(answer?.status()).toBe(429);
+    expect(Number(answer?.headers()["retry-after"])).toBeGreaterThan(0);
+    await expect(alert).toHaveText(/^Too many sign-in attempts: try again in \d+ (seconds?|minutes?) \(after \d\d:\d\d UTC\)\.$/);
+    await expect(page).toHaveURL(/\/signin/);
+    await screenshot(page, testInfo, "signin-throttled");
   });
 
   test("after signing in the user lands on the page they asked for", async ({ page }) => {

@@ -33,6 +33,11 @@ const envSchema = z.object({
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Lifetime of tokens minted by `markbook token` when --ttl-seconds is not given. */
   AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
+  /**
+   * Reverse proxies in front of Markbook whose X-Forwarded-For entries are trusted to name the client's
+   * address (failed sign-ins are counted per address); 0: the socket's peer is the client.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   SEED_DEMO: booleanFromString.optional(),
   /** Storage bucket of canvas snapshots (the only bucket /get_canvas_node_file paths may name). */
   SNAPSHOT_BUCKET: z.string().regex(bucketNameShape, "must be a bucket name (a-z, 0-9, . and -)").default("cc.public.snapshots"),

@@ -5,11 +5,14 @@ import os from "node:os";
 import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyUserToken } from "../server/auth/tokens";
-import { type Database, openDatabase, rowsOf } from "../server/db/client";
+import { GET as graphChildren } from "../app/graph/node/children/route";
+import { signUserToken, verifyUserToken } from "../server/auth/tokens";
+import { type Database, openDatabase, rowsOf, useDatabase } from "../server/db/client";
 import { latestMigration } from "../server/db/migrate";
 import { DataDirLockedError, LOCK_FILE_NAME, acquireDataDirLock } from "../server/db/data-dir-lock";
 import { apiKeys, enrollments, users } from "../server/db/schema";
+import { writePersonalNodesJob } from "../server/graph/personal-node";
+import { runDueJobs } from "../server/jobs/run";
 import { COST, timeoutFor } from "./support/busy-machine";
 import { postgresAdminUrl, withDatabase } from "./support/postgres";
 
@@ -81,6 +84,20 @@ function describeCommandChain(title: string, skip: boolean, prepare: () => Promi
         target.env,
       );
       expect(await result(["enroll", "--class", ids.class, "--email", studentEmail], target.env)).toBe(ids.student);
+    });
+
+    it("gives a user created on the command line their own node in their personal graph", { timeout: cliTimeout(0, 1) }, async () => {
+      const response = await target.inspect(async (database) => {
+        useDatabase(database); // the route reads the process database
+        // The job the creation queued, as any server's worker runs it.
+        await runDueJobs(database.db, { kinds: [writePersonalNodesJob] });
+        const [teacher] = await database.db.select().from(users).where(eq(users.id, ids.teacher!));
+        const token = await signUserToken({ userId: teacher!.id, ttlSeconds: 600 });
+        const query = new URLSearchParams({ neo4j_node_id: teacher!.id, neo4j_db_name: teacher!.user_db_name });
+        const answer = await graphChildren(new Request(`http://localhost/graph/node/children?${query}`, { headers: { authorization: `Bearer ${token}` } }));
+        return { status: answer.status, body: await answer.json() };
+      });
+      expect(response).toEqual({ status: 200, body: { status: "success", children: [] } });
     });
 
     it("migrates on its own and prints the newest migration, which the database has applied", async () => {

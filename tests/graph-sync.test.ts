@@ -9,6 +9,7 @@ import { backgroundJobs, examPapers, examQuestions, examResponseAreas, examTempl
 import { graphStore } from "../server/graph/index";
 import { syntheticExamCode } from "../server/graph/projection";
 import { enqueueTemplateProjection, projectTemplateJob } from "../server/graph/projection-job";
+import { writePersonalNodesJob } from "../server/graph/personal-node";
 import { runDueJobs } from "../server/jobs/run";
 import { logger } from "../server/logger";
 import { createCaller } from "../server/trpc/root";
@@ -221,6 +222,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     asUser(db(), owner.id, (tx) => enqueueTemplateProjection(tx, templateId));
 
   it("runs a queued projection as a background job", async () => {
+    await runDueJobs(db(), { kinds: [writePersonalNodesJob] }); // the fixtures' users' own graph nodes: not counted below
     const queuedTemplate = await createTemplate({
       questions: [{ id: uuid(), parent_id: null, label: "1", order: 1 }],
       areas: [],

@@ -68,6 +68,18 @@ describeOnEachDatabase("dictation keys: short-lived speech keys for the signed-i
     expect((await listModels(key)).status).toBe(200);
   });
 
+  it("stop working once their user's password is reset, and keys issued after the reset work", async () => {
+    const admin = createCaller({ db: database().db, user: { id: school.admin.id } });
+    const before = await issueDictationKey({ userId: school.head.id });
+    expect(await verify(before.key)).toEqual({ userId: school.head.id });
+    await admin.people.resetPassword({ user_id: school.head.id });
+    expect(await verify(before.key)).toBeNull();
+    expect((await listModels(before.key)).status).toBe(401);
+    // Issued in the same second as the reset, after it.
+    const after = await issueDictationKey({ userId: school.head.id });
+    expect(await verify(after.key)).toEqual({ userId: school.head.id });
+  });
+
   it("stop working at once when their user is deleted", async () => {
     const { key } = await createCaller({ db: database().db, user: { id: school.otherStudent.id } }).speech.dictationKey();
     expect((await listModels(key)).status).toBe(200);

@@ -19,7 +19,7 @@ export interface SignInFormProps {
   demo?: { password: string; logins: DemoLogin[]; note?: string } | null;
 }
 
-type FormError = { kind: "credentials" | "unavailable" | "missing"; message: string };
+type FormError = { kind: "credentials" | "throttled" | "unavailable" | "missing"; message: string };
 
 export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
   const [email, setEmail] = useState("");
@@ -49,7 +49,10 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
       setError(
         result?.error === "CredentialsSignin"
           ? { kind: "credentials", message: "Email or password is incorrect." }
-          : { kind: "unavailable", message: "Signing in is not possible right now. Try again in a moment." },
+          : result?.status === 429 && result.error
+            ? // Too many attempts: the server's sentence says when to try again.
+              { kind: "throttled", message: result.error }
+            : { kind: "unavailable", message: "Signing in is not possible right now. Try again in a moment." },
       );
     } catch {
       setError({ kind: "unavailable", message: "Could not reach Markbook. Check your connection and try again." });

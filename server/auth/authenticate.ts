@@ -17,24 +17,33 @@ const refusals = {
   unknown_user: "Token user no longer exists",
   deactivated: "This user account is deactivated",
   revoked: "Token was revoked",
+  password_changed: "This token was issued before the account's password was changed: create a new token",
 } as const;
 
+type TokenState = keyof typeof refusals | "live" | "must_choose_password";
+
 /**
- * Verifies a user token and that its user still exists and is not deactivated (and, for a personal
- * access token, that it was not revoked). Every failure is the same 401 family, with a message that says which.
+ * Verifies a user token and that its user still exists and is not deactivated, that their password has
+ * not changed since it was issued (an admin's reset or their own change ends every token issued before),
+ * and, for a personal access token, that it was not revoked. Every failure is the same 401 family, with a
+ * message that says which. A token issued after a reset, while its user still holds the temporary
+ * password, is held at "choose your password" as a session is.
  *
- * The check is one statement (app.user_token_state, migrations 0005 and 0008) rather than an RLS transaction:
+ * The check is one statement (app.user_token_state, drizzle/*_trust_accounts.sql) rather than an RLS transaction:
  * it runs on every request, and a transaction is four round trips (measured 390 µs of Node CPU and
  * 240 µs of PostgreSQL CPU per request against about 50 and 35). The function answers only whether the
  * token's own user and token row are live.
  */
 export async function authenticateToken(db: Db, token: string): Promise<AuthenticatedUser> {
   const claims = await verifyUserToken(token);
-  const [row] = rowsOf<{ state: "live" | "unknown_user" | "deactivated" | "revoked" }>(
-    await db.execute(sql`select app.user_token_state(${claims.userId}::uuid, ${claims.tokenId ?? null}::uuid) as state`),
+  const issuedAt = claims.issuedAtMs === undefined ? null : new Date(claims.issuedAtMs).toISOString();
+  const [row] = rowsOf<{ state: TokenState }>(
+    await db.execute(sql`select app.user_token_state(${claims.userId}::uuid, ${claims.tokenId ?? null}::uuid, ${issuedAt}::timestamptz) as state`),
   );
-  if (row?.state !== "live") throw new AppError("unauthenticated", refusals[row?.state ?? "unknown_user"]);
-  return { id: claims.userId };
+  const state = row?.state ?? "unknown_user";
+  if (state === "live") return { id: claims.userId };
+  if (state === "must_choose_password") return { id: claims.userId, mustChoosePassword: true };
+  throw new AppError("unauthenticated", refusals[state]);
 }
 
 export const MISSING_BEARER_TOKEN = "Missing bearer token (Authorization: Bearer <token>)";

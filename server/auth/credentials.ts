@@ -4,7 +4,9 @@ import { text } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asService } from "../db/rls";
 import { findUserByEmail } from "../identity/users";
+import { knownDeviceOf, rememberDevice } from "./known-device";
 import { hashPassword, verifyPassword } from "./passwords";
+import { type ThrottleKey, accountThrottle, addressThrottle, blockedUntil, countFailure, deviceThrottle, forgetFailures, throttledError } from "./sign-in-throttle";
 
 export const credentialsInput = z.object({
   email: text(320).trim().min(1),
@@ -17,6 +19,22 @@ export interface SignedInUser {
   name: string;
 }
 
+/** Where a sign-in attempt comes from, as far as the server knows. */
+export interface SignInContext {
+  /** The client's address (server/http/client-address.ts); absent when unknown. */
+  clientAddress?: string | null;
+  /** The value of the browser's known-device cookie (server/auth/known-device.ts), if it sent one. */
+  knownDevices?: string | null;
+  /** The clock (ms since the epoch); tests move it by hand. */
+  now?: number;
+}
+
+export interface SignInResult {
+  user: SignedInUser;
+  /** The known-device cookie's new value: this browser is now a known device of the user. */
+  knownDevices: string;
+}
+
 // A hash of a random password, checked when the email is unknown or has no password, so that every
 // failed sign-in costs the same scrypt work and the timing does not tell which emails exist.
 let decoyHash: Promise<string> | undefined;
@@ -26,15 +44,40 @@ const decoy = () => (decoyHash ??= hashPassword(crypto.randomBytes(32).toString(
  * The user whose email and password these are, or null. Unknown email and wrong password are the same
  * null: sign-in never reveals which accounts exist. A credential check is a named asService exception
  * (the caller is nobody yet, so row-level security has no user to apply).
+ *
+ * Guessing is slowed down (server/auth/sign-in-throttle.ts): an attempt is refused before any password
+ * is checked while the email tried or the client's address waits after its failures, with a 429
+ * AppError (`retryAfterSeconds`) saying when to try again, the same for every email. A browser that
+ * signed in to the account before (its known-device cookie) is judged by its own count instead, so its
+ * owner's right password keeps working while somebody else guesses. A success forgets the account's
+ * failures.
  */
-export async function verifyCredentials(db: Db, credentials: unknown): Promise<SignedInUser | null> {
+export async function signInWithPassword(db: Db, credentials: unknown, context: SignInContext = {}): Promise<SignInResult | null> {
   const parsed = credentialsInput.safeParse(credentials);
   if (!parsed.success) return null;
+  const now = context.now ?? Date.now();
   const { email, password } = parsed.data;
   const user = await asService(db, (tx) => findUserByEmail(tx, email));
+  const deviceId = user ? knownDeviceOf(context.knownDevices, user.id) : null;
+  const address = context.clientAddress ? [addressThrottle(context.clientAddress)] : [];
+  // What the attempt is judged by: a known device by its own count; any other by the email and the address.
+  const judgedBy: ThrottleKey[] = user && deviceId ? [deviceThrottle(user.id, deviceId)] : [accountThrottle(email), ...address];
+  const until = await blockedUntil(db, judgedBy, now);
+  if (until !== null) throw throttledError(until, now);
+
   const stored = user?.password_hash ?? (await decoy());
   const matches = await verifyPassword(password, stored);
   // A deactivated user is refused like a wrong password (after the same work), so sign-in still reveals nothing.
-  if (!user?.password_hash || !matches || user.deactivated_at) return null;
-  return { id: user.id, email: user.email, name: user.display_name };
+  if (!user?.password_hash || !matches || user.deactivated_at) {
+    // A known device's failures still count toward its address.
+    await countFailure(db, deviceId ? [...judgedBy, ...address] : judgedBy, now);
+    return null;
+  }
+  await forgetFailures(db, [accountThrottle(email), ...(deviceId ? judgedBy : [])]);
+  return { user: { id: user.id, email: user.email, name: user.display_name }, knownDevices: rememberDevice(context.knownDevices, user.id) };
+}
+
+/** signInWithPassword's user, or null (a 429 AppError when the attempt comes too soon). */
+export async function verifyCredentials(db: Db, credentials: unknown, context: SignInContext = {}): Promise<SignedInUser | null> {
+  return (await signInWithPassword(db, credentials, context))?.user ?? null;
 }

@@ -3,8 +3,12 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getDatabase } from "../db/client";
 import { env } from "../env";
 import { logger } from "../logger";
-import { verifyCredentials } from "./credentials";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { signInWithPassword } from "./credentials";
+import { knownDeviceCookieIn, knownDeviceSetCookie } from "./known-device";
 import { serverSecret } from "./secret";
+import { isThrottledError } from "./sign-in-throttle";
+import { signInResponse } from "./sign-in-response";
 
 declare module "next-auth" {
   interface Session {
@@ -56,10 +60,24 @@ export const authOptions: AuthOptions = {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
       },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
+        const headers = (request?.headers ?? {}) as Record<string, string | undefined>;
         try {
-          return await verifyCredentials((await getDatabase()).db, credentials);
+          const result = await signInWithPassword((await getDatabase()).db, credentials, {
+            clientAddress: headers[CLIENT_ADDRESS_HEADER],
+            knownDevices: knownDeviceCookieIn(headers.cookie, secureSessionCookie),
+          });
+          if (!result) return null;
+          const notes = signInResponse();
+          if (notes) notes.setCookie = knownDeviceSetCookie(result.knownDevices, secureSessionCookie);
+          return result.user;
         } catch (error) {
+          if (isThrottledError(error)) {
+            // The sentence reaches the sign-in page as next-auth's error; the route makes the answer a 429.
+            const notes = signInResponse();
+            if (notes) notes.retryAfterSeconds = error.retryAfterSeconds;
+            throw new Error(error.message, { cause: error });
+          }
           // next-auth would put the message into the redirect URL; keep details in the log.
           logger.error("sign-in failed", error);
           throw new Error("Configuration", { cause: error });

@@ -10,7 +10,19 @@ import { serverSecret } from "./secret";
 export interface UserTokenClaims {
   userId: string;
   tokenId?: string;
+  /**
+   * When the token was issued (ms since the epoch): its ISSUED_AT_CLAIM, else its `iat` (whole seconds),
+   * else undefined. A password changed after it ends the token (app.user_token_state).
+   */
+  issuedAtMs?: number;
 }
+
+/**
+ * The token's time of issue in milliseconds: `iat` has whole seconds, and a token issued in the second
+ * of a password reset, but after it, must still work.
+ */
+export const ISSUED_AT_CLAIM = "issued_at_ms";
+const MAX_DATE_MS = 8.64e15;
 
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -19,11 +31,12 @@ let secretBytes: Buffer | undefined;
 const key = (): Buffer => (secretBytes ??= Buffer.from(serverSecret("AUTH_SECRET"), "utf8"));
 
 export async function signUserToken(options: { userId: string; ttlSeconds: number; tokenId?: string }): Promise<string> {
-  const jwt = new SignJWT({})
+  const now = Date.now();
+  const jwt = new SignJWT({ [ISSUED_AT_CLAIM]: now })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(options.userId)
-    .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + options.ttlSeconds);
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor(now / 1000) + options.ttlSeconds);
   if (options.tokenId) jwt.setJti(options.tokenId);
   return jwt.sign(key());
 }
@@ -36,7 +49,11 @@ export async function verifyUserToken(token: string): Promise<UserTokenClaims> {
   if (payload.jti !== undefined && (typeof payload.jti !== "string" || !uuidShape.test(payload.jti))) {
     throw new AppError("unauthenticated", "Invalid token id (jti)");
   }
-  return { userId: payload.sub.toLowerCase(), tokenId: payload.jti?.toLowerCase() };
+  const issuedAtMs = payload[ISSUED_AT_CLAIM];
+  const issuedAt = typeof issuedAtMs === "number" ? issuedAtMs : typeof payload.iat === "number" ? payload.iat * 1000 : undefined;
+  // Beyond what a Date holds, a time of issue says nothing: counted as unknown (issued before any change).
+  if (issuedAt !== undefined && !(Math.abs(issuedAt) <= MAX_DATE_MS)) return { userId: payload.sub.toLowerCase(), tokenId: payload.jti?.toLowerCase() };
+  return { userId: payload.sub.toLowerCase(), tokenId: payload.jti?.toLowerCase(), issuedAtMs: issuedAt };
 }
 
 const base64urlPart = /^[A-Za-z0-9_-]*$/;

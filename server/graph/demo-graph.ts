@@ -4,6 +4,7 @@ import { demoPaper } from "../db/demo-paper";
 import { asService } from "../db/rls";
 import { classes, enrollments, examTemplates, instituteMemberships, institutes, timetableEntries, timetables, users } from "../db/schema";
 import { calendarGraph } from "./calendar";
+import { personalUserNode } from "./personal-node";
 import { globalGraphDatabase, graphStore } from "./index";
 import type { GraphNodeInput, GraphRelationshipInput } from "./port";
 import { projectTemplate } from "./projection";
@@ -228,9 +229,7 @@ function personalGraphs(school: DemoSchool) {
 
   return school.people.map((person) => {
     const user = { label: "User", key: person.id };
-    const nodes: GraphNodeInput[] = [
-      { ...user, properties: { name: person.full_name, username: person.username, user_type: person.user_type } },
-    ];
+    const nodes: GraphNodeInput[] = [personalUserNode(person)];
     const relationships: GraphRelationshipInput[] = [];
     for (const schoolClass of school.schoolClasses.filter((candidate) => candidate.teacher_id === person.id)) {
       nodes.push(classNode(schoolClass.id));

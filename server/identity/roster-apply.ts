@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { enqueuePersonalNodes } from "../graph/personal-node";
 import type { Tx } from "../db/client";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { classes, enrollments, instituteMemberships, users } from "../db/schema";
@@ -45,6 +46,8 @@ async function writeRosterPlan(tx: Tx, { writes }: RosterPlan): Promise<void> {
       chunk.map((user) => ({ ...user, password_hash: null, school_id: instituteId, user_db_name: `user-${user.id.replaceAll("-", "")}` })),
     );
   }
+  // The new people's own nodes in their personal graphs, as createUser queues them.
+  if (writes.newUsers.length > 0) await enqueuePersonalNodes(tx);
   await updateUsers(tx, instituteId, writes.userUpdates);
   for (const chunk of chunks(writes.newMemberships)) {
     await tx

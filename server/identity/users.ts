@@ -6,6 +6,7 @@ import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
 import { institutes, instituteMemberships, users } from "../db/schema";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { enqueuePersonalNodes } from "../graph/personal-node";
 import { AppError, notFound } from "../errors";
 
 import { roles } from "./roles";
@@ -35,7 +36,12 @@ export async function isEmailInUse(tx: Tx, email: string): Promise<boolean> {
 
 export const userTypeOfRole = { student: "student", teacher: "teacher", department_head: "teacher", school_admin: "staff" } as const;
 
-/** Creates a user, and their membership when an institute is given (that institute becomes their school). */
+/**
+ * Creates a user, and their membership when an institute is given (that institute becomes their school),
+ * and queues their own node in their personal graph (server/graph/personal-node.ts). The command line,
+ * the People screen and the demo seed all create users here; a roster import writes its rows in bulk
+ * and queues the same job.
+ */
 export async function createUser(tx: Tx, input: z.input<typeof createUserInput>) {
   const { email, password, fullName, displayName, instituteId, role, yearGroup } = createUserInput.parse(input);
   if (role && !instituteId) throw new AppError("invalid", "A role needs an institute", "institute");
@@ -68,6 +74,8 @@ export async function createUser(tx: Tx, input: z.input<typeof createUserInput>)
   if (instituteId) {
     await tx.insert(instituteMemberships).values({ institute_id: instituteId, user_id: id, role: role ?? "student" });
   }
+  // Their own node in their personal graph, written by a job once this transaction commits.
+  await enqueuePersonalNodes(tx);
   return user!;
 }
 

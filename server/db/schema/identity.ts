@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { roles } from "../../identity/roles";
-import { boolean, check, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const membershipRole = pgEnum("membership_role", roles);
 export const userType = pgEnum("user_type", ["student", "teacher", "staff", "developer"]);
@@ -39,8 +39,16 @@ export const users = pgTable(
     sis_id: text(),
     /** Set when an admin gave a temporary password: the user chooses their own at their next sign-in. */
     must_change_password: boolean().notNull().default(false),
-    /** When the password last changed: sessions begun before it are signed out. */
+    /**
+     * When the password last changed (an admin's reset or the user's own choice): sessions begun and
+     * bearer tokens issued before it are refused.
+     */
     password_changed_at: timestamp({ withTimezone: true }),
+    /**
+     * When the user's own node was written in their personal graph (server/graph/personal-node.ts); null
+     * while the background job that writes it has still to run.
+     */
+    personal_node_at: timestamp({ withTimezone: true }),
   },
   (table) => [
     uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
@@ -113,3 +121,25 @@ export const personalAccessTokens = pgTable(
     check("personal_access_tokens_name_not_blank", sql`length(trim(${table.name})) > 0`),
   ],
 );
+
+/**
+ * Failed password sign-ins, counted per key and shared by every app node (server/auth/sign-in-throttle.ts):
+ * `account:<hmac of the normalised email tried>`, `address:<hmac of the client address>` and
+ * `device:<user id>:<known-device id>`. Keys are HMACs, so the table holds neither the emails tried
+ * (known or not) nor the addresses. Only the SECURITY DEFINER functions of its migration read and write
+ * it: row-level security without a policy and no grant to markbook_app keep everyone else out.
+ */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    key: text().primaryKey(),
+    /** Failures since the count was last reset (a success) or forgotten (forget_at passed). */
+    failures: integer().notNull(),
+    last_failed_at: timestamp({ withTimezone: true, precision: 3 }).notNull(),
+    /** The next attempt with this key is refused before this time (the growing delay, or the lock). */
+    blocked_until: timestamp({ withTimezone: true, precision: 3 }),
+    /** After this, the count starts again from nothing (and the row may be deleted). */
+    forget_at: timestamp({ withTimezone: true, precision: 3 }).notNull(),
+  },
+  (table) => [index("sign_in_failures_forget_at_idx").on(table.forget_at)],
+).enableRLS();

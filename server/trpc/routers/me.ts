@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { myProfileOutput } from "../../identity/bootstrap-profile";
 import { getBootstrapProfile, listMyMemberships } from "../../identity/users";
-import { chooseOwnPassword, choosePasswordInput } from "../../auth/password-change";
+import { chooseOwnPasswordThrottled, choosePasswordInput } from "../../auth/password-change";
 import { passwordChoosingProcedure, router, userProcedure } from "../init";
 
 export const meRouter = router({
@@ -13,9 +13,9 @@ export const meRouter = router({
     })),
   ),
 
-  /** The caller chooses their own password (after an admin gave them a temporary one). */
+  /** The caller chooses their own password (after an admin gave them a temporary one); guesses of the current one are throttled. */
   choosePassword: passwordChoosingProcedure
     .input(choosePasswordInput)
     .output(z.object({ changed: z.literal(true) }))
-    .mutation(({ ctx, input }) => ctx.asUser((tx) => chooseOwnPassword(tx, ctx.user.id, input))),
+    .mutation(({ ctx, input }) => chooseOwnPasswordThrottled(ctx.db, ctx.user.id, input)),
 });
