@@ -1,15 +1,16 @@
 import crypto from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
-import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../db/schema";
+import { type NameBox, examBatches, examSubmissions, examTemplates, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { intakeImaging } from "../intake/imaging-port";
 import { nameBoxOnScan } from "../intake/name-box";
+import { scanPageNumbers, scanPageOf } from "./scan-page-numbers";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 
 export const submissionIdInput = z.object({ submission_id: recordId("Submission") });
@@ -32,20 +33,23 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
         contentType: files.content_type,
         anonymous: examBatches.anonymous,
         nameBox: examTemplates.name_box,
-        filedFromPiles: sql<boolean>`exists (select 1 from ${examScanPages} where ${examScanPages.submission_id} = ${examSubmissions.id})`,
       })
       .from(examSubmissions)
       .innerJoin(files, eq(files.id, examSubmissions.scan_file_id))
       .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
       .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examSubmissions.id, id));
-    return row;
+    return row && { ...row, pageNumbers: row.anonymous ? await scanPageNumbers(tx, id) : null };
   });
   if (!scan) throw notFound("Scan");
   const storage = options.storage ?? objectStorage();
   try {
-    if (scan.anonymous) {
-      const bytes = await anonymousScan(storage, scan, nameBoxOnScan(scan));
+    // The name box is on a page of the paper: on a script filed from piles, the scan's page that holds
+    // it (page 2 of the paper is the scan's page 1 when page 1 was not scanned); none, nothing to hide.
+    const box = scan.anonymous ? nameBoxOnScan({ nameBox: scan.nameBox, filedFromPiles: scan.pageNumbers !== null }) : null;
+    const boxPage = box && scanPageOf(scan.pageNumbers, box.page);
+    if (box && boxPage !== null) {
+      const bytes = await anonymousScan(storage, scan, { ...box, page: boxPage });
       return { contentType: scan.contentType, byteSize: bytes.byteLength, body: new Blob([bytes as Uint8Array<ArrayBuffer>]).stream() };
     }
     return { contentType: scan.contentType, byteSize: scan.byteSize, body: await storage.get(scan.bucket, scan.key) };
