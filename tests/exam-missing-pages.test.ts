@@ -5,6 +5,7 @@
  * them by page number (the placement itself: tests/marking-page-placement.test.ts; the screen:
  * e2e/missing-page.spec.ts). In an anonymous batch the name box is hidden on the page that holds it.
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,7 +23,7 @@ import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, uploadScanInOrder } from "./support/exam-fixtures";
+import { callRest, createClassWithStudents, sampleCanvas, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { postPile, printedBatch } from "./support/intake-fixtures";
 import { imagingDouble, sheetsOf, testPile } from "./support/intake-imaging-double";
@@ -117,4 +118,18 @@ describeOnEachDatabase("a script with a page not scanned: what the server sends 
       { seed, numRuns: cases },
     );
   });
+
+  it("the blind second-marking queue places the sampled script's pages the same way, with the paper to mark against and no first mark", async () => {
+    const { templateId, batchId, submissionId } = await filedScript(4, [1, 3, 4]);
+    const canvas = sampleCanvas();
+    await as(school.teacher).exam.templates.save({ template_id: templateId, body: canvas });
+    const questionId = canvas.ids.q2;
+    await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: submissionId, question_id: questionId, awarded_marks: 3.25, comment: "first-comment-x", confirmed: true } });
+    await as(school.teacher).exam.moderation.setSample({ batch_id: batchId, body: { submission_ids: [submissionId] } });
+    const queue = await as(school.otherTeacher).exam.moderation.queue({ batch_id: batchId });
+    expect(queue).toMatchObject({ batch_id: batchId, template_id: templateId, scripts: [{ submission_id: submissionId, scan_page_numbers: [1, 3, 4] }] });
+    const text = JSON.stringify(queue);
+    for (const leak of ["3.25", "first-comment-x", school.teacher.id]) expect(text).not.toContain(leak);
+  });
 });
+

@@ -411,6 +411,7 @@ export function MarkingScreen({
           scan={scan}
           placement={placement}
           onPageCount={onPageCount}
+          placementFailed={marksQuery.isError ? { error: marksQuery.error, retry: () => marksQuery.refetch() } : undefined}
           upcoming={upcoming}
           areas={areas}
           covers={covers}

@@ -31,6 +31,7 @@ export function ScanPane({
   scan,
   placement,
   onPageCount,
+  placementFailed,
   upcoming,
   areas,
   covers,
@@ -40,6 +41,8 @@ export function ScanPane({
   scan: UseQueryResult<ArrayBuffer>;
   /** Where the scan's pages belong; undefined while the server has not said (the scan waits for it, never shown misplaced). */
   placement: { pageNumbers: readonly number[] | null; paperPageCount: number | null } | undefined;
+  /** Where the pages belong could not be read: the scan is not shown (it could be misplaced) until a retry reads it. */
+  placementFailed?: { error: unknown; retry: () => Promise<unknown> };
   onPageCount: (scanId: string, pageCount: number) => void;
   upcoming: UpcomingScan[];
   areas: HighlightArea[];
@@ -60,6 +63,8 @@ export function ScanPane({
     <div className="marking__scan" ref={frame} aria-label={label} role="region" tabIndex={0}>
       {scan.isError ? (
         <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
+      ) : placement === undefined && placementFailed ? (
+        <LoadFailed what="The script's pages" error={placementFailed.error} onRetry={placementFailed.retry} />
       ) : placement === undefined ? (
         <Loading>Opening the scan…</Loading>
       ) : (
