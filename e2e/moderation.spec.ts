@@ -19,6 +19,14 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   const template = (await (await page.request.post("/api/exam/templates", { data: { title, exam_id: papers[0]!.id } })).json()) as { id: string; page_count: number };
   const canvas = (await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: Question[] };
   const leaves = canvas.questions.filter((question) => !question.is_container && (question.max_marks ?? 0) >= 2).slice(0, 2);
+  // The second question has a rubric: its second marks are made by applying items with their keys.
+  for (const body of [
+    { text: "Method", points: 1 },
+    { text: "Answer", points: 1 },
+  ]) {
+    const item = await page.request.post(`/api/exam/questions/${leaves[1]!.id}/rubric-items`, { data: body });
+    expect(item.status()).toBe(201);
+  }
   const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };
   const batch = await page.request.post("/api/exam/batches", { data: { template_id: template.id, class_id: classes[0]!.id, title } });
   const batchId = ((await batch.json()) as { id: string }).id;
@@ -93,7 +101,15 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   for (let index = 1; index < 6; index++) {
     await expect(head.getByRole("heading", { level: 2, name: `Question ${leaves[index % 2]!.label}` })).toBeVisible();
     await expect(mark).toBeFocused();
-    await head.keyboard.type("2");
+    if (index % 2 === 1) {
+      // Keys 1 and 2 apply the rubric's two items: the mark is their sum.
+      await head.keyboard.press("1");
+      await head.keyboard.press("2");
+      await expect(head.getByRole("button", { name: /Method/, pressed: true })).toBeVisible();
+      await expect(head.getByText("Items 1 and 2: 2.")).toBeVisible();
+    } else {
+      await head.keyboard.type("2");
+    }
     await expect(mark).toHaveValue("2");
     await head.keyboard.press("Enter");
   }
