@@ -6,9 +6,11 @@ import { scriptPdf } from "./papers";
 type Question = { id: string; label: string; max_marks: number | null; is_container: boolean };
 
 const HEAD_EMAIL = "head@northfield.example";
+/** Invited as the batch's marker: the batch's marking is shared, and the head is none of its markers. */
+const COLLEAGUE = "James Patel";
 const FIRST_COMMENT = `first-mark-comment-${crypto.randomBytes(4).toString("hex")}`;
 
-test("moderation: the owner picks a sample, the head second-marks it blind, reconciles a difference and signs the batch off", async ({ browser, page }, testInfo) => {
+test("moderation: the owner picks a sample of a shared batch, the head second-marks it blind by keyboard, sets a final mark and signs the batch off", async ({ browser, page }, testInfo) => {
   test.setTimeout(180_000);
   // The teacher: a batch of three scripts, first-marked on two questions.
   await signIn(page);
@@ -17,6 +19,14 @@ test("moderation: the owner picks a sample, the head second-marks it blind, reco
   const template = (await (await page.request.post("/api/exam/templates", { data: { title, exam_id: papers[0]!.id } })).json()) as { id: string; page_count: number };
   const canvas = (await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: Question[] };
   const leaves = canvas.questions.filter((question) => !question.is_container && (question.max_marks ?? 0) >= 2).slice(0, 2);
+  // The second question has a rubric: its second marks are made by applying items with their keys.
+  for (const body of [
+    { text: "Method", points: 1 },
+    { text: "Answer", points: 1 },
+  ]) {
+    const item = await page.request.post(`/api/exam/questions/${leaves[1]!.id}/rubric-items`, { data: body });
+    expect(item.status()).toBe(201);
+  }
   const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };
   const batch = await page.request.post("/api/exam/batches", { data: { template_id: template.id, class_id: classes[0]!.id, title } });
   const batchId = ((await batch.json()) as { id: string }).id;
@@ -37,8 +47,14 @@ test("moderation: the owner picks a sample, the head second-marks it blind, reco
     }
   }
 
-  // The owner picks the whole batch as the sample, with no tolerance.
+  // The owner shares the marking with a colleague (issue 32: a head's final mark on a shared batch was a 500).
   await page.goto(`/batches/${batchId}`);
+  const markersCard = page.getByRole("region", { name: "Markers" });
+  await markersCard.getByLabel("Invite a colleague").selectOption({ label: COLLEAGUE });
+  await markersCard.getByRole("button", { name: "Invite" }).click();
+  await expect(markersCard.getByRole("cell", { name: COLLEAGUE, exact: true })).toBeVisible();
+
+  // The owner picks the whole batch as the sample, with no tolerance.
   await page.getByRole("link", { name: "Moderation" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Moderation" })).toBeVisible();
   await page.getByLabel("Share of the marked scripts (%)").fill("100");
@@ -56,18 +72,50 @@ test("moderation: the owner picks a sample, the head second-marks it blind, reco
   head.on("response", (response) => bodies.push(response.body().then((body) => body.toString("utf8"), () => "")));
   await signIn(head, HEAD_EMAIL);
   await head.goto(`/batches/${batchId}/moderation`);
-  const firstScript = head.getByRole("form", { name: new RegExp(`question ${leaves[0]!.label}$`) }).first();
-  await expect(firstScript).toBeVisible();
+  const secondMarking = head.locator(".card").filter({ has: head.getByRole("heading", { name: "Your second marking" }) });
+  await expect(secondMarking.getByText("0 of 6 questions second-marked, on 3 scripts.")).toBeVisible();
+  await head.getByRole("link", { name: "Start second marking" }).click();
+  await expect(head).toHaveURL(/\/moderation\/second-marking/);
+
+  // The marking screen's flow: the scan beside the question, digits type the mark, Enter saves and moves on.
+  const mark = head.getByRole("textbox", { name: /^Mark/ });
+  await expect(head.getByRole("heading", { level: 2, name: `Question ${leaves[0]!.label}` })).toBeVisible();
+  await expect(head.getByRole("region", { name: /^Scan of Script \d+$/ }).locator("canvas").first()).toBeVisible({ timeout: 60_000 });
+  await expect(mark).toBeFocused();
+  await expect(head.getByText("Blind second marking")).toBeVisible();
+  // Above the maximum: the error is the mark's, and goes as soon as the mark is valid.
+  const max = leaves[0]!.max_marks!;
+  await head.keyboard.type(String(max + 1));
+  await head.keyboard.press("Enter");
+  await expect(head.getByRole("alert").filter({ hasText: `At most ${max} marks for this question.` })).toBeVisible();
+  await expect(mark).toHaveAttribute("aria-invalid", "true");
+  await head.keyboard.press("Backspace");
+  await head.keyboard.type("0");
+  await expect(head.getByText(`At most ${max} marks for this question.`)).toHaveCount(0);
+  await expect(mark).not.toHaveAttribute("aria-invalid", "true");
   await screenshot(head, testInfo, "moderation-second-marking");
-  const forms = head.locator(".moderation__scripts form");
-  await expect(forms).toHaveCount(6);
-  for (let index = 0; index < 6; index++) {
-    const form = forms.nth(index);
-    // One difference: the first script's first question gets 0 instead of 2.
-    await form.getByRole("textbox").fill(index === 0 ? "0" : "2");
-    await form.getByRole("button", { name: "Save" }).click();
-    await expect(form.getByRole("button", { name: "Change" })).toBeVisible();
+  await expectNoAxeViolations(head, "the second-marking screen");
+  await mark.focus();
+  await head.keyboard.press("Enter");
+  // One difference: the first script's first question got 0 instead of 2; every other question 2.
+  for (let index = 1; index < 6; index++) {
+    await expect(head.getByRole("heading", { level: 2, name: `Question ${leaves[index % 2]!.label}` })).toBeVisible();
+    await expect(mark).toBeFocused();
+    if (index % 2 === 1) {
+      // Keys 1 and 2 apply the rubric's two items: the mark is their sum.
+      await head.keyboard.press("1");
+      await head.keyboard.press("2");
+      await expect(head.getByRole("button", { name: /Method/, pressed: true })).toBeVisible();
+      await expect(head.getByText("Items 1 and 2: 2.")).toBeVisible();
+    } else {
+      await head.keyboard.type("2");
+    }
+    await expect(mark).toHaveValue("2");
+    await head.keyboard.press("Enter");
   }
+  await expect(head.getByText("That was the last script of the sample")).toBeVisible();
+  await head.getByRole("link", { name: "Back to the moderation" }).click();
+  await expect(secondMarking.getByText("6 of 6 questions second-marked, on 3 scripts.")).toBeVisible();
   const received = await Promise.all(bodies);
   expect(received.some((body) => body.includes(FIRST_COMMENT))).toBe(false);
 

@@ -9,7 +9,6 @@ import { preload } from "react-dom";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Modal } from "@/components/ui/Modal";
-import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -32,11 +31,13 @@ import {
   scriptsAround,
   upcomingScans,
 } from "./marking-order";
-import { MarkScheme } from "./MarkScheme";
-import { RubricPanel } from "./RubricPanel";
+import { MarkField, UnscannedQuestion, markHint } from "./MarkField";
+import { QuestionDetails } from "./QuestionDetails";
+import { QuestionStrip } from "./QuestionStrip";
+import { ScanPane } from "./ScanPane";
+import { useScanPlacement } from "./use-scan-placement";
 import { appliedItemsOf, itemIndexOfKey, rubricMark, toggled } from "./rubric-marks";
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
-import { pdfWorkerPort } from "./pdf-worker";
 import { SaveIndicator } from "./SaveIndicator";
 import type { CoveredArea, HighlightArea } from "./ScanViewer";
 import { nameBoxOf } from "@/server/intake/name-box";
@@ -46,18 +47,6 @@ import { useSaveQueue } from "./use-save-queue";
 import { scanPath, useScans } from "./use-scans";
 import { useFillHeight } from "@/components/ui/use-fill-height";
 import { Loading } from "@/components/ui/Loading";
-
-// pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
-// runs (before the page has hydrated), so they download while the scan's bytes do.
-const loadScanViewer = () => import("./ScanViewer");
-if (typeof window !== "undefined") {
-  pdfWorkerPort();
-  void loadScanViewer();
-}
-const ScanViewer = dynamic(loadScanViewer, {
-  ssr: false,
-  loading: () => <Loading>Opening the scan…</Loading>,
-});
 
 // Only a template's owner opens the rubric editor here: its code loads when the dialog first opens.
 const RubricEditor = dynamic(() => import("@/components/rubric/RubricEditor").then((module) => module.RubricEditor), {
@@ -300,16 +289,9 @@ export function MarkingScreen({
   const [body, setBody] = useState<HTMLDivElement | null>(null);
   const bodyHeight = useFillHeight(body, MIN_BODY_HEIGHT);
 
-  const [viewerWidth, setViewerWidth] = useState(600);
-  const observer = useRef<ResizeObserver | null>(null);
-  const viewerFrame = useCallback((element: HTMLDivElement | null) => {
-    observer.current?.disconnect();
-    if (!element) return;
-    observer.current = new ResizeObserver(([entry]) => {
-      if (entry) setViewerWidth(Math.max(280, Math.floor(entry.contentRect.width) - 2));
-    });
-    observer.current.observe(element);
-  }, []);
+  // Where the scan's pages belong (a page not scanned is shown missing, never replaced by the next one).
+  const placement = marksQuery.data ? { pageNumbers: marksQuery.data.scan_page_numbers, paperPageCount: marksQuery.data.paper_page_count } : undefined;
+  const { onPageCount, missingFor } = useScanPlacement(submissionId ?? undefined, placement, template.data?.response_areas ?? []);
 
   const areas: HighlightArea[] = useMemo(
     () => (template.data?.response_areas ?? []).filter((area) => area.question_id === question?.id),
@@ -424,61 +406,48 @@ export function MarkingScreen({
       </header>
 
       <div className="marking__body" ref={setBody} style={bodyHeight ? { height: bodyHeight } : undefined}>
-        {/* Focusable so keyboard users can scroll the script; the shortcuts keep working from here. */}
-        <div className="marking__scan" ref={viewerFrame} aria-label={`Scan of ${studentName}`} role="region" tabIndex={0}>
-          {scan.isError ? (
-            <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
-          ) : (
-            <ScanViewer scan={{ id: script.id, bytes: scan.data }} upcoming={upcoming} width={viewerWidth} areas={areas} covers={covers} label={`Scan of ${studentName}`} />
-          )}
-        </div>
+        <ScanPane
+          scriptId={script.id}
+          scan={scan}
+          placement={placement}
+          onPageCount={onPageCount}
+          placementFailed={marksQuery.isError ? { error: marksQuery.error, retry: () => marksQuery.refetch() } : undefined}
+          upcoming={upcoming}
+          areas={areas}
+          covers={covers}
+          label={`Scan of ${studentName}`}
+        />
 
         <aside className="marking__panel" aria-label="Marking">
-          <nav aria-label="Questions" className="question-strip">
-            {questions.map((q, index) => {
-              const entry = marksByQuestion.get(q.id);
-              const pending = Boolean(saving.drafts[draftKey(script.id, q.id)]);
-              const state = pending ? "draft" : entry?.confirmed && entry.awarded_marks !== null ? "done" : entry ? "partial" : "todo";
-              return (
-                <button
-                  key={q.id}
-                  type="button"
-                  className={`question-strip__item question-strip__item--${state}`}
-                  aria-current={index === questionIndex ? "step" : undefined}
-                  aria-label={`Question ${q.label}${state === "done" ? `, ${entry?.awarded_marks} marks, confirmed` : state === "draft" ? ", unsaved" : ""}`}
-                  onClick={() => goToQuestion(index)}
-                >
-                  {q.label}
-                </button>
-              );
-            })}
-          </nav>
+          <QuestionStrip
+            questions={questions}
+            currentIndex={questionIndex}
+            onGo={goToQuestion}
+            stateOf={(questionId) => {
+              const entry = marksByQuestion.get(questionId);
+              const pending = Boolean(saving.drafts[draftKey(script.id, questionId)]);
+              return {
+                state: pending ? "draft" : entry?.confirmed && entry.awarded_marks !== null ? "done" : entry ? "partial" : "todo",
+                marks: entry?.awarded_marks,
+                unscanned: missingFor(questionId).length > 0,
+              };
+            }}
+          />
 
-          {/* Focusable so keyboard users can scroll a long mark scheme, which scrolls on its own to keep the mark in sight. */}
-          <section className="marking__question" aria-labelledby="question-heading" tabIndex={0}>
-            <div className="marking__question-head">
-              <h2 id="question-heading">Question {question.label}</h2>
-              <span className="marking__max">
-                {question.max_marks ?? "–"} mark{question.max_marks === 1 ? "" : "s"}
-              </span>
-            </div>
-            {question.spec_ref ? <p className="muted marking__spec">Specification {question.spec_ref}</p> : null}
-            <h3 className="marking__subheading">Mark scheme</h3>
-            <MarkScheme scheme={question.mark_scheme} />
-            {isRubric || ownsTemplate ? (
-              <div className="marking__rubric-head">
-                <h3 className="marking__subheading">
-                  Rubric{isRubric ? <span className="muted"> · keys {rubricItems.length >= 10 ? "1–9, 0" : rubricItems.length === 1 ? "1" : `1–${rubricItems.length}`}</span> : null}
-                </h3>
-                {ownsTemplate ? (
-                  <Button variant="secondary" size="small" onClick={() => setRubricOpen(true)}>
-                    {isRubric ? "Edit rubric" : "Add a rubric"}
-                  </Button>
-                ) : null}
-              </div>
-            ) : null}
-            {isRubric ? <RubricPanel questionLabel={question.label} items={rubricItems} applied={appliedItems ?? []} disabled={readOnly} onToggle={toggleItem} /> : null}
-          </section>
+          <QuestionDetails
+            question={question}
+            rubricItems={rubricItems}
+            applied={appliedItems ?? []}
+            disabled={readOnly}
+            onToggle={toggleItem}
+            rubricAction={
+              ownsTemplate ? (
+                <Button variant="secondary" size="small" onClick={() => setRubricOpen(true)}>
+                  {isRubric ? "Edit rubric" : "Add a rubric"}
+                </Button>
+              ) : undefined
+            }
+          />
 
           <div className="marking__entry">
             {notMineHere && !archived ? (
@@ -486,44 +455,17 @@ export function MarkingScreen({
                 Question {question.label} of this script is not in your allocation: another marker marks it. Press Enter to move on.
               </Status>
             ) : null}
-            <div className="field marking__mark-field">
-              <label className="field__label" htmlFor="mark-input">
-                Mark <span className="muted">out of {question.max_marks ?? "–"}</span>
-              </label>
-              <input
-                id="mark-input"
-                ref={markInput}
-                className="input marking__mark-input"
-                inputMode="decimal"
-                autoComplete="off"
-                value={markText}
-                disabled={readOnly}
-                // On a question with a rubric the mark is the items' sum: the digits apply items instead.
-                readOnly={isRubric}
-                aria-invalid={inputError ? true : undefined}
-                aria-describedby={inputError ? "mark-error" : "mark-hint"}
-                onChange={(event) => {
-                  const value = event.currentTarget.value;
-                  if (!isRubric && /^[0-9]*\.?[0-9]{0,2}$/.test(value)) edit({ mark: value });
-                }}
-              />
-              {inputError ? (
-                <p className="field__error" id="mark-error" role="alert">
-                  {inputError}
-                </p>
-              ) : (
-                <p className="field__hint" id="mark-hint">
-                  {untouchedRubric
-                    ? "Apply items with their keys; with none, Enter gives 0. "
-                    : rubricScore
-                      ? rubricHint(rubricScore, rubricItems, appliedItems ?? [])
-                      : isRubric
-                        ? "A typed mark: applying an item replaces it with the items' sum. "
-                        : ""}
-                  Enter confirms and moves on.
-                </p>
-              )}
-            </div>
+            <UnscannedQuestion questionLabel={question.label} pages={missingFor(question.id)} />
+            <MarkField
+              inputRef={markInput}
+              value={markText}
+              max={question.max_marks}
+              isRubric={isRubric}
+              disabled={readOnly}
+              error={inputError}
+              hint={markHint({ untouchedRubric, rubricScore, isRubric, items: rubricItems, applied: appliedItems ?? [] })}
+              onChange={(value) => edit({ mark: value })}
+            />
             <div className="field marking__comment-field">
               {/* The microphone sits beside the label, so the comment takes one row less (a tablet's height is short). */}
               <div className="marking__comment-head">
@@ -613,13 +555,4 @@ export function MarkingScreen({
       ) : null}
     </div>
   );
-}
-
-/** How a rubric mark was made: "Items 1 and 3: 6, capped at 5." */
-function rubricHint(score: { sum: number; mark: number }, items: readonly { id: string }[], applied: readonly string[]): string {
-  const keys = items.flatMap((item, index) => (applied.includes(item.id) ? [String(index + 1)] : []));
-  if (keys.length === 0) return "No item applied: 0. ";
-  const named = keys.length === 1 ? `Item ${keys[0]}` : `Items ${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
-  if (score.sum === score.mark) return `${named}: ${score.mark}. `;
-  return `${named}: ${score.sum}, ${score.mark === 0 ? "counted as 0" : `capped at ${score.mark}`}. `;
 }

@@ -4,6 +4,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Status } from "@/components/ui/Status";
 import { Loading } from "@/components/ui/Loading";
 import { type ScanLayout, keepScans, openScan, paintPage, paintedPage, scanLayout } from "./scan-pages";
+import { missingPageSentence, placePages } from "./page-placement";
 
 export interface HighlightArea {
   id: string;
@@ -24,11 +25,16 @@ export interface ScanSource {
 
 export interface ScanViewerProps {
   scan: ScanSource;
+  /** Which page of the paper each page of the scan is (null: in order from page 1), and the paper's pages (page-placement.ts). */
+  pageNumbers: readonly number[] | null;
+  paperPageCount: number | null;
+  /** Told the scan's page count once it is open (the pages missing from a scan uploaded on its own follow from it). */
+  onPageCount?: (scanId: string, pageCount: number) => void;
   /** Scripts to have ready, most likely first (the next one): opened and painted in the background,
    * from `page` (where that script will open) on, once the script on screen is painted. */
   upcoming: (ScanSource & { page: number })[];
   width: number;
-  /** The current question's areas: highlighted, and the first is scrolled into view. */
+  /** The current question's areas, on the paper's pages: highlighted on the page they belong to, and the first is scrolled into view. */
   areas: HighlightArea[];
   /** Page-relative rectangles blurred past reading (an anonymous batch's name box). */
   covers?: CoveredArea[];
@@ -73,16 +79,22 @@ function useScanLayout({ id, bytes }: ScanSource): LayoutState {
 }
 
 /**
- * A scanned script, its pages one under another, with the current question's areas highlighted. The
- * viewer stays mounted from script to script; a script prepared in the background shows in the same
- * frame as its student's name, and one that is not ready shows blank pages of the right size until
- * painted (never the previous student's pages).
+ * A scanned script, its pages one under another in the paper's order, with the current question's areas
+ * highlighted. Pages are placed by their page number: a page of the paper that was not scanned shows as
+ * missing where it belongs, and no area is drawn on another page. The viewer stays mounted from script
+ * to script; a script prepared in the background shows in the same frame as its student's name, and one
+ * that is not ready shows blank pages of the right size until painted (never the previous student's pages).
  */
-export default function ScanViewer({ scan, upcoming, width, areas, covers = [], label }: ScanViewerProps) {
+export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCount, upcoming, width, areas, covers = [], label }: ScanViewerProps) {
   const root = useRef<HTMLDivElement>(null);
   const layout = useScanLayout(scan);
   const target = areas.find((area) => area.kind === "response") ?? areas[0];
-  const shownPage = target?.page ?? 1;
+  const placed = layout.state === "ready" ? placePages(layout.layout.pageCount, pageNumbers, paperPageCount) : [];
+  const shownPage = placed.find((page) => page.paperPage === (target?.page ?? 1))?.scanPage ?? 1;
+  const scannedPages = layout.state === "ready" ? layout.layout.pageCount : null;
+  useEffect(() => {
+    if (scannedPages !== null) onPageCount?.(scan.id, scannedPages);
+  }, [scan.id, scannedPages, onPageCount]);
 
   const keep = [scan.id, ...upcoming.map((next) => next.id)].join(" ");
   useEffect(() => keepScans(keep.split(" ")), [keep]);
@@ -126,22 +138,37 @@ export default function ScanViewer({ scan, upcoming, width, areas, covers = [], 
   if (layout.state === "loading") {
     return <Loading>Opening the scan…</Loading>;
   }
-  const { pageCount, ratios } = layout.layout;
+  const { ratios } = layout.layout;
+  const targetMissing = target && placed.some((page) => page.paperPage === target.page && page.scanPage === null);
   return (
     <div ref={root} className="scan-viewer">
-      {ratios.map((ratio, index) => {
-        const pageNumber = index + 1;
+      {placed.map(({ paperPage, scanPage }) => {
+        const pageLabel = `${label}, page ${paperPage} of ${placed.length}`;
+        if (scanPage === null) {
+          return (
+            <section
+              key={`missing-${paperPage}`}
+              className="scan-viewer__page scan-viewer__page--missing"
+              aria-label={`${pageLabel}, not scanned`}
+              data-testid="missing-page"
+              data-current-area={targetMissing && target.page === paperPage ? "" : undefined}
+              style={{ width }}
+            >
+              <p className="scan-viewer__missing">{missingPageSentence(paperPage)}.</p>
+            </section>
+          );
+        }
         return (
-          <section key={pageNumber} className="scan-viewer__page" aria-label={`${label}, page ${pageNumber} of ${pageCount}`} style={{ width }}>
+          <section key={paperPage} className="scan-viewer__page" aria-label={pageLabel} data-paper-page={paperPage} style={{ width }}>
             <PageCanvas
               scanId={scan.id}
-              page={pageNumber}
+              page={scanPage}
               width={width}
-              ratio={ratio}
-              priority={pageNumber === shownPage ? PRIORITY_SHOWN_PAGE : PRIORITY_REST_OF_SCRIPT}
+              ratio={ratios[scanPage - 1] ?? Math.SQRT2}
+              priority={scanPage === shownPage ? PRIORITY_SHOWN_PAGE : PRIORITY_REST_OF_SCRIPT}
             />
             {areas
-              .filter((area) => area.page === pageNumber)
+              .filter((area) => area.page === paperPage)
               .map((area) => (
                 <div
                   key={area.id}
@@ -151,7 +178,7 @@ export default function ScanViewer({ scan, upcoming, width, areas, covers = [], 
                 />
               ))}
             {covers
-              .filter((cover) => cover.page === pageNumber)
+              .filter((cover) => cover.page === paperPage)
               .map((cover, index) => (
                 <div
                   key={`cover-${index}`}

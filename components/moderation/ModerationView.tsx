@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { Button } from "@/components/ui/Button";
+import { Button, buttonClassName } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { LocalDate } from "@/components/ui/dates";
 import { TextField } from "@/components/ui/Field";
@@ -58,7 +58,7 @@ export function ModerationView({ batchId }: { batchId: string }) {
         {state.data.can_sign_off ? <SignOffButton batchId={batchId} signedOff={signOff !== null} onDone={refresh} /> : null}
       </header>
       {canModerate ? <SampleCard batchId={batchId} sample={state.data.sample} locked={signOff !== null} onDone={refresh} /> : null}
-      <SecondMarkingCard batchId={batchId} locked={signOff !== null} onDone={refresh} />
+      <SecondMarkingCard batchId={batchId} locked={signOff !== null} />
       {canModerate ? (
         <>
           <Card title="Agreement">
@@ -124,83 +124,51 @@ function SampleCard({ batchId, sample, locked, onDone }: { batchId: string; samp
   );
 }
 
-function SecondMarkingCard({ batchId, locked, onDone }: { batchId: string; locked: boolean; onDone: () => Promise<void> }) {
+function SecondMarkingCard({ batchId, locked }: { batchId: string; locked: boolean }) {
   const trpc = useTRPC();
   const queue = useQuery(trpc.exam.moderation.queue.queryOptions({ batch_id: batchId }));
+  const screen = (submissionId?: string) => `/batches/${batchId}/moderation/second-marking${submissionId ? `?submission=${submissionId}` : ""}`;
+  const scripts = queue.data?.scripts ?? [];
+  const questions = scripts.flatMap((script) => script.questions);
+  const done = questions.filter((question) => question.second_marks !== null).length;
   return (
-    <Card title="Your second marking" description="Blind: the first marks are not shown. Open the scan, mark each question, save.">
+    <Card
+      id="second-marking"
+      title="Your second marking"
+      description="Blind: the first marks are not shown. Second-mark on the marking screen: the scan beside the mark scheme and rubric, digits type the mark, Enter saves it and moves on."
+    >
       {queue.isPending ? (
         <Loading>Loading the scripts…</Loading>
       ) : queue.isError ? (
         <LoadFailed what="The scripts to second-mark" error={queue.error} onRetry={() => queue.refetch()} />
-      ) : queue.data.scripts.length === 0 ? (
+      ) : scripts.length === 0 ? (
         <p className="muted">Nothing to second-mark: no script of the sample has a first mark by someone else.</p>
       ) : (
-        <ul className="moderation__scripts">
-          {queue.data.scripts.map((script) => (
-            <li key={script.submission_id}>
-              <h3>
-                {script.script_label}{" "}
-                <a href={`/api/exam/submissions/${script.submission_id}/scan`} target="_blank" rel="noreferrer">
-                  Open the scan
-                </a>
-              </h3>
-              {script.questions.map((question) => (
-                <SecondMarkField
-                  key={question.question_id}
-                  submissionId={script.submission_id}
-                  question={question}
-                  label={`${script.script_label}, question ${question.label}`}
-                  locked={locked}
-                  onDone={onDone}
-                />
-              ))}
-            </li>
-          ))}
-        </ul>
+        <>
+          <p>
+            {done} of {questions.length} question{questions.length === 1 ? "" : "s"} second-marked, on {scripts.length} script{scripts.length === 1 ? "" : "s"}.{" "}
+            {locked ? null : (
+              <Link className={buttonClassName({})} href={screen(scripts.find((script) => script.questions.some((question) => question.second_marks === null))?.submission_id)}>
+                {done === 0 ? "Start second marking" : done < questions.length ? "Go on second marking" : "Review the second marks"}
+              </Link>
+            )}
+          </p>
+          <ul className="moderation__scripts">
+            {scripts.map((script) => {
+              const marked = script.questions.filter((question) => question.second_marks !== null).length;
+              return (
+                <li key={script.submission_id}>
+                  <Link href={screen(script.submission_id)}>{script.script_label}</Link>{" "}
+                  <span className="muted">
+                    {marked} of {script.questions.length} second-marked (question{script.questions.length === 1 ? "" : "s"} {script.questions.map((question) => question.label).join(", ")})
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        </>
       )}
     </Card>
-  );
-}
-
-function SecondMarkField({
-  submissionId,
-  question,
-  label,
-  locked,
-  onDone,
-}: {
-  submissionId: string;
-  question: { question_id: string; label: string; max_marks: number | null; second_marks: number | null };
-  label: string;
-  locked: boolean;
-  onDone: () => Promise<void>;
-}) {
-  const trpc = useTRPC();
-  const [value, setValue] = useState(question.second_marks === null ? "" : String(question.second_marks));
-  const [problem, setProblem] = useState<string | null>(null);
-  const save = useMutation(trpc.exam.moderation.saveSecondMark.mutationOptions({ onSuccess: onDone }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const marks = typedNumber(value);
-    if (marks === null) return setProblem("A number of marks");
-    setProblem(null);
-    save.mutate({ submission_id: submissionId, body: { question_id: question.question_id, awarded_marks: marks } });
-  };
-  return (
-    <form className="moderation__mark" onSubmit={submit} aria-label={label}>
-      <TextField
-        label={`Question ${question.label} (out of ${question.max_marks ?? "–"})`}
-        inputMode="decimal"
-        value={value}
-        onChange={(event) => setValue(event.target.value)}
-        disabled={locked}
-        error={problem ?? (save.error ? errorMessage(save.error) : undefined)}
-      />
-      <Button type="submit" variant="secondary" size="small" loading={save.isPending} loadingLabel="Saving…" disabled={locked}>
-        {question.second_marks === null ? "Save" : "Change"}
-      </Button>
-    </form>
   );
 }
 
@@ -287,13 +255,19 @@ function ReconcileField({
     setProblem(null);
     reconcile.mutate({ submission_id: row.submission_id, body: { question_id: row.question_id, final_marks: marks } });
   };
+  // An error is the value's: a new value clears the refusal of the last, and a typing error goes once it is a number.
+  const edit = (typed: string) => {
+    setValue(typed);
+    reconcile.reset();
+    if (problem && typedNumber(typed) !== null) setProblem(null);
+  };
   return (
     <form className="moderation__mark" onSubmit={submit} aria-label={`Final mark of ${row.script_label}, question ${row.label}`}>
       <TextField
         label={row.final_marks === null ? "Not reconciled" : `Final: ${row.final_marks}`}
         inputMode="decimal"
         value={value}
-        onChange={(event) => setValue(event.target.value)}
+        onChange={(event) => edit(event.target.value)}
         disabled={locked}
         error={problem ?? (reconcile.error ? errorMessage(reconcile.error) : undefined)}
       />

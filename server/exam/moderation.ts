@@ -15,6 +15,7 @@ import {
 import { AppError, notFound } from "../errors";
 import { decimal, integer, recordId } from "../http/input-rules";
 import { scriptLabel } from "./anonymity";
+import { scanPageNumbers } from "./scan-page-numbers";
 import { refuseIfSignedOff } from "./sign-off";
 import { findVisibleBatch } from "./batches";
 import { type MarkPair, agreementOf } from "./moderation-stats";
@@ -82,10 +83,16 @@ export const secondMarkOutput = z.object({
 
 export const secondMarkingQueueOutput = z.object({
   batch_id: z.uuid(),
+  batch_title: z.string(),
+  template_id: z.uuid().describe("The paper: its questions, mark schemes, rubrics and answer areas"),
   scripts: z.array(
     z.object({
       submission_id: z.uuid(),
       script_label: z.string(),
+      scan_page_numbers: z
+        .array(z.number().int())
+        .nullable()
+        .describe("The paper's page number of each page of the scan, in order; null for a scan uploaded on its own, read in order from page 1"),
       questions: z.array(
         z.object({
           question_id: z.uuid(),
@@ -260,7 +267,7 @@ export async function setModerationSample(tx: Tx, callerId: string, input: z.inp
  */
 export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof secondMarkingQueueOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  await findVisibleBatch(tx, batchId);
+  const batch = await findVisibleBatch(tx, batchId);
   const rows = rowsOf<{ submission_id: string; script_number: number; question_id: string; label: string; max_marks: string | null; second_marks: string | null }>(
     await tx.execute(sql`select s.id as submission_id, s.script_number, q.id as question_id, q.label, q.max_marks::text as max_marks,
         sm.awarded_marks::text as second_marks
@@ -277,7 +284,10 @@ export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.i
   const scripts = new Map<string, z.output<typeof secondMarkingQueueOutput>["scripts"][number]>();
   for (const row of rows) {
     let script = scripts.get(row.submission_id);
-    if (!script) scripts.set(row.submission_id, (script = { submission_id: row.submission_id, script_label: scriptLabel(row.script_number), questions: [] }));
+    if (!script) {
+      script = { submission_id: row.submission_id, script_label: scriptLabel(row.script_number), scan_page_numbers: await scanPageNumbers(tx, row.submission_id), questions: [] };
+      scripts.set(row.submission_id, script);
+    }
     script.questions.push({
       question_id: row.question_id,
       label: row.label,
@@ -285,7 +295,7 @@ export async function getSecondMarkingQueue(tx: Tx, callerId: string, input: z.i
       second_marks: row.second_marks === null ? null : Number(row.second_marks),
     });
   }
-  return { batch_id: batchId, scripts: [...scripts.values()] };
+  return { batch_id: batchId, batch_title: batch.title, template_id: batch.template_id, scripts: [...scripts.values()] };
 }
 
 /**

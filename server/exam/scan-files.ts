@@ -1,16 +1,18 @@
 import crypto from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
-import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../db/schema";
+import { type NameBox, examBatches, examSubmissions, examTemplates, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { intakeImaging } from "../intake/imaging-port";
 import { nameBoxOnScan } from "../intake/name-box";
+import type { PageRect } from "../intake/stamp";
 import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "../intake/stamp-covers";
+import { scanPageNumbers, scanPageOf } from "./scan-page-numbers";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 
 export const submissionIdInput = z.object({ submission_id: recordId("Submission") });
@@ -34,21 +36,22 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
         templateId: examBatches.template_id,
         printCode: examBatches.print_code,
         nameBox: examTemplates.name_box,
-        filedFromPiles: sql<boolean>`exists (select 1 from ${examScanPages} where ${examScanPages.submission_id} = ${examSubmissions.id})`,
       })
       .from(examSubmissions)
       .innerJoin(files, eq(files.id, examSubmissions.scan_file_id))
       .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
       .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examSubmissions.id, id));
-    if (!row?.anonymous) return row && { ...row, stamps: null };
-    return { ...row, stamps: await readStampPlaces(tx, { template_id: row.templateId, print_code: row.printCode }) };
+    if (!row?.anonymous) return row && { ...row, stamps: null, pageNumbers: null };
+    const stamps = await readStampPlaces(tx, { template_id: row.templateId, print_code: row.printCode });
+    return { ...row, stamps, pageNumbers: await scanPageNumbers(tx, id) };
   });
   if (!scan) throw notFound("Scan");
   const storage = options.storage ?? objectStorage();
   try {
     if (scan.stamps) {
-      const bytes = await anonymousScan(storage, scan, nameBoxOnScan(scan), scan.stamps);
+      const box = nameBoxOnScan({ nameBox: scan.nameBox, filedFromPiles: scan.pageNumbers !== null });
+      const bytes = await anonymousScan(storage, scan, box, scan.stamps, scan.pageNumbers);
       return { contentType: scan.contentType, byteSize: bytes.byteLength, body: new Blob([bytes as Uint8Array<ArrayBuffer>]).stream() };
     }
     return { contentType: scan.contentType, byteSize: scan.byteSize, body: await storage.get(scan.bucket, scan.key) };
@@ -69,8 +72,14 @@ export async function openSubmissionScan(db: Db, callerId: string, submissionId:
  * template or paper a new key. The key's "v2" leaves behind the copies made before the stamp and the
  * text layer were redacted.
  */
-async function anonymousScan(storage: ObjectStorage, scan: { bucket: string; key: string; contentType: string }, box: NameBox, stamps: StampPlaces): Promise<Uint8Array> {
-  const depends = ["v2", [box.page, box.x, box.y, box.width, box.height], stampPlacesKey(stamps)];
+async function anonymousScan(
+  storage: ObjectStorage,
+  scan: { bucket: string; key: string; contentType: string },
+  box: NameBox,
+  stamps: StampPlaces,
+  pageNumbers: readonly number[] | null,
+): Promise<Uint8Array> {
+  const depends = ["v2", [box.page, box.x, box.y, box.width, box.height], stampPlacesKey(stamps), pageNumbers];
   const boxKey = crypto.createHash("sha256").update(JSON.stringify(depends)).digest("hex").slice(0, 16);
   const redactedKey = `${scan.key}.anonymous-${boxKey}.pdf`;
   try {
@@ -78,8 +87,21 @@ async function anonymousScan(storage: ObjectStorage, scan: { bucket: string; key
   } catch (error) {
     if (!isObjectNotFound(error)) throw error;
   }
-  const covers = [box, ...(await stampTextCovers(stamps, storage))];
+  const covers = onScanPages([box, ...(await stampTextCovers(stamps, storage))], pageNumbers);
   const redacted = await intakeImaging().redactScript(await readObjectBytes(storage, scan.bucket, scan.key), covers);
   await putObjectBytes(storage, scan.bucket, redactedKey, redacted, { contentType: scan.contentType });
   return redacted;
+}
+
+/**
+ * Covers placed on the paper's pages, moved to the scan's pages: a script filed from piles lacks the pages
+ * that were not scanned (page 3 of the paper is the scan's page 2 when page 2 is missing), and a cover of
+ * a page that was not scanned has nothing to hide. Page 0 (every page) stays as it is.
+ */
+function onScanPages(covers: PageRect[], pageNumbers: readonly number[] | null): PageRect[] {
+  return covers.flatMap((cover) => {
+    if (cover.page === 0) return [cover];
+    const page = scanPageOf(pageNumbers, cover.page);
+    return page === null ? [] : [{ ...cover, page }];
+  });
 }

@@ -2,14 +2,24 @@ import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
-import { examBatches, examMarkEntries, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examSubmissions, examTemplates } from "../db/schema";
 import { notFound } from "../errors";
 import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import { markFromRow, markOutput } from "./marks";
+import { scanPageNumbers } from "./scan-page-numbers";
 
 export const submissionMarksInput = z.object({ submission_id: recordId("Submission") });
-export const submissionMarksOutput = z.object({ submission: submissionOutput, marks: z.array(markOutput) });
+export const submissionMarksOutput = z.object({
+  submission: submissionOutput,
+  marks: z.array(markOutput),
+  /** Where the scan's pages belong (issue 32): the marking screen places them by these, never by position. */
+  scan_page_numbers: z
+    .array(z.number().int())
+    .nullable()
+    .describe("The paper's page number of each page of the scan, in order (1, 3, 4: page 2 was not scanned); null for a scan uploaded on its own, read in order from page 1"),
+  paper_page_count: z.number().int().nullable().describe("The paper's pages (the template's page count), null when the template does not say"),
+});
 
 /**
  * One submission with every mark entry recorded for it (what the marking screen shows and edits).
@@ -20,9 +30,10 @@ export const submissionMarksOutput = z.object({ submission: submissionOutput, ma
 export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissionMarksInput>): Promise<z.output<typeof submissionMarksOutput>> {
   const { submission_id: submissionId } = submissionMarksInput.parse(input);
   const [found] = await tx
-    .select({ submission: examSubmissions, anonymous: examBatches.anonymous })
+    .select({ submission: examSubmissions, anonymous: examBatches.anonymous, paperPageCount: examTemplates.page_count })
     .from(examSubmissions)
     .leftJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
+    .leftJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
     .where(eq(examSubmissions.id, submissionId));
   if (!found) throw notFound("Submission");
   const marks = await tx
@@ -30,5 +41,10 @@ export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissi
     .from(examMarkEntries)
     .where(eq(examMarkEntries.submission_id, submissionId))
     .orderBy(asc(examMarkEntries.created_at), asc(examMarkEntries.id));
-  return { submission: presentSubmission(found.submission, batchNames({ anonymous: found.anonymous ?? false })), marks: marks.map(markFromRow) };
+  return {
+    submission: presentSubmission(found.submission, batchNames({ anonymous: found.anonymous ?? false })),
+    marks: marks.map(markFromRow),
+    scan_page_numbers: found.submission.scan_url === null ? null : await scanPageNumbers(tx, submissionId),
+    paper_page_count: found.paperPageCount ?? null,
+  };
 }
