@@ -36,6 +36,8 @@ export const batchActions = {
   mark: { who: "writers", doing: "mark it", changes: "marks" },
   set_absence: { who: "writers", doing: "change its attendance", changes: "changes to attendance" },
   claim: { who: "writers", doing: "claim its marking", changes: "claims" },
+  /** Letting go of a claim changes no mark: anyone who sees the batch may, whatever its state (the claims' policies say whose). */
+  release_claim: { who: "staff", doing: "release its claims", changes: "released claims", exceptions: ["archived", "signed_off"] },
   upload_scan: { who: "owner", doing: "upload its scans", changes: "scans" },
   upload_pile: { who: "owner", doing: "upload its scanned piles", changes: "scanned piles" },
   move_page: { who: "owner", doing: "move its scanned pages", changes: "moves of its scanned pages" },

@@ -380,7 +380,7 @@ export async function claim(tx: Tx, callerId: string, input: z.input<typeof clai
 /** DELETE /api/exam/batches/{batch_id}/claims: releases the caller's claim on a pair (the owner releases anyone's); idempotent. */
 export async function releaseClaim(tx: Tx, callerId: string, input: z.input<typeof releaseInput>): Promise<{ released: boolean }> {
   const { batch_id: batchId, body } = releaseInput.parse(input);
-  await findVisibleBatch(tx, batchId);
+  await openBatchFor(tx, callerId, batchId, "release_claim");
   const released = await tx
     .delete(examMarkClaims)
     .where(
