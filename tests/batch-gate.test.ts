@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { asService } from "../server/db/rls";
 import { examScanPages, examScanPiles, examSubmissions, files } from "../server/db/schema";
 import { type BatchAction, batchActions, batchRefusal } from "../server/exam/batch-gate";
+import { signOffWarnings } from "../components/moderation/sign-off-warnings";
 import { errorCodes } from "../server/errors";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -294,5 +295,25 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
     expect(await write(school.admin)).toEqual({ status: 200 });
     await as(school.head).exam.moderation.signOff({ batch_id: fx.batchId });
     for (const person of [school.head, school.admin, school.teacher]) expect(await write(person)).toEqual({ status: 409, message: batchRefusal("mark", "signed_off").message });
+  });
+
+  it("the moderation state counts what a sign-off leaves undone, for the dialog that asks to confirm", async () => {
+    const fx = await gatedBatch("open");
+    const head = as(school.head);
+    // Two scripts with a scan (a student's and one to identify), neither completely marked; no sample yet.
+    expect((await head.exam.moderation.state({ batch_id: fx.batchId })).before_sign_off).toEqual({ unmarked_scripts: 2, unreconciled_differences: 0, unsecond_marked_scripts: 0 });
+    await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: fx.scannedId, question_id: fx.questionId, awarded_marks: 5, confirmed: true } });
+    await head.exam.moderation.setSample({ batch_id: fx.batchId, body: { submission_ids: [fx.scannedId], tolerance: 0 } });
+    expect((await head.exam.moderation.state({ batch_id: fx.batchId })).before_sign_off).toMatchObject({ unsecond_marked_scripts: 1, unreconciled_differences: 0 });
+    await as(school.otherTeacher).exam.moderation.saveSecondMark({ submission_id: fx.scannedId, body: { question_id: fx.questionId, awarded_marks: 2 } });
+    expect((await head.exam.moderation.state({ batch_id: fx.batchId })).before_sign_off).toMatchObject({ unsecond_marked_scripts: 0, unreconciled_differences: 1 });
+    await head.exam.moderation.reconcile({ submission_id: fx.scannedId, body: { question_id: fx.questionId, final_marks: 4 } });
+    expect((await head.exam.moderation.state({ batch_id: fx.batchId })).before_sign_off).toMatchObject({ unsecond_marked_scripts: 0, unreconciled_differences: 0 });
+    expect(signOffWarnings({ unmarked_scripts: 1, unreconciled_differences: 2, unsecond_marked_scripts: 3 })).toEqual([
+      "1 script is not completely marked.",
+      "2 differences are not reconciled.",
+      "3 scripts of the sample are not second-marked.",
+    ]);
+    expect(signOffWarnings({ unmarked_scripts: 0, unreconciled_differences: 0, unsecond_marked_scripts: 0 })).toEqual([]);
   });
 });

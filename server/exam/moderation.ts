@@ -69,6 +69,12 @@ export const moderationStateOutput = z.object({
   sign_off: signOffOutput.nullable().describe("Null while the batch is not signed off"),
   can_moderate: z.boolean().describe("The caller is the batch's owner or a department head of its school"),
   can_sign_off: z.boolean().describe("The caller is a department head of the batch's school"),
+  /** What a sign-off would leave undone: the sign-off dialog names these counts and asks to confirm. */
+  before_sign_off: z.object({
+    unmarked_scripts: z.number().int().describe("Scripts with a scan that are not completely marked (every leaf question confirmed with a value)"),
+    unreconciled_differences: z.number().int().describe("Differences above the tolerance without a final mark"),
+    unsecond_marked_scripts: z.number().int().describe("Scripts of the sample without any second mark"),
+  }),
 });
 
 export const secondMarkOutput = z.object({
@@ -208,7 +214,21 @@ export async function getModeration(tx: Tx, callerId: string, input: z.input<typ
     sign_off: await currentSignOff(tx, batchId),
     can_moderate: head || batch.teacher_id === callerId,
     can_sign_off: head,
+    before_sign_off: await beforeSignOff(tx, batchId),
   };
+}
+
+/** The counts a department head is warned of before signing off (none of them refuses the sign-off). */
+async function beforeSignOff(tx: Tx, batchId: string): Promise<z.output<typeof moderationStateOutput>["before_sign_off"]> {
+  const [counts] = rowsOf<{ unmarked: number | string; unsecond: number | string }>(
+    await tx.execute(sql`select
+        (select count(*) from ${examSubmissions} s where s.batch_id = ${batchId} and s.scan_url is not null and s.status <> 'complete') as unmarked,
+        (select count(*) from ${examModerationScripts} ms where ms.batch_id = ${batchId}
+          and not exists (select 1 from ${examSecondMarks} sm where sm.submission_id = ms.submission_id)) as unsecond`),
+  );
+  const tolerance = await sampleTolerance(tx, batchId);
+  const unreconciled = (await pairsOfBatch(tx, batchId)).map(differenceOf).filter((row) => Math.abs(row.difference) > tolerance + 1e-9 && row.final_marks === null);
+  return { unmarked_scripts: Number(counts?.unmarked ?? 0), unreconciled_differences: unreconciled.length, unsecond_marked_scripts: Number(counts?.unsecond ?? 0) };
 }
 
 /**
