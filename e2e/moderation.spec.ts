@@ -87,14 +87,31 @@ test("moderation: the owner picks a sample, the head second-marks it blind, reco
   await expect(reconcile.getByText("Final: 1")).toBeVisible();
 
   // Signed off: the teacher's mark write is refused until the head reopens the batch.
+  // The scripts are marked on two questions only: signing off warns with the count and asks to confirm.
   await head.getByRole("button", { name: "Sign the batch off" }).click();
+  const confirmSignOff = head.getByRole("dialog", { name: "Sign the batch off with work left?" });
+  await expect(confirmSignOff).toBeVisible();
+  await expect(confirmSignOff).toContainText("3 scripts are not completely marked.");
+  // The difference is reconciled and every sample script second-marked: neither is listed.
+  await expect(confirmSignOff).not.toContainText("not reconciled");
+  await expect(confirmSignOff).not.toContainText("not second-marked");
+  await screenshot(head, testInfo, "moderation-sign-off-confirm");
+  await confirmSignOff.getByRole("button", { name: "Sign off anyway" }).click();
   await expect(head.getByText(/Signed off by David Okafor/)).toBeVisible();
   await screenshot(head, testInfo, "moderation-signed-off");
   const refused = await page.request.put(`/api/exam/marks/${crypto.randomUUID()}`, {
     data: { submission_id: scripts[1], question_id: leaves[0]!.id, awarded_marks: 1 },
   });
   expect(refused.status()).toBe(409);
+  // A signed-off batch refuses a scan upload too; reopening asks to confirm.
+  const upload = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
+    multipart: { file: { name: "late.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count ?? 8, "Late") }, matching_method: "ordered" },
+  });
+  expect(upload.status()).toBe(409);
   await head.getByRole("button", { name: "Reopen the batch" }).click();
+  const confirmReopen = head.getByRole("dialog", { name: "Reopen the batch?" });
+  await expect(confirmReopen).toBeVisible();
+  await confirmReopen.getByRole("button", { name: "Reopen" }).click();
   await expect(head.getByRole("button", { name: "Sign the batch off" })).toBeVisible();
 
   // The owner's results page shows the agreement.
