@@ -135,15 +135,48 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   await expect(reconcile.getByText("Final: 1")).toBeVisible();
 
   // Signed off: the teacher's mark write is refused until the head reopens the batch.
+  // The scripts are marked on two questions only: signing off warns with the count and asks to confirm.
   await head.getByRole("button", { name: "Sign the batch off" }).click();
+  const confirmSignOff = head.getByRole("dialog", { name: "Sign the batch off with work left?" });
+  await expect(confirmSignOff).toBeVisible();
+  await expect(confirmSignOff).toContainText("3 scripts are not completely marked.");
+  // The difference is reconciled and every sample script second-marked: neither is listed.
+  await expect(confirmSignOff).not.toContainText("not reconciled");
+  await expect(confirmSignOff).not.toContainText("not second-marked");
+  await screenshot(head, testInfo, "moderation-sign-off-confirm");
+  await confirmSignOff.getByRole("button", { name: "Sign off anyway" }).click();
   await expect(head.getByText(/Signed off by David Okafor/)).toBeVisible();
   await screenshot(head, testInfo, "moderation-signed-off");
   const refused = await page.request.put(`/api/exam/marks/${crypto.randomUUID()}`, {
     data: { submission_id: scripts[1], question_id: leaves[0]!.id, awarded_marks: 1 },
   });
   expect(refused.status()).toBe(409);
+  // A signed-off batch refuses a scan upload too; reopening asks to confirm.
+  const upload = await page.request.post(`/api/exam/batches/${batchId}/scans`, {
+    multipart: { file: { name: "late.pdf", mimeType: "application/pdf", buffer: await scriptPdf(template.page_count ?? 8, "Late") }, matching_method: "ordered" },
+  });
+  expect(upload.status()).toBe(409);
   await head.getByRole("button", { name: "Reopen the batch" }).click();
+  const confirmReopen = head.getByRole("dialog", { name: "Reopen the batch?" });
+  await expect(confirmReopen).toBeVisible();
+  await confirmReopen.getByRole("button", { name: "Reopen" }).click();
   await expect(head.getByRole("button", { name: "Sign the batch off" })).toBeVisible();
+
+  // A colleague who is neither the owner, a marker nor a head reads the batch: no upload, archive, attendance or marking controls.
+  const colleagueContext = await browser.newContext();
+  const colleague = await colleagueContext.newPage();
+  await signIn(colleague, "teacher2@northfield.example");
+  await colleague.goto(`/batches/${batchId}`);
+  await expect(colleague.getByText("This batch is another teacher's: you can follow its progress and read its results.")).toBeVisible();
+  await expect(colleague.getByRole("heading", { name: "Upload scans" })).toHaveCount(0);
+  await expect(colleague.getByRole("button", { name: "Archive batch" })).toHaveCount(0);
+  await expect(colleague.getByRole("button", { name: /absent/ })).toHaveCount(0);
+  await expect(colleague.getByRole("link", { name: /^Mark / })).toHaveCount(0);
+  await screenshot(colleague, testInfo, "batch-read-only-colleague");
+  await colleague.goto(`/batches/${batchId}/mark?submission=${scripts[0]}`);
+  await expect(colleague.getByText("This batch is another teacher's")).toBeVisible();
+  await expect(colleague.getByRole("textbox", { name: /^Mark/ })).toHaveCount(0);
+  await colleagueContext.close();
 
   // The owner's results page shows the agreement.
   await page.goto(`/batches/${batchId}/results`);

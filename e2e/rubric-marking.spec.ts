@@ -134,6 +134,11 @@ test("a colleague marks with the rubric but cannot edit it, and the comment bank
     });
     expect(reply.ok()).toBe(true);
   }
+  // Only the owner, a department head or an invited marker marks a batch: the owner invites the colleague for every script.
+  const { candidates } = (await (await page.request.get(`/api/exam/batches/${batchId}/markers`)).json()) as { candidates: { user_id: string; full_name: string }[] };
+  const colleague = candidates.find((candidate) => candidate.full_name === "James Patel")!;
+  expect((await page.request.post(`/api/exam/batches/${batchId}/markers`, { data: { user_id: colleague.user_id } })).ok()).toBe(true);
+  expect((await page.request.put(`/api/exam/batches/${batchId}/markers/${colleague.user_id}/allocations`, { data: { allocations: [{ first_script: 1 }] } })).ok()).toBe(true);
   await page.context().clearCookies();
   await signIn(page, "teacher2@northfield.example");
   await page.goto(`/batches/${batchId}/mark?submission=${scripts[1]!.id}`);

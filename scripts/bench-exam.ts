@@ -65,10 +65,11 @@ async function seed(db: Db) {
       is_container: false,
     }));
     await tx.insert(examQuestions).values(questions);
-    // Colleagues of the same school, who may mark the batch too (one per client in the second run).
+    // Colleagues of the same school who mark the batch too (one per client in the second run): department
+    // heads, since only the owner, heads and invited markers write a batch's marks (server/exam/batch-gate.ts).
     const colleagues = [];
     for (let index = 1; index < UPSERT_CLIENTS; index++) {
-      colleagues.push(await createUser(tx, { email: `bench.${crypto.randomUUID()}@example.org`, fullName: `Bench Colleague ${index}`, instituteId: institute.id, role: "teacher" }));
+      colleagues.push(await createUser(tx, { email: `bench.${crypto.randomUUID()}@example.org`, fullName: `Bench Colleague ${index}`, instituteId: institute.id, role: "department_head" }));
     }
     // A rubric of three items per question (+2, +1, −1), for the rubric scenarios.
     const items = await tx

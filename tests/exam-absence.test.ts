@@ -72,8 +72,12 @@ describeOnEachDatabase("marking a student absent", (database) => {
     const again = await as(school.teacher).exam.submissions.setAbsence({ submission_id: slot.id, absent: true });
     expect(again.absence_marked_at).toEqual(marked.absence_marked_at);
 
-    // Another teacher of the school may record attendance, as they may enter marks.
-    const undone = await as(school.otherTeacher).exam.submissions.setAbsence({ submission_id: slot.id, absent: false });
+    // A department head may record attendance, as they may enter marks; a colleague who is not a writer of the batch may not.
+    await expect(as(school.otherTeacher).exam.submissions.setAbsence({ submission_id: slot.id, absent: false })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringMatching(/^This batch is .+'s: only its owner, its markers or a department head can change its attendance/),
+    });
+    const undone = await as(school.head).exam.submissions.setAbsence({ submission_id: slot.id, absent: false });
     expect(undone.absence_marked_at).toBeNull();
     expect((await as(school.teacher).exam.submissions.setAbsence({ submission_id: slot.id, absent: false })).absence_marked_at).toBeNull();
   });

@@ -36,7 +36,7 @@ describeOnEachDatabase("the comment bank of a question", (database) => {
   it("offers the comments given most on the question's marks, and a saved comment once, to every marker of the template", async () => {
     const units = "Remember the units: cm²";
     const method = "Show your method";
-    for (const [index, text] of [units, units, units, method, method].entries()) await comment(index % 2 ? school.otherTeacher : school.teacher, submissions[index]!, text);
+    for (const [index, text] of [units, units, units, method, method].entries()) await comment(index % 2 ? school.head : school.teacher, submissions[index]!, text);
     // Used once, or blank: not offered.
     await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: submissions[0]!, question_id: canvas.ids.q1a, awarded_marks: 1, comment: units } });
 

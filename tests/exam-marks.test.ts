@@ -72,10 +72,10 @@ describeOnEachDatabase("exam marks", (database) => {
       marked_by: "teacher",
       marked_by_user_id: school.teacher.id,
     });
-    // A colleague changes the value only: the other fields stay, the entry keeps its id.
-    const second = await mark(school.otherTeacher.token, { submission_id: submission.id, question_id: canvas.ids.q1a, awarded_marks: 3 }, crypto.randomUUID());
+    // A department head changes the value only: the other fields stay, the entry keeps its id.
+    const second = await mark(school.head.token, { submission_id: submission.id, question_id: canvas.ids.q1a, awarded_marks: 3 }, crypto.randomUUID());
     expect(second.status).toBe(200);
-    expect(await second.json()).toMatchObject({ id: markId, awarded_marks: 3, comment: "good method", annotation_shape_ids: ["shape-1"], marked_by_user_id: school.otherTeacher.id });
+    expect(await second.json()).toMatchObject({ id: markId, awarded_marks: 3, comment: "good method", annotation_shape_ids: ["shape-1"], marked_by_user_id: school.head.id });
     const cleared = await mark(school.teacher.token, { submission_id: submission.id, question_id: canvas.ids.q1a, awarded_marks: 3, comment: null }, markId);
     expect((await cleared.json()).comment).toBeNull();
     expect(await statusOf(submission.id)).toBe("marking");
@@ -149,7 +149,7 @@ describeOnEachDatabase("exam marks", (database) => {
     const markId = crypto.randomUUID();
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        mark(index % 2 ? school.teacher.token : school.otherTeacher.token, { submission_id, question_id: canvas.ids.q2, awarded_marks: index % 6 }, markId),
+        mark(index % 2 ? school.teacher.token : school.head.token, { submission_id, question_id: canvas.ids.q2, awarded_marks: index % 6 }, markId),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
@@ -165,7 +165,7 @@ describeOnEachDatabase("exam marks", (database) => {
       const markId = crypto.randomUUID();
       const [saved, marked] = await Promise.all([
         callRest(putTemplate, { method: "PUT", token: school.teacher.token, body: layout, params: { template_id: template.id } }),
-        mark(school.otherTeacher.token, { submission_id: submission!.id, question_id: layout.ids.q2, awarded_marks: 1 }, markId),
+        mark(school.head.token, { submission_id: submission!.id, question_id: layout.ids.q2, awarded_marks: 1 }, markId),
       ]);
       expect([200, 409]).toContain(saved.status);
       expect([200, 409]).toContain(marked.status);

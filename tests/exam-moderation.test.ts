@@ -44,6 +44,9 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     await teacher.exam.templates.save({ template_id: template.id, body: canvas });
     const roster = await createClassWithStudents(database().db, school, 5);
     const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id });
+    // The colleague first-marks some scripts: only the owner, a department head or an invited marker marks (batch-gate.ts).
+    await teacher.exam.markers.invite({ batch_id: batch.id, body: { user_id: school.otherTeacher.id } });
+    await teacher.exam.markers.setAllocations({ batch_id: batch.id, user_id: school.otherTeacher.id, body: { allocations: [{ first_script: 1 }] } });
     const scripts = (await teacher.exam.batches.queue({ batch_id: batch.id })).submissions.map((submission) => submission.id);
     const mark = (marker: Person, submissionId: string, questionId: string, value: number) =>
       as(marker).exam.marks.upsert({

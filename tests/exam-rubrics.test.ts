@@ -133,18 +133,18 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
     const other = await owner.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Q2 item", points: 1 } });
     const [first, second] = batch.submissions as [string, string];
 
-    const clampedHigh = await applyItems(school.otherTeacher, first, canvas.ids.q1a, [a.id, b.id], { awarded_marks: 1 });
-    expect(clampedHigh).toMatchObject({ awarded_marks: 3, mark_scheme_detail: { type: "rubric", items: [a.id, b.id] }, marked_by_user_id: school.otherTeacher.id });
-    expect((await applyItems(school.otherTeacher, second, canvas.ids.q1a, [a.id, minus.id])).awarded_marks).toBe(0);
-    expect((await applyItems(school.otherTeacher, second, canvas.ids.q1a, [a.id.toUpperCase()])).mark_scheme_detail).toEqual({ type: "rubric", items: [a.id] });
-    expect((await applyItems(school.otherTeacher, second, canvas.ids.q1a, [])).awarded_marks).toBe(0);
+    const clampedHigh = await applyItems(school.head, first, canvas.ids.q1a, [a.id, b.id], { awarded_marks: 1 });
+    expect(clampedHigh).toMatchObject({ awarded_marks: 3, mark_scheme_detail: { type: "rubric", items: [a.id, b.id] }, marked_by_user_id: school.head.id });
+    expect((await applyItems(school.head, second, canvas.ids.q1a, [a.id, minus.id])).awarded_marks).toBe(0);
+    expect((await applyItems(school.head, second, canvas.ids.q1a, [a.id.toUpperCase()])).mark_scheme_detail).toEqual({ type: "rubric", items: [a.id] });
+    expect((await applyItems(school.head, second, canvas.ids.q1a, [])).awarded_marks).toBe(0);
 
     // Items of another question, duplicated, or not ids: 400 naming mark_scheme_detail, nothing saved.
     const before = await storedMarks(batch.id);
     const put = (detail: unknown) =>
       callRest(markRoute, {
         method: "PUT",
-        token: school.otherTeacher.token,
+        token: school.head.token,
         params: { mark_id: crypto.randomUUID() },
         body: { submission_id: first, question_id: canvas.ids.q1a, awarded_marks: 1, mark_scheme_detail: detail },
       });
@@ -178,8 +178,8 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
 
     const withMethod = [
       await applyItems(school.teacher, s1, canvas.ids.q2, [method.id, answer.id]),
-      await applyItems(school.otherTeacher, s2, canvas.ids.q2, [method.id, answer.id, units.id]),
-      await applyItems(school.otherTeacher, secondBatch.submissions[0]!, canvas.ids.q2, [method.id]),
+      await applyItems(school.head, s2, canvas.ids.q2, [method.id, answer.id, units.id]),
+      await applyItems(school.head, secondBatch.submissions[0]!, canvas.ids.q2, [method.id]),
     ];
     const withoutMethod = await applyItems(school.teacher, s3, canvas.ids.q2, [answer.id, units.id]);
     const typed = await owner.exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: s4, question_id: canvas.ids.q2, awarded_marks: 4 } });
@@ -198,7 +198,7 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
     // 3.5 + 2 = 5.5 is above Q2's 5: clamped.
     expect(withMethod.map((mark) => Number(after.get(mark.id)!.awarded_marks))).toEqual([5, 5, 3.5]);
     // Each keeps its marker.
-    expect(withMethod.map((mark) => after.get(mark.id)!.marked_by_user_id)).toEqual([school.teacher.id, school.otherTeacher.id, school.otherTeacher.id]);
+    expect(withMethod.map((mark) => after.get(mark.id)!.marked_by_user_id)).toEqual([school.teacher.id, school.head.id, school.head.id]);
     // Nothing else moved, not even its updated_at.
     for (const row of untouchedBefore) expect(after.get(row.id)).toEqual(row);
 
@@ -325,7 +325,7 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
       await held;
     });
     await editDone;
-    const save = applyItems(school.otherTeacher, batch.submissions[0]!, canvas.ids.q2, [item.id]);
+    const save = applyItems(school.head, batch.submissions[0]!, canvas.ids.q2, [item.id]);
     // Long enough for a save that did not wait to finish on the old points.
     await Promise.race([save, new Promise((resolve) => setTimeout(resolve, 500))]);
     commit();
@@ -339,7 +339,7 @@ describeOnEachDatabase("rubrics: items, marks made of them, re-scoring", (databa
     const owner = as(school.teacher);
     const item = await owner.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Method", points: 1 } });
     const other = await owner.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Answer", points: 1 } });
-    const markers = [school.teacher, school.otherTeacher, school.head];
+    const markers = [school.teacher, school.head];
     const saves = batch.submissions.flatMap((submission, index) =>
       [0, 1, 2].map((round) => async () => {
         const items = (index + round) % 3 === 0 ? [other.id] : [item.id, other.id];

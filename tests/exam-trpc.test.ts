@@ -32,7 +32,7 @@ describeOnEachDatabase("exam tRPC router and session-cookie REST", (database) =>
     const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id });
     expect(batch.submission_count).toBe(2);
     const queue = await as(school.otherTeacher).exam.batches.queue({ batch_id: batch.id });
-    const mark = await as(school.otherTeacher).exam.marks.upsert({
+    const mark = await as(school.head).exam.marks.upsert({
       mark_id: crypto.randomUUID(),
       body: { submission_id: queue.submissions[0]!.id, question_id: canvas.ids.q2, awarded_marks: 4.5 },
     });

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type PlanReading, type PlannedPlacement, type PrintedScripts, planFiling } from "../server/intake/filing-plan";
+import { type PlanReading, type PlannedPlacement, type PrintedScripts, notAPageOfPaper, planFiling } from "../server/intake/filing-plan";
 import { encodePageCode } from "../server/intake/print-code";
 import { fuzzSettings } from "./support/hostile-input";
 
@@ -135,5 +135,20 @@ describe("planFiling", () => {
   it("files an unreadable page with no printed script or page: it names neither", () => {
     const [placement] = planFiling(pileOf([null]), printed, new Map(), PAGE_COUNT);
     expect(placement).toEqual({ pageId: "p1", placement: "filed", target: { kind: "new", index: 0 }, position: 1, scriptNumber: null, printedPage: null });
+  });
+
+  it("refuses a code naming a page beyond the paper (page 999 of 4), whatever the page, and files every page of it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1, max: 3 }), fc.option(fc.integer({ min: 1, max: 999 }), { nil: null }), (page, script, pageCount) => {
+        const [placement] = planFiling(pileOf([code(script, page)]), printed, new Map(), pageCount);
+        if (pageCount !== null && page > pageCount) {
+          expect(placement).toEqual({ pageId: "p1", placement: "refused", reason: "beyond-paper", scriptNumber: script, printedPage: page });
+        } else {
+          expect(placement).toMatchObject({ placement: "filed", target: { kind: "script", scriptNumber: script }, position: page });
+        }
+      }),
+      { seed, numRuns: cases },
+    );
+    expect(notAPageOfPaper(999, 4)).toBe("Page 999 is not a page of this 4-page paper");
   });
 });

@@ -229,6 +229,37 @@ describeOnEachDatabase("class-set intake: progress, pages, identify and move", (
       expect(await labelsOf(slots[0]!.id)).toEqual(["s1p1", "s1p2"]);
     });
 
+    it("refuses a move to a page beyond the paper (400, saying so) and leaves the page where it was, whatever the page asked for", async () => {
+      const { slots, pages } = await filedBatch((code) => [
+        { label: "s1p1", code: code(1, 1) },
+        { label: "s1p2", code: code(1, 2) },
+        { label: "s1p1-again", code: code(1, 1) },
+      ]);
+      const dup = pages[2]!;
+      const { seed, cases } = fuzzSettings(20);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 3, max: 999 }), async (page) => {
+          const reply = await move(school.teacher.token, dup.id, { submission_id: slots[1]!.id, page_number: page });
+          expect(reply.status).toBe(400);
+          expect((await reply.json()).detail).toBe(`Page ${page} is not a page of this 2-page paper`);
+        }),
+        { seed, numRuns: cases },
+      );
+      // A script holding every page of the paper takes no further page at the first free position either (409).
+      const full = await move(school.teacher.token, dup.id, { submission_id: slots[0]!.id });
+      expect(full.status).toBe(409);
+      expect((await full.json()).detail).toBe(`${slots[0]!.student_name}'s script already has all 2 pages of the paper: move one of them first`);
+      expect((await pagesOfPile(db(), dup.pile_id)).find((page) => page.id === dup.id)).toMatchObject({ placement: "duplicate", submission_id: null });
+    });
+
+    it("files a pile page whose code names a page beyond the paper nowhere: it is refused with a sentence, not counted as missing pages", async () => {
+      const { pages } = await filedBatch((code) => [
+        { label: "s1p1", code: code(1, 1) },
+        { label: "s1p999", code: code(1, 999) },
+      ]);
+      expect(pages[1]).toMatchObject({ placement: "refused", submission_id: null, page_number: null, note: "Page 999 is not a page of this 2-page paper: not filed" });
+    });
+
     it("refuses a refused page, a taken position and a page still being read (409); a colleague 403; another school 404; an archived batch 409", async () => {
       const foreign = encodePageCode({ batchCode: newBatchCode(), scriptNumber: 1, page: 1 });
       const { batch, slots, pages } = await filedBatch((code) => [

@@ -184,13 +184,13 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
       expect((await print(school.teacher.token, crypto.randomUUID())).status).toBe(404);
       const colleague = await print(school.otherTeacher.token, batch.id);
       expect(colleague.status).toBe(403);
-      expect((await colleague.json()).detail).toBe("Only the batch's owner can print its scripts");
+      expect((await colleague.json()).detail).toBe(`This batch is ${school.teacher.full_name}'s: only its owner can print its scripts; ask ${school.teacher.full_name} if you should`);
       await archiveRoute(new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}` } }), {
         params: Promise.resolve({ batch_id: batch.id }),
       });
       const archived = await print(school.teacher.token, batch.id);
       expect(archived.status).toBe(409);
-      expect((await archived.json()).detail).toBe("This batch is archived: its scripts can no longer be printed");
+      expect((await archived.json()).detail).toBe("The batch is archived: it accepts no more printed scripts");
       expect(await scriptsOf(batch.id)).toEqual([]);
     });
 
@@ -260,7 +260,7 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
       // A colleague sees the facts and why they cannot print.
       expect(await as(school.otherTeacher).exam.intake.printPreview({ batch_id: batch.id })).toMatchObject({
         students: 3,
-        cannot_print: "Only the batch's owner can print its scripts",
+        cannot_print: `This batch is ${school.teacher.full_name}'s: only its owner can print its scripts; ask ${school.teacher.full_name} if you should`,
       });
     });
 

@@ -35,6 +35,9 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   const templateId = queue.data?.batch.template_id;
   const template = useQuery({ ...trpc.exam.templates.get.queryOptions({ template_id: templateId ?? "" }), enabled: Boolean(templateId), staleTime: 5 * 60_000 });
   const intake = useQuery({ ...trpc.exam.intake.status.queryOptions({ batch_id: batchId }), refetchInterval: (query) => intakeRefreshMs(query.state.data) });
+  // What the viewer may do here (batch-gate.ts): mark (owner, head, marker) or only read; and whether a head signed the batch off.
+  const access = useQuery(trpc.exam.markers.myWork.queryOptions({ batch_id: batchId }));
+  const moderation = useQuery(trpc.exam.moderation.state.queryOptions({ batch_id: batchId }));
   const archive = useMutation(trpc.exam.batches.archive.mutationOptions());
   const attendance = useMutation(trpc.exam.submissions.setAbsence.mutationOptions());
   const anonymity = useMutation(trpc.exam.batches.setAnonymous.mutationOptions());
@@ -96,7 +99,12 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
   // An unmatched scan: a scan without a student. Only the owner of an open batch may assign it.
   const unmatched = new Map(submissions.filter((s) => !s.has_student && s.scan_url).map((s) => [s.id, s]));
   const isOwner = batch.teacher_id === viewerId;
-  const canAssign = isOwner && !archived;
+  const signedOff = Boolean(moderation.data?.sign_off);
+  // Archived or signed off: nothing of the batch changes (the server refuses with 409).
+  const locked = archived || signedOff;
+  const canAssign = isOwner && !locked;
+  // Until the viewer's part is known, offer no writes: a colleague who only reads sees none.
+  const mayMark = (access.data?.marks ?? "nothing") !== "nothing";
   // In an anonymous batch the server sends no names: a script is its number ("Script 17").
   const anonymous = batch.anonymous;
   const rowName = (submission: (typeof submissions)[number]) => (anonymous ? `Script ${submission.script_number}` : submission.student_name);
@@ -123,9 +131,9 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
               Identify {unmatched.size} script{unmatched.size === 1 ? "" : "s"}
             </Link>
           ) : null}
-          {firstToMark ? (
+          {firstToMark && mayMark ? (
             <Link className={buttonClassName({})} href={`/batches/${batchId}/mark?submission=${firstToMark.id}`}>
-              {states.marked > 0 ? "Continue marking" : "Start marking"}
+              {locked ? "Read the scripts" : states.marked > 0 ? "Continue marking" : "Start marking"}
             </Link>
           ) : null}
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
@@ -137,12 +145,12 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
             Download results (CSV)
           </a>
-          {batch.teacher_id === viewerId && !archived ? (
+          {isOwner && !locked ? (
             <Button variant="secondary" onClick={() => setPrinting(true)}>
               Print scripts
             </Button>
           ) : null}
-          {!archived ? (
+          {isOwner && !archived ? (
             <Button variant="danger-quiet" onClick={() => setConfirming(true)}>
               Archive batch
             </Button>
@@ -151,6 +159,16 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
       </header>
 
       {printed ? <Notice onDismiss={() => setPrinted(null)}>{printed}</Notice> : null}
+      {signedOff && !archived ? (
+        <p className="muted" role="note">
+          Signed off: its marks, scans and pages are read-only until a department head reopens the batch.
+        </p>
+      ) : null}
+      {access.data && !isOwner && !mayMark ? (
+        <p className="muted" role="note">
+          This batch is another teacher&apos;s: you can follow its progress and read its results. To mark it, ask its owner to invite you as a marker.
+        </p>
+      ) : null}
 
       {isOwner ? (
         <section className="card batch__anonymity" aria-labelledby="anonymity-heading">
@@ -193,30 +211,32 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
       <MarkersCard
         batchId={batchId}
         isOwner={isOwner}
-        archived={archived}
+        archived={locked}
         questions={(template.data?.questions ?? []).filter((question) => !question.is_container).sort((a, b) => a.order - b.order || a.label.localeCompare(b.label))}
       />
 
-      <ScanIntake
-        batchId={batchId}
-        students={students}
-        disabled={archived}
-        printed={intake.data?.printed ?? false}
-        anonymous={anonymous}
-        onUploaded={() => {
-          void refreshQueue();
-          void intake.refetch();
-        }}
-        unmatchedAction={(submissionId) =>
-          assignedTo[submissionId] ? (
-            <span>Assigned to {assignedTo[submissionId]}.</span>
-          ) : unmatched.has(submissionId) && canAssign ? (
-            <button type="button" className="link-button" onClick={() => openAssign(submissionId)}>
-              Assign to student
-            </button>
-          ) : null
-        }
-      />
+      {isOwner ? (
+        <ScanIntake
+          batchId={batchId}
+          students={students}
+          disabled={locked}
+          printed={intake.data?.printed ?? false}
+          anonymous={anonymous}
+          onUploaded={() => {
+            void refreshQueue();
+            void intake.refetch();
+          }}
+          unmatchedAction={(submissionId) =>
+            assignedTo[submissionId] ? (
+              <span>Assigned to {assignedTo[submissionId]}.</span>
+            ) : unmatched.has(submissionId) && canAssign ? (
+              <button type="button" className="link-button" onClick={() => openAssign(submissionId)}>
+                Assign to student
+              </button>
+            ) : null
+          }
+        />
+      ) : null}
 
       {intake.data ? <IntakeProgress batchId={batchId} status={intake.data} canIdentify={canAssign} anonymous={anonymous} /> : null}
 
@@ -295,11 +315,13 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                               Assign to student
                             </Button>
                           ) : null}
-                          <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`Mark ${rowName(submission) ?? "unmatched scan"}`}>
-                            Mark
-                          </Link>
+                          {mayMark ? (
+                            <Link href={`/batches/${batchId}/mark?submission=${submission.id}`} aria-label={`${locked ? "Read" : "Mark"} ${rowName(submission) ?? "unmatched scan"}`}>
+                              {locked ? "Read" : "Mark"}
+                            </Link>
+                          ) : null}
                         </span>
-                      ) : state === "no_scan" && !archived ? (
+                      ) : state === "no_scan" && mayMark && !locked ? (
                         <Button
                           variant="secondary"
                           size="small"
@@ -309,7 +331,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
                         >
                           Mark absent
                         </Button>
-                      ) : state === "absent" && !archived ? (
+                      ) : state === "absent" && mayMark && !locked ? (
                         <Button variant="secondary" size="small" disabled={attendance.isPending} onClick={() => void setAbsence(submission.id, false)} aria-label={`Undo: ${name} was not absent`}>
                           Undo
                         </Button>

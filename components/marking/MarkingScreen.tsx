@@ -96,13 +96,16 @@ export function MarkingScreen({
     initialData: initialTemplate?.id === templateId ? initialTemplate : undefined,
   });
 
-  // Shared marking: a marker's screen holds their allocation only (its scripts, its questions).
-  // Asked only of a shared batch (the queue, read every 10 s, says when it becomes one).
+  // Shared marking: a marker's screen holds their allocation only (its scripts, its questions); a colleague
+  // who is neither the owner, a marker nor a department head marks nothing (batch-gate.ts).
   const myWork = useQuery({
     ...trpc.exam.markers.myWork.queryOptions({ batch_id: batchId }),
-    enabled: Boolean(queue.data?.batch.has_markers),
+    enabled: Boolean(queue.data),
     refetchInterval: 10_000,
   });
+  // A signed-off batch is read-only until a department head reopens it.
+  const moderation = useQuery({ ...trpc.exam.moderation.state.queryOptions({ batch_id: batchId }), enabled: Boolean(queue.data) });
+  const signedOff = Boolean(moderation.data?.sign_off);
   const allocation = myWork.data && myWork.data.marks !== "everything" ? myWork.data : undefined;
   const scripts = useMemo(() => {
     const all = markableScripts(queue.data?.submissions ?? []);
@@ -143,7 +146,7 @@ export function MarkingScreen({
   // on the others the question is shown, for the order of the screen, but is not theirs to mark.
   const allocatedHere = allocation ? new Set(allocation.scripts.find((entry) => entry.submission_id === script?.id)?.question_ids ?? []) : null;
   const notMineHere = Boolean(allocatedHere && question && !allocatedHere.has(question.id));
-  const readOnly = archived || notMineHere;
+  const readOnly = archived || signedOff || notMineHere;
 
   // The submission in the address is fetched at once, without waiting for the queue to list it.
   const marksQuery = useQuery({ ...trpc.exam.marks.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId) });
@@ -161,7 +164,7 @@ export function MarkingScreen({
   }, [submissionId, mode]);
 
   // The pair on screen is claimed while it is open (shared batches only), and released when the marker moves on.
-  const sharedMarking = Boolean(myWork.data?.shared) && myWork.data?.marks !== "nothing" && !archived && !notMineHere;
+  const sharedMarking = Boolean(myWork.data?.shared) && myWork.data?.marks !== "nothing" && !archived && !signedOff && !notMineHere;
   const { mutate: claimPair, error: claimError, reset: resetClaim } = useMutation(trpc.exam.claims.claim.mutationOptions());
   const { mutate: releasePair } = useMutation(trpc.exam.claims.release.mutationOptions());
   const openQuestionId = question?.id;
@@ -317,9 +320,13 @@ export function MarkingScreen({
     );
   }
   if (allocation?.marks === "nothing") {
-    return (
+    return allocation.shared ? (
       <Status tone="info" title="This batch's marking is shared">
         Its owner has allocated the marking to invited markers, and you are not one of them. <Link href={`/batches/${batchId}`}>Back to the batch</Link>
+      </Status>
+    ) : (
+      <Status tone="info" title="This batch is another teacher's">
+        You can read its scripts and results on the batch page; to mark it, ask its owner to invite you as a marker. <Link href={`/batches/${batchId}`}>Back to the batch</Link>
       </Status>
     );
   }
@@ -508,7 +515,7 @@ export function MarkingScreen({
               />
             </div>
             <div className="marking__confirm-row">
-              <Button onClick={confirmAndAdvance} disabled={archived} aria-keyshortcuts={ariaKeyShortcuts("confirm")}>
+              <Button onClick={confirmAndAdvance} disabled={archived || signedOff} aria-keyshortcuts={ariaKeyShortcuts("confirm")}>
                 {notMineHere ? "Next" : "Confirm and next"}
               </Button>
               <SaveIndicator
@@ -519,6 +526,7 @@ export function MarkingScreen({
               />
             </div>
             {archived ? <Status tone="warning">This batch is archived: marks can be read but not changed.</Status> : null}
+            {signedOff && !archived ? <Status tone="warning">This batch is signed off: marks can be read but not changed until a department head reopens it.</Status> : null}
             {claimError ? (
               <Status tone="warning" title="Not yours to mark right now">
                 {errorMessage(claimError)}. Move on to another script or question; it is free again when they do.

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { Button, buttonClassName } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { LocalDate } from "@/components/ui/dates";
 import { TextField } from "@/components/ui/Field";
 import { LoadFailed } from "@/components/ui/LoadFailed";
@@ -14,6 +15,7 @@ import { errorMessage } from "@/lib/trpc/errors";
 import { useTRPC } from "@/lib/trpc/client";
 import { AgreementTable } from "./AgreementTable";
 import { signedMarks } from "./agreement-format";
+import { type SignOffWarnings, signOffWarnings } from "./sign-off-warnings";
 import "./moderation.css";
 
 /** A number typed with a point or a comma; null when it is not one. */
@@ -55,7 +57,7 @@ export function ModerationView({ batchId }: { batchId: string }) {
             "A sample of scripts is second-marked blind by another marker; differences above the tolerance are reconciled, then a department head signs the batch off."
           )}
         </p>
-        {state.data.can_sign_off ? <SignOffButton batchId={batchId} signedOff={signOff !== null} onDone={refresh} /> : null}
+        {state.data.can_sign_off ? <SignOffButton batchId={batchId} signedOff={signOff !== null} warnings={state.data.before_sign_off} onDone={refresh} /> : null}
       </header>
       {canModerate ? <SampleCard batchId={batchId} sample={state.data.sample} locked={signOff !== null} onDone={refresh} /> : null}
       <SecondMarkingCard batchId={batchId} locked={signOff !== null} />
@@ -71,22 +73,63 @@ export function ModerationView({ batchId }: { batchId: string }) {
   );
 }
 
-function SignOffButton({ batchId, signedOff, onDone }: { batchId: string; signedOff: boolean; onDone: () => Promise<void> }) {
+/**
+ * Sign off and reopen (department heads). Signing off asks to confirm when it would leave work undone,
+ * with the counts; reopening always asks, since it lets marks change again.
+ */
+function SignOffButton({ batchId, signedOff, warnings, onDone }: { batchId: string; signedOff: boolean; warnings: SignOffWarnings; onDone: () => Promise<void> }) {
   const trpc = useTRPC();
-  const signOff = useMutation(trpc.exam.moderation.signOff.mutationOptions({ onSuccess: onDone }));
-  const reopen = useMutation(trpc.exam.moderation.reopen.mutationOptions({ onSuccess: onDone }));
+  const [asking, setAsking] = useState<"sign-off" | "reopen" | null>(null);
+  const close = async () => {
+    setAsking(null);
+    await onDone();
+  };
+  const signOff = useMutation(trpc.exam.moderation.signOff.mutationOptions({ onSuccess: close }));
+  const reopen = useMutation(trpc.exam.moderation.reopen.mutationOptions({ onSuccess: close }));
   const failed = signOff.error ?? reopen.error;
+  const undone = signOffWarnings(warnings);
   return (
     <div className="batch__actions">
       {signedOff ? (
-        <Button variant="secondary" loading={reopen.isPending} loadingLabel="Reopening…" onClick={() => reopen.mutate({ batch_id: batchId })}>
+        <Button variant="secondary" onClick={() => setAsking("reopen")}>
           Reopen the batch
         </Button>
       ) : (
-        <Button loading={signOff.isPending} loadingLabel="Signing off…" onClick={() => signOff.mutate({ batch_id: batchId })}>
+        <Button
+          loading={signOff.isPending && asking === null}
+          loadingLabel="Signing off…"
+          onClick={() => (undone.length > 0 ? setAsking("sign-off") : signOff.mutate({ batch_id: batchId }))}
+        >
           Sign the batch off
         </Button>
       )}
+      <ConfirmDialog
+        open={asking === "sign-off"}
+        title="Sign the batch off with work left?"
+        confirmLabel="Sign off anyway"
+        busyLabel="Signing off…"
+        busy={signOff.isPending}
+        onConfirm={() => signOff.mutate({ batch_id: batchId })}
+        onCancel={() => setAsking(null)}
+      >
+        <ul className="moderation__warnings">
+          {undone.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+        <p>Once signed off, the batch accepts no marks, scans or page moves until a department head reopens it.</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={asking === "reopen"}
+        title="Reopen the batch?"
+        confirmLabel="Reopen"
+        busyLabel="Reopening…"
+        busy={reopen.isPending}
+        onConfirm={() => reopen.mutate({ batch_id: batchId })}
+        onCancel={() => setAsking(null)}
+      >
+        <p>Its marks, scans and allocations can change again until it is signed off once more. The sign-off stays in its history.</p>
+      </ConfirmDialog>
       {failed ? <p role="alert">{errorMessage(failed)}</p> : null}
     </div>
   );

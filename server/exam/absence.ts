@@ -6,7 +6,7 @@ import { examBatches, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { batchNames, presentSubmission, submissionInMessage } from "./anonymity";
 import { submissionOutput } from "./batches";
-import { refuseIfSignedOff } from "./sign-off";
+import { openBatchFor } from "./batch-gate";
 
 /**
  * A teacher's "Mark absent" and its "Undo". The contract's status `absent` is also what every roster
@@ -21,21 +21,20 @@ export const setAbsenceInput = z.object({
 export const absenceOutput = submissionOutput;
 
 /**
- * Marks the student of a submission absent (`absent: true`) or undoes it, as the caller: any staff of
- * the batch's school, as for marks. Idempotent: marking twice keeps the first time. Refused with 409
- * when the batch is archived, the submission has a scan (the student sat the paper), has marks, or is
+ * Marks the student of a submission absent (`absent: true`) or undoes it, as the caller: a writer of
+ * the batch, as for marks (the batch gate, set_absence: 403 for another colleague, 409 when archived or
+ * signed off). Idempotent: marking twice keeps the first time. Refused with 409 when the submission has a scan (the student sat the paper), has marks, or is
  * a scan without a student. The row is locked, so an upload arriving at the same time waits; and the
  * database clears the absence when a scan or a mark arrives later (migration 0012).
  */
-export async function setAbsence(tx: Tx, input: z.input<typeof setAbsenceInput>) {
+export async function setAbsence(tx: Tx, callerId: string, input: z.input<typeof setAbsenceInput>) {
   const { submission_id: submissionId, absent } = setAbsenceInput.parse(input);
   const [submission] = await tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId)).for("update");
   if (!submission) throw notFound("Submission");
   // A student reads their own submission but not its batch: for them it is not there.
   const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, submission.batch_id));
   if (!batch) throw notFound("Submission");
-  if (batch.status === "archived") throw new AppError("conflict", "This batch is archived: attendance can no longer change");
-  await refuseIfSignedOff(tx, batch.id, "This batch is signed off: attendance can no longer change until a department head reopens it");
+  await openBatchFor(tx, callerId, batch, "set_absence");
   const names = batchNames(batch);
   const who = submissionInMessage(submission, names, "This script");
   if (!absent) {

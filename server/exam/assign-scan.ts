@@ -13,7 +13,7 @@ import { intakeImaging } from "../intake/imaging-port";
 import { type IntakeWriteOptions, filedPagesOf } from "../intake/move-page";
 import { rebuildSubmissionScan, withStoredObjects } from "../intake/script-pdf";
 import { objectStorage } from "../storage/configured-storage";
-import { refuseIfSignedOff } from "./sign-off";
+import { openBatchFor } from "./batch-gate";
 
 export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
 export const assignScanInput = assignScanBody.extend({ submission_id: recordId("Submission") });
@@ -24,8 +24,8 @@ type BatchRow = typeof examBatches.$inferSelect;
 
 /**
  * Gives an unmatched scan (a submission without a student) to a student, afterwards:
- * 1. the scan's submission is visible with its batch (404), the caller owns the batch (403, as for
- *    scan upload), the batch is open (409), and the submission has no student and has a scan (409);
+ * 1. the scan's submission is visible with its batch (404); the batch gate (assign_scan): the caller
+ *    owns the batch (403, as for scan upload), it is neither archived nor signed off (409); and the submission has no student and has a scan (409);
  * 2. the student's roster slot in the batch must have no scan yet (409, nothing is overwritten), and the
  *    two may not both hold a mark for the same question (409);
  * 3. the scan fields (matching_method manual) and every mark move to the slot, the student-less row is
@@ -54,9 +54,7 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
     .for("update", { of: examSubmissions });
   if (!found) throw notFound("Submission");
   const { scan, batch } = found;
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can assign its scans");
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its scans can no longer be assigned");
-  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: its scans can no longer be assigned until a department head reopens it");
+  await openBatchFor(tx, callerId, batch, "assign_scan");
   if (scan.student_id !== null) throw new AppError("conflict", "This submission already belongs to a student: only an unmatched scan can be assigned");
   if (scan.scan_url === null) throw new AppError("conflict", "This submission has no scan to assign");
 

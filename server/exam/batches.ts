@@ -7,6 +7,7 @@ import { asService, asUser } from "../db/rls";
 import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, matchingMethod, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { type NamesShown, batchNames, namesForReader, presentSubmission } from "./anonymity";
+import { openBatchFor } from "./batch-gate";
 
 // ── Schemas ────────────────────────────────────────────────────────────────────────────────────
 
@@ -185,10 +186,9 @@ export async function findVisibleBatch(tx: Tx, batchId: string): Promise<BatchRo
   return batch;
 }
 
-/** Archives a batch (owner only, 403 otherwise); idempotent. An archived batch refuses scans and marks. */
+/** Archives a batch (owner only, 403 otherwise; a signed-off batch too); idempotent. An archived batch refuses every write (batch-gate.ts). */
 export async function archiveBatch(tx: Tx, callerId: string, batchId: string): Promise<BatchRow> {
-  const batch = await findVisibleBatch(tx, batchId);
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can archive it");
+  const batch = await openBatchFor(tx, callerId, batchId, "archive");
   if (batch.status === "archived") return batch;
   const [archived] = await tx
     .update(examBatches)
@@ -199,14 +199,12 @@ export async function archiveBatch(tx: Tx, callerId: string, batchId: string): P
 }
 
 /**
- * Turns anonymous marking on or off (owner only, 403 otherwise; 409 when archived, since an archived
- * batch's results are final as they were read). Idempotent.
+ * Turns anonymous marking on or off (owner only, 403 otherwise; 409 when archived or signed off, since
+ * such a batch's results are final as they were read). Idempotent.
  */
 export async function setBatchAnonymous(tx: Tx, callerId: string, input: z.input<typeof setAnonymousInput>): Promise<BatchRow> {
   const { batch_id: batchId, anonymous } = setAnonymousInput.parse(input);
-  const batch = await findVisibleBatch(tx, batchId);
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can change anonymous marking");
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its settings can no longer change");
+  const batch = await openBatchFor(tx, callerId, batchId, "change_settings");
   if (batch.anonymous === anonymous) return batch;
   const [updated] = await tx.update(examBatches).set({ anonymous }).where(eq(examBatches.id, batchId)).returning();
   if (!updated) throw notFound("Batch");

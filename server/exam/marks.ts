@@ -7,6 +7,7 @@ import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "..
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
+import { batchRefusal } from "./batch-gate";
 import { CLAIM_SECONDS } from "./shared-marking";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
@@ -88,7 +89,9 @@ export async function upsertMark(db: Db, callerId: string, input: z.input<typeof
  * Upserts several marks as the caller, in one transaction, each by the rules of
  * PUT /api/exam/marks/{mark_id}; the outcome of each write comes back in its place:
  * - The submission must be visible with its batch (404); batch_id is taken from it, never the client.
- * - An archived batch refuses marks (409), and so does a signed-off one (moderation.ts) until it is reopened.
+ * - Only a writer of the batch marks it: its owner, a department head of its school, a marker within
+ *   their allocation (403, app.mark_write_refusal); an archived batch refuses marks (409), and so does a
+ *   signed-off one (moderation.ts) until it is reopened. The sentences are the batch gate's (batch-gate.ts).
  * - The question must be a leaf of the batch's template (400 naming question_id), awarded_marks within
  *   0..max_marks (400 naming awarded_marks).
  * - A new entry takes mark_id as its id; an existing entry of the pair keeps its id.
@@ -174,7 +177,7 @@ export function lockWritten(writes: MarkUpsert[]): Statement[] {
 }
 
 /** Why a write is refused, as writeMarks' statement names it. */
-type Refusal = "submission" | "archived" | "signed_off" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
+type Refusal = "submission" | "not_writer" | "archived" | "signed_off" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
 
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
@@ -185,6 +188,7 @@ type Refusal = "submission" | "archived" | "signed_off" | "question" | "template
  */
 const refusalCase = (withRubric: boolean) => sql`case
     when s.id is null or b.id is null then 'submission'
+    when writer.refusal = 'not_writer' then 'not_writer'
     when b.status = 'archived' then 'archived'
     when b.signed_off then 'signed_off'
     when q.id is null then 'question'
@@ -200,10 +204,10 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
   switch (refusal) {
     case "submission":
       return notFound("Submission");
+    case "not_writer":
     case "archived":
-      return new AppError("conflict", "The batch is archived: it accepts no more marks");
     case "signed_off":
-      return new AppError("conflict", "The batch is signed off: it accepts no more marks until a department head reopens it");
+      return batchRefusal("mark", refusal);
     case "question":
       return notFound("Question");
     case "template":
@@ -338,6 +342,8 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
       left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
+      left join lateral (select case when b.teacher_id <> ${callerId}::uuid and not b.has_markers
+        then app.mark_write_refusal(b.id, w.submission_id, w.question_id) end as refusal) writer on true
       left join lateral (select case when b.has_markers
         then app.mark_write_claim(b.id, w.submission_id, w.question_id, ${sql.raw(String(CLAIM_SECONDS))}) end as refusal) shared on true${rubricJoin}
     ),

@@ -16,7 +16,7 @@ import { AppError, notFound } from "../errors";
 import { decimal, integer, recordId } from "../http/input-rules";
 import { scriptLabel } from "./anonymity";
 import { scanPageNumbers } from "./scan-page-numbers";
-import { refuseIfSignedOff } from "./sign-off";
+import { openBatchFor } from "./batch-gate";
 import { findVisibleBatch } from "./batches";
 import { type MarkPair, agreementOf } from "./moderation-stats";
 
@@ -70,6 +70,12 @@ export const moderationStateOutput = z.object({
   sign_off: signOffOutput.nullable().describe("Null while the batch is not signed off"),
   can_moderate: z.boolean().describe("The caller is the batch's owner or a department head of its school"),
   can_sign_off: z.boolean().describe("The caller is a department head of the batch's school"),
+  /** What a sign-off would leave undone: the sign-off dialog names these counts and asks to confirm. */
+  before_sign_off: z.object({
+    unmarked_scripts: z.number().int().describe("Scripts with a scan that are not completely marked (every leaf question confirmed with a value)"),
+    unreconciled_differences: z.number().int().describe("Differences above the tolerance without a final mark"),
+    unsecond_marked_scripts: z.number().int().describe("Scripts of the sample without any second mark"),
+  }),
 });
 
 export const secondMarkOutput = z.object({
@@ -180,10 +186,9 @@ async function currentSignOff(tx: Tx, batchId: string) {
   return row ? { ...row, signed_off_at: new Date(row.signed_off_at) } : null;
 }
 
-/** Writes of moderation are refused (409) on an archived or a signed-off batch. */
-async function assertWritable(tx: Tx, batch: BatchRow) {
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marks are final");
-  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: a department head must reopen it first");
+/** Writes of moderation go through the batch gate: refused (409) on an archived or a signed-off batch. */
+async function assertWritable(tx: Tx, callerId: string, batch: BatchRow, action: "set_sample" | "second_mark" | "reconcile") {
+  await openBatchFor(tx, callerId, batch, action);
 }
 
 /** GET /api/exam/batches/{batch_id}/moderation: the sample, how many second marks, and the sign-off. */
@@ -216,7 +221,21 @@ export async function getModeration(tx: Tx, callerId: string, input: z.input<typ
     sign_off: await currentSignOff(tx, batchId),
     can_moderate: head || batch.teacher_id === callerId,
     can_sign_off: head,
+    before_sign_off: await beforeSignOff(tx, batchId),
   };
+}
+
+/** The counts a department head is warned of before signing off (none of them refuses the sign-off). */
+async function beforeSignOff(tx: Tx, batchId: string): Promise<z.output<typeof moderationStateOutput>["before_sign_off"]> {
+  const [counts] = rowsOf<{ unmarked: number | string; unsecond: number | string }>(
+    await tx.execute(sql`select
+        (select count(*) from ${examSubmissions} s where s.batch_id = ${batchId} and s.scan_url is not null and s.status <> 'complete') as unmarked,
+        (select count(*) from ${examModerationScripts} ms where ms.batch_id = ${batchId}
+          and not exists (select 1 from ${examSecondMarks} sm where sm.submission_id = ms.submission_id)) as unsecond`),
+  );
+  const tolerance = await sampleTolerance(tx, batchId);
+  const unreconciled = (await pairsOfBatch(tx, batchId)).map(differenceOf).filter((row) => Math.abs(row.difference) > tolerance + 1e-9 && row.final_marks === null);
+  return { unmarked_scripts: Number(counts?.unmarked ?? 0), unreconciled_differences: unreconciled.length, unsecond_marked_scripts: Number(counts?.unsecond ?? 0) };
 }
 
 /**
@@ -229,7 +248,7 @@ export async function getModeration(tx: Tx, callerId: string, input: z.input<typ
 export async function setModerationSample(tx: Tx, callerId: string, input: z.input<typeof setSampleInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId, body } = setSampleInput.parse(input);
   const batch = await moderatorBatch(tx, callerId, batchId);
-  await assertWritable(tx, batch);
+  await assertWritable(tx, callerId, batch, "set_sample");
   const marked = rowsOf<{ id: string }>(
     await tx.execute(sql`select s.id from ${examSubmissions} s
       where s.batch_id = ${batchId} and exists (select 1 from exam_mark_entries m where m.submission_id = s.id and m.awarded_marks is not null)
@@ -322,7 +341,7 @@ export async function saveSecondMark(tx: Tx, callerId: string, input: z.input<ty
   const { submission_id: submissionId, body } = secondMarkInput.parse(input);
   const submission = await lockedSubmission(tx, submissionId);
   const batch = await findVisibleBatch(tx, submission.batch_id);
-  await assertWritable(tx, batch);
+  await assertWritable(tx, callerId, batch, "second_mark");
   const question = await leafQuestion(tx, batch, body.question_id, body.awarded_marks, "awarded_marks");
   const [inSample] = await tx
     .select({ id: examModerationScripts.submission_id })
@@ -509,7 +528,7 @@ export async function reconcileMark(tx: Tx, callerId: string, input: z.input<typ
   const { submission_id: submissionId, body } = reconcileInput.parse(input);
   const submission = await lockedSubmission(tx, submissionId);
   const batch = await moderatorBatch(tx, callerId, submission.batch_id);
-  await assertWritable(tx, batch);
+  await assertWritable(tx, callerId, batch, "reconcile");
   const question = await leafQuestion(tx, batch, body.question_id, body.final_marks, "final_marks");
   const [second] = await tx
     .select()
@@ -545,8 +564,7 @@ export async function reconcileMark(tx: Tx, callerId: string, input: z.input<typ
 /** POST /api/exam/batches/{batch_id}/sign-off: a department head of the school signs the batch off (idempotent). */
 export async function signOffBatch(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  const batch = await findVisibleBatch(tx, batchId);
-  if (!(await isHeadOf(tx, callerId, batch.institute_id))) throw new AppError("forbidden", "Only a department head signs a batch off");
+  await openBatchFor(tx, callerId, batchId, "sign_off");
   // Every write of a mark, second mark or reconciliation locks its submission first: holding all of the
   // batch's, a write either committed before (and is signed off with the batch) or waits and then sees
   // the sign-off (its next statement reads a new snapshot) and is refused.
@@ -559,8 +577,7 @@ export async function signOffBatch(tx: Tx, callerId: string, input: z.input<type
 /** POST /api/exam/batches/{batch_id}/reopen: a department head reopens a signed-off batch (idempotent); the sign-off stays as history. */
 export async function reopenBatch(tx: Tx, callerId: string, input: z.input<typeof moderationBatchInput>): Promise<z.output<typeof moderationStateOutput>> {
   const { batch_id: batchId } = moderationBatchInput.parse(input);
-  const batch = await findVisibleBatch(tx, batchId);
-  if (!(await isHeadOf(tx, callerId, batch.institute_id))) throw new AppError("forbidden", "Only a department head reopens a signed-off batch");
+  await openBatchFor(tx, callerId, batchId, "reopen");
   await tx
     .update(examBatchSignOffs)
     .set({ reopened_by: callerId, reopened_at: sql`now()` })

@@ -3,9 +3,9 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
-import { examBatches, examSubmissions, files } from "../db/schema";
+import { examSubmissions, files } from "../db/schema";
 import { env } from "../env";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
@@ -13,7 +13,7 @@ import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
-import { refuseIfSignedOff } from "./sign-off";
+import { openBatchFor } from "./batch-gate";
 
 export const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
@@ -29,7 +29,7 @@ export interface ScanOptions {
 
 /**
  * POST /api/exam/batches/{id}/scans, the contract's rules in order:
- * 1. batch visible (404) and owned by the caller (403); an archived batch refuses scans (409);
+ * 1. the batch gate (batch-gate.ts, upload_scan): visible (404), the caller's (403), neither archived nor signed off (409);
  * 2. the file's declared content type is application/pdf or application/x-pdf (415);
  * 3. no larger than MAX_SCAN_BYTES, enforced while reading (413, the sender's stream is cancelled);
  * 4. the first bytes are the PDF signature `%PDF-` (415);
@@ -45,7 +45,7 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
 
-  await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
+  await asUser(db, callerId, (tx) => openBatchFor(tx, callerId, batchId, "upload_scan"));
 
   // Set as soon as the file is in storage, so that a refusal after it deletes the file again.
   let stored = null as StoredScan | null;
@@ -63,15 +63,6 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
     }
     throw error;
   }
-}
-
-async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string) {
-  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
-  if (!batch) throw notFound("Batch");
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can upload scans");
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: it accepts no more scans");
-  await refuseIfSignedOff(tx, batch.id, "The batch is signed off: it accepts no more scans until a department head reopens it");
-  return batch;
 }
 
 interface StoredScan {
@@ -95,7 +86,7 @@ async function recordScan(
   batchId: string,
   scan: { key: string; bucket: string; byteSize: number; sha256: string; originalName: string | null; studentId?: string; method: "manual" | "ordered" },
 ) {
-  const batch = await findOwnOpenBatch(tx, callerId, batchId);
+  const batch = await openBatchFor(tx, callerId, batchId, "upload_scan");
   const [file] = await tx
     .insert(files)
     .values({

@@ -1,8 +1,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
-import { examAllocations, examBatchMarkers, examBatches, examMarkClaims, examQuestions, users } from "../db/schema";
+import { examAllocations, examBatchMarkers, examMarkClaims, examQuestions, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { openBatchFor, roleIn } from "./batch-gate";
 import { findVisibleBatch } from "./batches";
 import { recordId } from "../http/input-rules";
 
@@ -10,7 +11,8 @@ import { recordId } from "../http/input-rules";
  * Shared marking (issue 19): the owner of a batch invites colleagues of the school as markers and
  * allocates them questions or ranges of scripts; each marker's queue is their allocation; a marker
  * claims the (script, question) they open, so nobody marks it at the same time. A batch without
- * markers is marked as before, by any staff of its school.
+ * markers is marked by its owner and the department heads of its school (batch-gate.ts); other staff
+ * read it.
  *
  * Who may write which mark is decided by the database (app.mark_write_refusal, migration 0018): the
  * mark write (marks.ts) reads it as a refusal code, and restrictive policies of exam_mark_entries refuse
@@ -92,7 +94,9 @@ export const myWorkOutput = z.object({
   batch_id: z.uuid(),
   shared: z.boolean(),
   role: z.enum(["owner", "marker", "colleague"]).describe("The caller's part in the batch"),
-  marks: z.enum(["everything", "allocation", "nothing"]).describe("What the caller may mark: everything (the owner, or any staff of a batch without markers), their allocation (a marker), nothing (a colleague who is not a marker of a shared batch)"),
+  marks: z
+    .enum(["everything", "allocation", "nothing"])
+    .describe("What the caller may mark: everything (the owner or a department head of the school), their allocation (a marker), nothing (any other colleague: they read the batch)"),
   allocations: z.array(allocationOutput),
   scripts: z.array(
     z.object({
@@ -119,15 +123,6 @@ export const progressOutput = z.object({
     }),
   ),
 });
-
-type Batch = typeof examBatches.$inferSelect;
-
-async function ownOpenBatch(tx: Tx, callerId: string, batchId: string, what: string): Promise<Batch> {
-  const batch = await findVisibleBatch(tx, batchId);
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", `Only the batch's owner can ${what}`);
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marking is over");
-  return batch;
-}
 
 async function allocationsOf(tx: Tx, batchId: string, markerId?: string) {
   return tx
@@ -182,7 +177,7 @@ export async function listMarkers(tx: Tx, callerId: string, input: z.input<typeo
 /** POST /api/exam/batches/{batch_id}/markers: the owner invites active staff of the batch's school (idempotent). */
 export async function inviteMarker(tx: Tx, callerId: string, input: z.input<typeof inviteMarkerInput>): Promise<z.output<typeof markersOutput>> {
   const { batch_id: batchId, body } = inviteMarkerInput.parse(input);
-  await ownOpenBatch(tx, callerId, batchId, "invite markers");
+  await openBatchFor(tx, callerId, batchId, "invite_marker");
   const userId = body.user_id.toLowerCase();
   if (userId === callerId) throw new AppError("invalid", "user_id: the batch's owner marks every question already", "user_id");
   const [staff] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select app.is_active_staff_of_batch_school(${userId}, ${batchId}) as ok`));
@@ -197,7 +192,7 @@ export async function inviteMarker(tx: Tx, callerId: string, input: z.input<type
  */
 export async function removeMarker(tx: Tx, callerId: string, input: z.input<typeof markerInput>): Promise<z.output<typeof markersOutput>> {
   const { batch_id: batchId, user_id: userId } = markerInput.parse(input);
-  await ownOpenBatch(tx, callerId, batchId, "remove markers");
+  await openBatchFor(tx, callerId, batchId, "remove_marker");
   const removed = await tx
     .delete(examBatchMarkers)
     .where(and(eq(examBatchMarkers.batch_id, batchId), eq(examBatchMarkers.user_id, userId)))
@@ -213,7 +208,7 @@ export async function removeMarker(tx: Tx, callerId: string, input: z.input<type
  */
 export async function setAllocations(tx: Tx, callerId: string, input: z.input<typeof setAllocationsInput>): Promise<z.output<typeof markersOutput>> {
   const { batch_id: batchId, user_id: userId, body } = setAllocationsInput.parse(input);
-  const batch = await ownOpenBatch(tx, callerId, batchId, "allocate marking");
+  const batch = await openBatchFor(tx, callerId, batchId, "allocate");
   const [marker] = await tx
     .select({ user_id: examBatchMarkers.user_id })
     .from(examBatchMarkers)
@@ -253,7 +248,7 @@ const myPairs = (batchId: string) => sql`select s.id as submission_id, s.script_
   join exam_batches b on b.id = s.batch_id
   join exam_questions q on q.template_id = b.template_id and not q.is_container
   where s.batch_id = ${batchId} and s.scan_url is not null
-    and app.mark_write_refusal(b.id, s.id, q.id) is distinct from 'allocation'`;
+    and coalesce(app.mark_write_refusal(b.id, s.id, q.id), '') not in ('allocation', 'not_writer')`;
 
 /** GET /api/exam/batches/{batch_id}/my-work: the caller's queue, what of the batch is theirs to mark. */
 export async function myWork(tx: Tx, callerId: string, input: z.input<typeof batchMarkersInput>): Promise<z.output<typeof myWorkOutput>> {
@@ -261,8 +256,11 @@ export async function myWork(tx: Tx, callerId: string, input: z.input<typeof bat
   const batch = await findVisibleBatch(tx, batchId);
   const markers = await tx.select({ user_id: examBatchMarkers.user_id }).from(examBatchMarkers).where(eq(examBatchMarkers.batch_id, batchId));
   const shared = markers.length > 0;
-  const role = batch.teacher_id === callerId ? "owner" : markers.some((marker) => marker.user_id === callerId) ? "marker" : "colleague";
-  const marks = role === "owner" || !shared ? "everything" : role === "marker" ? "allocation" : "nothing";
+  const part = await roleIn(tx, callerId, batch);
+  const marker = markers.some((one) => one.user_id === callerId);
+  const role = part === "owner" ? "owner" : marker ? "marker" : "colleague";
+  // A department head marks every question, as the owner does (app.mark_write_refusal).
+  const marks = part === "owner" || part === "head" ? "everything" : marker ? "allocation" : "nothing";
   const rows = rowsOf<{ submission_id: string; script_number: number; question_ids: string[]; done: number; claimed: string[] }>(
     await tx.execute(sql`select p.submission_id, p.script_number,
         array_agg(p.question_id order by p.question_order, p.label) as question_ids,
@@ -330,8 +328,7 @@ const claimPair = (batchId: string, callerId: string, pairs: ReturnType<typeof s
  */
 export async function claim(tx: Tx, callerId: string, input: z.input<typeof claimInput>): Promise<z.output<typeof claimReply>> {
   const { batch_id: batchId, body } = claimInput.parse(input);
-  const batch = await findVisibleBatch(tx, batchId);
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its marking is over");
+  await openBatchFor(tx, callerId, batchId, "claim");
   const [shared] = await tx.select({ user_id: examBatchMarkers.user_id }).from(examBatchMarkers).where(eq(examBatchMarkers.batch_id, batchId)).limit(1);
   if (!shared) throw new AppError("conflict", "This batch has no markers: claims are for shared marking (invite markers first)");
   if (body.submission_id && body.question_id) {
@@ -344,7 +341,7 @@ export async function claim(tx: Tx, callerId: string, input: z.input<typeof clai
         where s.batch_id = ${batchId} and s.id = ${submissionId} and q.id = ${questionId}`),
     );
     if (!pair) throw notFound("Submission or question");
-    if (pair.refusal === "allocation") throw new AppError("forbidden", `Question ${pair.label} of this script is not in your allocation`);
+    if (pair.refusal === "allocation" || pair.refusal === "not_writer") throw new AppError("forbidden", `Question ${pair.label} of this script is not in your allocation`);
     const [won] = rowsOf<ClaimRow>(
       await tx.execute(claimPair(batchId, callerId, sql`select ${submissionId}::uuid as submission_id, ${questionId}::uuid as question_id`)),
     );
@@ -383,7 +380,7 @@ export async function claim(tx: Tx, callerId: string, input: z.input<typeof clai
 /** DELETE /api/exam/batches/{batch_id}/claims: releases the caller's claim on a pair (the owner releases anyone's); idempotent. */
 export async function releaseClaim(tx: Tx, callerId: string, input: z.input<typeof releaseInput>): Promise<{ released: boolean }> {
   const { batch_id: batchId, body } = releaseInput.parse(input);
-  await findVisibleBatch(tx, batchId);
+  await openBatchFor(tx, callerId, batchId, "release_claim");
   const released = await tx
     .delete(examMarkClaims)
     .where(

@@ -24,8 +24,8 @@ export const submissionMarksOutput = z.object({
 /**
  * One submission with every mark entry recorded for it (what the marking screen shows and edits).
  * Read as the caller: a submission outside their scope is 404. An anonymous batch's submission comes
- * to staff without its student's name and id; a student reads their own submission but not its batch,
- * and their own name is no secret to them.
+ * to staff without its student's name and id. A student reads no submission, not even their own, until
+ * results are released to students (row-level security; docs/decisions.md "Students read no marks").
  */
 export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissionMarksInput>): Promise<z.output<typeof submissionMarksOutput>> {
   const { submission_id: submissionId } = submissionMarksInput.parse(input);

@@ -40,15 +40,18 @@ export type PlannedPlacement = Printed & { pageId: string } & (
     | { placement: "filed"; target: FilingTarget; position: number }
     /** `same-page`: the position is held by `duplicateOf`; `scanned-separately`: the student's scan was uploaded on its own. */
     | { placement: "duplicate"; reason: "same-page" | "scanned-separately"; duplicateOf: string | null }
-    | { placement: "refused"; reason: "other-batch" | "never-printed" }
+    /** `beyond-paper`: the code names a page the paper does not have (page 999 of a 4-page paper). */
+    | { placement: "refused"; reason: RefusedReason }
   );
+
+export type RefusedReason = "other-batch" | "never-printed" | "beyond-paper";
 
 type Classified =
   | { reading: PlanReading; kind: "coded"; scriptNumber: number; page: number }
-  | { reading: PlanReading; kind: "refused"; reason: "other-batch" | "never-printed"; printed: Printed }
+  | { reading: PlanReading; kind: "refused"; reason: RefusedReason; printed: Printed }
   | { reading: PlanReading; kind: "unreadable" };
 
-function classify(reading: PlanReading, printed: PrintedScripts): Classified {
+function classify(reading: PlanReading, printed: PrintedScripts, pageCount: number | null): Classified {
   if (reading.code === null) return { reading, kind: "unreadable" };
   const decoded = decodePageCode(reading.code);
   // A damaged code, or some other QR code (the paper's own): the page is as good as unreadable.
@@ -57,13 +60,17 @@ function classify(reading: PlanReading, printed: PrintedScripts): Classified {
   if (!printed.scripts.has(decoded.scriptNumber)) {
     return { reading, kind: "refused", reason: "never-printed", printed: { scriptNumber: decoded.scriptNumber, printedPage: decoded.page } };
   }
+  if (!isPageOfPaper(decoded.page, pageCount)) {
+    return { reading, kind: "refused", reason: "beyond-paper", printed: { scriptNumber: decoded.scriptNumber, printedPage: decoded.page } };
+  }
   return { reading, kind: "coded", scriptNumber: decoded.scriptNumber, page: decoded.page };
 }
 
 /**
  * The plan, in pile order, one placement per reading:
  * 1. a page of this batch's printed script goes to that script at its printed page; a page of another
- *    batch (or school) or of a script never printed is refused;
+ *    batch (or school), of a script never printed, or beyond the paper's pages (when the template says
+ *    how many it has) is refused;
  * 2. a position already held (by an earlier pile, or earlier in this pile) makes the page a duplicate of
  *    the one kept; a script whose student's scan was uploaded on its own takes no pile pages;
  * 3. a run of k unreadable pages (no code, a damaged one, another QR code) between two coded pages of
@@ -72,7 +79,7 @@ function classify(reading: PlanReading, printed: PrintedScripts): Classified {
  *    scripts of `pageCount` pages (the whole run when the template's page count is unknown).
  */
 export function planFiling(readings: readonly PlanReading[], printed: PrintedScripts, takenPositions: TakenPositions, pageCount: number | null): PlannedPlacement[] {
-  const pile = [...readings].sort((a, b) => a.pilePage - b.pilePage).map((reading) => classify(reading, printed));
+  const pile = [...readings].sort((a, b) => a.pilePage - b.pilePage).map((reading) => classify(reading, printed, pageCount));
   // Copied, keeping shared maps shared: scripts filed in one submission fill one set of positions.
   const copies = new Map<ReadonlyMap<number, string>, Map<number, string>>();
   const taken = new Map<number, Map<number, string>>();
@@ -116,6 +123,13 @@ export function planFiling(readings: readonly PlanReading[], printed: PrintedScr
   }
   return pile.map((entry) => placements.get(entry.reading.pageId)!);
 }
+
+/** Whether `page` is a page of a paper of `pageCount` pages (any page from 1 when the count is unknown). */
+export const isPageOfPaper = (page: number, pageCount: number | null) => page >= 1 && (pageCount === null || page <= pageCount);
+
+/** Why a page is not a page of the paper, in words for the teacher. */
+export const notAPageOfPaper = (page: number, pageCount: number | null) =>
+  pageCount === null ? `Page ${page} is not a page of this paper` : `Page ${page} is not a page of this ${pageCount}-page paper`;
 
 /** Maximal runs of unreadable pages in pile order, each with the readings just before and after it. */
 function unreadableRuns(pile: Classified[]) {

@@ -4,7 +4,7 @@ import { asService } from "../db/rls";
 import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../db/schema";
 import { AppError } from "../errors";
 import type { ObjectStorage } from "../storage/object-storage";
-import { type PlannedPlacement, planFiling } from "./filing-plan";
+import { type PlannedPlacement, notAPageOfPaper, planFiling } from "./filing-plan";
 import type { AssembleScript } from "./page-reading";
 import { PRINT_CODE_FORMAT } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
@@ -85,7 +85,7 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
     .where(and(eq(examScanPages.pile_id, pile.id), eq(examScanPages.placement, "reading")));
   const plan = planFiling(readings, { batchCode: batch.print_code, scripts }, taken, pageCount);
 
-  const notes = await duplicateNotes(tx, plan);
+  const notes = await duplicateNotes(tx, plan, pageCount);
   const newScripts = new Map<number, string>();
   const touched = new Set<string>();
   // A spare copy's script keeps its printed number; a script cut from pages without a code takes the next.
@@ -138,7 +138,7 @@ async function placePilePages(tx: Tx, pile: Pile, batch: Batch, pageCount: numbe
 }
 
 /** The teacher's words for a page set aside: where its kept twin is, or why it was refused. */
-async function duplicateNotes(tx: Tx, plan: PlannedPlacement[]) {
+async function duplicateNotes(tx: Tx, plan: PlannedPlacement[], pageCount: number | null) {
   const keptIds = plan.flatMap((placement) => (placement.placement === "duplicate" && placement.duplicateOf ? [placement.duplicateOf] : []));
   const kept = keptIds.length
     ? await tx
@@ -150,6 +150,7 @@ async function duplicateNotes(tx: Tx, plan: PlannedPlacement[]) {
   const keptById = new Map(kept.map((page) => [page.id, page]));
   return (placement: PlannedPlacement): string | null => {
     if (placement.placement === "refused") {
+      if (placement.reason === "beyond-paper") return `${notAPageOfPaper(placement.printedPage!, pageCount)}: not filed`;
       return placement.reason === "other-batch" ? "Printed for another batch: not filed" : `Script ${placement.scriptNumber} was never printed for this batch`;
     }
     if (placement.placement !== "duplicate") return null;

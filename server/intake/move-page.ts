@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
-import { examScanPages, examSubmissions } from "../db/schema";
+import { examScanPages, examSubmissions, examTemplates } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { type NamesShown, batchNames, presentSubmission, scriptLabel } from "../exam/anonymity";
@@ -10,7 +10,8 @@ import { integer, recordId } from "../http/input-rules";
 import { objectStorage } from "../storage/configured-storage";
 import type { ObjectStorage } from "../storage/object-storage";
 import { type IntakeImaging, intakeImaging } from "./imaging-port";
-import { findOwnOpenBatch } from "./piles";
+import { openBatchFor } from "../exam/batch-gate";
+import { isPageOfPaper, notAPageOfPaper } from "./filing-plan";
 import { MAX_PRINTED_PAGE } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
 
@@ -53,12 +54,14 @@ export const scriptOwner = (submission: { student_name: string | null; script_nu
 /**
  * Moves one scanned page by hand (a duplicate, a page of a script to identify, or a page filed in the
  * wrong place), in one transaction as the caller:
- * 1. the page is visible (404), the caller owns its batch (403), the batch is open (409); a refused page
+ * 1. the page is visible (404); the batch gate (move_page): the caller owns its batch (403), it is neither
+ *    archived nor signed off (409: a move changes whose evidence a mark is); a refused page
  *    (printed for another batch) and a page still being read do not move (409);
  * 2. the target is exactly one of a submission of the batch (404), a student's submission in it (400
  *    when the student has none), or a new script without a student;
  * 3. a submission whose scan was uploaded on its own takes no pile page (409); the position asked for
- *    must be free (409), the default is the first free one;
+ *    must be a page of the paper (400, when the template says how many pages it has) and free (409);
+ *    the default is the first free one, which must be a page of the paper too (409);
  * 4. both submissions are rebuilt: a script without a student left with no pages is deleted, a
  *    student's loses its scan (back to "no scan yet").
  */
@@ -69,9 +72,13 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
   }
   const [page] = await tx.select().from(examScanPages).where(eq(examScanPages.id, pageId));
   if (!page) throw notFound("Page");
-  const batch = await findOwnOpenBatch(tx, callerId, page.batch_id, { lock: true });
+  const batch = await openBatchFor(tx, callerId, page.batch_id, "move_page", { lock: true });
   if (page.placement === "refused") throw new AppError("conflict", "This page was printed for another batch: it cannot be filed in this one");
   if (page.placement === "reading") throw new AppError("conflict", "This page's pile is still being read: move the page once the pile is filed");
+
+  const [template] = await tx.select({ page_count: examTemplates.page_count }).from(examTemplates).where(eq(examTemplates.id, batch.template_id));
+  const pageCount = template?.page_count ?? null;
+  if (pageNumber !== undefined && !isPageOfPaper(pageNumber, pageCount)) throw new AppError("invalid", notAPageOfPaper(pageNumber, pageCount), "page_number");
 
   const target = await targetSubmission(tx, batch.id, { submissionId, studentId, newScript });
   const names = batchNames(batch);
@@ -85,6 +92,9 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
   }
   let position = pageNumber ?? 1;
   while (positions.has(position)) position++;
+  if (!isPageOfPaper(position, pageCount)) {
+    throw new AppError("conflict", `${scriptOwner(target, names)} already has all ${pageCount} pages of the paper: move one of them first`);
+  }
 
   const source = page.placement === "filed" ? page.submission_id : null;
   await tx

@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
-import { examBatches, examScanPiles, files } from "../db/schema";
+import { examScanPiles, files } from "../db/schema";
 import { env } from "../env";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
+import { openBatchFor } from "../exam/batch-gate";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "../exam/pdf-upload";
 import { enqueueJob } from "../jobs/enqueue";
 import { logger } from "../logger";
@@ -34,7 +34,7 @@ export interface PileUploadOptions {
 /**
  * POST /api/exam/batches/{batch_id}/piles: one scanned pile (a PDF of a class set, in any order) per
  * request, in this order:
- * 1. batch visible (404), owned by the caller (403), open (409);
+ * 1. the batch gate (batch-gate.ts, upload_pile): visible (404), the caller's (403), neither archived nor signed off (409);
  * 2. multipart with the PDF in `file` (415), no larger than MAX_PILE_BYTES while streaming (413), a PDF
  *    by declared type and signature (415);
  * 3. streamed to exam-piles/<batch_id>/<uuid>.pdf in SCAN_BUCKET, never held in memory;
@@ -46,7 +46,7 @@ export async function uploadPile(db: Db, callerId: string, batchId: string, uplo
   const maxBytes = options.maxBytes ?? env().MAX_PILE_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
 
-  await asUser(db, callerId, (tx) => findOwnOpenBatch(tx, callerId, batchId));
+  await asUser(db, callerId, (tx) => openBatchFor(tx, callerId, batchId, "upload_pile"));
 
   let storedKey: string | null = null;
   try {
@@ -58,7 +58,7 @@ export async function uploadPile(db: Db, callerId: string, batchId: string, uplo
     });
     if (!file) throw new AppError("invalid", "File: choose the scanned pile (a PDF file) to upload", "file");
     return await asUser(db, callerId, async (tx) => {
-      const batch = await findOwnOpenBatch(tx, callerId, batchId);
+      const batch = await openBatchFor(tx, callerId, batchId, "upload_pile");
       const [stored] = await tx
         .insert(files)
         .values({
@@ -87,16 +87,4 @@ export async function uploadPile(db: Db, callerId: string, batchId: string, uplo
     }
     throw error;
   }
-}
-
-/** The batch, visible (404), the caller's (403) and open (409): the rule of every intake write. */
-export async function findOwnOpenBatch(tx: Tx, callerId: string, batchId: string, { lock = false } = {}) {
-  const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId));
-  if (!batch) throw notFound("Batch");
-  if (batch.teacher_id !== callerId) throw new AppError("forbidden", "Only the batch's owner can add or move its scanned pages");
-  if (batch.status === "archived") throw new AppError("conflict", "The batch is archived: its scanned pages can no longer change");
-  // Locked after the checks: FOR UPDATE applies the update policy, which would hide the batch from a colleague (404, not 403).
-  // Filing a pile holds the same lock, so a move never interleaves with it.
-  if (lock) await tx.select({ id: examBatches.id }).from(examBatches).where(eq(examBatches.id, batchId)).for("update");
-  return batch;
 }

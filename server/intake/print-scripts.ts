@@ -6,6 +6,7 @@ import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { asUser } from "../db/rls";
 import { examBatches, examPrintedScripts, examQuestions, examResponseAreas, examSubmissions, examTemplates, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
+import { openBatchFor } from "../exam/batch-gate";
 import { findVisibleBatch } from "../exam/batches";
 import { attachmentDisposition, fileNameTitle } from "../exam/results-csv";
 import { integer } from "../http/input-rules";
@@ -70,10 +71,14 @@ export const printPreviewOutput = z.object({
 type BatchRow = typeof examBatches.$inferSelect;
 type TemplateRow = typeof examTemplates.$inferSelect;
 
-/** The print's refusals, in order: only the owner prints (403), an open batch (409), a paper with a PDF (409). */
-function printRefusal(callerId: string, batch: BatchRow, paper: PaperToPrint): AppError | null {
-  if (batch.teacher_id !== callerId) return new AppError("forbidden", "Only the batch's owner can print its scripts");
-  if (batch.status === "archived") return new AppError("conflict", "This batch is archived: its scripts can no longer be printed");
+/** The print's refusals, in order: the batch gate (print_scripts: the owner, 403; open and not signed off, 409), a paper with a PDF (409). */
+async function printRefusal(tx: Tx, callerId: string, batch: BatchRow, paper: PaperToPrint): Promise<AppError | null> {
+  try {
+    await openBatchFor(tx, callerId, batch, "print_scripts");
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
   if (!paper.file) return new AppError("conflict", NO_PDF);
   return null;
 }
@@ -163,7 +168,7 @@ export async function printPreview(db: Db, callerId: string, batchId: string, op
       .select({ count: sql<number>`count(*)::int` })
       .from(examPrintedScripts)
       .where(and(eq(examPrintedScripts.batch_id, batchId), sql`${examPrintedScripts.submission_id} is null`));
-    return { batch, paper, students: roster.length, spares: Number(spares?.count ?? 0) };
+    return { batch, paper, students: roster.length, spares: Number(spares?.count ?? 0), refusal: await printRefusal(tx, callerId, batch, paper) };
   });
   const { file, keepClear } = facts.paper;
   let sizes: PageSize[] | null = null;
@@ -181,7 +186,7 @@ export async function printPreview(db: Db, callerId: string, batchId: string, op
     pages_per_script: sizes?.length ?? facts.paper.template.page_count,
     spare_copies_printed: facts.spares,
     warnings: sizes ? warningsOf(placeStamps(sizes, keepClear)) : [],
-    cannot_print: printRefusal(callerId, facts.batch, facts.paper)?.message ?? unreadable,
+    cannot_print: facts.refusal?.message ?? unreadable,
   } satisfies z.output<typeof printPreviewOutput>;
 }
 
@@ -207,7 +212,7 @@ export async function printScripts(db: Db, callerId: string, batchId: string, re
   const plan = await asUser(db, callerId, async (tx) => {
     const visible = await findVisibleBatch(tx, batchId);
     const paper = await readPaper(tx, visible);
-    const refusal = printRefusal(callerId, visible, paper);
+    const refusal = await printRefusal(tx, callerId, visible, paper);
     if (refusal) throw refusal;
     // After the owner check: under row-level security FOR UPDATE sees only rows the caller may update.
     const [batch] = await tx.select().from(examBatches).where(eq(examBatches.id, batchId)).for("update");

@@ -74,12 +74,12 @@ export const updateBatchRoute = defineRoute({
   operationId: "updateBatch",
   tags,
   summary:
-    "Change the batch's settings (owner only): `anonymous` turns anonymous marking on or off (reads of the batch then name each script `Script N`, never its student). An archived batch is 409.",
+    "Change the batch's settings (owner only): `anonymous` turns anonymous marking on or off (reads of the batch then name each script `Script N`, never its student). An archived or signed-off batch is 409.",
   auth: "bearer",
   params: batchIdInput,
   body: jsonBody(batchSettingsBody),
   replies: { 200: jsonReply(batchOutput, "The batch") },
-  errors: { 400: invalid, 403: "Not the owner", 404: notVisible, 409: "The batch is archived" },
+  errors: { 400: invalid, 403: "Not the owner", 404: notVisible, 409: "The batch is archived or signed off" },
   handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => setBatchAnonymous(tx, user.id, { batch_id: params.batch_id, ...body })),
 });
 

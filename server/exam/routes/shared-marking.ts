@@ -26,7 +26,7 @@ import { z } from "zod";
 const tags = ["exam"];
 const { invalid, notVisible } = errorMeaning;
 const notOwner = "Not the batch's owner";
-const archived = "The batch is archived";
+const archived = "The batch is archived or signed off";
 const batchPath = recordPath("batch_id", "Batch");
 const markerPath = batchPath.extend({ user_id: recordId("Marker").describe("The marker's user id") });
 
@@ -107,7 +107,7 @@ export const claimRoute = defineRoute({
   params: batchPath,
   body: jsonBody(claimBody),
   replies: { 200: jsonReply(claimReply, "The claim, or null when nothing is left") },
-  errors: { 400: invalid, 403: "The pair is not in the caller's allocation", 404: notVisible, 409: "Another marker holds the pair, the batch has no markers, or it is archived" },
+  errors: { 400: invalid, 403: "The pair is not in the caller's allocation", 404: notVisible, 409: "Another marker holds the pair, the batch has no markers, or it is archived or signed off" },
   handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => claim(tx, user.id, { ...params, body })),
 });
 

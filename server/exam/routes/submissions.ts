@@ -38,7 +38,7 @@ export const uploadScanRoute = defineRoute({
     400: invalid,
     403: "Not the batch's owner",
     404: notVisible,
-    409: "The batch is archived",
+    409: "The batch is archived or signed off",
     413: "Larger than the maximum scan size",
     415: "Not a PDF by declared type or by signature",
     502: "Scan storage failed",
@@ -92,7 +92,7 @@ export const assignScanRoute = defineRoute({
     400: "Invalid input, or student_id is not a student of the batch's school",
     403: "Not the batch's owner",
     404: notVisible,
-    409: "The batch is archived; the submission is not an unmatched scan; the student already has a scan; or both hold a mark for the same question",
+    409: "The batch is archived or signed off; the submission is not an unmatched scan; the student already has a scan; or both hold a mark for the same question",
   },
   handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => assignScan(tx, user.id, { submission_id: params.submission_id, ...body })),
 });
@@ -107,13 +107,20 @@ export const upsertMarkRoute = defineRoute({
   params: recordPath("mark_id", "Mark", "Id of the mark entry (used when the entry is new)"),
   body: jsonBody(markUpsertBody),
   replies: { 200: jsonReply(markOutput, "The mark entry") },
-  errors: { 400: invalid, 403: "A shared batch: the pair is not in the caller's allocation", 404: notVisible, 409: "The batch is archived, the id names another mark, or another marker holds the pair", 500: "The mark could not be saved" },
+  errors: {
+    400: invalid,
+    403: "Not a writer of the batch (its owner, its markers or a department head), or a shared batch's pair outside the caller's allocation",
+    404: notVisible,
+    409: "The batch is archived or signed off, the id names another mark, or another marker holds the pair",
+    500: "The mark could not be saved",
+  },
   handler: ({ db, user, params, body }) => saveMark(db, user.id, { mark_id: params.mark_id, body }),
 });
 
 const absenceErrors = {
+  403: "Not a writer of the batch (its owner, its markers or a department head)",
   404: notVisible,
-  409: "The batch is archived; or the submission has a scan or marks, or is a scan without a student (marking absent only)",
+  409: "The batch is archived or signed off; or the submission has a scan or marks, or is a scan without a student (marking absent only)",
 } as const;
 
 export const markAbsentRoute = defineRoute({
@@ -122,12 +129,12 @@ export const markAbsentRoute = defineRoute({
   operationId: "markAbsent",
   tags,
   summary:
-    "Mark the student of a submission absent (staff of the batch's school; idempotent). The status stays absent; absence_marked_at tells an explicit absence from a student without a scan yet. Ordered scan matching skips the student; a scan or a mark that arrives later clears the absence.",
+    "Mark the student of a submission absent (a writer of the batch: its owner, its markers or a department head; idempotent). The status stays absent; absence_marked_at tells an explicit absence from a student without a scan yet. Ordered scan matching skips the student; a scan or a mark that arrives later clears the absence.",
   auth: "bearer",
   params: submissionIdInput,
   replies: { 200: jsonReply(absenceOutput, "The submission, with absence_marked_at set") },
   errors: absenceErrors,
-  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, { submission_id: params.submission_id, absent: true })),
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, user.id, { submission_id: params.submission_id, absent: true })),
 });
 
 export const undoAbsentRoute = defineRoute({
@@ -140,7 +147,7 @@ export const undoAbsentRoute = defineRoute({
   params: submissionIdInput,
   replies: { 200: jsonReply(absenceOutput, "The submission, with absence_marked_at null") },
   errors: absenceErrors,
-  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, { submission_id: params.submission_id, absent: false })),
+  handler: ({ db, user, params }) => asUser(db, user.id, (tx) => setAbsence(tx, user.id, { submission_id: params.submission_id, absent: false })),
 });
 
 export const submissionRoutes = [uploadScanRoute, downloadScanRoute, assignScanRoute, markAbsentRoute, undoAbsentRoute, upsertMarkRoute];

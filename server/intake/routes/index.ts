@@ -31,7 +31,7 @@ export const uploadPileRoute = defineRoute({
     400: invalid,
     403: "Not the batch's owner",
     404: notVisible,
-    409: "The batch is archived",
+    409: "The batch is archived or signed off",
     413: "Larger than the maximum pile size (MAX_PILE_BYTES)",
     415: "Not multipart, or not a PDF by declared type or by signature",
     502: "Pile storage failed",
@@ -80,7 +80,7 @@ export const movePageRoute = defineRoute({
     400: "Invalid input: not exactly one target, or the student is not on the batch's roster",
     403: "Not the batch's owner",
     404: notVisible,
-    409: "The batch is archived; the page was refused (printed for another batch) or is still being read; the position is taken; or the submission's scan was uploaded on its own",
+    409: "The batch is archived or signed off; the page was refused (printed for another batch) or is still being read; the position is taken; or the submission's scan was uploaded on its own",
   },
   handler: ({ db, user, params, body }) => asUser(db, user.id, (tx) => movePage(tx, user.id, { page_id: params.page_id, ...body })),
 });

@@ -23,7 +23,7 @@ export const printScriptsRoute = defineRoute({
     400: invalid,
     403: "Not the batch's owner",
     404: notVisible,
-    409: "The batch is archived, or its template has no paper PDF",
+    409: "The batch is archived or signed off, or its template has no paper PDF",
     502: "The paper could not be read from storage",
   },
   handler: async ({ db, user, params, body }) => printedScriptsResponse(await printScripts(db, user.id, params.batch_id, body)),

@@ -314,7 +314,7 @@ export const examRouter = router({
     setAbsence: userProcedure
       .input(setAbsenceInput)
       .output(absenceOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, input))),
+      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, ctx.user.id, input))),
   }),
   /**
    * Class-set intake. Over REST only: the printed scripts' PDF (POST /api/exam/batches/{id}/printed-scripts)
