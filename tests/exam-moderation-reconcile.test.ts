@@ -86,11 +86,12 @@ describeOnEachDatabase("moderation: a department head reconciles a shared batch"
     }
     await expect(as(school.head).exam.moderation.reconcile({ submission_id: scripts[0]!, body: { question_id: canvas.ids.q2, final_marks: 3 } })).resolves.toMatchObject({ final_marks: 3 });
     await expect(as(school.teacher).exam.moderation.reconcile({ submission_id: scripts[1]!, body: { question_id: canvas.ids.q2, final_marks: 1 } })).resolves.toMatchObject({ final_marks: 1 });
-    // The head is still no marker of the batch: a first mark elsewhere is refused as before, and the
-    // owner's first mark of a pair the colleague holds (not reconciled by the owner) too.
+    // A head writes every mark of the batch, as its owner does (the batch gate: owner, heads, invited
+    // markers); the owner's first mark of a pair the colleague holds (not reconciled by the owner) is
+    // still refused by the claim.
     await expect(
       as(school.head).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: scripts[2]!, question_id: canvas.ids.q1b, awarded_marks: 1 } }),
-    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    ).resolves.toMatchObject({ awarded_marks: 1 });
     await as(school.otherTeacher).exam.claims.claim({ batch_id: batch.id, body: { submission_id: scripts[2]!, question_id: canvas.ids.q2 } });
     await expect(
       as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: scripts[2]!, question_id: canvas.ids.q2, awarded_marks: 1 } }),
