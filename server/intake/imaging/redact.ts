@@ -3,7 +3,8 @@ import sharp from "sharp";
 import { AppError } from "../../errors";
 import type { QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
-import { pagePixels } from "./page-pixels";
+import { openCheckedPdf } from "./inspect";
+import { type PagePixels, pagePixels } from "./page-pixels";
 import { paintOver } from "./pile";
 
 /**
@@ -23,8 +24,9 @@ export type Cover = PageRect;
 export async function redactScript(scriptPdf: Uint8Array, covers: Cover[]): Promise<Uint8Array> {
   const pictures: PagePicture[] = [];
   try {
-    const script = await PDFDocument.load(scriptPdf, { ignoreEncryption: true, updateMetadata: false });
-    for (let index = 0; index < script.getPageCount(); index++) {
+    // Opened with the intake's checks (a page-tree loop, a lying page count), as every sent PDF is.
+    const { document: script, pageCount } = await openCheckedPdf(scriptPdf, { maxPages: Number.MAX_SAFE_INTEGER, what: "scan" });
+    for (let index = 0; index < pageCount; index++) {
       const page = index + 1;
       pictures.push(await redactedPicture(script, index, covers.filter((cover) => cover.page === page || cover.page === 0)));
     }
@@ -52,18 +54,12 @@ export async function redactScript(scriptPdf: Uint8Array, covers: Cover[]): Prom
 export async function redactedPageImage(onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]): Promise<Uint8Array | null> {
   let pixels: Awaited<ReturnType<typeof pagePixels>>;
   try {
-    pixels = await pagePixels(await PDFDocument.load(onePagePdf, { ignoreEncryption: true, updateMetadata: false }), onePagePdf);
+    pixels = await pagePixels((await openCheckedPdf(onePagePdf, { maxPages: Number.MAX_SAFE_INTEGER, what: "scan" })).document, onePagePdf);
   } catch {
     throw new AppError("conflict", "This page cannot be read, so the names on it cannot be hidden: in an anonymous batch it is not shown.");
   }
   if (!pixels) return null;
-  const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
-    .rotate(rotation)
-    .toColourspace("b-w")
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  for (const cover of covers) paintOver(upright.data, upright.info.width, upright.info.height, cover);
-  const jpeg = await sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
+  const jpeg = await coveredJpeg(pixels, rotation, covers, 85);
   return new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
 }
 
@@ -86,12 +82,16 @@ async function redactedPicture(script: PDFDocument, index: number, covers: Cover
   const [width, height] = rotation % 180 === 0 ? [mediaWidth, mediaHeight] : [mediaHeight, mediaWidth];
   const pixels = await pagePixels(single, await single.save({ useObjectStreams: false }));
   if (!pixels) return { width, height, jpeg: null };
+  return { width, height, jpeg: await coveredJpeg(pixels, rotation, covers, 80) };
+}
+
+/** A page's pixels turned upright, `covers` painted over (page-relative, on the upright page), as a greyscale JPEG. */
+async function coveredJpeg(pixels: PagePixels, rotation: QuarterTurn, covers: Omit<PageRect, "page">[], quality: number): Promise<Buffer> {
   const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
     .rotate(rotation)
     .toColourspace("b-w")
     .raw()
     .toBuffer({ resolveWithObject: true });
   for (const cover of covers) paintOver(upright.data, upright.info.width, upright.info.height, cover);
-  const jpeg = await sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();
-  return { width, height, jpeg };
+  return sharp(upright.data, { raw: { width: upright.info.width, height: upright.info.height, channels: 1 } }).jpeg({ quality }).toBuffer();
 }
