@@ -73,3 +73,11 @@ export function compareNames(a: string, b: string): number {
 export function sortByName<T>(rows: readonly T[], nameOf: (row: T) => string, tieOf: (row: T) => string): T[] {
   return [...rows].sort((a, b) => compareNames(nameOf(a), nameOf(b)) || (tieOf(a) < tieOf(b) ? -1 : tieOf(a) > tieOf(b) ? 1 : 0));
 }
+
+/**
+ * The rows sorted by the whole name with the same collation (first word first), ties by `tieOf`: for a
+ * list the contract says is "ordered by full_name" (GET /database/timetable/classes/school/students).
+ */
+export function sortByFullName<T>(rows: readonly T[], nameOf: (row: T) => string, tieOf: (row: T) => string): T[] {
+  return [...rows].sort((a, b) => collator.compare(nameOf(a), nameOf(b)) || (tieOf(a) < tieOf(b) ? -1 : tieOf(a) > tieOf(b) ? 1 : 0));
+}
