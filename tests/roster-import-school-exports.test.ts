@@ -41,6 +41,22 @@ function emailUsernameBundle(domain: string, blank: readonly string[] = []) {
   return [file("users.csv", users), file("classes.csv", fs.readFileSync(path.join(ONEROSTER, "classes.csv"), "utf8")), file("enrollments.csv", fs.readFileSync(path.join(ONEROSTER, "enrollments.csv"), "utf8"))];
 }
 
+const SURNAMES = ["Łukasiewicz", "O’Brien", "Müller", "Nowak", "Ødegaard", "Dubois", "García", "Þórsdóttir", "Weiß", "Zielińska"];
+const FORENAMES = ["Zoë", "Siobhán", "Łukasz", "Chloé", "Søren", "José", "Ana-María", "Björn", "Niamh", "Œdipe"];
+
+/** A SIMS-style export of 30 pupils: legal forename, preferred name (blank for every third pupil), legal surname, UPN, reg group. */
+function simsExport(domain: string) {
+  const rows = Array.from({ length: 30 }, (_, index) => {
+    const legal = FORENAMES[index % 10]!;
+    const preferred = index % 3 === 0 ? "" : `${legal.slice(0, 3)}y`;
+    const surname = SURNAMES[(index * 7) % 10]!;
+    const upn = `A${String(100000000000 + index)}`;
+    return { legal, preferred, surname, upn, line: [upn, `"${surname}"`, `"${legal}"`, `"${preferred}"`, `${7 + (index % 5)}X`, `Year ${7 + (index % 5)}`, `pupil${index}@${domain}`].join(",") };
+  });
+  const text = ["UPN,Legal Surname,Legal Forename,Preferred Name,Reg Group,Year,Email", ...rows.map((row) => row.line)].join("\r\n");
+  return { rows, file: file("sims-export.csv", `\ufeff${text}\r\n`) };
+}
+
 describeOnEachDatabase("rosters as schools export them", (database) => {
   let school: School;
   const as = (user: { id: string }) => createCaller({ db: database().db, user: { id: user.id } });
@@ -48,6 +64,66 @@ describeOnEachDatabase("rosters as schools export them", (database) => {
 
   beforeAll(async () => {
     school = await createSchool(database().db, "Exported");
+  });
+
+  describe("SIMS- and Arbor-style exports", () => {
+    it("recognises Legal Forename, Preferred Name, Legal Surname, UPN, Reg Group and Year; the preferred name is shown, the legal forename where it is blank", async () => {
+      const domain = `sims-${crypto.randomBytes(4).toString("hex")}.example.org`;
+      const fresh = await createSchool(database().db, "Simsford");
+      const { rows, file: csv } = simsExport(domain);
+      const preview = await as(fresh.admin).rosterImport.preview({ files: [csv] });
+      expect(preview.mapping).toMatchObject({ firstName: "Preferred Name", legalFirstName: "Legal Forename", lastName: "Legal Surname", sisId: "UPN", yearGroup: "Year", email: "Email", fullName: null, classCodes: ["Reg Group"] });
+      expect(preview.mappingProblems).toEqual([]);
+      expect(preview.mappingWarnings).toEqual([]);
+      expect(preview.counts).toMatchObject({ create: 30, skip: 0 });
+      const names = preview.people.create.map((person) => person.name);
+      expect(names).toEqual(rows.map((row) => `${row.preferred || row.legal} ${row.surname}`));
+
+      await as(fresh.admin).rosterImport.commit({ files: [csv] });
+      const stored = await schoolUsers(fresh.institute.id);
+      const first = stored.find((user) => user.sis_id === rows[1]!.upn)!;
+      expect(first).toMatchObject({ full_name: `${rows[1]!.preferred} ${rows[1]!.surname}`, display_name: rows[1]!.preferred, year_group: "Year 8" });
+      const blankPreferred = stored.find((user) => user.sis_id === rows[0]!.upn)!;
+      expect(blankPreferred).toMatchObject({ full_name: `${rows[0]!.legal} ${rows[0]!.surname}`, display_name: rows[0]!.legal });
+      expect((await as(fresh.admin).rosterImport.preview({ files: [csv] })).counts).toMatchObject({ create: 0, unchanged: 30 });
+    });
+
+    it("recognises the other usual header words, in any column order", async () => {
+      const headers: [string, string, string | string[]][] = [
+        ["Admission Number", "sisId", "Admission Number"],
+        ["Forename", "firstName", "Forename"],
+        ["Family Name", "lastName", "Family Name"],
+        ["Tutor Group", "classCodes", ["Tutor Group"]],
+        ["Year Group", "yearGroup", "Year Group"],
+        ["Email Address", "email", "Email Address"],
+      ];
+      await fc.assert(
+        fc.asyncProperty(fc.shuffledSubarray(headers, { minLength: headers.length }), async (shuffled) => {
+          const text = `${shuffled.map(([name]) => name).join(",")}\n${shuffled.map(([name]) => (name === "Email Address" ? "x@example.org" : "Zoë")).join(",")}\n`;
+          const preview = await as(school.admin).rosterImport.preview({ files: [file("arbor.csv", text)] });
+          for (const [, field, expected] of shuffled) expect(preview.mapping![field as "sisId"]).toEqual(expected);
+          expect(preview.mappingWarnings).toEqual([]);
+        }),
+        { seed, numRuns: cases },
+      );
+      const candidate = await as(school.admin).rosterImport.preview({ files: [file("exam.csv", "Candidate Number,Given Name,Surname,Teaching Group,Tutor Group\n4021,Ada,Lovelace,10A/Ma,10X\n")] });
+      expect(candidate.mapping).toMatchObject({ sisId: "Candidate Number", firstName: "Given Name", lastName: "Surname", classCodes: ["Teaching Group"] });
+    });
+
+    it("warns when a required part of a name maps to nothing, or to a column empty in every row", async () => {
+      const domain = `warn-${crypto.randomBytes(4).toString("hex")}.example.org`;
+      const { file: csv } = simsExport(domain);
+      const onlySurname = await as(school.admin).rosterImport.preview({ files: [csv], mapping: { lastName: "Legal Surname", email: "Email", classCodes: [] } });
+      expect(onlySurname.mappingWarnings).toEqual([
+        "First name: no column is chosen, so all 30 people would have a last name only. Choose the column with first names (Forename, Preferred Name) if the file has one.",
+      ]);
+      const surnameHeader = await as(school.admin).rosterImport.preview({ files: [file("staff.csv", "Surname,Email\nNowak,n@example.org\n")] });
+      expect(surnameHeader.mappingWarnings[0]).toMatch(/^First name: no column is chosen, so the 1 person would have a last name only/);
+      const onlyFirst = await as(school.admin).rosterImport.preview({ files: [csv], mapping: { firstName: "Legal Forename", email: "Email", classCodes: [] } });
+      expect(onlyFirst.mappingWarnings[0]).toMatch(/^Last name: no column is chosen/);
+      const blank = await as(school.admin).rosterImport.preview({ files: [file("blank.csv", "Forename,Surname,Email\n,Nowak,n@example.org\n,Weiß,w@example.org\n")] });
+      expect(blank.mappingWarnings).toEqual(['First name: the column "Forename" is empty in every row.']);
+    });
   });
 
   describe("OneRoster with e-mail usernames", () => {
