@@ -29,7 +29,7 @@ const queryInteger = (min: number, max: number) =>
 const roleChoice = z.enum(roles, `role must be one of ${roles.join(", ")}`);
 
 export const listPeopleInput = z.object({
-  search: z.preprocess(emptyAsAbsent, text(200).trim().optional()).meta({ description: "Part of a name, email or username (any case)" }),
+  search: z.preprocess(emptyAsAbsent, text(200).trim().optional()).meta({ description: "Part of a name, email or username: case, accents and apostrophe style aside (zoe finds Zoë)" }),
   role: z.preprocess(emptyAsAbsent, roleChoice.optional()),
   class_id: z.preprocess(emptyAsAbsent, z.uuid("class_id must be a class id").optional()).meta({ description: "Students enrolled in the class and its teacher" }),
   status: z.preprocess(emptyAsAbsent, z.enum(statuses, `status must be one of ${statuses.join(", ")}`).optional()),
