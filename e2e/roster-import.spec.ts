@@ -72,7 +72,7 @@ test.describe("roster import", () => {
     await expect(page.getByRole("table", { name: "People created by the import" }).getByRole("row", { name: /Pia Lund/ })).toContainText("7X");
   });
 
-  test("a SIMS-style export's names are recognised, and a name without its first part is warned about", async ({ page }) => {
+  test("a SIMS-style export's names are recognised, and a name without its first part is warned about", async ({ page }, testInfo) => {
     test.setTimeout(60_000);
     await signIn(page, ADMIN_EMAIL);
     await page.goto("/people/import");
@@ -86,5 +86,7 @@ test.describe("roster import", () => {
     await page.getByLabel("Legal first name").selectOption("");
     await page.getByRole("button", { name: "Preview import" }).click();
     await expect(page.getByText("First name: no column is chosen, so the 1 person would have a last name only.", { exact: false })).toBeVisible();
+    await expectNoAxeViolations(page, "the preview with a warning");
+    await screenshot(page, testInfo, "roster-import-name-warning");
   });
 });
