@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asService } from "../server/db/rls";
 import { users } from "../server/db/schema";
+import { describeRosterImport } from "../server/identity/roster-summary";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
@@ -117,6 +118,7 @@ describeOnEachDatabase("rosters as schools export them", (database) => {
       expect(onlySurname.mappingWarnings).toEqual([
         "First name: no column is chosen, so all 30 people would have a last name only. Choose the column with first names (Forename, Preferred Name) if the file has one.",
       ]);
+      expect(describeRosterImport(onlySurname)).toContain("Check the names:\n  First name: no column is chosen");
       const surnameHeader = await as(school.admin).rosterImport.preview({ files: [file("staff.csv", "Surname,Email\nNowak,n@example.org\n")] });
       expect(surnameHeader.mappingWarnings[0]).toMatch(/^First name: no column is chosen, so the 1 person would have a last name only/);
       const onlyFirst = await as(school.admin).rosterImport.preview({ files: [csv], mapping: { firstName: "Legal Forename", email: "Email", classCodes: [] } });
