@@ -61,7 +61,8 @@ test.describe("roster import", () => {
     const csv = "Forename,Surname,Contact,Sets\nPia,Lund,pia.lund@e2e-csv.example.org,7X\n";
     await page.getByLabel("Roster file").setInputFiles({ name: "pupils.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await expect(page.getByRole("heading", { name: "2. Match the columns" })).toBeVisible();
-    await expect(page.getByLabel("First name")).toHaveValue("Forename");
+    await expect(page.getByLabel("First name", { exact: true })).toHaveValue("Forename");
+    await expect(page.getByLabel("Legal first name")).toHaveValue("");
     await expect(page.getByText("Choose the column with email addresses or usernames")).toBeVisible();
     await page.getByLabel("Email").selectOption("Contact");
     await expect(page.getByText("e.g. pia.lund@e2e-csv.example.org")).toBeVisible();
@@ -69,5 +70,23 @@ test.describe("roster import", () => {
     await expectNoAxeViolations(page, "the column screen");
     await page.getByRole("button", { name: "Preview import" }).click();
     await expect(page.getByRole("table", { name: "People created by the import" }).getByRole("row", { name: /Pia Lund/ })).toContainText("7X");
+  });
+
+  test("a SIMS-style export's names are recognised, and a name without its first part is warned about", async ({ page }, testInfo) => {
+    test.setTimeout(60_000);
+    await signIn(page, ADMIN_EMAIL);
+    await page.goto("/people/import");
+    const csv = "UPN,Legal Surname,Legal Forename,Preferred Name,Reg Group,Email\nA1,Łukasiewicz,Zoë,Zo,7X,zoe.l@e2e-sims.example.org\n";
+    await page.getByLabel("Roster file").setInputFiles({ name: "sims.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await expect(page.getByRole("heading", { name: "2. Match the columns" })).toBeVisible();
+    await expect(page.getByLabel("First name", { exact: true })).toHaveValue("Preferred Name");
+    await expect(page.getByLabel("Legal first name")).toHaveValue("Legal Forename");
+    await expect(page.getByLabel("Last name")).toHaveValue("Legal Surname");
+    await page.getByLabel("First name", { exact: true }).selectOption("");
+    await page.getByLabel("Legal first name").selectOption("");
+    await page.getByRole("button", { name: "Preview import" }).click();
+    await expect(page.getByText("First name: no column is chosen, so the 1 person would have a last name only.", { exact: false })).toBeVisible();
+    await expectNoAxeViolations(page, "the preview with a warning");
+    await screenshot(page, testInfo, "roster-import-name-warning");
   });
 });

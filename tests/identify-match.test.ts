@@ -19,6 +19,14 @@ describe("finding a student by the first letters of their name", () => {
     expect(nameFits("Ada Lovelace", "a a")).toBe(false);
   });
 
+  it("ignores apostrophe style and letters that have no accent to strip (Ł, Ø, ß)", () => {
+    expect(nameFits("Siobhán O’Brien", "o'brien")).toBe(true);
+    expect(nameFits("Siobhan O'Brien", "o’bri sio")).toBe(true);
+    expect(nameFits("Łukasz Nowak", "lukasz")).toBe(true);
+    expect(nameFits("Søren Weiß", "soren weiss")).toBe(true);
+    expect(nameFits("Lukasz Nowak", "łuk")).toBe(true);
+  });
+
   it("puts students still without a scan first, then a forename that fits, then the roster order", () => {
     expect(rankForIdentify(roster, "a").map((s) => s.id)).toEqual(["1", "4", "2"]);
     expect(rankForIdentify(roster, "lov").map((s) => s.id)).toEqual(["4", "1", "3"]);

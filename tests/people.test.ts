@@ -55,7 +55,7 @@ describeOnEachDatabase("people of a school", (database) => {
   });
 
   describe("listing", () => {
-    it("lists the school's people by full name with their roles, classes and status, and the total", async () => {
+    it("lists the school's people by surname with their roles, classes and status, and the total", async () => {
       const { people, total } = await admin().people.list({});
       expect(total).toBe(6);
       expect(people.map((person) => person.full_name)).toEqual([...people.map((person) => person.full_name)].sort((a, b) => a.localeCompare(b)));

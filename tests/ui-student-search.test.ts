@@ -11,6 +11,14 @@ describe("choosing a student by search", () => {
     expect(matchesStudentSearch(ada, studentSearchNeedle(""))).toBe(true);
   });
 
+  it("ignores accents and apostrophe style: zoe finds Zoë, o'brien finds O’Brien, lukasz finds Łukasz", () => {
+    const student = (full_name: string) => ({ id: full_name, full_name, email: "x@northfield.example" });
+    expect(matchesStudentSearch(student("Zoë Adams"), studentSearchNeedle("zoe"))).toBe(true);
+    expect(matchesStudentSearch(student("Siobhán O’Brien"), studentSearchNeedle("O'Brien"))).toBe(true);
+    expect(matchesStudentSearch(student("Łukasz Nowak"), studentSearchNeedle("lukasz"))).toBe(true);
+    expect(matchesStudentSearch(student("Lukasz Nowak"), studentSearchNeedle("Łuk"))).toBe(true);
+  });
+
   it("keeps a choice that is still shown, else falls to the first shown, else to none", () => {
     const shown = [{ id: "a" }, { id: "b" }];
     expect(followingChoice(shown, "b")).toBe("b");

@@ -1,3 +1,5 @@
+import { foldName, foldedIncludes } from "@/lib/text/names";
+
 /**
  * Choosing one of the school's students by typing (adding a student to a class, assigning an unmatched
  * scan): the search matches the name or the email, a long list is cut to what a select can hold, and the
@@ -7,12 +9,12 @@
 /** A long school list is narrowed by the search box; the select never holds more than this. */
 export const MAX_STUDENT_OPTIONS = 200;
 
-/** The search as typed, ready for `matchesStudentSearch`. */
-export const studentSearchNeedle = (search: string) => search.trim().toLowerCase();
+/** The search as typed, folded (case, accents, apostrophes aside) and ready for `matchesStudentSearch`. */
+export const studentSearchNeedle = (search: string) => foldName(search);
 
-/** An empty search matches everyone; otherwise the name or the email must contain it. */
+/** An empty search matches everyone; otherwise the folded name or email must contain it ("zoe" finds Zoë). */
 export function matchesStudentSearch(student: { full_name: string; email: string }, needle: string): boolean {
-  return !needle || student.full_name.toLowerCase().includes(needle) || student.email.toLowerCase().includes(needle);
+  return foldedIncludes(student.full_name, needle) || foldedIncludes(student.email, needle);
 }
 
 /** The choice follows the list: one no longer shown gives way to the first shown. */

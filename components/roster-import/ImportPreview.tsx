@@ -60,6 +60,15 @@ export function ImportPreview({ result }: { result: RosterImportResult }) {
   ];
   return (
     <div className="stack">
+      {result.mappingWarnings.length > 0 ? (
+        <Status tone="warning" title="Check the names">
+          <ul>
+            {result.mappingWarnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </Status>
+      ) : null}
       <dl className="details" aria-label="Summary">
         <dt>{result.applied ? "Created" : "Will be created"}</dt>
         <dd>{plural(counts.create, "person", "people")}</dd>

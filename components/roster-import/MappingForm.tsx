@@ -11,7 +11,8 @@ type SingleField = Exclude<keyof Mapping, "classCodes">;
 /** The fields a column can fill, as the mapping screen names them (server/identity/roster-mapping.ts has the same list). */
 const fields: { field: SingleField; label: string; hint: string }[] = [
   { field: "fullName", label: "Full name", hint: "Or first and last name below" },
-  { field: "firstName", label: "First name", hint: "Also their display name" },
+  { field: "firstName", label: "First name", hint: "Also their display name; a preferred name goes here" },
+  { field: "legalFirstName", label: "Legal first name", hint: "Used where the first name is blank" },
   { field: "lastName", label: "Last name", hint: "" },
   { field: "email", label: "Email", hint: "Email or username is needed" },
   { field: "username", label: "Username", hint: "" },
@@ -85,6 +86,15 @@ export function MappingForm({
           ))}
         </div>
       </fieldset>
+      {result.mappingWarnings.length > 0 ? (
+        <Status tone="warning" title="Check the names">
+          <ul>
+            {result.mappingWarnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </Status>
+      ) : null}
       {result.mappingProblems.length > 0 ? (
         <Status tone="warning" title="Before a preview">
           <ul>

@@ -1,10 +1,11 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/input-rules";
 import type { Tx } from "../db/client";
 import { classes, enrollments, instituteMemberships, userType, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { loadAdministeredClass } from "./classes";
+import { sortByName } from "../../lib/text/names";
 
 export const enrollStudentInput = z.object({
   classId: recordId("Class"),
@@ -103,7 +104,7 @@ export const classStudentOutput = z.object({
 export const classStudentsOutput = z.object({ students: z.array(classStudentOutput) });
 
 /**
- * The students of a class, by full name. Row-level security decides: staff of the school see the whole
+ * The students of a class, by surname (lib/text/names.ts). Row-level security decides: staff of the school see the whole
  * class, a student only their own enrollment; a class outside the caller's school is 404.
  */
 export async function listClassStudents(tx: Tx, input: z.input<typeof listClassStudentsInput>) {
@@ -122,7 +123,6 @@ export async function listClassStudents(tx: Tx, input: z.input<typeof listClassS
     })
     .from(enrollments)
     .innerJoin(users, eq(users.id, enrollments.student_id))
-    .where(and(eq(enrollments.class_id, classId), includeInactive ? undefined : eq(enrollments.active, true)))
-    .orderBy(asc(users.full_name), asc(users.id));
-  return { students };
+    .where(and(eq(enrollments.class_id, classId), includeInactive ? undefined : eq(enrollments.active, true)));
+  return { students: sortByName(students, (student) => student.full_name, (student) => student.id) };
 }

@@ -1,4 +1,5 @@
-import { type SQL, and, asc, count, eq, ilike, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { type SQL, and, count, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { foldName, foldedIncludes, sortByName } from "../../lib/text/names";
 import { z } from "zod";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
 import { findCallerSchool } from "../classroom/caller-school";
@@ -28,7 +29,7 @@ const queryInteger = (min: number, max: number) =>
 const roleChoice = z.enum(roles, `role must be one of ${roles.join(", ")}`);
 
 export const listPeopleInput = z.object({
-  search: z.preprocess(emptyAsAbsent, text(200).trim().optional()).meta({ description: "Part of a name, email or username (any case)" }),
+  search: z.preprocess(emptyAsAbsent, text(200).trim().optional()).meta({ description: "Part of a name, email or username: case, accents and apostrophe style aside (zoe finds Zoë)" }),
   role: z.preprocess(emptyAsAbsent, roleChoice.optional()),
   class_id: z.preprocess(emptyAsAbsent, z.uuid("class_id must be a class id").optional()).meta({ description: "Students enrolled in the class and its teacher" }),
   status: z.preprocess(emptyAsAbsent, z.enum(statuses, `status must be one of ${statuses.join(", ")}`).optional()),
@@ -107,15 +108,9 @@ const personColumns = {
   must_change_password: users.must_change_password,
 };
 
-/** `%`, `_` and `\` in a search are the letters themselves, not patterns. */
-const containing = (search: string) => `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-
+/** The filters SQL applies; the search is folded and matched after reading (see listPeople). */
 function peopleConditions(schoolId: string, filters: z.output<typeof listPeopleInput>): SQL[] {
   const conditions: SQL[] = [eq(users.school_id, schoolId)];
-  if (filters.search) {
-    const pattern = containing(filters.search);
-    conditions.push(or(ilike(users.full_name, pattern), ilike(users.email, pattern), ilike(users.username, pattern))!);
-  }
   if (filters.role) {
     conditions.push(
       sql`exists (select 1 from ${instituteMemberships} m where m.user_id = ${userIdColumn} and m.institute_id = ${schoolId} and m.role = ${filters.role})`,
@@ -132,20 +127,31 @@ function peopleConditions(schoolId: string, filters: z.output<typeof listPeopleI
   return conditions;
 }
 
-/** The people of the caller's school, by full name, a page at a time with the total that match. */
+/**
+ * The people of the caller's school by surname (lib/text/names.ts: a collation, not code points), a page at
+ * a time with the total that match. The search ignores case, accents and apostrophe style in the name,
+ * email and username; PostgreSQL (and PGlite) cannot fold as the browser does, so the school's people that
+ * pass the other filters are read (id and the searched columns only), folded, sorted and paged here.
+ */
 export async function listPeople(tx: Tx, callerId: string, input: z.input<typeof listPeopleInput>) {
   const filters = listPeopleInput.parse(input);
   const schoolId = await administeredSchool(tx, callerId);
-  const where = and(...peopleConditions(schoolId, filters));
-  const people = await tx
-    .select(personColumns)
+  const candidates = await tx
+    .select({ id: users.id, full_name: users.full_name, email: users.email, username: users.username })
     .from(users)
-    .where(where)
-    .orderBy(asc(users.full_name), asc(users.id))
-    .limit(filters.limit ?? DEFAULT_PAGE)
-    .offset(filters.offset ?? 0);
-  const [{ total }] = (await tx.select({ total: count() }).from(users).where(where)) as [{ total: number }];
-  return { people, total: Number(total) };
+    .where(and(...peopleConditions(schoolId, filters)));
+  const search = foldName(filters.search ?? "");
+  const matching = sortByName(
+    candidates.filter((person) => foldedIncludes(person.full_name, search) || foldedIncludes(person.email, search) || foldedIncludes(person.username, search)),
+    (person) => person.full_name,
+    (person) => person.id,
+  );
+  const offset = filters.offset ?? 0;
+  const pageIds = matching.slice(offset, offset + (filters.limit ?? DEFAULT_PAGE)).map((person) => person.id);
+  const rows = pageIds.length > 0 ? await tx.select(personColumns).from(users).where(and(eq(users.school_id, schoolId), inArray(users.id, pageIds))) : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const people = pageIds.flatMap((id) => byId.get(id) ?? []);
+  return { people, total: matching.length };
 }
 
 /** One person of the caller's school, or not found. */

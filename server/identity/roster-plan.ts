@@ -5,7 +5,7 @@ import { textArray } from "../db/text-array";
 import { AppError } from "../errors";
 import { findCallerSchool } from "../classroom/caller-school";
 import { type Role, isSchoolAdmin, roles, staffRoles } from "./roles";
-import { type RosterMapping, guessMapping, mappingProblems, rosterFromCsv, sampleValues } from "./roster-mapping";
+import { type RosterMapping, guessMapping, mappingProblems, mappingWarnings, rosterFromCsv, sampleValues } from "./roster-mapping";
 import { rosterFromOneRoster } from "./roster-oneroster";
 import type { Roster, RosterClass, SkippedRow } from "./roster-records";
 import { type CheckedPerson, checkPerson, placeholderEmail } from "./roster-rows";
@@ -38,6 +38,7 @@ const skippedOutput = z.object({ row: z.string(), name: z.string().nullable(), r
 const mappingOutput = z.object({
   fullName: z.string().nullish(),
   firstName: z.string().nullish(),
+  legalFirstName: z.string().nullish(),
   lastName: z.string().nullish(),
   email: z.string().nullish(),
   username: z.string().nullish(),
@@ -55,6 +56,8 @@ export const rosterImportOutput = z.object({
   mapping: mappingOutput.nullable(),
   /** What keeps the mapping from being imported; the plan is empty while there is any. */
   mappingProblems: z.array(z.string()),
+  /** What the mapping does that the person choosing it should know (a name from one part only); the import still runs. */
+  mappingWarnings: z.array(z.string()),
   /** True once written (apply); false for a preview. */
   applied: z.boolean(),
   counts: z.object({
@@ -135,15 +138,15 @@ export async function planRosterImport(tx: Tx, callerId: string, source: RosterS
 /** The plan for a school already authorised (the edges through planRosterImport; the CLI with service rights). */
 export async function planRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, given?: RosterMapping | null): Promise<RosterPlan> {
   if (source.format === "oneroster") {
-    return planRoster(tx, instituteId, rosterFromOneRoster(source.users, source.classes, source.enrollments), { format: "oneroster", columns: [], mapping: null, mappingProblems: [] });
+    return planRoster(tx, instituteId, rosterFromOneRoster(source.users, source.classes, source.enrollments), { format: "oneroster", columns: [], mapping: null, mappingProblems: [], mappingWarnings: [] });
   }
   const mapping = given ?? guessMapping(source.table.columns);
-  const header = { format: "csv" as const, columns: sampleValues(source.table), mapping, mappingProblems: mappingProblems(mapping, source.table.columns) };
+  const header = { format: "csv" as const, columns: sampleValues(source.table), mapping, mappingProblems: mappingProblems(mapping, source.table.columns), mappingWarnings: mappingWarnings(mapping, source.table) };
   if (header.mappingProblems.length > 0) return planRoster(tx, instituteId, { people: [], classes: [], skipped: [] }, header);
   return planRoster(tx, instituteId, rosterFromCsv(source.table, mapping), header);
 }
 
-type Header = Pick<RosterImportResult, "format" | "columns" | "mapping" | "mappingProblems">;
+type Header = Pick<RosterImportResult, "format" | "columns" | "mapping" | "mappingProblems" | "mappingWarnings">;
 
 async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: Header): Promise<RosterPlan> {
   const skipped: SkippedRow[] = [...roster.skipped];

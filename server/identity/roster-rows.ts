@@ -73,21 +73,27 @@ export function checkPerson(person: RosterPerson, classNames: readonly string[])
   if ("reason" in mapped) return skip(mapped.reason);
   if (!person.email && !person.username) return skip("no email or username");
   if (!person.fullName) return skip("no name");
+  // An e-mail-shaped username (the usual export of schools that sign in with Google or Microsoft) is the
+  // address the person signs in with: it is their email when the row has none, and their Markbook
+  // username is made from it as from any email; matching goes by SIS id, then email.
+  const usernameIsEmail = person.username !== null && EMAIL_SHAPE.test(person.username.trim().toLowerCase());
+  const givenEmail = person.email ?? (usernameIsEmail ? person.username!.trim() : null);
+  const givenUsername = usernameIsEmail ? null : person.username;
   const problem =
     valueProblem("the name", person.fullName, MAX_NAME) ??
     valueProblem("the first name", person.givenName, MAX_NAME) ??
-    valueProblem("the email", person.email, MAX_EMAIL) ??
-    valueProblem("the username", person.username, MAX_USERNAME) ??
+    valueProblem("the email", givenEmail, MAX_EMAIL) ??
+    valueProblem("the username", givenUsername, MAX_USERNAME) ??
     valueProblem("the year group", person.yearGroup, MAX_YEAR_GROUP) ??
     valueProblem("the ID in the school's system", person.sisId, MAX_SIS_ID) ??
     classNames.map((name) => valueProblem(`the class code "${name.slice(0, 40)}"`, name, MAX_CLASS_NAME)).find(Boolean) ??
     null;
   if (problem) return skip(problem);
-  const email = person.email?.toLowerCase() ?? null;
-  if (email && !EMAIL_SHAPE.test(email)) return skip(`"${person.email}" is not an email address`);
-  const username = person.username?.toLowerCase() ?? null;
+  const email = givenEmail?.toLowerCase() ?? null;
+  if (email && !EMAIL_SHAPE.test(email)) return skip(`"${givenEmail}" is not an email address`);
+  const username = givenUsername?.toLowerCase() ?? null;
   if (username && !USERNAME_SHAPE.test(username)) {
-    return skip(`username "${person.username}" may use only letters, digits, ".", "_" and "-"`);
+    return skip(`username "${givenUsername}" may use only letters, digits, ".", "_" and "-", or be an email address`);
   }
   return { ok: true, person: { source: person, role: mapped.role, fullName: person.fullName, email, username } };
 }

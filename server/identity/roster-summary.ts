@@ -12,6 +12,7 @@ export function describeRosterImport(result: RosterImportResult): string {
     `Classes: ${counts.classesCreate} created, ${counts.classesUpdate} updated, ${counts.classesUnchanged} unchanged; ${counts.enrollmentsCreate} enrollments added`,
     "Nothing is deleted or deactivated by an import; imported people have no password until an admin sets one.",
   ];
+  if (result.mappingWarnings.length > 0) lines.push("Check the names:", ...result.mappingWarnings.map((warning) => `  ${warning}`));
   if (result.people.update.length > 0) {
     lines.push("Updated:", ...result.people.update.map((person) => `  ${person.row}: ${person.name}: ${person.changes.join("; ")}`));
   }

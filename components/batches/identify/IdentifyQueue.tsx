@@ -13,6 +13,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { printedScriptNumber } from "../script-label";
 import { type IdentifyCandidate, rankForIdentify } from "./identify-match";
+import { sortByName } from "@/lib/text/names";
 
 /** Names shown under the field: enough to see the right one among a few that fit, never a wall. */
 const SHOWN_CANDIDATES = 6;
@@ -67,7 +68,8 @@ export function IdentifyQueue({ batchId }: { batchId: string }) {
     : submissions
         .filter((submission): submission is typeof submission & { student_id: string } => Boolean(submission.student_id))
         .map((submission) => ({ id: submission.student_id, name: submission.student_name ?? "Unnamed student", identified: Boolean(submission.scan_url) }));
-  const candidates = rankForIdentify(students, typed).slice(0, SHOWN_CANDIDATES);
+  // By surname, as the class list reads (lib/text/names.ts); ranking keeps this order among equals.
+  const candidates = rankForIdentify(sortByName(students, (student) => student.name, (student) => student.id), typed).slice(0, SHOWN_CANDIDATES);
   const chosen = candidates[Math.min(highlight, candidates.length - 1)];
 
   useEffect(() => {

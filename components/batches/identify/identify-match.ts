@@ -1,3 +1,5 @@
+import { foldName } from "@/lib/text/names";
+
 /**
  * Identify by keyboard: the teacher reads the name on a script and types its first letters; the
  * students whose names fit come first, so that two or three letters and Enter identify most scripts.
@@ -10,14 +12,8 @@ export interface IdentifyCandidate {
   identified: boolean;
 }
 
-/** Lower case without accents, so "zoe" finds Zoë and "o'b" finds O'Brien. */
-export const foldForSearch = (text: string) =>
-  text
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase();
-
-const words = (text: string) => foldForSearch(text).split(/[\s\-‐]+/u).filter(Boolean);
+/** Folded words ("zoe" finds Zoë, "o'b" finds O’Brien, "luk" finds Łukasz): lib/text/names.ts folds every search. */
+const words = (text: string) => foldName(text).split(/[\s-]+/u).filter(Boolean);
 
 /**
  * Whether every word typed starts a different word of the name, in any order: "lov" and "ada l" find
