@@ -211,7 +211,7 @@ describeOnEachDatabase("shared marking: markers, allocations, claims", (database
         const won = outcomes.filter((outcome) => outcome.status === "fulfilled");
         const lost = outcomes.filter((outcome) => outcome.status === "rejected");
         expect(won, JSON.stringify(outcomes)).toHaveLength(1);
-        expect(lost[0]!.reason).toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/Question 2 of this script is being marked by (Colleague|Head) Shared/) });
+        expect(lost[0]!.reason).toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/Question 2 of this script is being marked by (Colleague Shared|Second Marker)/) });
         const winner = won[0]!.value.claim!.marker_id;
         const rows = (await claimsOf(batch.id)).filter((row) => row.submission_id === script.id);
         expect(rows.map((row) => row.marker_id)).toEqual([winner]);
