@@ -23,7 +23,7 @@ import { asService } from "../server/db/rls";
 import { backgroundJobs } from "../server/db/schema";
 import { env } from "../server/env";
 import { AppError } from "../server/errors";
-import { imagingWorkerThread, workerImaging } from "../server/intake/imaging";
+import { imagingWorkerProcess, workerImaging } from "../server/intake/imaging";
 import { inspectPaper } from "../server/intake/imaging/inspect";
 import { PAGE_PIXEL_CAP } from "../server/intake/imaging/limits";
 import { setIntakeImaging } from "../server/intake/imaging-port";
@@ -170,9 +170,11 @@ describe("the imaging's own limits", () => {
     expectBounded(cost);
   }, timeoutFor(6));
 
-  it("runs the worker under V8's resource limits", async () => {
+  it("runs the worker as a process of its own with a bounded heap", async () => {
     await imaging.inspectPaper(plainPage());
-    expect(imagingWorkerThread()!.resourceLimits).toMatchObject({ maxOldGenerationSizeMb: env().IMAGING_WORKER_HEAP_MB, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 });
+    const worker = imagingWorkerProcess()!;
+    expect(worker.pid).not.toBe(process.pid);
+    expect(worker.spawnargs).toContain(`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`);
   });
 
   it("answers any damaged copy of a PDF with its page count or the teacher's reason, never anything else", async () => {

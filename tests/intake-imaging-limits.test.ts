@@ -1,6 +1,7 @@
 /**
- * The imaging worker's V8 resource limits, at their smallest (IMAGING_WORKER_HEAP_MB=64, set before
- * the worker starts): a file whose objects need more heap ends the worker, not the process. The
+ * The imaging worker's heap limit, at its smallest (IMAGING_WORKER_HEAP_MB=64, set before the worker
+ * starts): a file whose objects need more heap ends the worker's process (V8 aborts it), never the
+ * app's — with a worker thread's resourceLimits it sometimes aborted the whole process. The
  * request it was on is refused as the file's fault (permanent), the one queued behind it (perhaps
  * another school's) is told to try again (transient), and the next request gets a new worker.
  */

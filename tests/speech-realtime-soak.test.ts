@@ -259,7 +259,7 @@ describe.skipIf(!testModelAvailable)("socket soak: hundreds of misbehaving /v1/w
     // Every session was released: the count (and health) is back to zero, and the socket is healthy.
     const deadline = Date.now() + 60_000;
     while (server.realtimeSessions() > 0 && Date.now() < deadline) await sleep(50);
-    const health = (await (await fetch(`${server.baseURL}/health`)).json()) as { realtime: { status: string; sessions: number } };
+    const health = (await (await fetch(`${server.baseURL}/health`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { realtime: { status: string; sessions: number } };
     expect(health.realtime).toMatchObject({ status: "healthy", sessions: 0 });
 
     // A normal session works: audio, end, a final, closed.

@@ -1,6 +1,6 @@
 /**
  * The seam between the imaging of class-set intake (server/intake/imaging/: PDF pages, pixels and QR
- * codes, run in a worker thread so the app's event loop stays free) and its filing rules (which page goes
+ * codes, run in a worker process so the app's event loop stays free) and its filing rules (which page goes
  * where, in the database). The filing side only ever sees these shapes.
  */
 
@@ -33,8 +33,8 @@ export interface ReadPileOptions {
  * Reads a pile (the bytes of one uploaded PDF), page by page in pile order. Throws an AppError
  * ("invalid") with a message for the teacher when the PDF cannot be opened at all; a page that cannot
  * be rendered is yielded with `code: null`, never dropped.
- * The pile's bytes are handed over to the reader (server/intake/imaging: moved to its worker thread, not
- * copied): when the array owns its whole ArrayBuffer it is empty afterwards; pass a copy to keep it.
+ * The pile's bytes are copied to the reader (server/intake/imaging: its worker process); the caller's
+ * array is left as it was.
  * `rotation` is relative to the page's content before any /Rotate the scanner set: it is the /Rotate
  * that shows the page upright (what assembleScript sets).
  */

@@ -1,5 +1,5 @@
+import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode, errorCodes } from "../../errors";
 import { env } from "../../env";
 import { logger } from "../../logger";
@@ -9,12 +9,11 @@ import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
- * Class-set imaging off the app's event loop: one worker thread per process, started on first use,
- * requests queued in order (the worker does one at a time). A worker that dies is replaced on the next
- * request; the requests it held fail with a clear error. Large byte arrays move between the threads
- * rather than being copied: every PDF and JPEG the worker returns, and the pile given to `readPile`
- * (tens of megabytes), whose buffer is handed over, so the caller's array is empty afterwards when it
- * owns its whole ArrayBuffer. Smaller inputs (a paper, one-page PDFs) are copied, so caches stay intact.
+ * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
+ * started on first use, requests queued in order (the worker does one at a time). A worker that dies
+ * (a file that needs more memory than it may have, a crash) is replaced on the next request; the
+ * requests it held fail with a clear error. Byte arrays are copied over the IPC channel (structured
+ * clone): a class set's pile, tens of megabytes, is copied once.
  */
 export interface IntakeImaging {
   readPile: ReadPile;
@@ -45,31 +44,37 @@ const OUT_OF_MEMORY =
   "This file needs more memory to read than one file may take: it may be damaged, or made to harm the server. Scan it again, or export the PDF again";
 
 /**
- * The worker's JavaScript heap (V8's limits): a file that would need more ends the worker, not the
- * process. Pixels live outside it (canvas, sharp, typed arrays): the caps of limits.ts bound those.
+ * The worker's JavaScript heap: a file that would need more ends the worker process, never the app.
+ * A process, not a worker thread: at a worker thread's resourceLimits V8 may abort the whole process
+ * ("Reached heap limit", seen in about half the runs of tests/intake-imaging-limits.test.ts). Pixels
+ * live outside the heap (canvas, sharp, typed arrays): the caps of limits.ts bound those. The worker
+ * runs plain node on the bundled entry: the app's own flags (tsx's loader) are not passed on.
  */
-export const imagingWorkerLimits = () => ({ maxOldGenerationSizeMb: env().IMAGING_WORKER_HEAP_MB, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 });
+export const imagingWorkerArgs = () => [`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`, "--max-semi-space-size=32"];
+
+/** Whether a worker process's end was V8 giving up at its heap limit (it aborts: SIGABRT, or 134 from a shell). */
+const diedOfMemory = (code: number | null, signal: NodeJS.Signals | null) => signal === "SIGABRT" || code === 134;
 
 class ImagingWorker {
-  private worker: Worker | null = null;
+  private worker: ChildProcess | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Counts the workers started: what a worker holds (an open pile) is gone when it changes. */
   generation = 0;
 
-  call<K extends ImagingRequest["kind"]>(request: Extract<ImagingRequest, { kind: K }>, transfer: ArrayBuffer[] = []): Promise<ImagingReplies[K]> {
+  call<K extends ImagingRequest["kind"]>(request: Extract<ImagingRequest, { kind: K }>): Promise<ImagingReplies[K]> {
     const worker = this.started();
     const id = this.nextId++;
     return new Promise<ImagingReplies[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ id, request } satisfies RequestEnvelope, transfer);
-      // Only a request in flight keeps the process alive, not an idle worker.
-      worker.ref();
+      worker.send({ id, request } satisfies RequestEnvelope);
+      // Only a request in flight keeps the app's process alive, not an idle worker.
+      holdOpen(worker, true);
     });
   }
 
-  /** The worker thread, for tests that stop it as a crash would. */
-  get thread(): Worker | null {
+  /** The worker process, for tests that stop it as a crash would. */
+  get process(): ChildProcess | null {
     return this.worker;
   }
 
@@ -78,27 +83,28 @@ class ImagingWorker {
     return this.worker !== null && this.generation === generation;
   }
 
-  private started(): Worker {
+  private started(): ChildProcess {
     if (this.worker) return this.worker;
     this.generation++;
-    const worker = new Worker(imagingWorkerEntry(), { name: "markbook-intake-imaging", resourceLimits: imagingWorkerLimits() });
-    let outOfMemory = false;
-    worker.unref();
+    const worker = fork(fileURLToPath(imagingWorkerEntry()), [], {
+      execArgv: imagingWorkerArgs(),
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    holdOpen(worker, false);
     worker.on("message", (reply: ReplyEnvelope) => {
       const pending = this.pending.get(reply.id);
       if (!pending) return;
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) holdOpen(worker, false);
       if (reply.ok) pending.resolve(reply.value);
       else pending.reject(replyError(reply.error));
     });
-    worker.on("error", (error) => {
-      outOfMemory ||= (error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY";
-      logger.error("intake imaging worker failed", error);
-    });
-    worker.on("exit", (code) => {
+    worker.on("error", (error) => logger.error("intake imaging worker failed", error));
+    worker.on("exit", (code, signal) => {
       if (this.worker === worker) this.worker = null;
-      if (this.pending.size > 0) logger.warn(`intake imaging worker exited (code ${code}) with ${this.pending.size} request(s) in flight`);
+      const outOfMemory = diedOfMemory(code, signal);
+      if (this.pending.size > 0) logger.warn(`intake imaging worker exited (${signal ?? `code ${code}`}) with ${this.pending.size} request(s) in flight`);
       // The worker does one request at a time, in order: the oldest pending one is the one it was on.
       // Only that file is blamed; the others (perhaps another school's) are simply tried again.
       const inFlight = Math.min(...this.pending.keys());
@@ -121,23 +127,30 @@ function imagingWorkerEntry(): URL {
   return bundledWorkerEntry("intake-imaging-worker", fileURLToPath(new URL("./worker.ts", import.meta.url)), new URL("./worker.mjs", import.meta.url));
 }
 
-/** The buffer to transfer for a byte array: its own when it owns the whole of it, otherwise none (it is copied). */
-function ownBuffer(bytes: Uint8Array): ArrayBuffer[] {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+/** Whether the worker (its process and its IPC channel) keeps the app's process alive. */
+function holdOpen(worker: ChildProcess, hold: boolean) {
+  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
+  if (hold) {
+    worker.ref();
+    channel?.ref();
+  } else {
+    worker.unref();
+    channel?.unref();
+  }
 }
 
 let shared: ImagingWorker | null = null;
 const imagingWorker = () => (shared ??= new ImagingWorker());
 
-/** The worker thread currently running, if any (tests stop it to see a crash handled). */
-export function imagingWorkerThread(): Worker | null {
-  return shared?.thread ?? null;
+/** The worker process currently running, if any (tests stop it to see a crash handled). */
+export function imagingWorkerProcess(): ChildProcess | null {
+  return shared?.process ?? null;
 }
 
 async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
-  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages }, ownBuffer(pdf));
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages });
   const generation = worker.generation;
   const request = (pilePage: number) => {
     const reading = worker.call({ kind: "readPage", pileId, pilePage });

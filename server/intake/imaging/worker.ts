@@ -1,4 +1,3 @@
-import { parentPort } from "node:worker_threads";
 import { AppError } from "../../errors";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
@@ -7,30 +6,31 @@ import { redactScript, redactedPageImage } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
- * The imaging worker thread: one request at a time, in the order they come. Open piles stay here
- * between requests (the app thread only holds an id), so reading a 240-page pile interleaves with
- * other requests instead of holding the worker for a minute.
+ * The imaging worker process (forked by index.ts with an IPC channel): one request at a time, in the
+ * order they come. Open piles stay here between requests (the app only holds an id), so reading a
+ * 240-page pile interleaves with other requests instead of holding the worker for a minute.
  */
 
-const port = parentPort!;
+if (!process.send) throw new Error("the imaging worker runs as a child process with an IPC channel");
+const send = (reply: ReplyEnvelope) => process.send!(reply);
 const piles = new Map<number, OpenPile>();
 let nextPileId = 1;
 let queue = Promise.resolve();
 
-port.on("message", (envelope: RequestEnvelope) => {
+process.on("message", (envelope: RequestEnvelope) => {
   queue = queue.then(() => handle(envelope)).catch(() => undefined);
 });
 
 async function handle({ id, request }: RequestEnvelope) {
   try {
     const value = await run(request);
-    port.postMessage({ id, ok: true, value } satisfies ReplyEnvelope, transferables(value));
+    send({ id, ok: true, value });
   } catch (error) {
     const reply: ReplyEnvelope =
       error instanceof AppError
         ? { id, ok: false, error: { code: error.code, message: error.message, param: error.param } }
         : { id, ok: false, error: { code: null, message: error instanceof Error ? error.message : String(error) } };
-    port.postMessage(reply);
+    send(reply);
   }
 }
 
@@ -63,11 +63,4 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     case "redactedPageImage":
       return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
   }
-}
-
-/** The large byte arrays of a reply move to the app thread rather than being copied. */
-function transferables(value: unknown): ArrayBuffer[] {
-  const fields: unknown[] = value && typeof value === "object" && !(value instanceof Uint8Array) ? Object.values(value) : [value];
-  const bytes = fields.find((field): field is Uint8Array => field instanceof Uint8Array);
-  return bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }
