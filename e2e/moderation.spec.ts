@@ -47,6 +47,22 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
     }
   }
 
+  // A colleague who is neither the owner, a marker nor a head (before the owner invites them) reads the batch: no upload, archive, attendance or marking controls.
+  const colleagueContext = await browser.newContext();
+  const colleague = await colleagueContext.newPage();
+  await signIn(colleague, "teacher2@northfield.example");
+  await colleague.goto(`/batches/${batchId}`);
+  await expect(colleague.getByText("This batch is another teacher's: you can follow its progress and read its results.")).toBeVisible();
+  await expect(colleague.getByRole("heading", { name: "Upload scans" })).toHaveCount(0);
+  await expect(colleague.getByRole("button", { name: "Archive batch" })).toHaveCount(0);
+  await expect(colleague.getByRole("button", { name: /absent/ })).toHaveCount(0);
+  await expect(colleague.getByRole("link", { name: /^Mark / })).toHaveCount(0);
+  await screenshot(colleague, testInfo, "batch-read-only-colleague");
+  await colleague.goto(`/batches/${batchId}/mark?submission=${scripts[0]}`);
+  await expect(colleague.getByText("This batch is another teacher's")).toBeVisible();
+  await expect(colleague.getByRole("textbox", { name: /^Mark/ })).toHaveCount(0);
+  await colleagueContext.close();
+
   // The owner shares the marking with a colleague (issue 32: a head's final mark on a shared batch was a 500).
   await page.goto(`/batches/${batchId}`);
   const markersCard = page.getByRole("region", { name: "Markers" });
@@ -161,22 +177,6 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   await expect(confirmReopen).toBeVisible();
   await confirmReopen.getByRole("button", { name: "Reopen" }).click();
   await expect(head.getByRole("button", { name: "Sign the batch off" })).toBeVisible();
-
-  // A colleague who is neither the owner, a marker nor a head reads the batch: no upload, archive, attendance or marking controls.
-  const colleagueContext = await browser.newContext();
-  const colleague = await colleagueContext.newPage();
-  await signIn(colleague, "teacher2@northfield.example");
-  await colleague.goto(`/batches/${batchId}`);
-  await expect(colleague.getByText("This batch is another teacher's: you can follow its progress and read its results.")).toBeVisible();
-  await expect(colleague.getByRole("heading", { name: "Upload scans" })).toHaveCount(0);
-  await expect(colleague.getByRole("button", { name: "Archive batch" })).toHaveCount(0);
-  await expect(colleague.getByRole("button", { name: /absent/ })).toHaveCount(0);
-  await expect(colleague.getByRole("link", { name: /^Mark / })).toHaveCount(0);
-  await screenshot(colleague, testInfo, "batch-read-only-colleague");
-  await colleague.goto(`/batches/${batchId}/mark?submission=${scripts[0]}`);
-  await expect(colleague.getByText("This batch is another teacher's")).toBeVisible();
-  await expect(colleague.getByRole("textbox", { name: /^Mark/ })).toHaveCount(0);
-  await colleagueContext.close();
 
   // The owner's results page shows the agreement.
   await page.goto(`/batches/${batchId}/results`);
