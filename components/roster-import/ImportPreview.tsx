@@ -1,5 +1,6 @@
 import { Badge } from "@/components/ui/Badge";
 import { Status } from "@/components/ui/Status";
+import { NameWarnings } from "./NameWarnings";
 import { Table } from "@/components/ui/Table";
 import type { RosterImportResult } from "./types";
 import { plural } from "@/lib/text/plural";
@@ -60,15 +61,7 @@ export function ImportPreview({ result }: { result: RosterImportResult }) {
   ];
   return (
     <div className="stack">
-      {result.mappingWarnings.length > 0 ? (
-        <Status tone="warning" title="Check the names">
-          <ul>
-            {result.mappingWarnings.map((warning) => (
-              <li key={warning}>{warning}</li>
-            ))}
-          </ul>
-        </Status>
-      ) : null}
+      <NameWarnings warnings={result.mappingWarnings} />
       <dl className="details" aria-label="Summary">
         <dt>{result.applied ? "Created" : "Will be created"}</dt>
         <dd>{plural(counts.create, "person", "people")}</dd>

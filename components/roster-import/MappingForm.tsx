@@ -3,6 +3,7 @@
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
+import { NameWarnings } from "./NameWarnings";
 import type { RosterImportResult } from "./types";
 
 export type Mapping = NonNullable<RosterImportResult["mapping"]>;
@@ -86,15 +87,7 @@ export function MappingForm({
           ))}
         </div>
       </fieldset>
-      {result.mappingWarnings.length > 0 ? (
-        <Status tone="warning" title="Check the names">
-          <ul>
-            {result.mappingWarnings.map((warning) => (
-              <li key={warning}>{warning}</li>
-            ))}
-          </ul>
-        </Status>
-      ) : null}
+      <NameWarnings warnings={result.mappingWarnings} />
       {result.mappingProblems.length > 0 ? (
         <Status tone="warning" title="Before a preview">
           <ul>
