@@ -1,6 +1,11 @@
 import crypto from "node:crypto";
+import { parse } from "csv-parse/sync";
+import ExcelJS from "exceljs";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as csvRoute } from "../app/api/exam/batches/[batch_id]/csv/route";
+import { GET as exportCsvRoute } from "../app/api/exam/batches/[batch_id]/export/csv/route";
+import { GET as exportXlsxRoute } from "../app/api/exam/batches/[batch_id]/export/xlsx/route";
 import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { PATCH as patchBatchRoute } from "../app/api/exam/batches/[batch_id]/route";
 import { POST as createRoute } from "../app/api/exam/batches/route";
@@ -14,7 +19,9 @@ import { examSubmissions, users } from "../server/db/schema";
 import { createClass } from "../server/classroom/classes";
 import { enrollStudent } from "../server/classroom/enrollments";
 import { createUser } from "../server/identity/users";
+import { type ResultsExport, renderExportCsv, renderExportXlsx, splitName } from "../server/exam/results-export";
 import { describeOnEachDatabase } from "./support/database";
+import { fuzzSettings, hostileString } from "./support/hostile-input";
 import { callRest, sampleCanvas } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
@@ -151,6 +158,211 @@ describeOnEachDatabase("results export", (database) => {
       const revealed = await callRest(csvRoute, { token: school.teacher.token, params: { batch_id: batch.id }, path: `/api/exam/batches/${batch.id}/csv?reveal_names=true` });
       expect((await revealed.text()).split("\r\n")[1]).toBe(`Ana María de la Cruz,${ana!.id},Absent,,,,`);
       expect((await callRest(csvRoute, { token: otherSchool.teacher.token, params: { batch_id: batch.id } })).status).toBe(404);
+    });
+  });
+  const exportCall = (route: typeof exportCsvRoute, token: string, batchId: string, query = "") =>
+    callRest(route, { token, params: { batch_id: batchId }, path: `/api/exam/batches/${batchId}/export/${route === exportCsvRoute ? "csv" : "xlsx"}${query}` });
+
+  /** The rows the teacher's export must hold for markedBatch(), names shown, sorted by surname. */
+  const expectedRows = () => {
+    const [chloe, mateusz, zoe, ana, ben] = roster.students;
+    const row = (pupil: Pupil | null, surname: string, first: string, state: string, rest: string[]) => [pupil?.sis_id ?? "", surname, first, "10A/Ma1", state, ...rest];
+    return [
+      row(ben!, "Adams", "Ben", "no scan yet", ["", "10", "", "", "", "", ""]),
+      row(ana!, "de la Cruz", "Ana María", "absent", ["", "10", "", "", "", "", ""]),
+      row(chloe!, "Dubois", "Chloé", "marked", ["8.5", "10", "85", "3", "1.5", "4", '1a: Clear working; well done | 2: Check units, e.g. "cm"']),
+      row(mateusz!, "Łukasik", "Mateusz", "incomplete", ["", "10", "", "2", "", "", ""]),
+      row(zoe!, "O’Brien", "Zoë", "not marked", ["", "10", "", "", "", "", ""]),
+      row(null, "", "", "needs a student", ["", "10", "", "", "", "", ""]),
+    ];
+  };
+  const exportHeader = ["School ID", "Surname", "First name", "Class", "State", "Total", "Max", "Percentage", "1a", "1b", "2", "Comments"];
+
+  describe("the teacher's CSV", () => {
+    it("opens in a spreadsheet with accents intact: a byte-order mark, CRLF, the SIS id per row, blank totals until marked in full", async () => {
+      const { batch } = await markedBatch();
+      const response = await exportCall(exportCsvRoute, school.teacher.token, batch.id);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+      const day = new Date(batch.created_at);
+      const date = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, "0")}-${String(day.getDate()).padStart(2, "0")}`;
+      expect(response.headers.get("content-disposition")).toBe(`attachment; filename="10A Maths mock - ${date}.csv"; filename*=UTF-8''10A%20Maths%20mock%20-%20${date}.csv`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+      expect(text.startsWith("\uFEFFSchool ID,Surname,First name,")).toBe(true);
+      expect(text.split("\r\n")).toHaveLength(8);
+      expect(text.replaceAll("\r\n", "")).not.toMatch(/[\r\n]/);
+      // Read back as a spreadsheet would: the CSV library the roster import uses, byte-order mark understood.
+      const records: string[][] = parse(text, { bom: true, relax_column_count: false });
+      expect(records[0]).toEqual(exportHeader);
+      expect(records.slice(1)).toEqual(expectedRows());
+      const chloe = records.find((record) => record[1] === "Dubois")!;
+      expect(chloe[2]).toBe("Chloé");
+      expect(chloe[0]).toBe(roster.students[0]!.sis_id);
+    });
+
+    it("leaves the contract's CSV as it was beside it (no byte-order mark there, Markbook's ids)", async () => {
+      const { batch } = await markedBatch();
+      const contract = await (await callRest(csvRoute, { token: school.teacher.token, params: { batch_id: batch.id } })).text();
+      expect(contract.startsWith("student_name,student_id,status,1a,1b,2,total\r\n")).toBe(true);
+    });
+
+    it("hides names where the results screen does: an anonymous batch in script order with blank ids and names, revealed to its owner only", async () => {
+      const { batch, slot, unmatched } = await markedBatch({ anonymous: true });
+      const hidden: string[][] = parse(await (await exportCall(exportCsvRoute, school.teacher.token, batch.id)).text(), { bom: true });
+      expect(hidden[0]).toEqual(["Script", ...exportHeader]);
+      const numbers = [...roster.students.map((pupil) => slot(pupil).script_number), unmatched.script_number].sort((a, b) => a - b);
+      expect(hidden.slice(1).map((record) => Number(record[0]))).toEqual(numbers);
+      for (const record of hidden.slice(1)) expect(record.slice(1, 4)).toEqual(["", "", ""]);
+      const text = hidden.flat().join(" ");
+      for (const pupil of roster.students) {
+        expect(text).not.toContain(pupil.full_name.split(" ")[0]);
+        if (pupil.sis_id) expect(text).not.toContain(pupil.sis_id);
+        expect(text).not.toContain(pupil.id);
+      }
+      const chloeScript = String(slot(roster.students[0]!).script_number);
+      expect(hidden.find((record) => record[0] === chloeScript)!.slice(5)).toEqual(["marked", "8.5", "10", "85", "3", "1.5", "4", '1a: Clear working; well done | 2: Check units, e.g. "cm"']);
+
+      const revealed = await exportCall(exportCsvRoute, school.teacher.token, batch.id, "?reveal_names=true");
+      expect(revealed.status).toBe(200);
+      const named: string[][] = parse(await revealed.text(), { bom: true });
+      expect(named.slice(1).map((record) => record.slice(1))).toEqual(expectedRows());
+      expect(Number(named[3]![0])).toBe(slot(roster.students[0]!).script_number);
+
+      for (const route of [exportCsvRoute, exportXlsxRoute]) {
+        const refused = await exportCall(route, school.otherTeacher.token, batch.id, "?reveal_names=true");
+        expect(refused.status).toBe(403);
+        expect((await refused.json()).detail).toBe("Only the batch's owner can reveal the names of an anonymous batch");
+        expect((await exportCall(route, school.otherTeacher.token, batch.id)).status).toBe(200);
+      }
+    });
+
+    it("answers 404 to another school's staff, to a student and for a batch that does not exist; a colleague of the school may read", async () => {
+      const { batch } = await markedBatch();
+      for (const route of [exportCsvRoute, exportXlsxRoute]) {
+        for (const person of [otherSchool.teacher, otherSchool.admin, otherSchool.head, school.student, school.otherStudent]) {
+          const refused = await exportCall(route, person.token, batch.id);
+          expect(refused.status).toBe(404);
+          expect((await refused.json()).detail).toMatch(/not found/i);
+        }
+        expect((await exportCall(route, school.teacher.token, crypto.randomUUID())).status).toBe(404);
+        expect((await exportCall(route, school.otherTeacher.token, batch.id)).status).toBe(200);
+        expect((await exportCall(route, school.head.token, batch.id)).status).toBe(200);
+      }
+    });
+
+    it("refuses a hostile reveal_names with a 400 that names it, on both downloads", async () => {
+      const { batch } = await markedBatch();
+      const accepted = ["true", "false", "1", "0", "yes", "no", ""];
+      const { seed } = fuzzSettings(40);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(hostileString, fc.string({ maxLength: 40 })).filter((value) => !accepted.includes(value) && value.length < 10_000),
+          fc.boolean(),
+          async (value, xlsx) => {
+            const response = await exportCall(xlsx ? exportXlsxRoute : exportCsvRoute, school.teacher.token, batch.id, `?${new URLSearchParams({ reveal_names: value })}`);
+            expect(response.status).toBe(400);
+            expect((await response.json()).detail).toMatch(/^Reveal names: /);
+          },
+        ),
+        { seed, numRuns: 40 },
+      );
+    });
+  });
+
+  describe("the teacher's workbook", () => {
+    it("holds the same table: numbers as numbers, blank cells blank, the header bold and frozen, the percentage formatted", async () => {
+      const { batch } = await markedBatch();
+      const response = await exportCall(exportXlsxRoute, school.teacher.token, batch.id);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="10A Maths mock - \d{4}-\d{2}-\d{2}\.xlsx"/);
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load(await response.arrayBuffer());
+      const sheet = workbook.getWorksheet("Results")!;
+      expect(sheet).toBeDefined();
+      expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+      expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+      expect(sheet.rowCount).toBe(7);
+      const values = (rowNumber: number) => exportHeader.map((_, index) => sheet.getRow(rowNumber).getCell(index + 1).value ?? null);
+      expect(values(1)).toEqual(exportHeader);
+      // Every cell of the CSV, read back from the workbook: numbers where the CSV has numbers, the percentage as a fraction.
+      expectedRows().forEach((expected, index) => {
+        const got = values(index + 2);
+        expected.forEach((cell, column) => {
+          if (cell === "") expect(got[column], `row ${index + 2} column ${exportHeader[column]}`).toBeNull();
+          else if (exportHeader[column] === "Percentage") expect(got[column]).toBe(Number(cell) / 100);
+          else if (/^\d+(\.\d+)?$/.test(cell) && column >= 5) expect(got[column]).toBe(Number(cell));
+          else expect(got[column]).toBe(cell);
+        });
+      });
+      expect(sheet.getRow(4).getCell(8).numFmt).toBe("0.0%");
+      expect(sheet.getRow(4).getCell(2).value).toBe("Dubois");
+      expect(sheet.getRow(4).getCell(3).value).toBe("Chloé");
+      expect(sheet.getRow(4).getCell(1).value).toBe(roster.students[0]!.sis_id);
+    });
+  });
+
+  describe("names split for the sheet", () => {
+    it("takes the import's first name off the front of the full name, else the last word as the surname", () => {
+      const word = fc.stringMatching(/^[A-Za-zÀ-ÿŁłØø’'-]{1,12}$/);
+      fc.assert(
+        fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), fc.array(word, { minLength: 1, maxLength: 3 }), (firsts, lasts) => {
+          const first = firsts.join(" ");
+          const surname = lasts.join(" ");
+          expect(splitName(`${first}  ${surname} `, first)).toEqual({ first, surname });
+        }),
+      );
+      expect(splitName("Ada Lovelace", "Countess")).toEqual({ first: "Ada", surname: "Lovelace" });
+      expect(splitName("Cher", null)).toEqual({ first: "", surname: "Cher" });
+    });
+  });
+  describe("hostile text in the cells", () => {
+    it("still opens: the workbook drops what XML cannot hold and keeps the rest; the CSV keeps one record per row", async () => {
+      const { seed } = fuzzSettings(30);
+      const batch = { id: crypto.randomUUID(), created_at: new Date(0) } as ResultsExport["batch"];
+      const cell = fc.oneof(
+        hostileString.filter((value) => value.length < 5000),
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom("_x0041_", "a_X00E9_b_x005F_", "x\r\ny\rz", "Chloé\tDubois", "😀\ud800"),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(cell, cell), { minLength: 1, maxLength: 4 }), async (pairs) => {
+          const table: ResultsExport = {
+            batch,
+            columns: [
+              { header: "Surname", kind: "text" },
+              { header: "Comments", kind: "text" },
+              { header: "Total", kind: "number" },
+            ],
+            rows: pairs.map(([surname, comment], index) => [surname, comment, index]),
+          };
+          const workbook = new ExcelJS.Workbook();
+          await workbook.xlsx.load((await renderExportXlsx(table)).buffer as ArrayBuffer);
+          const sheet = workbook.getWorksheet("Results")!;
+          pairs.forEach(([surname, comment], index) => {
+            // What a workbook keeps of a text: no control character but tab and LF (CR read as LF), no
+            // U+FFFE/U+FFFF, no lone surrogate; blank is an empty cell.
+            const kept = (text: string) =>
+              Array.from(text.replace(/\r\n?/g, "\n"))
+                .filter((character) => {
+                  const code = character.codePointAt(0)!;
+                  if (code === 9 || code === 10) return true;
+                  return !(code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0xfffe || code === 0xffff || (code >= 0xd800 && code <= 0xdfff));
+                })
+                .join("") || null;
+            const read = (column: number) => sheet.getRow(index + 2).getCell(column).value ?? null;
+            expect(read(1)).toBe(kept(surname));
+            expect(read(2)).toBe(kept(comment));
+            expect(read(3)).toBe(index);
+          });
+          const records: string[][] = parse(renderExportCsv(table), { bom: true });
+          expect(records).toHaveLength(pairs.length + 1);
+          for (const record of records) expect(record).toHaveLength(3);
+        }),
+        { seed, numRuns: 30 },
+      );
     });
   });
 });
