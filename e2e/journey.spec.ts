@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
+import { parse } from "csv-parse/sync";
 import { followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
@@ -79,13 +80,12 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   await expect(row.getByTestId("results-percent")).toHaveText("80%");
   await screenshot(page, testInfo, "journey-results", true);
 
-  // 6. The CSV: a column per question label, the student's marks and total, one row per submission.
+  // 6. The teacher's CSV: the school's columns, a column per question label, the student's marks, total and percentage, one row per submission.
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download results (CSV)" }).click();
-  const csv = fs.readFileSync(await (await downloading).path(), "utf8").replace(/^\uFEFF/, "");
-  const [header, ...rows] = csv.trim().split(/\r?\n/);
-  expect(header).toBe("student_name,student_id,status,1a,1b,total");
-  const cells = rows.find((line) => line.startsWith(student) || line.startsWith(`"${student}"`))!.split(",");
-  expect(cells.slice(2)).toEqual(["Marked", "2", "2", "4"]);
+  const [header, ...rows]: string[][] = parse(fs.readFileSync(await (await downloading).path(), "utf8"), { bom: true });
+  expect(header).toEqual(["School ID", "Surname", "First name", "Class", "State", "Total", "Max", "Percentage", "1a", "1b", "Comments"]);
+  const cells = rows.find((row) => `${row[2]} ${row[1]}` === student)!;
+  expect(cells.slice(4, 10)).toEqual(["marked", "4", "5", "80", "2", "2"]);
   expect(rows).toHaveLength(20);
 });

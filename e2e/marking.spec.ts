@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
+import { parse } from "csv-parse/sync";
+import ExcelJS from "exceljs";
 import { expectNoAxeViolations, followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 
 const DEMO_TEMPLATE = "Mathematics Paper 1 (Non-calculator), June 2026 mock";
@@ -191,26 +193,40 @@ test("a teacher creates a batch, uploads scans, marks a script by keyboard, sees
   await screenshot(page, testInfo, "tablet-results", true);
   await page.setViewportSize({ width: 1280, height: 800 });
 
-  // 6. The CSV, from the Results page: header and that student's row.
+  // 6. The teacher's downloads, from the Results page, in the school's shape: the CSV read back as a
+  // spreadsheet would (byte-order mark, columns), then the same table from the Excel workbook.
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download results (CSV)" }).click();
   const download = await downloading;
-  // Named after the batch and its day; the REST path without ?name=title keeps batch-<id>.csv.
   expect(download.suggestedFilename()).toMatch(new RegExp(`^${batchTitle} - \\d{4}-\\d{2}-\\d{2}\\.csv$`));
-  const csv = fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "");
-  const [header, ...rows] = csv.trim().split(/\r?\n/);
-  const columns = header!.split(",");
-  expect(columns.slice(0, 3)).toEqual(["student_name", "student_id", "status"]);
-  expect(columns.at(-1)).toBe("total");
-  expect(columns.length).toBe(questionCount + 4);
-  const studentRow = rows.find((line) => line.startsWith(firstStudent) || line.startsWith(`"${firstStudent}"`))!;
+  const bytes = fs.readFileSync(await download.path());
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const [header, ...rows]: string[][] = parse(bytes.toString("utf8"), { bom: true });
+  expect(header!.slice(0, 8)).toEqual(["School ID", "Surname", "First name", "Class", "State", "Total", "Max", "Percentage"]);
+  expect(header!.at(-1)).toBe("Comments");
+  expect(header!.length).toBe(questionCount + 9);
+  const studentRow = rows.find((cells) => `${cells[2]} ${cells[1]}` === firstStudent)!;
   expect(studentRow).toBeTruthy();
-  const cells = studentRow.split(",");
-  expect(cells[2]).toBe("Marked");
-  expect(rows.filter((line) => line.includes(",Absent,"))).toHaveLength(1);
-  expect(cells.slice(3, -1).every((cell) => Number(cell) === 1)).toBe(true);
-  expect(Number(cells.at(-1))).toBe(questionCount);
+  expect(studentRow[4]).toBe("marked");
+  expect(Number(studentRow[5])).toBe(questionCount);
+  expect(studentRow.slice(8, -1).every((cell) => Number(cell) === 1)).toBe(true);
+  // A part-marked script has no total: sorting by total does not put it among low scores.
+  const partRow = rows.find((cells) => `${cells[2]} ${cells[1]}` === secondStudent)!;
+  expect(partRow.slice(4, 6)).toEqual(["incomplete", ""]);
+  expect(rows.filter((cells) => cells[4] === "absent")).toHaveLength(1);
   expect(rows.length).toBe(20);
+
+  const downloadingWorkbook = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download results (Excel)" }).click();
+  const workbookDownload = await downloadingWorkbook;
+  expect(workbookDownload.suggestedFilename()).toMatch(new RegExp(`^${batchTitle} - \\d{4}-\\d{2}-\\d{2}\\.xlsx$`));
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(await workbookDownload.path());
+  const sheet = workbook.getWorksheet("Results")!;
+  expect(sheet.rowCount).toBe(21);
+  const sheetRow = rows.indexOf(studentRow) + 2;
+  expect(sheet.getRow(sheetRow).getCell(6).value).toBe(questionCount);
+  expect(sheet.getRow(sheetRow).getCell(5).value).toBe("marked");
 
   // 7. The batches list shows the batch with its progress.
   await page.goto("/batches");

@@ -10,10 +10,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
+import ExcelJS from "exceljs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATCH as patchBatchRoute } from "../app/api/exam/batches/[batch_id]/route";
 import { GET as csvRoute } from "../app/api/exam/batches/[batch_id]/csv/route";
+import { GET as exportCsvRoute } from "../app/api/exam/batches/[batch_id]/export/csv/route";
+import { GET as exportXlsxRoute } from "../app/api/exam/batches/[batch_id]/export/xlsx/route";
 import { GET as intakeRoute } from "../app/api/exam/batches/[batch_id]/intake/route";
 import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { GET as resultsRoute } from "../app/api/exam/batches/[batch_id]/results/route";
@@ -151,6 +154,14 @@ describeOnEachDatabase("anonymous marking", (database) => {
     await keepRest("GET results", rest(resultsRoute, user.token, batchParams));
     await keepRest("GET csv", rest(csvRoute, user.token, batchParams));
     await keepRest("GET csv?name=title", rest(csvRoute, user.token, batchParams, "?name=title"));
+    await keepRest("GET export/csv", rest(exportCsvRoute, user.token, batchParams));
+    // The workbook is zipped: its cells are what is searched.
+    const workbookReply = await rest(exportXlsxRoute, user.token, batchParams);
+    const workbook = new ExcelJS.Workbook();
+    if (workbookReply.ok) await workbook.xlsx.load(await workbookReply.arrayBuffer());
+    const cells: string[] = [];
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => void cells.push(cell.text))));
+    replies.push({ what: "REST GET export/xlsx", status: workbookReply.status, text: cells.join("\n") });
     await keepRest("GET intake", rest(intakeRoute, user.token, batchParams));
     await keepRest("GET scan-pages", rest(scanPagesRoute, user.token, batchParams));
     for (const row of rows) {
@@ -254,8 +265,11 @@ describeOnEachDatabase("anonymous marking", (database) => {
     const csv = await (await rest(csvRoute, school.teacher.token, params, "?reveal_names=true")).text();
     for (const name of fixture.names) expect(csv).toContain(name);
 
+    const exported = await (await rest(exportCsvRoute, school.teacher.token, params, "?reveal_names=true")).text();
+    for (const name of fixture.names) expect(exported).toContain(name.split(" ")[1]);
+
     await expect(as(school.otherTeacher).exam.batches.results({ ...params, reveal_names: true })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    for (const route of [resultsRoute, csvRoute]) {
+    for (const route of [resultsRoute, csvRoute, exportCsvRoute, exportXlsxRoute]) {
       const refused = await rest(route, school.otherTeacher.token, params, "?reveal_names=true");
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { detail: string }).detail).toMatch(/owner/);

@@ -268,6 +268,14 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
     { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
   ],
+  "GET /api/exam/batches/{batch_id}/export/csv": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
+    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
+  ],
+  "GET /api/exam/batches/{batch_id}/export/xlsx": [
+    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
+    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
+  ],
   "POST /api/exam/batches/{batch_id}/printed-scripts": [
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ spare_copies: 1 }) }) },
     { aim: "A's batch, reprinting A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },

@@ -142,7 +142,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/moderation`}>
             Moderation
           </Link>
-          <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title`} download>
+          <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/export/csv`} download>
             Download results (CSV)
           </a>
           {isOwner && !locked ? (

@@ -68,10 +68,18 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
   const { summary, means, anyMark } = derived;
   const toMark = rows.find((row) => row.status === "matched" || row.status === "marking" || row.status === "unmatched");
   const markingHref = toMark ? `/batches/${batchId}/mark?submission=${toMark.submission_id}` : null;
-  const csvLink = (
-    <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/csv?name=title${reveal && canReveal ? "&reveal_names=true" : ""}`} download>
-      Download results (CSV)
-    </a>
+  // The teacher's export (the school's shape: its ids, surname and first name, blank totals until marked),
+  // with the names the page shows; the contract's CSV stays at /csv for tools.
+  const revealQuery = reveal && canReveal ? "?reveal_names=true" : "";
+  const downloads = (
+    <>
+      <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/export/xlsx${revealQuery}`} download>
+        Download results (Excel)
+      </a>
+      <a className={buttonClassName({ variant: "secondary" })} href={`/api/exam/batches/${batchId}/export/csv${revealQuery}`} download>
+        Download results (CSV)
+      </a>
+    </>
   );
 
   return (
@@ -96,7 +104,7 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
               {reveal ? "Hide names" : "Reveal names"}
             </Button>
           ) : null}
-          {csvLink}
+          {downloads}
         </div>
         {batch.anonymous ? (
           <p className="muted">

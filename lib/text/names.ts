@@ -61,6 +61,9 @@ export function surnameOf(fullName: string): string {
   return words[words.length - 1] ?? "";
 }
 
+/** Compares two texts (a surname, a first name) with the collation above. */
+export const compareCollated = (a: string, b: string): number => collator.compare(a, b);
+
 /** Compares two full names by surname, then by the whole name, with the collation above. */
 export function compareNames(a: string, b: string): number {
   return collator.compare(surnameOf(a), surnameOf(b)) || collator.compare(a, b);

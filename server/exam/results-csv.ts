@@ -70,10 +70,15 @@ const MAX_TITLE_CHARACTERS = 100;
  * characters a file system refuses a space; an empty title reads "Results".
  */
 export function titledCsvFileName(batch: { title: string; created_at: Date }): string {
+  return titledFileName(batch, "csv");
+}
+
+/** The same name with another extension (the teacher's export: `.csv`, `.xlsx`). */
+export function titledFileName(batch: { title: string; created_at: Date }, extension: string): string {
   const title = fileNameTitle(batch.title, "Results");
   const date = batch.created_at;
   const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
-  return `${title} - ${day}.csv`;
+  return `${title} - ${day}.${extension}`;
 }
 
 /**

@@ -19,7 +19,8 @@ import {
   resultsOutput,
   setBatchAnonymous,
 } from "../batches";
-import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, revealNamesQuery, titledCsvFileName } from "../results-csv";
+import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, revealNamesQuery, titledCsvFileName, titledFileName } from "../results-csv";
+import { getResultsExport, renderExportCsv, renderExportXlsx, resultsExportQuery } from "../results-export";
 
 /** Batches: one sitting of a template by a class, its marking queue and its results. */
 
@@ -134,4 +135,59 @@ export const getResultsCsvRoute = defineRoute({
   },
 });
 
-export const batchRoutes = [createBatchRoute, listBatchesRoute, updateBatchRoute, archiveBatchRoute, getQueueRoute, getResultsRoute, getResultsCsvRoute];
+const exportErrors = { 400: invalid, 403: "reveal_names asked by someone other than the owner of an anonymous batch", 404: notVisible } as const;
+const exportColumns =
+  "one row per student: (Script, for an anonymous batch), School ID (the SIS id or UPN of the roster import), Surname, First name, Class, State (marked, incomplete, not marked, absent, no scan yet, needs a student), Total and Percentage (blank unless marked in full), Max, one column per question label, Comments";
+
+export const exportResultsCsvRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches/{batch_id}/export/csv",
+  operationId: "exportResultsCsv",
+  tags,
+  summary: `The teacher's results export for a spreadsheet or a school's system, as CSV: ${exportColumns}. Names as in the results (hidden in an anonymous batch unless its owner reveals them).`,
+  auth: "bearer",
+  params: batchIdInput,
+  query: resultsExportQuery,
+  replies: { 200: fileReply("text/csv", "attachment `<title> - <yyyy-mm-dd>.csv`: UTF-8 with a byte-order mark, CRLF, RFC 4180") },
+  errors: exportErrors,
+  handler: async ({ db, user, params, query }) => {
+    const table = await asUser(db, user.id, (tx) => getResultsExport(tx, user.id, { batch_id: params.batch_id, reveal_names: query.reveal_names }));
+    return new Response(renderExportCsv(table), {
+      headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": attachmentDisposition(titledFileName(table.batch, "csv")), "cache-control": "no-store" },
+    });
+  },
+});
+
+export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+export const exportResultsXlsxRoute = defineRoute({
+  method: "GET",
+  path: "/api/exam/batches/{batch_id}/export/xlsx",
+  operationId: "exportResultsXlsx",
+  tags,
+  summary: `The teacher's results export as an Excel workbook (the same table as /export/csv; numbers as numbers, the percentage formatted, the header row frozen): ${exportColumns}.`,
+  auth: "bearer",
+  params: batchIdInput,
+  query: resultsExportQuery,
+  replies: { 200: fileReply(XLSX_CONTENT_TYPE, "attachment `<title> - <yyyy-mm-dd>.xlsx`", { type: "string", contentMediaType: XLSX_CONTENT_TYPE }) },
+  errors: exportErrors,
+  handler: async ({ db, user, params, query }) => {
+    const table = await asUser(db, user.id, (tx) => getResultsExport(tx, user.id, { batch_id: params.batch_id, reveal_names: query.reveal_names }));
+    const bytes = await renderExportXlsx(table);
+    return new Response(bytes.buffer as ArrayBuffer, {
+      headers: { "content-type": XLSX_CONTENT_TYPE, "content-disposition": attachmentDisposition(titledFileName(table.batch, "xlsx")), "cache-control": "no-store" },
+    });
+  },
+});
+
+export const batchRoutes = [
+  createBatchRoute,
+  listBatchesRoute,
+  updateBatchRoute,
+  archiveBatchRoute,
+  getQueueRoute,
+  getResultsRoute,
+  getResultsCsvRoute,
+  exportResultsCsvRoute,
+  exportResultsXlsxRoute,
+];
