@@ -87,7 +87,22 @@ describeOnEachDatabase("class-set intake: progress, pages, identify and move", (
         { label: "foreign", code: foreign },
       ]);
       const status = await as(school.teacher).exam.intake.status({ batch_id: batch.id });
-      expect(status.piles).toEqual([expect.objectContaining({ id: pileId, name: "Set A.pdf", status: "done", page_count: 6, pages_read: 6, failure: null })]);
+      expect(status.piles).toEqual([
+        expect.objectContaining({
+          id: pileId,
+          name: "Set A.pdf",
+          status: "done",
+          page_count: 6,
+          pages_read: 6,
+          failure: null,
+          filed: 4,
+          duplicates: 1,
+          refused: 1,
+          // A code of no batch of this installation: nothing is said of whose it is.
+          refusals: [{ reason: "Printed for a batch that is not in this school's Markbook", pages: 1 }],
+          headline: "4 of 6 pages filed; 1 refused, 1 scanned twice",
+        }),
+      ]);
       expect(status.counts).toEqual({ pages_uploaded: 6, pages_read: 6, filed_to_students: 3, in_scripts_to_identify: 1, duplicates: 1, refused: 1 });
       const [spare] = await studentless(batch.id);
       const pages = await pagesOfPile(db(), pileId);
@@ -101,7 +116,7 @@ describeOnEachDatabase("class-set intake: progress, pages, identify and move", (
       expect(status.missing_pages).toHaveLength(2);
       expect(status.set_aside).toEqual([
         { page_id: pages[4]!.id, placement: "duplicate", pile_name: "Set A.pdf", pile_page: 5, note: "Same page as pile page 1 of Set A.pdf: kept once" },
-        { page_id: pages[5]!.id, placement: "refused", pile_name: "Set A.pdf", pile_page: 6, note: "Printed for another batch: not filed" },
+        { page_id: pages[5]!.id, placement: "refused", pile_name: "Set A.pdf", pile_page: 6, note: "Printed for a batch that is not in this school's Markbook: not filed" },
       ]);
 
       // The same over REST, and for a colleague (staff of the school read it).

@@ -12,8 +12,11 @@ type Outcome =
   | { state: "done"; submission: UploadedScan }
   /** A pile of printed scripts: its pages are read and filed by a job (IntakeProgress follows it). */
   | { state: "queued"; pile: UploadedPile }
-  /** `transient`: the network or the server failed, and the same file may go through later (Try again). */
-  | { state: "refused"; reason: string; transient: boolean };
+  /**
+   * `transient`: the network or the server failed, and the same file may go through later (Try again).
+   * `asPile`: the file is not one student's script (a class's pile dropped "In order"): it can be read as a pile.
+   */
+  | { state: "refused"; reason: string; transient: boolean; asPile: boolean };
 
 /** How a file's scans find their students: by the codes printed on the pages, in roster order, or chosen. */
 type Mode = "codes" | "ordered" | "manual";
@@ -83,6 +86,7 @@ export function ScanIntake({
           state: "refused",
           reason: error instanceof Error ? error.message : String(error),
           transient: error instanceof UploadError && error.transient,
+          asPile: error instanceof UploadError && error.uploadInstead === "pile",
         });
       }
       onUploaded();
@@ -90,8 +94,9 @@ export function ScanIntake({
     running.current = false;
   }
 
-  function retry(item: Item) {
-    const again = { ...item, outcome: { state: "waiting" } as Outcome };
+  /** Sends the item's file again; `asPile`: as a pile read by its codes, not as one student's scan. */
+  function retry(item: Item, asPile = false) {
+    const again: Item = { ...item, matching: asPile ? { method: "codes" } : item.matching, outcome: { state: "waiting" } };
     setItems((all) => all.map((existing) => (existing.key === item.key ? again : existing)));
     queue.current.push(again);
     void drain();
@@ -207,6 +212,14 @@ export function ScanIntake({
                   {describe(item.outcome)}
                   {item.outcome.state === "done" && isUnmatched(item.outcome.submission) && unmatchedAction ? (
                     <> {unmatchedAction(item.outcome.submission.id)}</>
+                  ) : null}
+                  {item.outcome.state === "refused" && item.outcome.asPile && !disabled ? (
+                    <>
+                      {" "}
+                      <Button variant="secondary" onClick={() => retry(item, true)}>
+                        Read it as a pile instead
+                      </Button>
+                    </>
                   ) : null}
                   {item.outcome.state === "refused" && item.outcome.transient && !disabled ? (
                     <>

@@ -7,6 +7,8 @@ export class UploadError extends Error {
   constructor(
     message: string,
     readonly transient: boolean,
+    /** How the server suggests sending the same file instead (its Markbook-Upload-Instead header: "pile"), or null. */
+    readonly uploadInstead: string | null = null,
   ) {
     super(message);
     this.name = "UploadError";
@@ -43,7 +45,7 @@ export function uploadWithProgress<Reply>(url: string, form: FormData, onProgres
       const reason = transient
         ? "The server could not take the file just now. Try again in a moment."
         : (detail ?? "The server refused the file.");
-      reject(new UploadError(reason, transient));
+      reject(new UploadError(reason, transient, transient ? null : request.getResponseHeader("Markbook-Upload-Instead")));
     };
     request.onerror = () => reject(new UploadError("The upload did not reach the server. Check your connection and try again.", true));
     request.onabort = () => reject(new UploadError("The upload was cancelled.", true));

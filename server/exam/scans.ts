@@ -3,17 +3,19 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
-import { examSubmissions, files } from "../db/schema";
+import { examSubmissions, examTemplates, files } from "../db/schema";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
-import type { ObjectStorage } from "../storage/object-storage";
+import { type ObjectStorage, readObjectBytes } from "../storage/object-storage";
 import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
 import { openBatchFor } from "./batch-gate";
+import { type IntakeImaging, configuredIntakeImaging } from "../intake/imaging-port";
+import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "../intake/scan-check";
 
 export const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
@@ -25,6 +27,8 @@ export interface ScanOptions {
   storage?: ObjectStorage;
   maxBytes?: number;
   bucket?: string;
+  /** The reader of pages and codes (the process's imaging by default); null: the scan is not read before matching. */
+  imaging?: Pick<IntakeImaging, "readPile"> | null;
 }
 
 /**
@@ -38,14 +42,22 @@ export interface ScanOptions {
  *    (a student marked absent is not pending),
  *    under FOR UPDATE SKIP LOCKED so concurrent uploads never take the same slot;
  * 7. the match gets the scan (status matched), or a new unmatched submission is created.
- * A stored file whose database write then fails is deleted again.
+ * Before 6 (issue 33, item 12), the stored scan's pages are counted and their codes read by the pile's
+ * reader (server/intake/scan-check.ts): more pages than the paper, pages of several printed scripts or of
+ * another batch are refused (400) before any match, and at 6 a scan whose codes name another student's
+ * script is refused too. A stored file whose database write or check then fails is deleted again.
  */
 export async function uploadScan(db: Db, callerId: string, batchId: string, upload: PdfUpload, options: ScanOptions = {}) {
   const storage = options.storage ?? objectStorage();
   const maxBytes = options.maxBytes ?? env().MAX_SCAN_BYTES;
   const bucket = options.bucket ?? env().SCAN_BUCKET;
 
-  await asUser(db, callerId, (tx) => openBatchFor(tx, callerId, batchId, "upload_scan"));
+  const imaging = options.imaging === undefined ? configuredIntakeImaging() : options.imaging;
+  const paperPages = await asUser(db, callerId, async (tx) => {
+    const batch = await openBatchFor(tx, callerId, batchId, "upload_scan");
+    const [template] = await tx.select({ page_count: examTemplates.page_count }).from(examTemplates).where(eq(examTemplates.id, batch.template_id));
+    return template?.page_count ?? null;
+  });
 
   // Set as soon as the file is in storage, so that a refusal after it deletes the file again.
   let stored = null as StoredScan | null;
@@ -55,7 +67,8 @@ export async function uploadScan(db: Db, callerId: string, batchId: string, uplo
     // A repeated field counts by its last value.
     const field = (name: string) => fields.get(name)?.at(-1)?.trim();
     const { student_id: studentId, matching_method: method } = scanFields.parse({ student_id: field("student_id"), matching_method: field("matching_method") });
-    return await asUser(db, callerId, (tx) => recordScan(tx, callerId, batchId, { ...file, bucket, studentId, method }));
+    const contents = imaging ? await readScanContents(new Uint8Array(await readObjectBytes(storage, bucket, file.key)), imaging.readPile, paperPages, env().MAX_PILE_PAGES) : null;
+    return await asUser(db, callerId, (tx) => recordScan(tx, callerId, batchId, { ...file, bucket, studentId, method }, contents, paperPages));
   } catch (error) {
     if (stored) {
       const key = stored.key;
@@ -85,8 +98,11 @@ async function recordScan(
   callerId: string,
   batchId: string,
   scan: { key: string; bucket: string; byteSize: number; sha256: string; originalName: string | null; studentId?: string; method: "manual" | "ordered" },
+  contents: ScanContents | null,
+  paperPages: number | null,
 ) {
   const batch = await openBatchFor(tx, callerId, batchId, "upload_scan");
+  const scriptNumber = contents ? await refuseScanOfSeveralScripts(tx, contents, batch, paperPages) : null;
   const [file] = await tx
     .insert(files)
     .values({
@@ -128,6 +144,7 @@ async function recordScan(
           .limit(1)
           .for("update", { skipLocked: true });
 
+  if (scriptNumber !== null) await refuseScanOfAnotherStudent(tx, batch, scriptNumber, slot ?? null);
   if (slot) {
     // A submission already being marked keeps its status (its marks stay valid); others become matched.
     const status = slot.status === "marking" || slot.status === "complete" ? slot.status : "matched";

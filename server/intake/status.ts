@@ -5,6 +5,7 @@ import { examBatches, examScanPages, examScanPiles, examSubmissions, examTemplat
 import { notFound } from "../errors";
 import { type NamesShown, batchNames } from "../exam/anonymity";
 import { pileName } from "./filing";
+import { batchCodeOf, printedFor, visibleBatchTitles } from "./other-batch";
 import { pileStatusValues } from "./piles";
 
 export const intakeStatusOutput = z.object({
@@ -20,6 +21,14 @@ export const intakeStatusOutput = z.object({
       /** Why the pile could not be read, for its teacher; null unless failed. */
       failure: z.string().nullable(),
       created_at: z.date(),
+      /** Its pages filed (to students or to scripts to identify), set aside as scanned twice, and refused. */
+      filed: z.number().int(),
+      duplicates: z.number().int(),
+      refused: z.number().int(),
+      /** Why its refused pages were refused, one entry per reason with its count, in pile order. */
+      refusals: z.array(z.object({ reason: z.string(), pages: z.number().int() })),
+      /** Once done, what became of its pages in one sentence ("0 of 80 pages filed: all 80 were printed for another batch, “Year 10 Mock”"); null before. */
+      headline: z.string().nullable(),
     }),
   ),
   counts: z.object({
@@ -71,6 +80,7 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
   const pileById = new Map(piles.map((pile) => [pile.id, pile]));
 
   const names = batchNames(batch);
+  const refusal = await refusalReasons(tx, batch.print_code, pages.map(({ page }) => page));
   const scripts = new Map<string, { studentId: string | null; studentName: string | null; scriptNumber: number; pages: { id: string; position: number }[] }>();
   for (const { page, student_id, student_name, script_number } of pages) {
     if (page.placement !== "filed") continue;
@@ -95,7 +105,32 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
 
   return {
     printed: batch.print_code !== null,
-    piles: piles.map((pile) => ({ id: pile.id, name: pileName(pile), status: pile.status, page_count: pile.page_count, pages_read: pile.pages_read, failure: pile.failure, created_at: pile.created_at })),
+    piles: piles.map((pile) => {
+      const ofPile = pages.filter(({ page }) => page.pile_id === pile.id).map(({ page }) => page);
+      const filed = ofPile.filter((page) => page.placement === "filed").length;
+      const duplicates = ofPile.filter((page) => page.placement === "duplicate").length;
+      const refusals = new Map<string, { reason: RefusalReason; pages: number }>();
+      for (const page of ofPile) {
+        if (page.placement !== "refused") continue;
+        const reason = refusal(page);
+        const entry = refusals.get(reason.sentence) ?? refusals.set(reason.sentence, { reason, pages: 0 }).get(reason.sentence)!;
+        entry.pages++;
+      }
+      return {
+        id: pile.id,
+        name: pileName(pile),
+        status: pile.status,
+        page_count: pile.page_count,
+        pages_read: pile.pages_read,
+        failure: pile.failure,
+        created_at: pile.created_at,
+        filed,
+        duplicates,
+        refused: ofPile.filter((page) => page.placement === "refused").length,
+        refusals: [...refusals.values()].map(({ reason, pages }) => ({ reason: reason.sentence, pages })),
+        headline: pile.status === "done" ? pileHeadline(pile.page_count ?? ofPile.length, filed, duplicates, [...refusals.values()]) : null,
+      };
+    }),
     counts: {
       pages_uploaded: piles.reduce((sum, pile) => sum + (pile.page_count ?? 0), 0),
       pages_read: piles.reduce((sum, pile) => sum + pile.pages_read, 0),
@@ -108,7 +143,7 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
     missing_pages: missingPages,
     set_aside: pages.flatMap(({ page }) =>
       page.placement === "duplicate" || page.placement === "refused"
-        ? [{ page_id: page.id, placement: page.placement, pile_name: pileName(pileById.get(page.pile_id)!), pile_page: page.pile_page, note: page.note }]
+        ? [{ page_id: page.id, placement: page.placement, pile_name: pileName(pileById.get(page.pile_id)!), pile_page: page.pile_page, note: refusal.note(page) }]
         : [],
     ),
   };
@@ -135,7 +170,7 @@ export const scanPageListOutput = z.object({ pages: z.array(scanPageOutput) });
 
 /** Every scanned page of a batch, piles in upload order and pages in pile order: where each went. */
 export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<typeof scanPageListOutput>> {
-  const [batch] = await tx.select({ id: examBatches.id, anonymous: examBatches.anonymous }).from(examBatches).where(eq(examBatches.id, batchId));
+  const [batch] = await tx.select({ id: examBatches.id, anonymous: examBatches.anonymous, print_code: examBatches.print_code }).from(examBatches).where(eq(examBatches.id, batchId));
   if (!batch) throw notFound("Batch");
   const names = batchNames(batch);
   const rows = await tx
@@ -145,6 +180,7 @@ export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<t
     .leftJoin(examSubmissions, eq(examSubmissions.id, examScanPages.submission_id))
     .where(eq(examScanPages.batch_id, batchId))
     .orderBy(asc(examScanPiles.created_at), asc(examScanPiles.id), asc(examScanPages.pile_page));
+  const refusal = await refusalReasons(tx, batch.print_code, rows.map(({ page }) => page));
   return {
     pages: rows.map(({ page, pile, student_name }) => ({
       id: page.id,
@@ -159,7 +195,7 @@ export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<t
       script_number: page.script_number,
       printed_page: page.printed_page,
       duplicate_of: page.duplicate_of,
-      note: page.note,
+      note: refusal.note(page),
     })),
   };
 }
@@ -167,4 +203,59 @@ export async function listScanPages(tx: Tx, batchId: string): Promise<z.output<t
 /** A student's name where the batch shows names; null in an anonymous batch. */
 function shownName(name: string | null, names: NamesShown): string | null {
   return names === "shown" ? name : null;
+}
+
+type ScanPageRow = typeof examScanPages.$inferSelect;
+
+interface RefusalReason {
+  /** For the list of reasons: "Printed for another batch, “Year 10 Mock”". */
+  sentence: string;
+  /** Printed for another batch (or school): the words that finish "all 80 were …". */
+  foreign: string | null;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const NOT_FILED = ": not filed";
+
+/**
+ * Why each refused page was refused, read as the caller: a page printed for another batch names that
+ * batch when the caller may see it (server/intake/other-batch.ts), from the code kept on the page (the
+ * note written at filing time, as the service, names no batch); any other refusal is its filing note.
+ */
+async function refusalReasons(tx: Tx, printCode: string | null, pages: ScanPageRow[]) {
+  const foreignCode = (page: ScanPageRow) => {
+    const code = page.placement === "refused" ? batchCodeOf(page.code) : null;
+    return code !== null && code !== printCode ? code : null;
+  };
+  const titles = await visibleBatchTitles(tx, pages.flatMap((page) => foreignCode(page) ?? []));
+  const reason = (page: ScanPageRow): RefusalReason => {
+    const code = foreignCode(page);
+    if (code !== null) {
+      const words = printedFor(titles.get(code));
+      return { sentence: capitalised(words), foreign: words };
+    }
+    const note = page.note ?? "Refused";
+    return { sentence: note.endsWith(NOT_FILED) ? note.slice(0, -NOT_FILED.length) : note, foreign: null };
+  };
+  return Object.assign(reason, {
+    /** The page's note, naming the other batch for a page printed for one. */
+    note: (page: ScanPageRow) => (foreignCode(page) !== null ? `${reason(page).sentence}${NOT_FILED}` : page.note),
+  });
+}
+
+const pagesWord = (count: number) => (count === 1 ? "page" : "pages");
+
+/**
+ * A done pile in one sentence: "78 of 80 pages filed; 1 refused, 1 scanned twice", and when every page
+ * was printed for another batch, which: "0 of 80 pages filed: all 80 were printed for another batch, “Year 10 Mock”".
+ */
+function pileHeadline(total: number, filed: number, duplicates: number, refusals: { reason: RefusalReason; pages: number }[]): string {
+  const refused = refusals.reduce((sum, entry) => sum + entry.pages, 0);
+  const head = `${filed} of ${total} ${pagesWord(total)} filed`;
+  if (total > 0 && refused === total && refusals.every((entry) => entry.reason.foreign !== null)) {
+    const where = refusals.length === 1 ? refusals[0]!.reason.foreign! : "printed for other batches";
+    return `${head}: ${total === 1 ? "it was" : `all ${total} were`} ${where}`;
+  }
+  const rest = [refused > 0 ? `${refused} refused` : null, duplicates > 0 ? `${duplicates} scanned twice` : null].filter((part) => part !== null);
+  return rest.length > 0 ? `${head}; ${rest.join(", ")}` : head;
 }

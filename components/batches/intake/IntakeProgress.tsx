@@ -36,7 +36,18 @@ export function IntakeProgress({ batchId, status, canIdentify, anonymous }: { ba
             {pile.status === "failed" ? (
               <span role="alert">Could not be read: {pile.failure}</span>
             ) : pile.status === "done" ? (
-              <span>{plural(pile.page_count ?? 0, "page")} read and filed</span>
+              <>
+                <span role={pile.refused > 0 && pile.filed === 0 ? "alert" : undefined}>{pile.headline}</span>
+                {pile.refusals.length > 0 ? (
+                  <ul className="intake-progress__refusals" aria-label={`Pages of ${pile.name} refused`}>
+                    {pile.refusals.map((refusal) => (
+                      <li key={refusal.reason}>
+                        {plural(refusal.pages, "page")}: {refusal.reason}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+              </>
             ) : (
               <>
                 <span>

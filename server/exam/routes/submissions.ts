@@ -7,6 +7,8 @@ import { saveMark } from "../mark-writer";
 import { markOutput, markUpsertBody } from "../marks";
 import { openSubmissionScan, submissionIdInput } from "../scan-files";
 import { scanUploadOutput, uploadScan } from "../scans";
+import { detailResponse } from "../../errors";
+import { ScanLooksLikePileError, UPLOAD_INSTEAD_HEADER } from "../../intake/scan-check";
 
 /** A batch's submissions: their scans (in, out, and given to a student) and their marks. */
 
@@ -35,7 +37,7 @@ export const uploadScanRoute = defineRoute({
     201: jsonReply(scanUploadOutput, "A new unmatched submission"),
   },
   errors: {
-    400: invalid,
+    400: `${invalid}; or the scan is not one student's script: more pages than the paper, pages printed for several scripts, for another batch, or for another student (when the same file should be read as a pile, the reply has the header ${UPLOAD_INSTEAD_HEADER}: pile)`,
     403: "Not the batch's owner",
     404: notVisible,
     409: "The batch is archived or signed off",
@@ -44,8 +46,14 @@ export const uploadScanRoute = defineRoute({
     502: "Scan storage failed",
   },
   handler: async ({ db, user, params, body }) => {
-    const { submission, created } = await uploadScan(db, user.id, params.batch_id, body);
-    return replyWith(created ? 201 : 200, submission);
+    try {
+      const { submission, created } = await uploadScan(db, user.id, params.batch_id, body);
+      return replyWith(created ? 201 : 200, submission);
+    } catch (error) {
+      // The contract's body ({detail}); the header tells a client that the same file goes up as a pile.
+      if (error instanceof ScanLooksLikePileError) return detailResponse(error, { [UPLOAD_INSTEAD_HEADER]: "pile" });
+      throw error;
+    }
   },
 });
 
