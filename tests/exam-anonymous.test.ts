@@ -43,6 +43,7 @@ import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken } from "./support/hostile-input";
 import { imagingDouble, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, postPile, printedBatch } from "./support/intake-fixtures";
+import { timeoutFor } from "./support/busy-machine";
 
 /** Names nothing else in a reply could spell, each with the run's tag. */
 const DISTINCT_NAMES = ["Wilhelmina Quarrington", "Bartholomew Ffolkes-Xu", "Persephone Vandersloot", "Ignatius Obafemi-Lindqvist"];
@@ -230,7 +231,7 @@ describeOnEachDatabase("anonymous marking", (database) => {
     expect(ownCrop.status).toBe(200);
     expect(ownCrop.headers.get("content-type")).toBe("image/jpeg");
     expect((await crop(otherSchool.teacher)).status).toBe(404);
-  });
+  }, timeoutFor(8)); // every REST and tRPC read, both exports read back: about 8 s of work alone
 
   it("names every submission by its script number, in script order, and keeps whether it has a student", async () => {
     const fixture = await halfMarkedBatch();
