@@ -36,7 +36,7 @@ CREATE POLICY class_teachers_admin_write ON class_teachers FOR ALL TO markbook_a
     class_id IN (SELECT id FROM classes WHERE institute_id IN (SELECT app.my_admin_institute_ids()))
     AND EXISTS (
       SELECT 1 FROM classes c JOIN institute_memberships m ON m.institute_id = c.institute_id
-      WHERE c.id = class_id AND m.user_id = teacher_id AND m.role <> 'student'
+      WHERE c.id = class_teachers.class_id AND m.user_id = class_teachers.teacher_id AND m.role <> 'student'
     )
   );--> statement-breakpoint
 CREATE POLICY roster_mappings_admin ON roster_mappings FOR ALL TO markbook_app
