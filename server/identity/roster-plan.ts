@@ -298,6 +298,8 @@ async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: H
   const classPlan = await planClasses(tx, instituteId, rosterClasses, skipped, writes);
   const teacherNames = new Map(kept.map((entry) => [entry.id, entry.person.fullName]));
   const existingEnrollments = await schoolEnrollments(tx, instituteId);
+  // The Teacher column first: it names a class's teacher outright, where a teacher's row only lists the classes they teach.
+  await planNamedTeachers(tx, instituteId, kept, classPlan.byKey, teacherNames);
   for (const { person, planned, id, roles: held, isNew } of kept) {
     for (const { key, primary } of person.source.classes) {
       const target = classPlan.byKey.get(key);
@@ -317,7 +319,6 @@ async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: H
       }
     }
   }
-  await planNamedTeachers(tx, instituteId, kept, classPlan.byKey, teacherNames);
   classPlan.finish(teacherNames);
 
   const people = { create: [] as PlannedPerson[], update: [] as PlannedPerson[], unchanged: [] as PlannedPerson[] };
