@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { guessMapping } from "../server/identity/roster-mapping";
+import { describeRosterImport } from "../server/identity/roster-summary";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
@@ -54,6 +55,8 @@ describeOnEachDatabase("teachers of imported classes", (database) => {
     expect(planned[`E-${tag}`]!.notes).toEqual([`teacher "nobody.${tag}@example.org" is not staff of the school (no username or e-mail matches): set the class's teachers on its page`]);
     expect(planned[`H-${tag}`]!.teacher).toBeNull();
     expect(planned[`H-${tag}`]!.notes).toHaveLength(1);
+    // The command line prints them too.
+    expect(describeRosterImport(preview)).toContain(`Classes to check:\n  E-${tag}: teacher "nobody.${tag}@example.org" is not staff of the school`);
 
     const applied = await as(school.admin).rosterImport.commit({ files });
     expect(applied.counts).toMatchObject({ create: 4, skip: 0, classesCreate: 3 });
