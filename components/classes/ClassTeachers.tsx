@@ -67,7 +67,7 @@ export function ClassTeachers({
         {otherTeachers.length === 0 ? (
           <p className="muted">Nobody else teaches this class.</p>
         ) : (
-          <ul className="stack" aria-label={`Other teachers of ${className}`}>
+          <ul className="class-teachers__list" aria-label={`Other teachers of ${className}`}>
             {otherTeachers.map((teacher) => (
               <li key={teacher.id} className="cluster">
                 <span>{teacher.full_name}</span>
