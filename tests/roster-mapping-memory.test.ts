@@ -100,6 +100,17 @@ describeOnEachDatabase("remembered roster mappings", (database) => {
     expect((await asUser(database().db, school.admin.id, (tx) => tx.select().from(rosterMappings))).length).toBeGreaterThan(0);
   });
 
+  it("remembers the mapping of a UTF-16 file whose unused column's header holds a NUL", async () => {
+    const domain = `utf16-${crypto.randomBytes(3).toString("hex")}.example.org`;
+    const text = `Name,Email,Odd\u0000Column\nPat Doe,pat@${domain},x\n`;
+    const files = [{ name: "utf16.csv", base64: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]).toString("base64") }];
+    const applied = await as(school.admin).rosterImport.commit({ files, mapping: { fullName: "Name", email: "Email", classCodes: [] } });
+    expect(applied.counts.create).toBe(1);
+    const again = await as(school.admin).rosterImport.preview({ files });
+    expect(again.mappingRemembered).not.toBeNull();
+    expect(again.counts).toMatchObject({ create: 0, update: 0, unchanged: 1 });
+  });
+
   it("remembers mappings of generated headers (quotes, commas, accents, odd spaces) and proposes them again", async () => {
     const headerName = fc
       .string({ unit: fc.constantFrom("a", "B", "é", " ", ",", '"', "'", ";", "\u2028", "\u202e", "😀", "-", "7"), minLength: 1, maxLength: 24 })

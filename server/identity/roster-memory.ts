@@ -76,12 +76,14 @@ export async function rememberMapping(tx: Tx, instituteId: string, columns: read
   // Compared in this file's spelling and in one key order (jsonb keeps its own order of keys).
   const previous = existing ? mappingForColumns(existing.mapping, columns) : null;
   if (previous && JSON.stringify(canonical(previous)) === JSON.stringify(stored)) return;
+  // The header as a person reads it: a column the mapping does not use may hold anything (a NUL from a UTF-16 file).
+  const readable = columns.map((name) => name.replaceAll("\u0000", "\ufffd").slice(0, 200));
   await tx
     .insert(rosterMappings)
-    .values({ institute_id: instituteId, header_key: key, columns: [...columns], mapping: stored, saved_by: savedBy })
+    .values({ institute_id: instituteId, header_key: key, columns: readable, mapping: stored, saved_by: savedBy })
     .onConflictDoUpdate({
       target: [rosterMappings.institute_id, rosterMappings.header_key],
-      set: { columns: [...columns], mapping: stored, saved_by: savedBy, saved_at: new Date() },
+      set: { columns: readable, mapping: stored, saved_by: savedBy, saved_at: new Date() },
     });
 }
 
