@@ -89,4 +89,85 @@ test.describe("roster import", () => {
     await expectNoAxeViolations(page, "the preview with a warning");
     await screenshot(page, testInfo, "roster-import-name-warning");
   });
+
+  test("the columns chosen for a CSV are remembered: the same file again goes straight to a preview that changes nothing", async ({ page }, testInfo) => {
+    test.setTimeout(90_000);
+    await signIn(page, ADMIN_EMAIL);
+    await page.goto("/people/import");
+    const csv = [
+      "Forename,Known As,Surname,Email,Sets,Class teacher",
+      "Alexander,Sasha,Petrov,sasha.petrov@e2e-memory.example.org,E2E-Memory,teacher2@northfield.example",
+      "Margaret,Peggy,Olsen,peggy.olsen@e2e-memory.example.org,E2E-Memory,teacher2@northfield.example",
+      "Robert,,Smith,robert.smith@e2e-memory.example.org,E2E-Memory,nobody@e2e-memory.example.org",
+    ].join("\n");
+    const file = { name: "pupils.csv", mimeType: "text/csv", buffer: Buffer.from(`${csv}\n`) };
+    await page.getByLabel("Roster file").setInputFiles(file);
+    await expect(page.getByRole("heading", { name: "2. Match the columns" })).toBeVisible();
+    // The guess takes the preferred name; this school wants the legal forename.
+    await expect(page.getByLabel("First name", { exact: true })).toHaveValue("Known As");
+    await expect(page.getByLabel("Teacher", { exact: true })).toHaveValue("Class teacher");
+    await page.getByLabel("First name", { exact: true }).selectOption("Forename");
+    await page.getByRole("button", { name: "Preview import" }).click();
+    const classes = page.getByRole("table", { name: "Classes in the import" });
+    await expect(classes.getByRole("row", { name: /E2E-Memory/ })).toContainText("James Patel");
+    await expect(classes.getByRole("row", { name: /E2E-Memory/ })).toContainText('teacher "nobody@e2e-memory.example.org" is not staff of the school');
+    await expectNoAxeViolations(page, "the preview with a class's teacher and a note");
+    await page.getByRole("button", { name: "Import 3 people" }).click();
+    await expect(page.getByText("3 created, 0 updated, 0 unchanged, 0 skipped")).toBeVisible();
+
+    // The same file again: no column screen, the remembered columns, nothing to import.
+    await page.getByRole("button", { name: "Import another file" }).click();
+    await page.getByLabel("Roster file").setInputFiles(file);
+    await expect(page.getByRole("heading", { name: "3. Check the preview" })).toBeVisible();
+    await expect(page.getByText(/Columns as you chose them on/)).toBeVisible();
+    await expect(page.getByText("Everything in this file is already in Markbook: there is nothing to import.")).toBeVisible();
+    await expect(page.getByText("3 people are already up to date")).toBeVisible();
+    await expectNoAxeViolations(page, "the preview with remembered columns");
+    await screenshot(page, testInfo, "roster-import-remembered-columns", true);
+    // The columns are still there to change.
+    await page.getByRole("button", { name: "Change the columns" }).click();
+    await expect(page.getByLabel("First name", { exact: true })).toHaveValue("Forename");
+  });
+
+  test("an admin sets an imported class's teachers on the class page, and the teacher can start its batch", async ({ page, browser }, testInfo) => {
+    test.setTimeout(90_000);
+    await signIn(page, ADMIN_EMAIL);
+    await page.goto("/people/import");
+    const csv = "Name,Email,Sets\nPia Lund,pia.lund@e2e-teachers.example.org,E2E-Teachers\n";
+    await page.getByLabel("Roster file").setInputFiles({ name: "set.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByRole("button", { name: "Preview import" }).click();
+    await expect(page.getByRole("table", { name: "Classes in the import" }).getByRole("row", { name: /E2E-Teachers/ })).toContainText("No main teacher");
+    await page.getByRole("button", { name: "Import 1 person" }).click();
+    await expect(page.getByText("1 created")).toBeVisible();
+
+    await page.goto("/classes");
+    await page.getByRole("link", { name: "E2E-Teachers" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "E2E-Teachers" })).toBeVisible();
+    await expect(page.getByText("no main teacher yet")).toBeVisible();
+    const teachers = page.locator("#teachers");
+    await teachers.getByLabel("Main teacher").selectOption({ label: "Sarah Mitchell" });
+    await expect(page.getByText("Sarah Mitchell is now the main teacher of E2E-Teachers.")).toBeVisible();
+    await teachers.getByLabel("Add a teacher").selectOption({ label: "James Patel" });
+    await teachers.getByRole("button", { name: "Add teacher" }).click();
+    await expect(page.getByText("James Patel now teaches E2E-Teachers too.")).toBeVisible();
+    await expect(page.getByText("taught by Sarah Mitchell, with James Patel")).toBeVisible();
+    await expect(teachers.getByRole("list", { name: "Other teachers of E2E-Teachers" })).toContainText("James Patel");
+    await expectNoAxeViolations(page, "the class page's teachers");
+    await screenshot(page, testInfo, "class-teachers", true);
+
+    // The other teacher's New batch dialog lists the class.
+    const context = await browser.newContext();
+    const colleague = await context.newPage();
+    await signIn(colleague, "teacher2@northfield.example");
+    await colleague.goto("/batches");
+    await colleague.getByRole("button", { name: "New batch" }).first().click();
+    const dialog = colleague.getByRole("dialog", { name: "New marking batch" });
+    await expect(dialog.getByLabel("Class").locator("option", { hasText: "E2E-Teachers" })).toHaveCount(1);
+    await context.close();
+
+    // Removing him takes it away again.
+    await teachers.getByRole("button", { name: "Remove James Patel from the class's teachers" }).click();
+    await expect(page.getByText("James Patel no longer teaches E2E-Teachers.")).toBeVisible();
+    await expect(page.getByText("Nobody else teaches this class.")).toBeVisible();
+  });
 });

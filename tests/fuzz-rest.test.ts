@@ -369,6 +369,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         // Template A has no paper PDF: a valid print is a 409, so hostile ones test the edge without stamping.
         "POST /api/exam/batches/{batch_id}/printed-scripts": { json: { spare_copies: 2 } },
         "POST /database/timetable/classes/{class_id}/students": { token: school.admin.token, json: { student_id: roster.students[1]!.id } },
+        "PUT /database/timetable/classes/{class_id}/teachers": { token: school.admin.token, json: { teacher_id: school.teacher.id, other_teacher_ids: [school.otherTeacher.id, school.head.id] } },
         "GET /get_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name } },
         "PUT /put_canvas_node_file": { query: { path: canvasPath, db_name: school.teacher.user_db_name }, json: emptyCanvasSnapshot() },
         "POST /sync/token": { json: { room: canvasPath, db_name: school.teacher.user_db_name } },
@@ -399,6 +400,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       ["api/exam/batches/[batch_id]/queue", [pathValues.batch_id!]],
       ["api/exam/batches/[batch_id]/results", [pathValues.batch_id!]],
       ["database/timetable/classes/[class_id]/students", [pathValues.class_id!], { include_inactive: "true" }, school.admin.token],
+      ["database/timetable/classes", [], undefined, school.admin.token],
       ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],
       ["api/school/people/[user_id]", [pathValues.user_id!], undefined, school.admin.token],
     ];

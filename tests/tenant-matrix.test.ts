@@ -386,6 +386,13 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's class, B's student", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ student_id: me.id }) }) },
     { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ student_id: a.studentId }) }) },
   ],
+  "PUT /database/timetable/classes/{class_id}/teachers": [
+    { aim: "A's class, A's teacher", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ teacher_id: a.teacherId, other_teacher_ids: [a.markerId] }) }) },
+    { aim: "A's class, B's own people", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ teacher_id: me.id, other_teacher_ids: [] }) }) },
+    { aim: "A's class, no teacher", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ teacher_id: null }) }) },
+    { aim: "B's class, A's teacher as main", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ teacher_id: a.teacherId }) }) },
+    { aim: "B's class, A's teacher among the others", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ teacher_id: null, other_teacher_ids: [a.markerId] }) }) },
+  ],
   "POST /api/school/roster-imports": [
     { aim: "a CSV naming A's student and class ids, previewed", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { dry_run: "true" }, ...rosterCsvCall(rosterCsvAimedAt(a)) }) },
   ],
@@ -607,6 +614,14 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) },
     { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ classId: b.classId, studentId: a.studentId }) },
   ],
+  "classes.setTeachers": restMatrix["PUT /database/timetable/classes/{class_id}/teachers"]!.map((kase) => ({
+    ...kase,
+    build: (aim: Aim) => {
+      const call = kase.build(aim);
+      const body = jsonOf(call) as { teacher_id: string | null; other_teacher_ids?: string[] };
+      return { classId: (call.params as string[])[0]!, teacherId: body.teacher_id, otherTeacherIds: body.other_teacher_ids };
+    },
+  })),
   "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
   "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
   "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({

@@ -21,6 +21,7 @@ import { Notice } from "@/components/ui/Notice";
 import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { LocalDate } from "@/components/ui/dates";
+import { ClassTeachers } from "./ClassTeachers";
 import { StudentPicker } from "./StudentPicker";
 
 
@@ -89,7 +90,11 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
         <div>
           <h1>{schoolClass.name}</h1>
           <p className="page__lede">
-            {[schoolClass.subject, schoolClass.teacher_name ? `taught by ${schoolClass.teacher_name}` : "no main teacher yet"]
+            {[
+              schoolClass.subject,
+              schoolClass.teacher_name ? `taught by ${schoolClass.teacher_name}` : "no main teacher yet",
+              schoolClass.other_teachers.length > 0 ? `with ${schoolClass.other_teachers.map((teacher) => teacher.full_name).join(", ")}` : null,
+            ]
               .filter(Boolean)
               .join(", ")}
           </p>
@@ -102,6 +107,18 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
       </header>
 
       {notice ? <Notice onDismiss={() => setNotice(null)}>{notice}</Notice> : null}
+
+      {isSchoolAdmin ? (
+        <Card id="teachers" title="Teachers" description="Staff of your school who teach this class. Each of them can start a marking batch for it.">
+          <ClassTeachers
+            classId={classId}
+            className={schoolClass.name}
+            mainTeacher={schoolClass.teacher_id ? { id: schoolClass.teacher_id, full_name: schoolClass.teacher_name ?? "" } : null}
+            otherTeachers={schoolClass.other_teachers}
+            onChanged={setNotice}
+          />
+        </Card>
+      ) : null}
 
       {isSchoolAdmin ? (
         <Card id="add-student" title="Add a student" description="Students of your school who are not in this class yet.">

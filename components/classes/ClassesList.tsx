@@ -56,7 +56,7 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
                 <tr>
                   <th scope="col">Class</th>
                   <th scope="col">Subject</th>
-                  <th scope="col">Teacher</th>
+                  <th scope="col">Teachers</th>
                 </tr>
               </thead>
               <tbody>
@@ -64,7 +64,12 @@ export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {
                   <tr key={row.id}>
                     <RowLink href={`/classes/${row.id}`}>{row.name}</RowLink>
                     <td>{row.subject ?? <span className="table__muted">—</span>}</td>
-                    <td>{row.teacher_name ?? <span className="table__muted">No teacher</span>}</td>
+                    <td>
+                      {row.teacher_name ?? <span className="table__muted">No main teacher</span>}
+                      {row.other_teachers.length > 0 ? (
+                        <span className="table__muted table__sub">with {row.other_teachers.map((teacher) => teacher.full_name).join(", ")}</span>
+                      ) : null}
+                    </td>
                   </tr>
                 ))}
               </tbody>

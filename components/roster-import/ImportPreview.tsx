@@ -125,7 +125,7 @@ export function ImportPreview({ result }: { result: RosterImportResult }) {
             <thead>
               <tr>
                 <th scope="col">Class</th>
-                <th scope="col">Main teacher</th>
+                <th scope="col">Teachers</th>
                 <th scope="col">State</th>
               </tr>
             </thead>
@@ -133,7 +133,15 @@ export function ImportPreview({ result }: { result: RosterImportResult }) {
               {classRows.slice(0, SHOWN).map((row) => (
                 <tr key={row.row + row.name}>
                   <th scope="row">{row.name}</th>
-                  <td>{row.teacher ?? <span className="table__muted">No teacher</span>}</td>
+                  <td>
+                    {row.teacher ?? <span className="table__muted">No main teacher</span>}
+                    {row.otherTeachers.length > 0 ? <span className="table__muted table__sub">Also {row.otherTeachers.join(", ")}</span> : null}
+                    {row.notes.map((note) => (
+                      <span key={note} className="table__sub table__note">
+                        {note}
+                      </span>
+                    ))}
+                  </td>
                   <td>
                     <Badge tone={row.state === "Unchanged" ? "neutral" : "success"}>{row.state}</Badge>
                     {row.changes.length > 0 ? <span className="table__muted table__sub">{row.changes.join("; ")}</span> : null}

@@ -4,6 +4,7 @@ import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
 import { NameWarnings } from "./NameWarnings";
+import { RememberedColumns } from "./RememberedColumns";
 import type { RosterImportResult } from "./types";
 
 export type Mapping = NonNullable<RosterImportResult["mapping"]>;
@@ -20,6 +21,7 @@ const fields: { field: SingleField; label: string; hint: string }[] = [
   { field: "yearGroup", label: "Year group", hint: "" },
   { field: "role", label: "Role", hint: "Student, teacher or administrator; none: student" },
   { field: "sisId", label: "ID in the school's system", hint: "Finds the same person on the next import" },
+  { field: "teacher", label: "Teacher", hint: "Username or e-mail of the teacher of the row's classes" },
 ];
 
 const NONE = "";
@@ -50,7 +52,11 @@ export function MappingForm({
         onPreview();
       }}
     >
-      <p>Choose which column holds what. Markbook guessed from the file&apos;s header; check the sample values.</p>
+      {result.mappingRemembered ? (
+        <RememberedColumns savedAt={result.mappingRemembered.savedAt} />
+      ) : (
+        <p>Choose which column holds what. Markbook guessed from the file&apos;s header; check the sample values.</p>
+      )}
       <div className="form-row">
         {fields.map(({ field, label, hint }) => {
           const samples = samplesOf(mapping[field]);

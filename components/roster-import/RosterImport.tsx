@@ -10,6 +10,7 @@ import { errorMessage } from "@/lib/trpc/errors";
 import { useTRPC } from "@/lib/trpc/client";
 import { plural } from "@/lib/text/plural";
 import { ImportPreview } from "./ImportPreview";
+import { RememberedColumns } from "./RememberedColumns";
 import { type Mapping, MappingForm } from "./MappingForm";
 import { type EncodedFile, encodeFiles } from "./roster-files";
 import type { RosterImportResult } from "./types";
@@ -42,7 +43,10 @@ export function RosterImport() {
     try {
       const files = await encodeFiles([...list]);
       const result = await preview.mutateAsync({ files });
-      if (result.format === "csv" && result.mapping) setStep({ name: "map", files, result, mapping: result.mapping });
+      // The columns chosen for this header last time: straight to the preview, which says so.
+      if (result.format === "csv" && result.mapping && result.mappingRemembered && result.mappingProblems.length === 0) {
+        setStep({ name: "preview", files, result, mapping: result.mapping });
+      } else if (result.format === "csv" && result.mapping) setStep({ name: "map", files, result, mapping: result.mapping });
       else setStep({ name: "preview", files, result, mapping: null });
     } catch (failure) {
       setError(errorMessage(failure));
@@ -128,6 +132,7 @@ export function RosterImport() {
     return (
       <Card title="3. Check the preview" id="import-preview">
         <div className="stack">
+          {step.result.mappingRemembered ? <RememberedColumns savedAt={step.result.mappingRemembered.savedAt} /> : null}
           <ImportPreview result={step.result} />
           {anything ? null : (
             <Status tone="success" role="status">

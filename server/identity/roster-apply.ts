@@ -2,10 +2,11 @@ import { sql } from "drizzle-orm";
 import { enqueuePersonalNodes } from "../graph/personal-node";
 import type { Tx } from "../db/client";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
-import { classes, enrollments, instituteMemberships, users } from "../db/schema";
+import { classTeachers, classes, enrollments, instituteMemberships, users } from "../db/schema";
 import { AppError } from "../errors";
 import { type RosterImportResult, type RosterPlan, type RosterWrites, importingSchool, planRosterImportInto } from "./roster-plan";
 import type { RosterMapping } from "./roster-mapping";
+import { rememberMapping } from "./roster-memory";
 import type { RosterSource } from "./roster-source";
 
 /**
@@ -18,16 +19,22 @@ import type { RosterSource } from "./roster-source";
 const CHUNK = 1000;
 
 export async function applyRosterImport(tx: Tx, callerId: string, source: RosterSource, mapping?: RosterMapping | null): Promise<RosterImportResult> {
-  return applyRosterImportInto(tx, await importingSchool(tx, callerId), source, mapping);
+  return applyRosterImportInto(tx, await importingSchool(tx, callerId), source, mapping, callerId);
 }
 
-/** Applies an import to a school already authorised (the CLI, with service rights). */
-export async function applyRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, mapping?: RosterMapping | null): Promise<RosterImportResult> {
+/**
+ * Applies an import to a school already authorised (the CLI, with service rights). A CSV's mapping is
+ * remembered for its header set (by `savedBy`, the admin; null from the CLI).
+ */
+export async function applyRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, mapping?: RosterMapping | null, savedBy: string | null = null): Promise<RosterImportResult> {
   const plan = await planRosterImportInto(tx, instituteId, source, mapping);
   if (plan.result.mappingProblems.length > 0) throw new AppError("invalid", plan.result.mappingProblems.join("; "), "mapping");
   try {
     // A savepoint: a unique violation (someone took an email meanwhile) is answered, the whole import undone.
-    await tx.transaction((savepoint) => writeRosterPlan(savepoint, plan));
+    await tx.transaction(async (savepoint) => {
+      await writeRosterPlan(savepoint, plan);
+      if (plan.writes.mapping) await rememberMapping(savepoint, instituteId, plan.writes.mapping.columns, plan.writes.mapping.mapping, savedBy);
+    });
   } catch (error) {
     if (violatedUniqueConstraint(error) !== null) {
       throw new AppError("conflict", "Someone changed the school's people or classes while this import ran: preview it again, then import");
@@ -59,6 +66,13 @@ async function writeRosterPlan(tx: Tx, { writes }: RosterPlan): Promise<void> {
     await tx.insert(classes).values(chunk.map((row) => ({ ...row, institute_id: instituteId })));
   }
   await updateClasses(tx, instituteId, writes.classUpdates);
+  for (const chunk of chunks(writes.classTeachers)) await tx.insert(classTeachers).values(chunk).onConflictDoNothing();
+  if (writes.classUpdates.length > 0 || writes.classTeachers.length > 0) {
+    // A class's main teacher is never also one of its other teachers (a file made an other teacher main).
+    await tx.execute(sql`
+      delete from class_teachers ct using classes c
+      where ct.class_id = c.id and ct.teacher_id = c.teacher_id and c.institute_id = ${instituteId}`);
+  }
   for (const chunk of chunks(writes.enrollments)) {
     await tx
       .insert(enrollments)

@@ -58,7 +58,7 @@ export function runRosterImport(db: Db, userId: string, files: RosterFile[], map
   return asUser(db, userId, async (tx) => {
     const instituteId = await importingSchool(tx, userId);
     const source = await readRosterSource(files, rosterLimits());
-    if (mode === "apply") return applyRosterImportInto(tx, instituteId, source, mapping);
+    if (mode === "apply") return applyRosterImportInto(tx, instituteId, source, mapping, userId);
     return (await planRosterImportInto(tx, instituteId, source, mapping)).result;
   });
 }

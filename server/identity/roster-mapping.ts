@@ -21,6 +21,8 @@ export const rosterMappingInput = z.object({
   yearGroup: column.nullish(),
   role: column.nullish(),
   sisId: column.nullish(),
+  /** The teacher of the row's classes, named by their username or e-mail (several: one per class, in order). */
+  teacher: column.nullish(),
   classCodes: z.array(column).max(20, "at most 20 class columns").default([]),
 });
 export type RosterMapping = z.output<typeof rosterMappingInput>;
@@ -37,6 +39,7 @@ export const mappingFields: { field: SingleField; label: string }[] = [
   { field: "yearGroup", label: "Year group" },
   { field: "role", label: "Role" },
   { field: "sisId", label: "ID in the school's system" },
+  { field: "teacher", label: "Teacher" },
 ];
 
 const squash = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, "");
@@ -56,6 +59,7 @@ const headerWords: Record<SingleField, string[]> = {
   username: ["username", "login", "loginname", "userid", "loginid", "account", "accountname"],
   yearGroup: ["yeargroup", "year", "ncyear", "curriculumyear", "yr", "yearlevel", "grade", "grades", "gradelevel", "currentyear", "yeartaughtin"],
   role: ["role", "type", "usertype", "accounttype", "persontype", "roles"],
+  teacher: ["teacher", "classteacher", "teachers", "mainteacher", "subjectteacher", "teacherusername", "teacheremail", "teacheremailaddress", "teachercode", "staffcode", "teacherlogin", "staff", "staffusername", "staffcodes"],
   sisId: ["sisid", "upn", "uniquepupilnumber", "admissionnumber", "admissionno", "adno", "admno", "candidatenumber", "candidateno", "uci", "id", "studentid", "pupilid", "staffid", "personid", "misid", "sourcedid", "externalid", "identifier"],
 };
 const classWords = /^(class|classes|classcode|classcodes|set|sets|teachinggroup|teachinggroups|teachingset|teachingsets|group|groups|classname|classnames)\d*$/;
@@ -133,6 +137,7 @@ export function rosterFromCsv(table: CsvTable, mapping: RosterMapping): Roster {
       const key = code.toLowerCase();
       if (!classes.has(key)) classes.set(key, { row: label, key, sisId: null, name: code, subject: null });
     }
+    const teacherCell = value("teacher");
     const first = value("firstName") ?? value("legalFirstName");
     const last = value("lastName");
     return {
@@ -146,6 +151,7 @@ export function rosterFromCsv(table: CsvTable, mapping: RosterMapping): Roster {
       role: value("role"),
       retired: null,
       classes: codes.map((code) => ({ key: code.toLowerCase(), primary: false })),
+      teachers: teacherCell ? splitClassCodes(teacherCell) : [],
     };
   });
   return { people, classes: [...classes.values()], skipped: [] };

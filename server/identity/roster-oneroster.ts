@@ -29,6 +29,7 @@ export function rosterFromOneRoster(users: CsvTable, classTable: CsvTable | null
       role: value("role"),
       retired,
       classes: [],
+      teachers: [],
     };
     // A repeated sourcedId stays in the list (the plan reports it as a duplicate of the first); its enrollments go to the first.
     if (!person.sisId) skipped.push({ row: person.row, name: fullName, reason: "no sourcedId" });

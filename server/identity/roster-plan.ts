@@ -8,7 +8,9 @@ import { type Role, isSchoolAdmin, roles, staffRoles } from "./roles";
 import { type RosterMapping, guessMapping, mappingProblems, mappingWarnings, rosterFromCsv, sampleValues } from "./roster-mapping";
 import { rosterFromOneRoster } from "./roster-oneroster";
 import type { Roster, RosterClass, SkippedRow } from "./roster-records";
-import { type CheckedPerson, checkPerson, placeholderEmail } from "./roster-rows";
+import { rememberedMappingIs, recallMapping } from "./roster-memory";
+import { type CheckedPerson, MAX_EMAIL, checkPerson, placeholderEmail } from "./roster-rows";
+import { textProblem } from "../http/input-rules";
 import type { RosterSource } from "./roster-source";
 import { availableUsernames, userTypeOfRole } from "./users";
 
@@ -33,7 +35,18 @@ const personOutput = z.object({
   /** What the import leaves as it is although the file differs ("role stays teacher: …"). */
   notes: z.array(z.string()),
 });
-const classOutput = z.object({ row: z.string(), name: z.string(), sisId: z.string().nullable(), teacher: z.string().nullable(), changes: z.array(z.string()) });
+const classOutput = z.object({
+  row: z.string(),
+  name: z.string(),
+  sisId: z.string().nullable(),
+  /** The main teacher's name, once imported. */
+  teacher: z.string().nullable(),
+  /** The other teachers' names, once imported. */
+  otherTeachers: z.array(z.string()),
+  changes: z.array(z.string()),
+  /** What the file says of the class that the import cannot do (a teacher who is not staff of the school). */
+  notes: z.array(z.string()),
+});
 const skippedOutput = z.object({ row: z.string(), name: z.string().nullable(), reason: z.string() });
 const mappingOutput = z.object({
   fullName: z.string().nullish(),
@@ -45,6 +58,7 @@ const mappingOutput = z.object({
   yearGroup: z.string().nullish(),
   role: z.string().nullish(),
   sisId: z.string().nullish(),
+  teacher: z.string().nullish(),
   classCodes: z.array(z.string()),
 });
 
@@ -54,6 +68,8 @@ export const rosterImportOutput = z.object({
   columns: z.array(z.object({ name: z.string(), samples: z.array(z.string()) })),
   /** The mapping used: the one given, else the one guessed from the header (null for OneRoster). */
   mapping: mappingOutput.nullable(),
+  /** Set when the mapping is the one the school chose for this header on an earlier import, and when. */
+  mappingRemembered: z.object({ savedAt: z.date() }).nullable(),
   /** What keeps the mapping from being imported; the plan is empty while there is any. */
   mappingProblems: z.array(z.string()),
   /** What the mapping does that the person choosing it should know (a name from one part only); the import still runs. */
@@ -96,6 +112,10 @@ export interface RosterWrites {
   newClasses: { id: string; name: string; sis_id: string | null; subject: string | null; teacher_id: string | null }[];
   classUpdates: { id: string; name: string; sis_id: string | null; subject: string | null; teacher_id: string | null }[];
   enrollments: { class_id: string; student_id: string }[];
+  /** Other teachers of classes (the main teacher is in newClasses and classUpdates). */
+  classTeachers: { class_id: string; teacher_id: string }[];
+  /** The CSV mapping to remember for its header set once applied (null: OneRoster, or nothing to import). */
+  mapping: { columns: string[]; mapping: RosterMapping } | null;
 }
 
 export interface RosterPlan {
@@ -138,17 +158,29 @@ export async function planRosterImport(tx: Tx, callerId: string, source: RosterS
 /** The plan for a school already authorised (the edges through planRosterImport; the CLI with service rights). */
 export async function planRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, given?: RosterMapping | null): Promise<RosterPlan> {
   if (source.format === "oneroster") {
-    return planRoster(tx, instituteId, rosterFromOneRoster(source.users, source.classes, source.enrollments), { format: "oneroster", columns: [], mapping: null, mappingProblems: [], mappingWarnings: [] });
+    const header = { format: "oneroster" as const, columns: [], mapping: null, mappingRemembered: null, mappingProblems: [], mappingWarnings: [] };
+    return planRoster(tx, instituteId, rosterFromOneRoster(source.users, source.classes, source.enrollments), header, null);
   }
-  const mapping = given ?? guessMapping(source.table.columns);
-  const header = { format: "csv" as const, columns: sampleValues(source.table), mapping, mappingProblems: mappingProblems(mapping, source.table.columns), mappingWarnings: mappingWarnings(mapping, source.table) };
-  if (header.mappingProblems.length > 0) return planRoster(tx, instituteId, { people: [], classes: [], skipped: [] }, header);
-  return planRoster(tx, instituteId, rosterFromCsv(source.table, mapping), header);
+  const { columns } = source.table;
+  // The mapping the school chose for this header set, unless the caller gives one; else a guess from the header words.
+  const remembered = await recallMapping(tx, instituteId, columns);
+  const usable = remembered && mappingProblems(remembered.mapping, columns).length === 0 ? remembered : null;
+  const mapping = given ?? usable?.mapping ?? guessMapping(columns);
+  const header = {
+    format: "csv" as const,
+    columns: sampleValues(source.table),
+    mapping,
+    mappingRemembered: usable && rememberedMappingIs(usable.mapping, mapping) ? { savedAt: usable.savedAt } : null,
+    mappingProblems: mappingProblems(mapping, columns),
+    mappingWarnings: mappingWarnings(mapping, source.table),
+  };
+  if (header.mappingProblems.length > 0) return planRoster(tx, instituteId, { people: [], classes: [], skipped: [] }, header, null);
+  return planRoster(tx, instituteId, rosterFromCsv(source.table, mapping), header, { columns, mapping });
 }
 
-type Header = Pick<RosterImportResult, "format" | "columns" | "mapping" | "mappingProblems" | "mappingWarnings">;
+type Header = Pick<RosterImportResult, "format" | "columns" | "mapping" | "mappingRemembered" | "mappingProblems" | "mappingWarnings">;
 
-async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: Header): Promise<RosterPlan> {
+async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: Header, mapping: RosterWrites["mapping"]): Promise<RosterPlan> {
   const skipped: SkippedRow[] = [...roster.skipped];
   const classByKey = new Map(roster.classes.map((rosterClass) => [rosterClass.key, rosterClass]));
 
@@ -193,7 +225,7 @@ async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: H
   type Kept = { person: CheckedPerson; planned: PlannedPerson; id: string; roles: Role[]; isNew: boolean };
   const kept: Kept[] = [];
   const toCreate: { person: CheckedPerson; email: string }[] = [];
-  const writes: RosterWrites = { instituteId, newUsers: [], userUpdates: [], newMemberships: [], newClasses: [], classUpdates: [], enrollments: [] };
+  const writes: RosterWrites = { instituteId, newUsers: [], userUpdates: [], newMemberships: [], newClasses: [], classUpdates: [], enrollments: [], classTeachers: [], mapping };
   const matchedIds = new Set<string>();
   for (const person of checked) {
     const { source } = person;
@@ -266,6 +298,8 @@ async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: H
   const classPlan = await planClasses(tx, instituteId, rosterClasses, skipped, writes);
   const teacherNames = new Map(kept.map((entry) => [entry.id, entry.person.fullName]));
   const existingEnrollments = await schoolEnrollments(tx, instituteId);
+  // The Teacher column first: it names a class's teacher outright, where a teacher's row only lists the classes they teach.
+  await planNamedTeachers(tx, instituteId, kept, classPlan.byKey, teacherNames);
   for (const { person, planned, id, roles: held, isNew } of kept) {
     for (const { key, primary } of person.source.classes) {
       const target = classPlan.byKey.get(key);
@@ -278,8 +312,10 @@ async function planRoster(tx: Tx, instituteId: string, roster: Roster, header: H
         if (!isNew) planned.changes.push(enrollment === false ? `joins ${target.name} again` : `joins ${target.name}`);
       } else if (held.some((role) => staffRoles.includes(role))) {
         // OneRoster names the main teacher (primary); a CSV's first teacher of a class without one becomes it.
+        // Every other teacher of the class in the file teaches it too.
         const becomesMain = header.format === "oneroster" ? primary : target.teacherId === null;
         if (becomesMain && target.teacherId !== id) target.setTeacher(id);
+        else if (target.teacherId !== id) target.addOther(id);
       }
     }
   }
@@ -384,6 +420,60 @@ interface ClassTarget {
   name: string;
   teacherId: string | null;
   setTeacher(id: string): void;
+  /** Adds an other teacher (nothing when they are the main teacher or one already). */
+  addOther(id: string): void;
+  /** A note on the class for the preview, once however many rows say it. */
+  note(text: string): void;
+}
+
+type KeptPerson = { person: CheckedPerson; planned: PlannedPerson; id: string; roles: Role[] };
+
+/** A teacher as a file's Teacher column names them: their username or e-mail, in any case. */
+const teacherRefKey = (ref: string) => ref.trim().toLowerCase();
+
+/**
+ * The teachers a CSV's Teacher column names, made teachers of the row's classes: the main teacher of a
+ * class that has none, else one of its other teachers. A name is matched to the school's staff (or staff
+ * of this same file) by username or e-mail; one that matches nobody is a note on the class, not a failure.
+ */
+async function planNamedTeachers(tx: Tx, instituteId: string, kept: KeptPerson[], byKey: Map<string, ClassTarget>, names: Map<string, string>) {
+  const refs = [...new Set(kept.flatMap(({ person }) => person.source.teachers.map(teacherRefKey)))].filter((ref) => ref.length > 0 && ref.length <= MAX_EMAIL && textProblem(ref) === null);
+  if (refs.length === 0) return;
+  const staff = new Map<string, string>();
+  const rows = rowsOf<{ id: string; email: string; username: string; full_name: string }>(
+    await tx.execute(sql`
+      select distinct u.id, u.email, u.username, u.full_name from users u
+      join institute_memberships m on m.user_id = u.id and m.institute_id = ${instituteId} and m.role <> 'student'
+      where lower(u.email) = any(${textArray(refs)}) or u.username = any(${textArray(refs)})`),
+  );
+  for (const row of rows) {
+    staff.set(row.email.toLowerCase(), row.id);
+    staff.set(row.username, row.id);
+    names.set(row.id, row.full_name);
+  }
+  // Staff of this file, new or not: a teacher row and the students' rows that name them come together.
+  for (const { person, planned, id, roles: held } of kept) {
+    if (!held.some((role) => staffRoles.includes(role))) continue;
+    for (const key of [person.email, person.username, planned.username, planned.email]) if (key) staff.set(key.toLowerCase(), id);
+  }
+  for (const { person } of kept) {
+    const { source } = person;
+    if (source.teachers.length === 0) continue;
+    const targets = source.classes.map((entry) => byKey.get(entry.key)).filter((target): target is ClassTarget => target !== undefined);
+    if (targets.length === 0) continue;
+    const count = source.teachers.length;
+    if (count !== 1 && count !== targets.length) {
+      for (const target of targets) target.note(`${source.row} names ${count} teachers for ${targets.length} classes, so which teaches which is unclear: no teacher is set from that row`);
+      continue;
+    }
+    targets.forEach((target, index) => {
+      const ref = source.teachers[count === 1 ? 0 : index]!;
+      const teacherId = staff.get(teacherRefKey(ref));
+      if (!teacherId) target.note(`teacher "${ref.slice(0, 80)}" is not staff of the school (no username or e-mail matches): set the class's teachers on its page`);
+      else if (target.teacherId === null) target.setTeacher(teacherId);
+      else target.addOther(teacherId);
+    });
+  }
 }
 
 /** Classes of the roster matched to the school's (by SIS id, else name), created or updated. */
@@ -391,9 +481,18 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
   const existing = rowsOf<ExistingClass>(
     await tx.execute(sql`select id, name, sis_id, subject, teacher_id from classes where institute_id = ${instituteId}`),
   );
+  const othersOf = new Map<string, Set<string>>();
+  for (const row of rowsOf<{ class_id: string; teacher_id: string }>(
+    await tx.execute(sql`select ct.class_id, ct.teacher_id from class_teachers ct join classes c on c.id = ct.class_id where c.institute_id = ${instituteId}`),
+  )) {
+    othersOf.set(row.class_id, (othersOf.get(row.class_id) ?? new Set()).add(row.teacher_id));
+  }
   const teacherNames = new Map(
     rowsOf<{ id: string; full_name: string }>(
-      await tx.execute(sql`select u.id, u.full_name from users u where u.id in (select teacher_id from classes where institute_id = ${instituteId})`),
+      await tx.execute(sql`
+        select u.id, u.full_name from users u
+        where u.id in (select teacher_id from classes where institute_id = ${instituteId})
+           or u.id in (select ct.teacher_id from class_teachers ct join classes c on c.id = ct.class_id where c.institute_id = ${instituteId})`),
     ).map((row) => [row.id, row.full_name]),
   );
   const bySis = new Map(existing.filter((row) => row.sis_id).map((row) => [row.sis_id!, row]));
@@ -401,7 +500,8 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
   const byLowerName = new Map(existing.map((row) => [row.name.toLowerCase(), row]));
   const namesTaken = new Set(existing.map((row) => row.name));
   const byKey = new Map<string, ClassTarget>();
-  const entries: { planned: PlannedClass; isNew: boolean; before: ExistingClass | null; after: ExistingClass }[] = [];
+  type Entry = { planned: PlannedClass; isNew: boolean; before: ExistingClass | null; after: ExistingClass; othersBefore: Set<string>; others: Set<string>; notes: Set<string> };
+  const entries: Entry[] = [];
 
   for (const rosterClass of rosterClasses) {
     const match = (rosterClass.sisId ? bySis.get(rosterClass.sisId) : undefined) ?? byName.get(rosterClass.name) ?? byLowerName.get(rosterClass.name.toLowerCase());
@@ -413,7 +513,7 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
     const after: ExistingClass = match
       ? { ...match, sis_id: match.sis_id ?? rosterClass.sisId, subject: rosterClass.subject ?? match.subject }
       : { id: crypto.randomUUID(), name: rosterClass.name, sis_id: rosterClass.sisId, subject: rosterClass.subject, teacher_id: null };
-    const planned: PlannedClass = { row: rosterClass.row, name: after.name, sisId: after.sis_id, teacher: null, changes: [] };
+    const planned: PlannedClass = { row: rosterClass.row, name: after.name, sisId: after.sis_id, teacher: null, otherTeachers: [], changes: [], notes: [] };
     if (match && match.name !== rosterClass.name && rosterClass.sisId) {
       if (namesTaken.has(rosterClass.name)) planned.changes.push(`keeps its name ${match.name}: another class is named ${rosterClass.name}`);
       else {
@@ -424,7 +524,9 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
       }
     }
     if (!match) namesTaken.add(rosterClass.name);
-    entries.push({ planned, isNew: !match, before: match ?? null, after });
+    const othersBefore = new Set(match ? (othersOf.get(match.id) ?? []) : []);
+    const entry: Entry = { planned, isNew: !match, before: match ?? null, after, othersBefore, others: new Set(othersBefore), notes: new Set() };
+    entries.push(entry);
     byKey.set(rosterClass.key, {
       id: after.id,
       name: after.name,
@@ -433,6 +535,12 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
       },
       setTeacher(id) {
         after.teacher_id = id;
+      },
+      addOther(id) {
+        if (id !== after.teacher_id) entry.others.add(id);
+      },
+      note(text) {
+        entry.notes.add(text);
       },
     });
   }
@@ -444,8 +552,16 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
     /** Once the teachers are known: the changes, the writes and the lists. */
     finish(newTeacherNames: Map<string, string>) {
       const nameOf = (id: string | null) => (id ? (newTeacherNames.get(id) ?? teacherNames.get(id) ?? null) : null);
-      for (const { planned, isNew, before, after } of entries) {
+      const byName = (a: string, b: string) => a.localeCompare(b);
+      for (const { planned, isNew, before, after, othersBefore, others, notes } of entries) {
+        // The main teacher is never also an other teacher (a teacher made main after being added as an other).
+        others.delete(after.teacher_id ?? "");
+        const added = [...others].filter((id) => !othersBefore.has(id));
         planned.teacher = nameOf(after.teacher_id);
+        planned.otherTeachers = [...others].map((id) => nameOf(id) ?? "").filter(Boolean).sort(byName);
+        planned.notes = [...notes];
+        for (const id of added) writes.classTeachers.push({ class_id: after.id, teacher_id: id });
+        const teachersAdded = added.map((id) => nameOf(id) ?? "").filter(Boolean).sort(byName);
         if (isNew) {
           writes.newClasses.push(after);
           result.create.push(planned);
@@ -455,9 +571,10 @@ async function planClasses(tx: Tx, instituteId: string, rosterClasses: RosterCla
         if (before!.sis_id !== after.sis_id) planned.changes.push(`ID in the school's system: ${after.sis_id}`);
         if (before!.subject !== after.subject) planned.changes.push(`subject: ${before!.subject ?? "none"} → ${after.subject}`);
         if (before!.teacher_id !== after.teacher_id) planned.changes.push(`main teacher: ${nameOf(before!.teacher_id) ?? "none"} → ${planned.teacher}`);
-        const changed = planned.changes.some((change) => !change.startsWith("keeps"));
-        if (changed) writes.classUpdates.push(after);
-        (changed ? result.update : result.unchanged).push(planned);
+        const rowChanged = planned.changes.some((change) => !change.startsWith("keeps"));
+        if (rowChanged) writes.classUpdates.push(after);
+        if (teachersAdded.length > 0) planned.changes.push(`${teachersAdded.length === 1 ? "teacher" : "teachers"} added: ${teachersAdded.join(", ")}`);
+        (rowChanged || teachersAdded.length > 0 ? result.update : result.unchanged).push(planned);
       }
     },
   };

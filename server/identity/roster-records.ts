@@ -22,6 +22,11 @@ export interface RosterPerson {
   retired: string | null;
   /** Classes by RosterClass.key; primary: the class's main teacher (OneRoster enrollments.primary). */
   classes: { key: string; primary: boolean }[];
+  /**
+   * The teachers a CSV row names for its classes (the Teacher column), by username or e-mail: one for
+   * all the row's classes, or one per class in the same order. Empty for OneRoster (enrollments say it).
+   */
+  teachers: string[];
 }
 
 export interface RosterClass {

@@ -19,6 +19,8 @@ export function describeRosterImport(result: RosterImportResult): string {
   if (result.classes.update.length > 0) {
     lines.push("Classes updated:", ...result.classes.update.map((row) => `  ${row.row}: ${row.name}: ${row.changes.join("; ")}`));
   }
+  const noted = [...result.classes.create, ...result.classes.update, ...result.classes.unchanged].filter((row) => row.notes.length > 0);
+  if (noted.length > 0) lines.push("Classes to check:", ...noted.map((row) => `  ${row.name}: ${row.notes.join("; ")}`));
   if (result.skipped.length > 0) {
     lines.push("Skipped:", ...result.skipped.map((row) => `  ${row.row}${row.name ? ` (${row.name})` : ""}: ${row.reason}`));
   }

@@ -3,7 +3,7 @@ import { asUser } from "../../db/rls";
 import { bootstrapProfileOutput } from "../../identity/bootstrap-profile";
 import { queryBoolean } from "../../http/input-rules";
 import { cachedJsonReply, defineRoute, jsonBody, jsonReply, recordPath } from "../../http/route";
-import { classListOutput, listEnrolledClasses, listTaughtClasses, schoolClassListOutput } from "../classes";
+import { classListOutput, classOutput, listEnrolledClasses, listTaughtClasses, schoolClassListOutput, setClassTeachers } from "../classes";
 import { addStudentToClass, addStudentToClassBody, classStudentsOutput, enrollmentOutput } from "../enrollments";
 import { bootstrapProfileReply, classStudentsReply, schoolClassesReply, schoolStudentsReply } from "../reply-cache";
 import { schoolStudentsOutput } from "../school-students";
@@ -122,6 +122,34 @@ export const addStudentToClassRoute = defineRoute({
     asUser(db, user.id, (tx) => addStudentToClass(tx, user.id, { classId: params.class_id, studentId: body.student_id })),
 });
 
+/** Body of PUT /database/timetable/classes/{class_id}/teachers. */
+export const setClassTeachersBody = z.object({
+  teacher_id: z.uuid("teacher_id must be a user id").nullable().meta({ description: "The main teacher, or null for none" }),
+  other_teacher_ids: z
+    .array(z.uuid("other_teacher_ids must hold user ids"))
+    .max(50, "A class can have at most 50 other teachers")
+    .default([])
+    .meta({ description: "Everyone else who teaches the class (replaces the list it had)" }),
+});
+
+export const setClassTeachersRoute = defineRoute({
+  method: "PUT",
+  path: "/database/timetable/classes/{class_id}/teachers",
+  operationId: "setClassTeachers",
+  tags,
+  summary: "Set a class's main teacher and other teachers (school admins)",
+  description:
+    "Replaces the class's teachers: teacher_id is the main teacher (null: none), other_teacher_ids everyone else who teaches it. " +
+    "Each must be staff of the class's school (400 otherwise). Every teacher of a class sees it among the classes they teach and can start its batches.",
+  auth: "bearer",
+  params: classIdPath,
+  body: jsonBody(setClassTeachersBody, { example: '{"teacher_id": "…", "other_teacher_ids": ["…"]}' }),
+  replies: { 200: jsonReply(classOutput, "The class with its teachers") },
+  errors: { 400: invalid, 403: "Not a school admin of the class's school", 404: "Not found, or outside the caller's scope" },
+  handler: ({ db, user, params, body }) =>
+    asUser(db, user.id, (tx) => setClassTeachers(tx, user.id, { classId: params.class_id, teacherId: body.teacher_id, otherTeacherIds: body.other_teacher_ids })),
+});
+
 export const classRoutes = [
   bootstrapProfileRoute,
   listTimetablesRoute,
@@ -131,4 +159,5 @@ export const classRoutes = [
   listSchoolStudentsRoute,
   listClassStudentsRoute,
   addStudentToClassRoute,
+  setClassTeachersRoute,
 ];

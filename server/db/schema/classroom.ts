@@ -5,6 +5,7 @@ import {
   date,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   smallint,
@@ -36,6 +37,47 @@ export const classes = pgTable(
     unique("classes_institute_sis_id_key").on(table.institute_id, table.sis_id),
     check("classes_name_not_blank", sql`length(trim(${table.name})) > 0`),
   ],
+);
+
+/**
+ * The other teachers of a class, besides its main teacher (classes.teacher_id, the contract's teacher_id):
+ * a class is taught by its main teacher and by each of these. The main teacher is never listed here.
+ */
+export const classTeachers = pgTable(
+  "class_teachers",
+  {
+    class_id: uuid()
+      .notNull()
+      .references(() => classes.id, { onDelete: "cascade" }),
+    teacher_id: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.class_id, table.teacher_id] }), index("class_teachers_teacher_idx").on(table.teacher_id)],
+);
+
+/**
+ * A CSV column mapping as a school admin chose it for one set of headers (server/identity/roster-memory.ts):
+ * the next file with the same headers is read the same way without mapping it again.
+ */
+export const rosterMappings = pgTable(
+  "roster_mappings",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    institute_id: uuid()
+      .notNull()
+      .references(() => institutes.id, { onDelete: "cascade" }),
+    /** sha256 of the normalised header list (trimmed, lower case, spaces folded, sorted). */
+    header_key: text().notNull(),
+    /** The file's column names as they were, for people reading the table. */
+    columns: text().array().notNull(),
+    /** The mapping by column name (server/identity/roster-mapping.ts, RosterMapping). */
+    mapping: jsonb().notNull(),
+    saved_by: uuid().references(() => users.id, { onDelete: "set null" }),
+    saved_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [unique("roster_mappings_institute_header_key").on(table.institute_id, table.header_key)],
 );
 
 export const enrollments = pgTable(

@@ -16,7 +16,11 @@ const rosterImportQuery = z.object({
   dry_run: queryBoolean.default(false).meta({ description: "true: answer the plan (a preview) and write nothing" }),
   mapping: text(10_000)
     .optional()
-    .meta({ description: 'A CSV\'s columns, as JSON: {"fullName","firstName","lastName","email","username","yearGroup","role","sisId": column name; "classCodes": [column names]}. Absent: guessed from the header (the reply says which).' }),
+    .meta({
+      description:
+        'A CSV\'s columns, as JSON: {"fullName","firstName","legalFirstName","lastName","email","username","yearGroup","role","sisId","teacher": column name; "classCodes": [column names]}. ' +
+        "Absent: the mapping last applied by the school to a file with the same header (mappingRemembered says when it was chosen), else guessed from the header (the reply says which). An import remembers the mapping it was applied with.",
+    }),
   filename: text(255).trim().min(1).optional().meta({ description: "The file's name, used in messages (default roster.csv or roster.zip)" }),
 });
 

@@ -9,6 +9,8 @@ import {
   renameClass,
   renameClassInput,
   schoolClassListOutput,
+  setClassTeachers,
+  setClassTeachersInput,
 } from "../../classroom/classes";
 import {
   addStudentToClass,
@@ -53,13 +55,19 @@ export const classesRouter = router({
 
   create: userProcedure
     .input(createSchoolClassInput)
-    .output(classOutput.omit({ teacher_name: true }))
+    .output(classOutput.omit({ teacher_name: true, other_teachers: true }))
     .mutation(({ ctx, input }) => ctx.asUser((tx) => createSchoolClass(tx, ctx.user.id, input))),
 
   rename: userProcedure
     .input(renameClassInput)
     .output(classOutput)
     .mutation(({ ctx, input }) => ctx.asUser((tx) => renameClass(tx, ctx.user.id, input))),
+
+  /** The main teacher and the other teachers of a class (school admins). */
+  setTeachers: userProcedure
+    .input(setClassTeachersInput)
+    .output(classOutput)
+    .mutation(({ ctx, input }) => ctx.asUser((tx) => setClassTeachers(tx, ctx.user.id, input))),
 
   addStudent: userProcedure
     .input(enrollStudentInput)
