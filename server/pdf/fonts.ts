@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import fontkit from "@pdf-lib/fontkit";
 import type { PDFDocument, PDFFont } from "pdf-lib";
 
@@ -17,13 +18,19 @@ export interface NameFonts {
 }
 
 const require = createRequire(import.meta.url);
+/**
+ * The package's folder, found by its package.json (as pdfjs.ts finds pdfjs-dist's fonts): a path
+ * built at run time, which bundlers leave alone (Next's bundle of the print route imports this module
+ * through stamp.ts, and cannot bundle a .ttf).
+ */
+const fontFolder = () => path.join(path.dirname(require.resolve("dejavu-fonts-ttf/package.json")), "ttf");
 const files = { regular: "DejaVuSans.ttf", bold: "DejaVuSans-Bold.ttf" } as const;
 const cache = new Map<keyof typeof files, Uint8Array>();
 
 function fontBytes(weight: keyof typeof files): Uint8Array {
   const known = cache.get(weight);
   if (known) return known;
-  const bytes = new Uint8Array(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${files[weight]}`)));
+  const bytes = new Uint8Array(readFileSync(path.join(fontFolder(), files[weight])));
   cache.set(weight, bytes);
   return bytes;
 }
