@@ -55,12 +55,29 @@ test("an admin prints a class's sign-in slips; a student signs in from a slip an
   await expect(dialog.getByRole("button", { name: "Download slips" })).toHaveCount(0);
   await dialog.getByRole("button", { name: "Close" }).click();
 
+  // On People, a person ticked in the list is a choice of its own; new passwords for people who have one say so.
+  await page.goto("/people");
+  await page.getByLabel("Search").fill(`dmitri.${stamp}`);
+  await page.getByRole("checkbox", { name: "Tick Дмитрий Иванов for sign-in slips" }).check();
+  await page.getByRole("button", { name: "Sign-in slips (1 ticked)" }).click();
+  await expect(dialog.getByRole("radio", { name: "1 person ticked" })).toBeChecked();
+  await expect(dialog.getByText("Everyone chosen has a password already (1 person).")).toBeVisible();
+  await dialog.getByLabel("Also people who already have a password: give them new ones").check();
+  await expect(dialog.getByText("This replaces the passwords of 1 person")).toBeVisible();
+  await expect(dialog.getByText("The PDF will have 1 slip, ten to a page, sorted by class and surname.")).toBeVisible();
+  await expectNoAxeViolations(page, "the sign-in slips dialog for people ticked");
+  await screenshot(page, testInfo, "sign-in-slips-ticked");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+
   // Łukasz signs in from his slip, on a tablet: asked to choose his own password, then in.
   const studentContext = await browser.newContext({ viewport: { width: 820, height: 1180 } });
   const student = await studentContext.newPage();
   await student.goto("/signin");
   await fillSignIn(student, students[0]!.email, password);
   await expect(student).toHaveURL(/\/choose-password$/);
+  await expect(student.getByRole("heading", { level: 1, name: "Choose your password" })).toBeVisible();
+  // The form is filled once the page is interactive: typed before hydration, a field can be emptied again.
+  await student.waitForLoadState("networkidle");
   await student.getByLabel("Temporary password").fill(password);
   await student.getByLabel("New password", { exact: true }).fill("lukasz chooses his own");
   await student.getByLabel("New password again").fill("lukasz chooses his own");

@@ -8,6 +8,7 @@ import { FormDialog } from "@/components/ui/FormDialog";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
+import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { plural } from "@/lib/text/plural";
@@ -68,6 +69,13 @@ export function SignInSlipsDialog({ open, onClose, onPrinted, classId: initialCl
   const [yearGroup, setYearGroup] = useState("");
   const [reissue, setReissue] = useState(false);
   const classes = useQuery({ ...trpc.classes.list.queryOptions(), enabled: open });
+  // Each opening starts from what the page has chosen now: the people ticked, or its class.
+  useOnOpen(open, () => {
+    setChoice(defaultChoice);
+    setClassId(initialClassId ?? "");
+    setYearGroup("");
+    setReissue(false);
+  });
 
   const chosen: Omit<SlipsRequest, "reissue"> | null =
     choice === "class" ? (classId ? { class_id: classId } : null) : choice === "year" ? (yearGroup.trim() ? { year_group: yearGroup.trim() } : null) : selection.length > 0 ? { user_ids: selection } : null;
@@ -76,8 +84,6 @@ export function SignInSlipsDialog({ open, onClose, onPrinted, classId: initialCl
 
   function close() {
     download.reset();
-    setChoice(defaultChoice);
-    setReissue(false);
     onClose();
   }
 
