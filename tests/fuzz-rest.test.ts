@@ -379,6 +379,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "GET /api/school/people/{user_id}": { token: school.admin.token },
         "PATCH /api/school/people/{user_id}": { token: school.admin.token, json: { full_name: "Renamed Student", year_group: "10", role: "student", active: true } },
         "POST /api/school/people/{user_id}/password": { token: school.admin.token },
+        // The admin never gets a slip of their own: a valid choice that prints nothing (409), so hostile ones test the edge without writing.
+        "POST /api/school/sign-in-slips": { token: school.admin.token, json: { user_ids: [school.admin.id], reissue: true } },
         // A dry run of the OneRoster zip: hostile queries, headers and zips (tests/hostile-zips.test.ts has the corpus's sentences).
         "POST /api/school/roster-imports": {
           token: school.admin.token,

@@ -361,6 +361,10 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId], ...json({ full_name: "Taken over", role: "student", active: false }) }) },
   ],
   "POST /api/school/people/{user_id}/password": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId] }) }],
+  "POST /api/school/sign-in-slips": [
+    { aim: "A's class", answer: schoolAdmins(404), build: ({ a }) => json({ class_id: a.classId, reissue: true }) },
+    { aim: "A's teacher and student", answer: schoolAdmins(404), build: ({ a }) => json({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
+  ],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
   "GET /database/timetable/timetables": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -466,6 +470,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "people.changeRole": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
   "people.setActive": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
   "people.resetPassword": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId }) }],
+  "people.signInSlipsPreview": restMatrix["POST /api/school/sign-in-slips"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
   "exam.templates.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
@@ -926,6 +931,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
       classes: await admin.classes.list(),
       teacherAsPerson: await admin.people.get({ user_id: target.teacherId }),
+      // Whether A's student has a password (a sign-in slip would give them one).
+      studentAsPerson: await admin.people.get({ user_id: target.studentId }),
       students: await admin.classes.students({ classId: target.classId, includeInactive: true }),
       timetable: await admin.timetables.get({ id: target.timetableId }),
       apiKey: (await admin.speech.apiKeys.list()).filter((key) => key.id === target.apiKeyId),

@@ -22,6 +22,7 @@ import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { LocalDate } from "@/components/ui/dates";
 import { ClassTeachers } from "./ClassTeachers";
+import { SignInSlipsDialog } from "@/components/people/SignInSlipsDialog";
 import { StudentPicker } from "./StudentPicker";
 
 
@@ -42,6 +43,7 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
   const students = useQuery(trpc.classes.students.queryOptions({ classId, includeInactive: showRemoved }));
   const [removing, setRemoving] = useState<StudentRow | null>(null);
   const [renaming, setRenaming] = useState(false);
+  const [printingSlips, setPrintingSlips] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
   const refreshStudents = () => queryClient.invalidateQueries({ queryKey: trpc.classes.students.queryKey() });
@@ -100,9 +102,14 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
           </p>
         </div>
         {isSchoolAdmin ? (
-          <Button variant="secondary" onClick={() => setRenaming(true)}>
-            Rename class
-          </Button>
+          <div className="class-header__actions">
+            <Button variant="secondary" onClick={() => setPrintingSlips(true)}>
+              Sign-in slips
+            </Button>
+            <Button variant="secondary" onClick={() => setRenaming(true)}>
+              Rename class
+            </Button>
+          </div>
         ) : null}
       </header>
 
@@ -227,6 +234,17 @@ export function ClassDetail({ classId, isSchoolAdmin }: { classId: string; isSch
         {remove.isError ? <Status tone="error">{errorMessage(remove.error)}</Status> : null}
       </ConfirmDialog>
 
+      {isSchoolAdmin ? (
+        <SignInSlipsDialog
+          open={printingSlips}
+          classId={classId}
+          onClose={() => setPrintingSlips(false)}
+          onPrinted={(summary) => {
+            setPrintingSlips(false);
+            setNotice(summary);
+          }}
+        />
+      ) : null}
       {isSchoolAdmin ? (
         <RenameClassDialog
           open={renaming}

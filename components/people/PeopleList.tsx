@@ -14,6 +14,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import type { Role } from "@/server/identity/roles";
 import { AddPersonDialog } from "./AddPersonDialog";
 import { PersonStatus, roleLabels, roleOptions } from "./person-labels";
+import { SignInSlipsDialog } from "./SignInSlipsDialog";
 
 const PAGE_SIZE = 50;
 type StatusFilter = "" | "active" | "deactivated";
@@ -28,6 +29,17 @@ export function PeopleList() {
   const [offset, setOffset] = useState(0);
   const [adding, setAdding] = useState(false);
   const [added, setAdded] = useState<{ id: string; full_name: string } | null>(null);
+  const [slipsOpen, setSlipsOpen] = useState(false);
+  const [slipsPrinted, setSlipsPrinted] = useState<string | null>(null);
+  /** People ticked for sign-in slips, kept across pages and filters. */
+  const [ticked, setTicked] = useState<ReadonlySet<string>>(new Set());
+  const tick = (id: string, on: boolean) =>
+    setTicked((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
   // Typing does not ask the server on every key stroke while the previous answer is still coming.
   const deferredSearch = useDeferredValue(search.trim());
   const classes = useQuery(trpc.classes.list.queryOptions());
@@ -87,9 +99,13 @@ export function PeopleList() {
           <Link href="/people/import" className={buttonClassName({ variant: "secondary" })}>
             Import class list
           </Link>
+          <Button variant="secondary" onClick={() => setSlipsOpen(true)}>
+            Sign-in slips{ticked.size > 0 ? ` (${ticked.size} ticked)` : ""}
+          </Button>
           {addButton}
         </div>
       </div>
+      {slipsPrinted ? <Notice onDismiss={() => setSlipsPrinted(null)}>{slipsPrinted}</Notice> : null}
       {added ? (
         <Notice onDismiss={() => setAdded(null)}>
           {added.full_name} was added. <Link href={`/people/${added.id}`}>Open them to give them a password</Link>.
@@ -118,6 +134,9 @@ export function PeopleList() {
               <Table caption={`People of your school, ${data.total} in all`}>
                 <thead>
                   <tr>
+                    <th scope="col">
+                      <span className="visually-hidden">Ticked for sign-in slips</span>
+                    </th>
                     <th scope="col">Name</th>
                     <th scope="col">Email</th>
                     <th scope="col">Role</th>
@@ -128,6 +147,15 @@ export function PeopleList() {
                 <tbody>
                   {data.people.map((person) => (
                     <tr key={person.id}>
+                      <td>
+                        <input
+                          type="checkbox"
+                          className="table__tick"
+                          checked={ticked.has(person.id)}
+                          onChange={(event) => tick(person.id, event.currentTarget.checked)}
+                          aria-label={`Tick ${person.full_name} for sign-in slips`}
+                        />
+                      </td>
                       <RowLink href={`/people/${person.id}`} sub={person.year_group ?? undefined}>
                         {person.full_name}
                       </RowLink>
@@ -156,6 +184,17 @@ export function PeopleList() {
         }
       </QueryStates>
 
+      <SignInSlipsDialog
+        open={slipsOpen}
+        classId={classId || undefined}
+        selection={[...ticked]}
+        onClose={() => setSlipsOpen(false)}
+        onPrinted={(summary) => {
+          setSlipsOpen(false);
+          setSlipsPrinted(summary);
+          setTicked(new Set());
+        }}
+      />
       <AddPersonDialog
         open={adding}
         onClose={() => setAdding(false)}

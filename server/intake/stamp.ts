@@ -1,5 +1,6 @@
-import { PDFDocument, type PDFFont, type PDFPage, StandardFonts, rgb } from "pdf-lib";
+import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
 import QRCode from "qrcode";
+import { drawableText, embedNameFonts } from "../pdf/fonts";
 import { encodePageCode } from "./print-code";
 
 /**
@@ -66,8 +67,7 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
   const output = await PDFDocument.create({ updateMetadata: false });
   output.setCreator("Markbook");
   output.setProducer("Markbook");
-  const font = await output.embedFont(StandardFonts.Helvetica);
-  const bold = await output.embedFont(StandardFonts.HelveticaBold);
+  const { regular: font, bold } = await embedNameFonts(output);
   const sourcePages = source.getPages();
   const embedded = await output.embedPages(sourcePages);
   const pageCount = sourcePages.length;
@@ -223,27 +223,11 @@ export function stampTextRect(page: number, corner: StampCorner, size: PageSize)
 export const STAMP_CORNERS: readonly StampCorner[] = CORNERS;
 
 /**
- * Text the standard PDF fonts can draw (Windows-1252): accents are folded (Zoë stays, Dvořák becomes
- * Dvorák), anything else becomes "?". The QR code, not this line, says whose script it is, and the line
- * is cut to fit beside the code.
+ * The line as the font draws it (server/pdf/fonts.ts: names in Latin, Greek and Cyrillic print as
+ * written), cut to fit beside the code. The QR code, not this line, says whose script it is.
  */
 function printable(text: string, font: PDFFont): string {
-  const encodable = (char: string) => {
-    try {
-      font.encodeText(char);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  let result = "";
-  for (const char of text) {
-    if (encodable(char)) result += char;
-    else {
-      const folded = char.normalize("NFD").replace(/\p{M}/gu, "");
-      result += folded && [...folded].every(encodable) ? folded : "?";
-    }
-  }
+  let result = drawableText(text, font);
   while (font.widthOfTextAtSize(result, TEXT_SIZE + 1) > TEXT_WIDTH - TEXT_GAP && result.length > 1) result = `${result.slice(0, -2)}…`;
   return result;
 }

@@ -1,3 +1,4 @@
+import { renderSignInSlips } from "../../server/identity/sign-in-slips-pdf";
 import { inspectPaper } from "../../server/intake/imaging/inspect";
 import { redactScript, redactedPageImage } from "../../server/intake/imaging/redact";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
@@ -110,5 +111,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readsFrom, crashAfter: (pages) => void (crashAfter = pages) };
 }

@@ -38,7 +38,8 @@ export function attachmentName(disposition: string | null): string | null {
   return /filename="([^"]*)"/i.exec(disposition)?.[1] ?? null;
 }
 
-function saveBlob(blob: Blob, fileName: string) {
+/** Saves a blob as a download named `fileName` (a link clicked for the user). */
+export function saveBlob(blob: Blob, fileName: string) {
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;

@@ -1,5 +1,7 @@
 import { asUser } from "../../db/rls";
-import { defineRoute, jsonBody, jsonReply, recordPath, replyWith } from "../../http/route";
+import { AppError } from "../../errors";
+import { defineRoute, fileReply, jsonBody, jsonReply, recordPath, replyWith } from "../../http/route";
+import { intakeImaging } from "../../intake/imaging-port";
 import {
   addPerson,
   addPersonInput,
@@ -13,6 +15,7 @@ import {
   resetPassword,
   temporaryPasswordOutput,
 } from "../people";
+import { MAX_SLIPS, issueSignInSlips, nobodyToPrint, signInAddress, signInSlipsInput } from "../sign-in-slips";
 import { schoolTag } from "./school-tag";
 
 /** People of the caller's school, for its school admins (server/identity/people.ts has the rules). */
@@ -91,4 +94,44 @@ export const resetPasswordRoute = defineRoute({
   handler: ({ db, user, params }) => asUser(db, user.id, (tx) => resetPassword(tx, user.id, { user_id: params.user_id })),
 });
 
-export const peopleRoutes = [listPeopleRoute, addPersonRoute, getPersonRoute, editPersonRoute, resetPasswordRoute];
+
+export const signInSlipsRoute = defineRoute({
+  method: "POST",
+  path: "/api/school/sign-in-slips",
+  operationId: "printSignInSlips",
+  tags,
+  summary: "Sign-in slips: a temporary password for each person of a class, a year group or a selection, printed as one PDF to cut and hand out",
+  description:
+    "Each person chosen who has no password yet (everyone chosen with `reissue`, whose passwords are then replaced) gets a new temporary password, " +
+    "shown on their slip only (only its hash is stored); they choose their own at their first sign-in. Slips are sorted by class, then surname, " +
+    `ten to an A4 page. Deactivated people and the caller get none; at most ${MAX_SLIPS} slips at once. ` +
+    "The reply's `X-Markbook-Slips` says how many slips it holds, `X-Markbook-Skipped` how many people chosen were left out for having a password.",
+  auth: "bearer",
+  body: jsonBody(signInSlipsInput, { example: '{"class_id": "6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f"}' }),
+  replies: { 200: fileReply("application/pdf", "attachment `sign-in-slips.pdf`", { type: "string", contentMediaType: "application/pdf" }) },
+  errors: {
+    400: invalid,
+    403: onlyAdmins,
+    404: "The class or a person chosen is not found, or is outside the caller's school",
+    409: "Nobody chosen needs a slip: everyone has a password (ask again with reissue), or nobody is chosen",
+  },
+  handler: async ({ db, user, body }) => {
+    const issued = await asUser(db, user.id, async (tx) => {
+      const slips = await issueSignInSlips(tx, user.id, body, signInAddress());
+      if (slips.slips.length === 0) throw new AppError("conflict", nobodyToPrint(slips.skipped_with_password));
+      // Made inside the transaction: a PDF that fails leaves every password as it was.
+      return { pdf: await intakeImaging().signInSlips(slips), count: slips.slips.length, skipped: slips.skipped_with_password };
+    });
+    return new Response(Buffer.from(issued.pdf), {
+      headers: {
+        "content-type": "application/pdf",
+        "content-disposition": 'attachment; filename="sign-in-slips.pdf"',
+        "cache-control": "no-store",
+        "x-markbook-slips": String(issued.count),
+        "x-markbook-skipped": String(issued.skipped),
+      },
+    });
+  },
+});
+
+export const peopleRoutes = [listPeopleRoute, addPersonRoute, getPersonRoute, editPersonRoute, resetPasswordRoute, signInSlipsRoute];

@@ -5,6 +5,7 @@ import { env } from "../../env";
 import { logger } from "../../logger";
 import { bundledWorkerEntry } from "../../workers/bundle";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
+import type { SignInSlipSheet } from "../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -31,6 +32,8 @@ export interface IntakeImaging {
   redactScript: (scriptPdf: Uint8Array, covers: PageRect[]) => Promise<Uint8Array>;
   /** redactedPageImage (redact.ts): one scanned page, upright, as JPEG, `covers` painted over; null when it has no pixels. */
   redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
+  /** renderSignInSlips (server/identity/sign-in-slips-pdf.ts): the slips of people's first sign-in as one PDF. */
+  signInSlips: (sheet: SignInSlipSheet) => Promise<Uint8Array>;
 }
 
 interface Pending {
@@ -187,5 +190,6 @@ export function workerImaging(): IntakeImaging {
     inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
     redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
     redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
+    signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
   };
 }

@@ -1,4 +1,5 @@
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
+import type { SignInSlipSheet } from "../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 
 /** Messages between the app thread (server/intake/imaging/index.ts) and the imaging worker (worker.ts). */
@@ -12,7 +13,8 @@ export type ImagingRequest =
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
   | { kind: "inspectPaper"; paper: Uint8Array }
   | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
-  | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] };
+  | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
+  | { kind: "signInSlips"; sheet: SignInSlipSheet };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -24,6 +26,7 @@ export interface ImagingReplies {
   inspectPaper: { pageCount: number };
   redactScript: Uint8Array;
   redactedPageImage: Uint8Array | null;
+  signInSlips: Uint8Array;
 }
 
 export interface RequestEnvelope {

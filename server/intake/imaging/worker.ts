@@ -1,4 +1,5 @@
 import { AppError } from "../../errors";
+import { renderSignInSlips } from "../../identity/sign-in-slips-pdf";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";
@@ -62,5 +63,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return redactScript(request.scriptPdf, request.covers);
     case "redactedPageImage":
       return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
+    case "signInSlips":
+      return renderSignInSlips(request.sheet);
   }
 }

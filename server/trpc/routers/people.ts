@@ -13,6 +13,7 @@ import {
   resetPassword,
   temporaryPasswordOutput,
 } from "../../identity/people";
+import { previewSignInSlips, signInSlipsInput, signInSlipsPreviewOutput } from "../../identity/sign-in-slips";
 import { router, userProcedure } from "../init";
 
 const personChanges = personIdInput.extend(editPersonInput.omit({ role: true, active: true }).shape);
@@ -53,4 +54,10 @@ export const peopleRouter = router({
     .input(personIdInput)
     .output(temporaryPasswordOutput)
     .mutation(({ ctx, input }) => ctx.asUser((tx) => resetPassword(tx, ctx.user.id, input))),
+
+  /** How many sign-in slips a choice prints (the PDF itself is REST POST /api/school/sign-in-slips, a download). */
+  signInSlipsPreview: userProcedure
+    .input(signInSlipsInput)
+    .output(signInSlipsPreviewOutput)
+    .query(({ ctx, input }) => ctx.asUser((tx) => previewSignInSlips(tx, ctx.user.id, input))),
 });
