@@ -7,7 +7,7 @@ test("sign-in page, empty and with an error, has no axe violations (WCAG 2.1 A/A
   await page.getByLabel("Email").fill("teacher@northfield.example");
   await page.getByLabel("Password").fill("wrong");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByText("Email or password is incorrect.")).toBeVisible();
+  await expect(page.getByText("Email, username or password is incorrect.")).toBeVisible();
   await expectNoAxeViolations(page, "/signin with an error");
 });
 

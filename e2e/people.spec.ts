@@ -94,7 +94,7 @@ test("an admin adds a teacher, resets the password, and deactivates them; the te
   await teacher.reload();
   await expect(teacher).toHaveURL(/\/signin/);
   await fillSignIn(teacher, email, "priya chooses her own");
-  await expect(teacher.getByText("Email or password is incorrect.")).toBeVisible();
+  await expect(teacher.getByText("Email, username or password is incorrect.")).toBeVisible();
   await teacherContext.close();
 
   // Tablet width: the list and a person's page still work and pass axe.

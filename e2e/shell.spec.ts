@@ -14,7 +14,7 @@ test.describe("signed out", () => {
     await page.goto("/signin");
     await screenshot(page, testInfo, "signin");
     await fillSignIn(page, TEACHER_EMAIL, "not-the-password");
-    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Email or password is incorrect.");
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Email, username or password is incorrect.");
     await expect(page).toHaveURL(/\/signin/);
     // The password is cleared and focused for the next try; the email stays.
     await expect(page.getByLabel("Password")).toBeFocused();
@@ -33,7 +33,7 @@ test.describe("signed out", () => {
   test("an unknown email gets the same message as a wrong password", async ({ page }) => {
     await page.goto("/signin");
     await fillSignIn(page, "nobody@northfield.example", DEMO_PASSWORD);
-    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Email or password is incorrect.");
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Email, username or password is incorrect.");
   });
 
   test("guessing passwords is slowed down: the page says when to try again, and the answer is a 429", async ({ page }, testInfo) => {
@@ -49,7 +49,7 @@ test.describe("signed out", () => {
       await fillSignIn(page, email, `guess number ${attempt}`);
       answer = await response;
       if (answer.status() === 429) break;
-      await expect(alert).toHaveText("Email or password is incorrect.");
+      await expect(alert).toHaveText("Email, username or password is incorrect.");
     }
     expect(answer?.status()).toBe(429);
     expect(Number(answer?.headers()["retry-after"])).toBeGreaterThan(0);

@@ -44,7 +44,8 @@ test("an admin prints a class's sign-in slips; a student signs in from a slip an
   expect(nameLines).toEqual(["Łukasz Wójcik", "Дмитрий Иванов"]);
   const slip = lines.slice(lines.indexOf("Łukasz Wójcik"));
   expect(slip[1]).toBe(schoolClass.name);
-  expect(slip).toContain(`Email: ${students[0]!.email}`);
+  expect(slip).toContain(`or email: ${students[0]!.email}`);
+  const username = slip.find((line) => line.startsWith("Username: "))!.slice("Username: ".length);
   const password = slip[slip.indexOf("Temporary password:") + 1]!;
   expect(password).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
   expect(lines).toContain("You will choose your own password when you first sign in.");
@@ -69,11 +70,11 @@ test("an admin prints a class's sign-in slips; a student signs in from a slip an
   await screenshot(page, testInfo, "sign-in-slips-ticked");
   await dialog.getByRole("button", { name: "Cancel" }).click();
 
-  // Łukasz signs in from his slip, on a tablet: asked to choose his own password, then in.
+  // Łukasz signs in from his slip with its username, on a tablet: asked to choose his own password, then in.
   const studentContext = await browser.newContext({ viewport: { width: 820, height: 1180 } });
   const student = await studentContext.newPage();
   await student.goto("/signin");
-  await fillSignIn(student, students[0]!.email, password);
+  await fillSignIn(student, username, password);
   await expect(student).toHaveURL(/\/choose-password$/);
   await expect(student.getByRole("heading", { level: 1, name: "Choose your password" })).toBeVisible();
   // The form is filled once the page is interactive: typed before hydration, a field can be emptied again.

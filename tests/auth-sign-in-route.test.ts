@@ -79,6 +79,19 @@ describeOnEachDatabase("the sign-in page's credentials callback", (database) => 
     expect(known.cookies.some((cookie) => cookie.startsWith(`${sessionCookieName}=`))).toBe(true);
   });
 
+  it("signs in with the account's username too, in any case, and counts its failures against the same account", async () => {
+    const { db } = database();
+    const person = await asService(db, (tx) =>
+      createUser(tx, { email: `named.${crypto.randomBytes(4).toString("hex")}@example.org`, password: PASSWORD, fullName: "Named Person" }),
+    );
+    expect(await signIn(person.username, PASSWORD)).toMatchObject({ status: 200, error: null });
+    expect(await signIn(person.username.toUpperCase(), PASSWORD)).toMatchObject({ status: 200, error: null });
+    expect(await signIn(person.username, "wrong password")).toMatchObject({ status: 401, error: "CredentialsSignin" });
+    // Guesses by username lock the account by its email as well: two spellings are not two counts.
+    await lockAccount(person.email);
+    expect(await signIn(person.username, PASSWORD)).toMatchObject({ status: 429, retryAfter: lockRetryAfter });
+  });
+
   it("gives a locked email the same answer whether an account has it or not", { timeout: 240_000 }, async () => {
     const { db } = database();
     await fc.assert(

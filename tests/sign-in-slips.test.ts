@@ -13,6 +13,7 @@ import { asService } from "../server/db/rls";
 import { users } from "../server/db/schema";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { workerImaging } from "../server/intake/imaging/index";
+import { placeholderEmail } from "../server/identity/placeholder-email";
 import { createUser } from "../server/identity/users";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -47,8 +48,16 @@ function slipsOf(pages: string[]) {
     const lines = page.split("\n").filter((line) => line.trim() !== "");
     for (let index = 0; index < lines.length; index++) {
       if (!lines[index]!.endsWith("· Markbook")) continue;
-      const [name, className, , email, username, , password] = lines.slice(index + 1, index + 8);
-      slips.push({ name: name!, className: className!, email: email!.replace(/^Email: /, ""), username: username!.replace(/^Username: /, ""), password: password! });
+      const slip = lines.slice(index + 1, lines.indexOf("You will choose your own password when you first sign in.", index));
+      const after = (label: string) => slip.find((line) => line.startsWith(label))?.slice(label.length) ?? "";
+      slips.push({
+        name: slip[0]!,
+        className: slip[1]!,
+        username: after("Username: "),
+        // A placeholder email is not printed: the username is what such a person types.
+        email: after("or email: "),
+        password: slip[slip.indexOf("Temporary password:") + 1]!,
+      });
     }
   }
   return slips;
@@ -139,9 +148,10 @@ describeOnEachDatabase("sign-in slips", (database) => {
     expect(stored).toMatchObject({ must: true });
     expect(stored.hash).not.toContain(slips[0]!.password);
 
-    // Łukasz signs in with his slip, is asked to choose a password, chooses it, and signs in with it.
+    // Łukasz signs in with his slip's username, is asked to choose a password, chooses it, and signs in with it.
     const slip = slips[0]!;
-    const session = await signIn(slip.email, slip.password);
+    expect(slip.username).not.toBe("");
+    const session = await signIn(slip.username.toUpperCase(), slip.password);
     expect(session).not.toBeNull();
     const asked = await bootstrapRoute(new Request("http://localhost/me/bootstrap", { headers: { cookie: session! } }), { params: Promise.resolve({}) });
     expect(asked.status).toBe(403);
@@ -177,6 +187,20 @@ describeOnEachDatabase("sign-in slips", (database) => {
     expect(after.must).toBe(true);
     expect(await signIn(people.has!.email, "an old password")).toBeNull();
     expect(await signIn(people.has!.email, slips[0]!.password)).not.toBeNull();
+  });
+
+  it("prints no placeholder email on the slip of a pupil imported with a username only, who signs in with the username", async () => {
+    const quiet = await asService(database().db, async (tx) => {
+      const user = await createUser(tx, { email: placeholderEmail(`quiet.${tag}`), fullName: "Quinn Quiet", instituteId: school.institute.id, role: "student", yearGroup: "Year 10" });
+      return user;
+    });
+    const response = await postSlips(school.admin.token, { user_ids: [quiet.id] });
+    expect(response.status).toBe(200);
+    const text = (await pdfTextPages(new Uint8Array(await response.arrayBuffer()))).join("\n");
+    expect(text).not.toContain("no-email.invalid");
+    const [slip] = slipsOf([text]);
+    expect(slip).toMatchObject({ name: "Quinn Quiet", username: quiet.username, email: "" });
+    expect(await signIn(quiet.username, slip!.password)).not.toBeNull();
   });
 
   it("prints a year group sorted by class then surname, people without a class last, never the admin themselves", async () => {

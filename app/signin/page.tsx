@@ -29,7 +29,7 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
             <div className="auth-card__header">
               <Wordmark />
               <h1>Sign in</h1>
-              <p>Use the email and password your school gave you.</p>
+              <p>Use the email or username and the password your school gave you.</p>
             </div>
           }
         />

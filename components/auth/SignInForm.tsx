@@ -33,7 +33,7 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
     event.preventDefault();
     if (submitting) return;
     if (!email.trim() || !password) {
-      setError({ kind: "missing", message: "Enter your email and password." });
+      setError({ kind: "missing", message: "Enter your email or username, and your password." });
       (email.trim() ? passwordInput : emailInput).current?.focus();
       return;
     }
@@ -48,7 +48,7 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
       }
       setError(
         result?.error === "CredentialsSignin"
-          ? { kind: "credentials", message: "Email or password is incorrect." }
+          ? { kind: "credentials", message: "Email, username or password is incorrect." }
           : result?.status === 429 && result.error
             ? // Too many attempts: the server's sentence says when to try again.
               { kind: "throttled", message: result.error }
@@ -84,11 +84,10 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
           ) : null}
           <TextField
             ref={emailInput}
-            label="Email"
-            type="email"
+            label="Email or username"
+            type="text"
             name="email"
             autoComplete="username"
-            inputMode="email"
             autoCapitalize="none"
             spellCheck={false}
             required

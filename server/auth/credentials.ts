@@ -3,7 +3,7 @@ import { z } from "zod";
 import { text } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asService } from "../db/rls";
-import { findUserByEmail } from "../identity/users";
+import { findUserBySignInName } from "../identity/users";
 import { knownDeviceOf, rememberDevice } from "./known-device";
 import { hashPassword, verifyPassword } from "./passwords";
 import { type ThrottleKey, accountThrottle, addressThrottle, blockedUntil, countFailure, deviceThrottle, forgetFailures, throttledError } from "./sign-in-throttle";
@@ -41,7 +41,7 @@ let decoyHash: Promise<string> | undefined;
 const decoy = () => (decoyHash ??= hashPassword(crypto.randomBytes(32).toString("base64url")));
 
 /**
- * The user whose email and password these are, or null. Unknown email and wrong password are the same
+ * The user whose email (or username) and password these are, or null. Unknown name and wrong password are the same
  * null: sign-in never reveals which accounts exist. A credential check is a named asService exception
  * (the caller is nobody yet, so row-level security has no user to apply).
  *
@@ -57,11 +57,13 @@ export async function signInWithPassword(db: Db, credentials: unknown, context: 
   if (!parsed.success) return null;
   const now = context.now ?? Date.now();
   const { email, password } = parsed.data;
-  const user = await asService(db, (tx) => findUserByEmail(tx, email));
+  const user = await asService(db, (tx) => findUserBySignInName(tx, email));
+  // One count per account, whether it is named by its email or its username.
+  const account = accountThrottle(user?.email ?? email);
   const deviceId = user ? knownDeviceOf(context.knownDevices, user.id) : null;
   const address = context.clientAddress ? [addressThrottle(context.clientAddress)] : [];
-  // What the attempt is judged by: a known device by its own count; any other by the email and the address.
-  const judgedBy: ThrottleKey[] = user && deviceId ? [deviceThrottle(user.id, deviceId)] : [accountThrottle(email), ...address];
+  // What the attempt is judged by: a known device by its own count; any other by the account and the address.
+  const judgedBy: ThrottleKey[] = user && deviceId ? [deviceThrottle(user.id, deviceId)] : [account, ...address];
   const until = await blockedUntil(db, judgedBy, now);
   if (until !== null) throw throttledError(until, now);
 
@@ -73,7 +75,7 @@ export async function signInWithPassword(db: Db, credentials: unknown, context: 
     await countFailure(db, deviceId ? [...judgedBy, ...address] : judgedBy, now);
     return null;
   }
-  await forgetFailures(db, [accountThrottle(email), ...(deviceId ? judgedBy : [])]);
+  await forgetFailures(db, [account, ...(deviceId ? judgedBy : [])]);
   return { user: { id: user.id, email: user.email, name: user.display_name }, knownDevices: rememberDevice(context.knownDevices, user.id) };
 }
 

@@ -9,7 +9,8 @@ import { type RosterMapping, guessMapping, mappingProblems, mappingWarnings, ros
 import { rosterFromOneRoster } from "./roster-oneroster";
 import type { Roster, RosterClass, SkippedRow } from "./roster-records";
 import { rememberedMappingIs, recallMapping } from "./roster-memory";
-import { type CheckedPerson, MAX_EMAIL, checkPerson, placeholderEmail } from "./roster-rows";
+import { placeholderEmail } from "./placeholder-email";
+import { type CheckedPerson, MAX_EMAIL, checkPerson } from "./roster-rows";
 import { textProblem } from "../http/input-rules";
 import type { RosterSource } from "./roster-source";
 import { availableUsernames, userTypeOfRole } from "./users";

@@ -97,6 +97,3 @@ export function checkPerson(person: RosterPerson, classNames: readonly string[])
   }
   return { ok: true, person: { source: person, role: mapped.role, fullName: person.fullName, email, username } };
 }
-
-/** The email of a person imported with a username only: sign-in needs one, and `.invalid` never delivers (RFC 2606). */
-export const placeholderEmail = (username: string) => `${username}@no-email.invalid`;

@@ -1,5 +1,6 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
 import { drawableText, embedNameFonts } from "../pdf/fonts";
+import { isPlaceholderEmail } from "./placeholder-email";
 import type { SignInSlipSheet } from "./sign-in-slips";
 
 /**
@@ -58,8 +59,9 @@ export async function renderSignInSlips(sheet: SignInSlipSheet): Promise<Uint8Ar
     line(slip.full_name, bold, 13, INK, 3);
     line(slip.class_name, regular, 9, GREY, 8);
     line(`Sign in at ${sheet.sign_in_address}`, regular, 9);
-    line(`Email: ${slip.email}`, regular, 9);
-    line(`Username: ${slip.username}`, regular, 9, INK, 6);
+    line(`Username: ${slip.username}`, regular, 9, INK, !isPlaceholderEmail(slip.email) ? 4 : 6);
+    // An imported pupil with no email has a placeholder address: the username is what they type.
+    if (!isPlaceholderEmail(slip.email)) line(`or email: ${slip.email}`, regular, 9, INK, 6);
     line("Temporary password:", regular, 9, INK, 3);
     line(slip.temporary_password, bold, 14, INK, 6);
     line("You will choose your own password when you first sign in.", regular, 8, GREY);

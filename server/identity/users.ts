@@ -123,6 +123,18 @@ export async function findUserByEmail(tx: Tx, email: string) {
   return user ?? null;
 }
 
+/**
+ * The user a sign-in name names: the account with that email, else the one account with that username
+ * (case aside). Imported pupils often have no email, and their sign-in slip gives the username.
+ */
+export async function findUserBySignInName(tx: Tx, name: string) {
+  const byEmail = await findUserByEmail(tx, name);
+  if (byEmail) return byEmail;
+  const matches = await tx.select().from(users).where(sql`lower(${users.username}) = ${name.trim().toLowerCase()}`).limit(2);
+  // Usernames differing only in case name nobody: the sign-in cannot tell which was meant.
+  return matches.length === 1 ? matches[0]! : null;
+}
+
 /** The bootstrap profile of the caller (read as the caller: RLS shows them their own row and school). */
 export async function getBootstrapProfile(tx: Tx, userId: string) {
   const [profile] = await tx
