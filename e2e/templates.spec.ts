@@ -96,10 +96,10 @@ test("a teacher uploads a paper, draws areas and questions, saves, marks it read
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("All changes saved")).toBeVisible();
 
-  // Sync to graph shows the counts.
-  await page.getByRole("button", { name: "Sync to graph" }).click();
-  await expect(page.getByText("Synced to the exam graph")).toBeVisible();
-  await expect(page.getByText(/1 question, 2 parts, 2 regions/)).toBeVisible();
+  // "Update curriculum links" (once "Sync to graph") shows the counts in plain words.
+  await page.getByRole("button", { name: "Update curriculum links" }).click();
+  await expect(page.getByText("Curriculum links updated")).toBeVisible();
+  await expect(page.getByText(/1 question, 2 parts, 2 answer areas/)).toBeVisible();
 
   // Everything is still there after a reload.
   await page.reload();

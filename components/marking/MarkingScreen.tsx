@@ -577,7 +577,7 @@ export function MarkingScreen({
           <div className="dialog__body">
             <h2 id="rubric-dialog-heading">Rubric of question {question.label}</h2>
             <p className="muted">Changes are saved at once. New points re-score every mark made of the item, in every open batch of this paper.</p>
-            {rubricOpen ? <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit /> : null}
+            {rubricOpen ? <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit maxMarks={question.max_marks} /> : null}
           </div>
           <div className="dialog__actions">
             <Button onClick={closeRubric}>Done</Button>
