@@ -186,6 +186,7 @@ test("a colleague marks with the rubric but cannot edit it, and the comment bank
 for (const viewport of [
   { width: 1366, height: 900 },
   { width: 1024, height: 768 },
+  { width: 768, height: 1024 },
 ]) {
   test(`every item of a six-item rubric is on screen with its key at ${viewport.width}×${viewport.height}, and so are the mark and Confirm`, async ({ page }, testInfo) => {
     test.setTimeout(150_000);
