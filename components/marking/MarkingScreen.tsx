@@ -231,6 +231,8 @@ export function MarkingScreen({
 
   const goToQuestion = useCallback((index: number) => {
     setInputError(null);
+    // A change said on one question is not said again when the marker comes back to it.
+    setLastChange(null);
     setQuestionIndex(clampQuestion(index, questions.length));
   }, [questions.length]);
 
@@ -239,6 +241,7 @@ export function MarkingScreen({
       const target = scripts[index];
       if (!target) return;
       setInputError(null);
+      setLastChange(null);
       setSubmissionId(target.id);
       if (!keepQuestion) setQuestionIndex(0);
     },

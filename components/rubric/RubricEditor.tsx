@@ -205,7 +205,8 @@ export function RubricEditor({ templateId, questionId, questionLabel, items, can
       )}
       {canEdit ? null : <p className="rubric__owner-note">Only {ownerName ?? "the template’s owner"} can change this rubric.</p>}
       {over ? (
-        <Status tone="warning" role="status">
+        // Not a live region of its own: the edit that brings it about is announced by the editor's status line.
+        <Status tone="warning" role="none">
           {overMaximumWarning(over, questionLabel)}
         </Status>
       ) : null}
