@@ -49,6 +49,6 @@ test("the owner sees a failed graph update on the template page, with the reason
 
   // Template A's page shows nothing: its graph is fine.
   await page.goto(`/templates/${first}`);
-  await expect(page.getByRole("button", { name: "Sync to graph" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Update curriculum links" })).toBeVisible();
   await expect(page.getByTestId("graph-projection-problem")).toHaveCount(0);
 });

@@ -6,11 +6,28 @@ import { scriptPdf } from "./papers";
 type Question = { id: string; label: string; max_marks: number | null; is_container: boolean };
 type Item = { id: string; text: string; points: number };
 
+const FOUR_ITEMS = [
+  { text: "Finds the number who walk: 210", points: 1, comment: "Good start" },
+  { text: "Takes 40% of the rest", points: 1 },
+  { text: "Answer 140", points: 1, spec_ref: "R9" },
+  { text: "Arithmetic slip", points: -1 },
+];
+
+/** Six items as teachers write them: some long, with specification points and saved comments. */
+const SIX_ITEMS = [
+  { text: "Finds the number of students who walk to school: 30% of 700 = 210", points: 1, comment: "Good start: the percentage of the whole is right" },
+  { text: "Finds the rest who do not walk: 700 − 210 = 490", points: 1, spec_ref: "R9" },
+  { text: "Takes 40% of the rest, not of the whole year group", points: 1, comment: "Read the question again: 40% of those who do not walk" },
+  { text: "Answer 196 with working shown", points: 1, spec_ref: "R9" },
+  { text: "Arithmetic slip in an otherwise correct method", points: -1 },
+  { text: "No working shown", points: -1, comment: "Show each step so method marks can be given" },
+];
+
 /**
  * A template of the teacher's own from the demo catalogue paper (so that no other spec's paper gets a
  * rubric), a rubric on question 2 (3 marks), and a batch of the teacher's class with two scans.
  */
-async function rubricBatch(page: Page) {
+async function rubricBatch(page: Page, rubric: readonly Record<string, unknown>[] = FOUR_ITEMS) {
   const { papers } = (await (await page.request.get("/api/trpc/exam.catalogue.list").then((r) => r.json())).result.data.json) as { papers: { id: string }[] };
   const title = `Rubric paper ${Date.now().toString(36)}`;
   const created = await page.request.post("/api/exam/templates", { data: { title, exam_id: papers[0]!.id } });
@@ -19,12 +36,7 @@ async function rubricBatch(page: Page) {
   const canvas = (await (await page.request.get(`/api/exam/templates/${template.id}`)).json()) as { questions: Question[] };
   const question = canvas.questions.find((q) => q.label === "2" && !q.is_container)!;
   const items: Item[] = [];
-  for (const body of [
-    { text: "Finds the number who walk: 210", points: 1, comment: "Good start" },
-    { text: "Takes 40% of the rest", points: 1 },
-    { text: "Answer 140", points: 1, spec_ref: "R9" },
-    { text: "Arithmetic slip", points: -1 },
-  ]) {
+  for (const body of rubric) {
     const reply = await page.request.post(`/api/exam/questions/${question.id}/rubric-items`, { data: body });
     expect(reply.status()).toBe(201);
     items.push((await reply.json()) as Item);
@@ -56,10 +68,16 @@ test("a marker applies rubric items by their keys, the mark is their sum, and a 
   await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
   await expect(page.getByRole("heading", { level: 2, name: "Question 2" })).toBeVisible();
   const rubric = page.getByRole("region", { name: "Rubric of question 2" });
-  await expect(rubric.getByRole("button")).toHaveCount(4);
+  await expect(rubric.getByRole("listitem")).toHaveCount(4);
+
+  // Enter on a question with nothing applied records nothing (no 0 by itself): it says how to give 0, and stays.
+  await markInput.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#mark-error")).toHaveText(/^Nothing is recorded for this question yet: apply items, or press 0 to give no marks\./);
+  await expect(page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ })).toHaveAttribute("aria-current", "step");
+  await expect(markInput).toHaveValue("");
 
   // Digits apply items (from the mark too); the mark is their sum, shown with the items that made it.
-  await markInput.focus();
   await page.keyboard.press("1");
   await page.keyboard.press("3");
   await expect(rubric.getByRole("button", { name: /Finds the number who walk/ })).toHaveAttribute("aria-pressed", "true");
@@ -72,8 +90,12 @@ test("a marker applies rubric items by their keys, the mark is their sum, and a 
   await expect(markInput).toHaveValue("3");
   await page.keyboard.press("4");
   await expect(markInput).toHaveValue("2");
+  await expect(rubric.getByRole("status")).toHaveText("Item 4 applied: Arithmetic slip (−1). Mark 2 out of 3.");
+  // The same key again removes the item, and says so: on the item and in the live region.
   await page.keyboard.press("4");
   await expect(markInput).toHaveValue("3");
+  await expect(rubric.getByRole("button", { name: /Arithmetic slip/ })).toContainText("Removed");
+  await expect(rubric.getByRole("status")).toHaveText("Item 4 removed: Arithmetic slip (−1). Mark 3 out of 3.");
   await screenshot(page, testInfo, "marking-rubric");
   await expectNoAxeViolations(page);
 
@@ -158,5 +180,75 @@ test("a colleague marks with the rubric but cannot edit it, and the comment bank
   await expect(offered.getByRole("button", { name: /Neat working, well done/ })).toContainText("saved");
   await expect(page.getByRole("button", { name: "Save this comment for question 2" })).toHaveCount(0);
   await screenshot(page, testInfo, "marking-comment-bank");
+  await expectNoAxeViolations(page);
+});
+
+for (const viewport of [
+  { width: 1366, height: 900 },
+  { width: 1024, height: 768 },
+  { width: 768, height: 1024 },
+]) {
+  test(`every item of a six-item rubric is on screen with its key at ${viewport.width}×${viewport.height}, and so are the mark and Confirm`, async ({ page }, testInfo) => {
+    test.setTimeout(150_000);
+    await page.setViewportSize(viewport);
+    await signIn(page);
+    const { batchId, scripts } = await rubricBatch(page, SIX_ITEMS);
+    await page.goto(`/batches/${batchId}/mark?submission=${scripts[0]!.id}`);
+    await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
+    const rubric = page.getByRole("region", { name: "Rubric of question 2" });
+    const buttons = rubric.getByRole("listitem").getByRole("button");
+    await expect(buttons).toHaveCount(SIX_ITEMS.length);
+    // Wholly inside the window and not clipped by a scrolling box (an IntersectionObserver's ratio of 1).
+    for (const [index, item] of SIX_ITEMS.entries()) {
+      const button = buttons.nth(index);
+      await expect(button).toBeVisible();
+      await expect(button).toContainText(item.text);
+      await expect(button.locator("kbd")).toHaveText(String(index + 1));
+      await expect(button).toBeInViewport({ ratio: 1 });
+    }
+    await expect(page.getByRole("textbox", { name: /^Mark out of/ })).toBeInViewport({ ratio: 1 });
+    await expect(page.getByRole("button", { name: "Confirm and next" })).toBeInViewport({ ratio: 1 });
+    // The page itself does not scroll: everything above was seen at once.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);
+    await screenshot(page, testInfo, `marking-rubric-six-items-${viewport.width}x${viewport.height}`);
+  });
+}
+
+test("a question left empty stays empty; 0 is given on purpose with No marks, and a removed last item empties the mark", async ({ page }, testInfo) => {
+  test.setTimeout(150_000);
+  await signIn(page);
+  const { batchId, question, scripts } = await rubricBatch(page);
+  const recorded = async () =>
+    (
+      (await (await page.request.get(`/api/trpc/exam.marks.forSubmission?input=${encodeURIComponent(JSON.stringify({ json: { submission_id: scripts[0]!.id } }))}`)).json())
+        .result.data.json as { marks: { question_id: string; awarded_marks: number | null; confirmed: boolean; mark_scheme_detail: { items: string[] } | null }[] }
+    ).marks.find((mark) => mark.question_id === question.id);
+  await page.goto(`/batches/${batchId}/mark?submission=${scripts[0]!.id}`);
+  await page.getByRole("navigation", { name: "Questions" }).getByRole("button", { name: /^Question 2\b/ }).click();
+  const markInput = page.getByRole("textbox", { name: /^Mark out of/ });
+  const rubric = page.getByRole("region", { name: "Rubric of question 2" });
+  await markInput.focus();
+
+  // An item applied and removed again: the mark is empty, not 0, and Enter still records nothing.
+  await page.keyboard.press("2");
+  await expect(markInput).toHaveValue("1");
+  await page.keyboard.press("2");
+  await expect(markInput).toHaveValue("");
+  await expect(rubric.getByRole("status")).toHaveText("Item 2 removed: Takes 40% of the rest (+1). No item is applied: no mark yet.");
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#mark-error")).toContainText("Nothing is recorded for this question yet");
+  await expect.poll(async () => (await recorded())?.awarded_marks ?? null).toBeNull();
+
+  // 0 gives no marks on purpose: the button is pressed, the hint says so, and Enter records 0 made of no item.
+  await page.keyboard.press("0");
+  await expect(markInput).toHaveValue("0");
+  await expect(rubric.getByRole("button", { name: "No marks" })).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByText("No marks: 0, given on purpose.")).toBeVisible();
+  await screenshot(page, testInfo, "marking-rubric-no-marks");
+  const saved = page.waitForResponse((response) => response.url().includes("exam.marks.upsert") && response.request().method() === "POST");
+  await page.keyboard.press("Enter");
+  expect((await saved).ok()).toBe(true);
+  await expect.poll(async () => (await recorded())?.confirmed).toBe(true);
+  expect(await recorded()).toMatchObject({ awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [] } });
   await expectNoAxeViolations(page);
 });

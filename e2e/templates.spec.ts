@@ -96,10 +96,10 @@ test("a teacher uploads a paper, draws areas and questions, saves, marks it read
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("All changes saved")).toBeVisible();
 
-  // Sync to graph shows the counts.
-  await page.getByRole("button", { name: "Sync to graph" }).click();
-  await expect(page.getByText("Synced to the exam graph")).toBeVisible();
-  await expect(page.getByText(/1 question, 2 parts, 2 regions/)).toBeVisible();
+  // "Update curriculum links" (once "Sync to graph") shows the counts in plain words.
+  await page.getByRole("button", { name: "Update curriculum links" }).click();
+  await expect(page.getByText("Curriculum links updated")).toBeVisible();
+  await expect(page.getByText(/1 question, 2 parts, 2 answer areas/)).toBeVisible();
 
   // Everything is still there after a reload.
   await page.reload();
@@ -195,7 +195,9 @@ test("max marks: the field keeps what was typed, says the rule, and nothing is s
   await openBlankTemplate(page, `Max marks ${Date.now().toString(36)}`);
   await page.getByRole("button", { name: "Add question" }).click();
   const maxMarks = page.getByLabel("Max marks");
-  await expect(maxMarks).toHaveValue("1");
+  // A new question has no maximum until one is typed (issue 33, item 11).
+  await expect(maxMarks).toHaveValue("");
+  await expect(questionButton(page, "1")).toContainText("max needed");
 
   for (const typed of ["1e3", "-2", "0", "99999"]) {
     await maxMarks.fill(typed);
@@ -224,6 +226,40 @@ test("max marks: the field keeps what was typed, says the rule, and nothing is s
   await expect(page.locator(".field__error")).toBeVisible();
   await expectNoAxeViolations(page, "template editor at tablet width");
   await shot(page, testInfo, "template-editor-max-marks-tablet");
+});
+
+test("Ready asks for every maximum, part labels follow their question, and a rubric over the maximum is warned about", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await signIn(page);
+  const { template, questionId } = await templateWithOnePart(page, `Ready ${Date.now().toString(36)}`);
+  // Question 1 is worth 5: items that can make 6 are allowed, and said.
+  for (const body of [{ text: "Method", points: 3 }, { text: "Answer", points: 3 }, { text: "Slip", points: -1 }]) {
+    expect((await page.request.post(`/api/exam/questions/${questionId}/rubric-items`, { data: body })).status()).toBe(201);
+  }
+  await page.goto(`/templates/${template.id}`);
+  await questionButton(page, "1").click();
+  await expect(page.getByText("The items add up to 6, more than the 5 marks question 1 is worth: a mark made of them stops at 5.")).toBeVisible();
+
+  // A new question of the Ready template: no maximum, and Save says which question needs one.
+  await page.getByRole("button", { name: "Add question" }).click();
+  await expect(page.getByLabel("Max marks")).toHaveValue("");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Question 2: maximum marks are required before the template is Ready. Type it, or keep the template as a Draft, then save.")).toBeVisible();
+  await expectNoAxeViolations(page, "template editor asking for a maximum before Ready");
+  await shot(page, testInfo, "template-editor-ready-needs-max");
+
+  // Parts are labelled from their question, and follow it when it is relabelled.
+  await page.getByRole("button", { name: "Add a part to question 2", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Question 2a" })).toBeVisible();
+  await expect(page.getByText("Suggested from 2")).toBeVisible();
+  await page.getByLabel("Max marks").fill("2");
+  await page.getByRole("button", { name: "Add a part to question 2", exact: true }).click();
+  await page.getByLabel("Max marks").fill("1");
+  await questionButton(page, "2").click();
+  await page.getByLabel("Label").fill("3");
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "3", "3a", "3b"]);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
 });
 
 test("unsaved work: leaving by a link asks first and names the changes; a reload offers the draft back", async ({ page }, testInfo) => {
@@ -283,6 +319,8 @@ test("once marks exist, saving explains the conflict and still saves mark-scheme
   await expect(page.locator(".area")).toHaveCount(1);
   await page.getByLabel("Max marks").fill("6");
   await page.getByRole("button", { name: "Add question" }).click();
+  // The template is Ready: the new question needs its maximum before the save is even sent.
+  await page.getByLabel("Max marks").fill("2");
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("The questions and areas were not saved: marks are already recorded")).toBeVisible();
   await expect(page.getByText("Not saved", { exact: true })).toBeVisible();

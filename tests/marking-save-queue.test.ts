@@ -47,6 +47,14 @@ describe("the save queue", () => {
     expect(send?.body).toEqual({ submission_id: "sub-1", question_id: "q-1", awarded_marks: null, comment: null });
   });
 
+  it("sends no rubric detail when no item is applied and nothing typed: that is no mark, not the items' sum of 0", () => {
+    const { send } = requestSave(emptySaveQueue, key, draft({ mark: "", items: [], confirm: true }), 2);
+    expect(send?.body).toEqual({ submission_id: "sub-1", question_id: "q-1", awarded_marks: null, comment: null, confirmed: true });
+    // "No marks": 0 typed with no item is a rubric mark of no item.
+    const zero = requestSave(emptySaveQueue, key, draft({ mark: "0", items: [] }), 2).send;
+    expect(zero?.body).toMatchObject({ awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [] } });
+  });
+
   it("sends the rubric items applied with the mark they make", () => {
     const { send } = requestSave(emptySaveQueue, key, draft({ mark: "2", items: ["item-2", "item-1"], confirm: true }), 2);
     expect(send?.body).toEqual({

@@ -12,6 +12,8 @@ import {
   parsePoints,
   placeError,
   rescoredSentence,
+  overMaximumWarning,
+  rubricOverMaximum,
 } from "../components/rubric/rubric-items";
 
 const item = (id: string, position: number, extra: Partial<RubricItemView> = {}): RubricItemView => ({
@@ -134,5 +136,15 @@ describe("server answers", () => {
     expect(rescoredSentence(14)).toBe("Re-scored 14 marks.");
     expect(rescoredSentence(1)).toBe("Re-scored 1 mark.");
     expect(rescoredSentence(0)).toBe("No recorded marks used it, so none were re-scored.");
+  });
+});
+
+describe("a rubric that adds up to more than its question (issue 33, item 11)", () => {
+  it("warns when the positive items together pass the maximum, in hundredths, and not otherwise", () => {
+    expect(rubricOverMaximum([{ points: 2 }, { points: 2 }, { points: -1 }], 3)).toEqual({ most: 4, maxMarks: 3 });
+    expect(rubricOverMaximum([{ points: 1 }, { points: 2 }, { points: -5 }], 3)).toBeNull();
+    expect(rubricOverMaximum([{ points: 0.1 }, { points: 0.2 }], 0.3)).toBeNull();
+    expect(rubricOverMaximum([{ points: 5 }], null)).toBeNull();
+    expect(overMaximumWarning({ most: 4, maxMarks: 3 }, "2")).toBe("The items add up to 4, more than the 3 marks question 2 is worth: a mark made of them stops at 3.");
   });
 });

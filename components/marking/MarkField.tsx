@@ -64,34 +64,6 @@ export function MarkField({
   );
 }
 
-/** The hint under a mark: how a rubric mark was made, or how to make one. */
-export function markHint({
-  untouchedRubric,
-  rubricScore,
-  isRubric,
-  items,
-  applied,
-}: {
-  untouchedRubric: boolean;
-  rubricScore: { sum: number; mark: number } | null;
-  isRubric: boolean;
-  items: readonly { id: string }[];
-  applied: readonly string[];
-}): string {
-  if (untouchedRubric) return "Apply items with their keys; with none, Enter gives 0. ";
-  if (rubricScore) return rubricHint(rubricScore, items, applied);
-  return isRubric ? "A typed mark: applying an item replaces it with the items' sum. " : "";
-}
-
-/** How a rubric mark was made: "Items 1 and 3: 6, capped at 5." */
-function rubricHint(score: { sum: number; mark: number }, items: readonly { id: string }[], applied: readonly string[]): string {
-  const keys = items.flatMap((item, index) => (applied.includes(item.id) ? [String(index + 1)] : []));
-  if (keys.length === 0) return "No item applied: 0. ";
-  const named = keys.length === 1 ? `Item ${keys[0]}` : `Items ${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
-  if (score.sum === score.mark) return `${named}: ${score.mark}. `;
-  return `${named}: ${score.sum}, ${score.mark === 0 ? "counted as 0" : `capped at ${score.mark}`}. `;
-}
-
 /**
  * Said where the mark of a question is entered when a page it is answered on was not scanned: it
  * cannot be marked from this script; a mark may still be typed by whoever has the paper

@@ -31,12 +31,12 @@ import {
   scriptsAround,
   upcomingScans,
 } from "./marking-order";
-import { MarkField, UnscannedQuestion, markHint } from "./MarkField";
+import { MarkField, UnscannedQuestion } from "./MarkField";
 import { QuestionDetails } from "./QuestionDetails";
 import { QuestionStrip } from "./QuestionStrip";
 import { ScanPane } from "./ScanPane";
 import { useScanPlacement } from "./use-scan-placement";
-import { appliedItemsOf, itemIndexOfKey, rubricMark, toggled } from "./rubric-marks";
+import { type RubricChange, appliedItemsOf, giveNoMarks, itemIndexOfKey, markHint, noMarksKey, nothingToConfirm, rubricMarkText, toggleRubricItem } from "./rubric-marks";
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { SaveIndicator } from "./SaveIndicator";
 import type { CoveredArea, HighlightArea } from "./ScanViewer";
@@ -125,6 +125,8 @@ export function MarkingScreen({
   const [inputError, setInputError] = useState<string | null>(null);
   const [sheetOpen, setSheetOpen] = useState(false);
   const [rubricOpen, setRubricOpen] = useState(false);
+  /** The last rubric change, shown and said until the next one (on its own question only). */
+  const [lastChange, setLastChange] = useState<{ key: string; change: RubricChange } | null>(null);
   const queryClient = useQueryClient();
   const [finished, setFinished] = useState(false);
   const [mode, setMode] = useState<MarkingMode>(initialMode);
@@ -185,10 +187,11 @@ export function MarkingScreen({
   // The items applied: the draft's, else the recorded mark's; a mark typed before the rubric existed has none until an item is applied.
   const recordedItems = appliedItemsOf(recordedHere?.mark_scheme_detail) ?? (recordedHere?.awarded_marks != null ? undefined : []);
   const appliedItems = isRubric ? (draft ? draft.items : recordedItems) : undefined;
-  const rubricScore = appliedItems && question ? rubricMark(rubricItems, appliedItems, question.max_marks) : null;
-  // Nothing applied, saved or recorded yet: the mark stays empty until an item is applied (Enter then gives 0).
-  const untouchedRubric = isRubric && !draft && !recordedHere;
-  const markText = rubricScore && !untouchedRubric ? String(rubricScore.mark) : (draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : ""));
+  const typedOrRecorded = draft?.mark ?? (recordedHere?.awarded_marks != null ? String(recordedHere.awarded_marks) : "");
+  // With no item applied the mark is empty (nothing recorded), or the 0 of "No marks": never a 0 by itself.
+  const markText = appliedItems && question ? rubricMarkText(rubricItems, appliedItems, question.max_marks, typedOrRecorded) : typedOrRecorded;
+  const zeroGiven = Boolean(appliedItems && appliedItems.length === 0 && markText.trim() !== "");
+  const shownChange = lastChange && lastChange.key === key ? lastChange.change : null;
   const commentText = draft?.comment ?? recordedHere?.comment ?? "";
   // The draft a first change starts from: what is recorded (or nothing), under the recorded entry's id.
   const freshDraft = (): Draft => ({
@@ -200,15 +203,22 @@ export function MarkingScreen({
     ...(isRubric && recordedItems ? { items: recordedItems } : {}),
   });
 
-  /** Applies or removes the question's item at `index` (its key's), the mark following. */
+  /** Applies or removes the question's item at `index` (its key's), the mark following; the change is shown and said. */
   function toggleItem(index: number | null) {
-    const item = index === null ? undefined : rubricItems[index];
-    if (!item || !question || readOnly) return;
-    if (!key || !submissionId) return;
-    const items = toggled(appliedItems ?? [], item.id);
+    if (!question || readOnly || !key || !submissionId) return;
+    changeRubric(toggleRubricItem(rubricItems, appliedItems ?? [], index, question.max_marks));
+  }
+  /** "No marks": 0 on purpose, every item removed. */
+  function noMarks() {
+    if (!question || readOnly || !key || !submissionId || !isRubric) return;
+    changeRubric(giveNoMarks(rubricItems, appliedItems ?? [], question.max_marks));
+  }
+  function changeRubric(change: RubricChange | null) {
+    if (!change || !key) return;
     setInputError(null);
     setFinished(false);
-    saving.editNow(key, { items, mark: String(rubricMark(rubricItems, items, question.max_marks).mark) }, freshDraft);
+    setLastChange({ key, change });
+    saving.editNow(key, { items: change.items, mark: change.mark }, freshDraft);
     markInput.current?.focus();
   }
 
@@ -221,6 +231,8 @@ export function MarkingScreen({
 
   const goToQuestion = useCallback((index: number) => {
     setInputError(null);
+    // A change said on one question is not said again when the marker comes back to it.
+    setLastChange(null);
     setQuestionIndex(clampQuestion(index, questions.length));
   }, [questions.length]);
 
@@ -229,6 +241,7 @@ export function MarkingScreen({
       const target = scripts[index];
       if (!target) return;
       setInputError(null);
+      setLastChange(null);
       setSubmissionId(target.id);
       if (!keepQuestion) setQuestionIndex(0);
     },
@@ -241,13 +254,14 @@ export function MarkingScreen({
       advance();
       return;
     }
-    const parsed = parseMark(untouchedRubric ? "0" : markText, question.max_marks);
+    // An empty question stays empty: Enter records no 0 by itself, and says how to give one.
+    const parsed = markText.trim() === "" ? { error: nothingToConfirm(isRubric, rubricItems.length) } : parseMark(markText, question.max_marks);
     if ("error" in parsed) {
       setInputError(parsed.error);
       markInput.current?.focus();
       return;
     }
-    saving.confirm(key, untouchedRubric ? "0" : markText, freshDraft);
+    saving.confirm(key, markText, freshDraft);
     advance();
   }
   /** To the next question or script, as the mode orders them. */
@@ -277,6 +291,7 @@ export function MarkingScreen({
       edit({ mark: markText + digit });
     },
     applyItem: (digit) => toggleItem(itemIndexOfKey(digit)),
+    noMarks,
     confirm: confirmAndAdvance,
     nextQuestion: () => goToQuestion(questionIndex + 1),
     previousQuestion: () => goToQuestion(questionIndex - 1),
@@ -286,7 +301,7 @@ export function MarkingScreen({
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
   };
-  useMarkingKeys({ enabled: !sheetOpen && !rubricOpen, context: { rubric: isRubric }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
+  useMarkingKeys({ enabled: !sheetOpen && !rubricOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
 
   // The scan and the panel fill the window down to its bottom edge, whatever sits above them.
   const [body, setBody] = useState<HTMLDivElement | null>(null);
@@ -370,6 +385,20 @@ export function MarkingScreen({
   const liveStatus =
     questions.length > 0 && confirmedCount === questions.length ? "complete" : marksByQuestion.size > 0 ? "marking" : script.status;
 
+  const confirmRow = (
+    <div className="marking__confirm-row">
+      <Button onClick={confirmAndAdvance} disabled={archived || signedOff} aria-keyshortcuts={ariaKeyShortcuts("confirm")}>
+        {notMineHere ? "Next" : "Confirm and next"}
+      </Button>
+      <SaveIndicator
+        state={saveState}
+        dirty={dirty}
+        confirmed={Boolean(recordedHere?.confirmed) && !dirty}
+        onRetry={() => key && void saving.save(key)}
+      />
+    </div>
+  );
+
   return (
     <div className="marking">
       <header className="marking__bar">
@@ -445,8 +474,11 @@ export function MarkingScreen({
             question={question}
             rubricItems={rubricItems}
             applied={appliedItems ?? []}
+            zeroGiven={zeroGiven}
+            lastChange={shownChange}
             disabled={readOnly}
             onToggle={toggleItem}
+            onNoMarks={noMarks}
             rubricAction={
               ownsTemplate ? (
                 <Button variant="secondary" size="small" onClick={() => setRubricOpen(true)}>
@@ -456,7 +488,7 @@ export function MarkingScreen({
             }
           />
 
-          <div className="marking__entry">
+          <div className={`marking__entry${isRubric ? " marking__entry--rubric" : ""}`}>
             {notMineHere && !archived ? (
               <Status tone="info">
                 Question {question.label} of this script is not in your allocation: another marker marks it. Press Enter to move on.
@@ -470,9 +502,11 @@ export function MarkingScreen({
               isRubric={isRubric}
               disabled={readOnly}
               error={inputError}
-              hint={markHint({ untouchedRubric, rubricScore, isRubric, items: rubricItems, applied: appliedItems ?? [] })}
+              hint={markHint({ isRubric, items: rubricItems, applied: appliedItems, maxMarks: question.max_marks, mark: markText })}
               onChange={(value) => edit({ mark: value })}
             />
+            {/* On a rubric question Confirm comes straight after the mark, so both stay on screen under the items; the optional comment follows. */}
+            {isRubric ? confirmRow : null}
             <div className="field marking__comment-field">
               {/* The microphone sits beside the label, so the comment takes one row less (a tablet's height is short). */}
               <div className="marking__comment-head">
@@ -499,6 +533,8 @@ export function MarkingScreen({
                 ref={commentInput}
                 className="input textarea"
                 rows={3}
+                // Shown while empty; on a rubric question the empty box is one line tall (globals.css).
+                placeholder="Optional: press c to write one"
                 value={commentText}
                 disabled={readOnly}
                 onChange={(event) => edit({ comment: event.currentTarget.value })}
@@ -514,17 +550,7 @@ export function MarkingScreen({
                 }}
               />
             </div>
-            <div className="marking__confirm-row">
-              <Button onClick={confirmAndAdvance} disabled={archived || signedOff} aria-keyshortcuts={ariaKeyShortcuts("confirm")}>
-                {notMineHere ? "Next" : "Confirm and next"}
-              </Button>
-              <SaveIndicator
-                state={saveState}
-                dirty={dirty}
-                confirmed={Boolean(recordedHere?.confirmed) && !dirty}
-                onRetry={() => key && void saving.save(key)}
-              />
-            </div>
+            {isRubric ? null : confirmRow}
             {archived ? <Status tone="warning">This batch is archived: marks can be read but not changed.</Status> : null}
             {signedOff && !archived ? <Status tone="warning">This batch is signed off: marks can be read but not changed until a department head reopens it.</Status> : null}
             {claimError ? (
@@ -554,7 +580,7 @@ export function MarkingScreen({
           <div className="dialog__body">
             <h2 id="rubric-dialog-heading">Rubric of question {question.label}</h2>
             <p className="muted">Changes are saved at once. New points re-score every mark made of the item, in every open batch of this paper.</p>
-            {rubricOpen ? <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit /> : null}
+            {rubricOpen ? <RubricEditor templateId={template.data.id} questionId={question.id} questionLabel={question.label} items={template.data.rubric_items} canEdit maxMarks={question.max_marks} /> : null}
           </div>
           <div className="dialog__actions">
             <Button onClick={closeRubric}>Done</Button>

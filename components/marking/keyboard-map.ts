@@ -6,6 +6,7 @@
 export type MarkingAction =
   | "typeMark"
   | "applyItem"
+  | "noMarks"
   | "confirm"
   | "nextQuestion"
   | "previousQuestion"
@@ -30,11 +31,15 @@ export interface Shortcut {
   where: readonly ("mark" | "comment" | "page")[];
   /** Only on a question with rubric items (true) or without (false); on every question when absent. */
   rubric?: boolean;
+  /** Only on a rubric question with a tenth item (true), which takes the key 0, or without one (false). */
+  tenthItem?: boolean;
 }
 
 /** What the keys act on: whether the current question's mark is made of rubric items. */
 export interface KeyContext {
   rubric: boolean;
+  /** The question's rubric has a tenth item, whose key is 0. */
+  tenthItem?: boolean;
 }
 
 const digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
@@ -42,16 +47,26 @@ const digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 export const shortcuts: readonly Shortcut[] = [
   { action: "typeMark", keys: [...digits, "."], description: "Type the mark", where: ["page"], rubric: false },
   {
+    // Before applyItem, which also lists 0: with fewer than ten items no item has it.
+    action: "noMarks",
+    keys: ["0"],
+    description: "On a question with a rubric of fewer than ten items: no marks, a 0 given on purpose (any item applied is removed)",
+    where: ["mark", "page"],
+    rubric: true,
+    tenthItem: false,
+  },
+  {
     action: "applyItem",
     keys: digits,
-    description: "On a question with a rubric: apply or remove item 1 to 9, and 0 for the tenth (the mark is their sum)",
+    description: "On a question with a rubric: apply item 1 to 9, and 0 for the tenth; pressed again, remove it (shown on the item and said). The mark is their sum",
     where: ["mark", "page"],
     rubric: true,
   },
   {
     action: "confirm",
     keys: ["Enter"],
-    description: "Confirm the mark and move on: by student to the next question (then the next script); by question to the next script (then the next question)",
+    description:
+      "Confirm the mark and move on: by student to the next question (then the next script); by question to the next script (then the next question). A question with no mark yet stays empty: Enter records no 0 by itself",
     where: ["mark", "comment", "page"],
   },
   { action: "nextQuestion", keys: ["j", "ArrowDown"], description: "Next question", where: ["mark", "page"] },
@@ -85,11 +100,16 @@ export interface KeyPress {
   altKey: boolean;
 }
 
+/** Whether a shortcut works on the current question. */
+const appliesTo = (shortcut: Shortcut, context: KeyContext) =>
+  (shortcut.rubric === undefined || shortcut.rubric === context.rubric) && (shortcut.tenthItem === undefined || shortcut.tenthItem === Boolean(context.tenthItem));
+
 /**
  * The action a key press asks for where it was pressed, or null when it is left to the browser: with
  * Ctrl, ⌘ or Alt; in another text field; Shift+Enter in the comment (a new line); Enter on a button or
  * link (it activates it); arrows on a radio button (they choose the marking order). On a question with
- * rubric items the digits apply items, in the mark too (it shows their sum and takes no typing).
+ * rubric items the digits apply items, in the mark too (it shows their sum and takes no typing), and 0
+ * gives no marks while no tenth item takes it.
  */
 export function shortcutFor(press: KeyPress, focus: Focus, context: KeyContext = { rubric: false }): MarkingAction | null {
   if (press.ctrlKey || press.metaKey || press.altKey || focus === "other-text") return null;
@@ -98,8 +118,6 @@ export function shortcutFor(press: KeyPress, focus: Focus, context: KeyContext =
   if (focus === "radio" && press.key.startsWith("Arrow")) return null;
   const area = focus === "mark" || focus === "comment" ? focus : "page";
   return (
-    shortcuts.find(
-      (shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key) && (shortcut.rubric === undefined || shortcut.rubric === context.rubric),
-    )?.action ?? null
+    shortcuts.find((shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key) && appliesTo(shortcut, context))?.action ?? null
   );
 }

@@ -64,7 +64,8 @@ export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefi
       awarded_marks: parsed ? parsed.value : null,
       comment: draft.comment.trim() === "" ? null : draft.comment,
       ...(draft.confirm ? { confirmed: true as const } : {}),
-      ...(draft.items ? { mark_scheme_detail: { type: "rubric" as const, items: draft.items } } : {}),
+      // No item applied and nothing typed is no mark: a rubric detail would make it the items' sum, a 0.
+      ...(draft.items && (draft.items.length > 0 || parsed) ? { mark_scheme_detail: { type: "rubric" as const, items: draft.items } } : {}),
     },
   };
   return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send };

@@ -13,11 +13,11 @@ import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { parseMark } from "@/components/marking/drafts";
 import { type MarkingAction, ariaKeyShortcuts } from "@/components/marking/keyboard-map";
-import { MarkField, UnscannedQuestion, markHint } from "@/components/marking/MarkField";
+import { MarkField, UnscannedQuestion } from "@/components/marking/MarkField";
 import { pageOfQuestion, upcomingScans } from "@/components/marking/marking-order";
 import { QuestionDetails } from "@/components/marking/QuestionDetails";
 import { QuestionStrip } from "@/components/marking/QuestionStrip";
-import { itemIndexOfKey, rubricMark, toggled } from "@/components/marking/rubric-marks";
+import { type RubricChange, giveNoMarks, itemIndexOfKey, markHint, noMarksKey, nothingToConfirm, toggleRubricItem } from "@/components/marking/rubric-marks";
 import { ScanPane } from "@/components/marking/ScanPane";
 import type { HighlightArea } from "@/components/marking/ScanViewer";
 import { ShortcutSheet } from "@/components/marking/ShortcutSheet";
@@ -63,6 +63,7 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [finished, setFinished] = useState(false);
   const [sheetOpen, setSheetOpen] = useState(false);
+  const [lastChange, setLastChange] = useState<{ key: string; change: RubricChange } | null>(null);
   const markInput = useRef<HTMLInputElement>(null);
   const locked = Boolean(state.data?.sign_off);
 
@@ -87,9 +88,9 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
   const draft = key ? drafts[key] : undefined;
   const recorded = question?.second_marks ?? null;
   const applied = draft?.items ?? [];
-  const rubricScore = isRubric && draft?.items ? rubricMark(rubricItems, draft.items, question?.max_marks ?? null) : null;
-  const untouchedRubric = isRubric && !draft && recorded === null;
+  // A second mark keeps no items: a recorded one reads as typed; with no item applied the mark is empty or the 0 of "No marks".
   const markText = draft ? draft.mark : recorded !== null ? String(recorded) : "";
+  const shownChange = lastChange && lastChange.key === key ? lastChange.change : null;
   const error = key ? (errors[key] ?? null) : null;
 
   // Callbacks of the mutation itself, not of each `mutate` call: those run for the last call only, and
@@ -142,12 +143,19 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
     }
   }
 
-  function toggleItem(index: number | null) {
-    const item = index === null ? undefined : rubricItems[index];
-    if (!item || !question || locked) return;
-    const items = toggled(applied, item.id);
-    change({ items, mark: String(rubricMark(rubricItems, items, question.max_marks).mark) });
+  function changeRubric(rubricChange: RubricChange | null) {
+    if (!rubricChange || !key) return;
+    setLastChange({ key, change: rubricChange });
+    change({ items: rubricChange.items, mark: rubricChange.mark });
     markInput.current?.focus();
+  }
+  function toggleItem(index: number | null) {
+    if (!question || locked) return;
+    changeRubric(toggleRubricItem(rubricItems, applied, index, question.max_marks));
+  }
+  function noMarks() {
+    if (!question || locked || !isRubric) return;
+    changeRubric(giveNoMarks(rubricItems, applied, question.max_marks));
   }
 
   const goToQuestion = (index: number) => {
@@ -163,14 +171,14 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
 
   function confirmAndAdvance() {
     if (!key || !script || !question || locked) return;
-    const text = untouchedRubric ? "0" : markText;
-    const parsed = parseMark(text, question.max_marks);
+    // An empty question stays empty: Enter saves no 0 by itself.
+    const parsed = markText.trim() === "" ? { error: nothingToConfirm(isRubric, rubricItems.length) } : parseMark(markText, question.max_marks);
     if ("error" in parsed) {
       setErrors((all) => ({ ...all, [key]: parsed.error }));
       markInput.current?.focus();
       return;
     }
-    if (draft || recorded === null || untouchedRubric) {
+    if (draft || recorded === null) {
       save.mutate({ submission_id: script.submission_id, body: { question_id: question.question_id, awarded_marks: parsed.value } });
     }
     if (questionIndex + 1 < script.questions.length) goToQuestion(questionIndex + 1);
@@ -194,6 +202,7 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
       change({ mark: markText + digit });
     },
     applyItem: (digit) => toggleItem(itemIndexOfKey(digit)),
+    noMarks,
     confirm: confirmAndAdvance,
     nextQuestion: () => goToQuestion(questionIndex + 1),
     previousQuestion: () => goToQuestion(questionIndex - 1),
@@ -204,7 +213,7 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
   };
-  useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric }, markInput, onAction: (action, pressed) => actions[action](pressed) });
+  useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => actions[action](pressed) });
 
   const [body, setBody] = useState<HTMLDivElement | null>(null);
   const bodyHeight = useFillHeight(body, MIN_BODY_HEIGHT);
@@ -268,7 +277,14 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
               return { state: pending ? "draft" : entry?.second_marks != null ? "done" : "todo", marks: entry?.second_marks, unscanned: missingFor(questionId).length > 0 };
             }}
           />
-          <QuestionDetails question={{ ...paperQuestion, max_marks: question.max_marks }} rubricItems={rubricItems} applied={applied} disabled={locked} onToggle={toggleItem} />
+          <QuestionDetails question={{ ...paperQuestion, max_marks: question.max_marks }} rubricItems={rubricItems}
+            applied={applied}
+            zeroGiven={isRubric && applied.length === 0 && markText.trim() !== ""}
+            lastChange={shownChange}
+            disabled={locked}
+            onToggle={toggleItem}
+            onNoMarks={noMarks}
+          />
           <div className="marking__entry">
             <UnscannedQuestion questionLabel={question.label} pages={missingFor(question.question_id)} />
             <MarkField
@@ -278,7 +294,7 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
               isRubric={isRubric}
               disabled={locked}
               error={error}
-              hint={markHint({ untouchedRubric, rubricScore, isRubric, items: rubricItems, applied })}
+              hint={markHint({ isRubric, items: rubricItems, applied: draft?.items ?? (recorded !== null ? undefined : []), maxMarks: question.max_marks, mark: markText })}
               onChange={(value) => change({ mark: value })}
             />
             <div className="marking__confirm-row">

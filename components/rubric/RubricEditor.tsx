@@ -23,8 +23,10 @@ import {
   itemsOfQuestion,
   movePosition,
   moved,
+  overMaximumWarning,
   placeError,
   rescoredSentence,
+  rubricOverMaximum,
 } from "./rubric-items";
 import "./rubric.css";
 
@@ -45,6 +47,8 @@ export interface RubricEditorProps {
   markCounts?: ReadonlyMap<string, number>;
   /** Level of the "Rubric" heading (3 under the template editor's question heading). */
   headingLevel?: 2 | 3 | 4;
+  /** The question's maximum marks, when known: items adding up to more are warned about. */
+  maxMarks?: number | null;
 }
 
 /** What one control of an item is, to give the focus back to it once the list is refreshed. */
@@ -57,7 +61,7 @@ type Control = "edit" | "up" | "down" | "add";
  * and the template query is refreshed. A change of points, or a deletion, re-scores the marks that used
  * the item; how many is announced. Everyone else reads it.
  */
-export function RubricEditor({ templateId, questionId, questionLabel, items, canEdit, ownerName, markCounts, headingLevel = 3 }: RubricEditorProps) {
+export function RubricEditor({ templateId, questionId, questionLabel, items, canEdit, ownerName, markCounts, headingLevel = 3, maxMarks = null }: RubricEditorProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const headingId = useId();
@@ -176,6 +180,7 @@ export function RubricEditor({ templateId, questionId, questionLabel, items, can
   }
 
   const uses = toDelete ? markCounts?.get(toDelete.id) : undefined;
+  const over = rubricOverMaximum(saved, maxMarks);
 
   return (
     <section ref={section} className="rubric" aria-labelledby={headingId}>
@@ -199,6 +204,12 @@ export function RubricEditor({ templateId, questionId, questionLabel, items, can
         </p>
       )}
       {canEdit ? null : <p className="rubric__owner-note">Only {ownerName ?? "the template’s owner"} can change this rubric.</p>}
+      {over ? (
+        // Not a live region of its own: the edit that brings it about is announced by the editor's status line.
+        <Status tone="warning" role="none">
+          {overMaximumWarning(over, questionLabel)}
+        </Status>
+      ) : null}
       {listError ? <Status tone="error">{listError}</Status> : null}
       {ordered.length ? (
         <ol className="rubric__list" aria-label={`Rubric items of question ${questionLabel}`}>

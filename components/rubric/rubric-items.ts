@@ -147,3 +147,19 @@ export function rescoredSentence(count: number): string {
   if (count === 0) return "No recorded marks used it, so none were re-scored.";
   return `Re-scored ${count} mark${count === 1 ? "" : "s"}.`;
 }
+
+/**
+ * When the items can add up to more than the question's maximum (all its positive items applied), the
+ * most they make and the maximum; else null. Allowed (a marker may give 2 of 3 ways to earn a mark),
+ * but said, so that a rubric that does not fit its question is not a surprise at marking time.
+ */
+export function rubricOverMaximum(items: readonly { points: number }[], maxMarks: number | null): { most: number; maxMarks: number } | null {
+  if (maxMarks === null) return null;
+  // In hundredths, as the mark is summed.
+  const most = items.reduce((total, item) => total + Math.max(0, Math.round(item.points * 100)), 0) / 100;
+  return most > maxMarks ? { most, maxMarks } : null;
+}
+
+/** The warning beside a rubric whose items add up to more than its question's maximum. */
+export const overMaximumWarning = ({ most, maxMarks }: { most: number; maxMarks: number }, questionLabel: string) =>
+  `The items add up to ${most}, more than the ${maxMarks} mark${maxMarks === 1 ? "" : "s"} question ${questionLabel} is worth: a mark made of them stops at ${maxMarks}.`;

@@ -30,7 +30,11 @@ interface EditorHeaderProps {
   onSave: () => void;
 }
 
-/** Title, details, status, the save state and button, Sync to graph, and (to its owner) a failed graph update. */
+/**
+ * Title, details, status, the save state and button, "Update curriculum links" (the graph projection run
+ * now: it links the saved paper's questions to the specification points they assess; every save queues
+ * it anyway), and (to its owner) a failed update of those links.
+ */
 export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveState, onChange, onSave }: EditorHeaderProps) {
   const trpc = useTRPC();
   const sync = useMutation(trpc.graph.syncTemplate.mutationOptions());
@@ -64,12 +68,12 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
           <Button
             variant="secondary"
             disabled={readOnly || dirty}
-            title={dirty ? "Save first: the graph is built from the saved template" : undefined}
+            title={dirty ? "Save first: the links are made from the saved template" : "Links the questions to the specification points they assess, now (every save does it too)"}
             loading={sync.isPending}
-            loadingLabel="Syncing…"
+            loadingLabel="Updating links…"
             onClick={() => sync.mutate({ templateId })}
           >
-            Sync to graph
+            Update curriculum links
           </Button>
           <Button variant="secondary" className="editor__details-toggle" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
             Edit details
@@ -82,13 +86,13 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
         <SelectField label="Status" value={doc.status} options={statusOptions} disabled={readOnly} onChange={(e) => onChange({ status: e.currentTarget.value as TemplateStatus })} />
       </div>
       {sync.isSuccess ? (
-        <Status tone="success" title="Synced to the exam graph">
+        <Status tone="success" title="Curriculum links updated">
           Paper {sync.data.exam_code}: {sync.data.questions} question{sync.data.questions === 1 ? "" : "s"}, {sync.data.parts} part{sync.data.parts === 1 ? "" : "s"},{" "}
-          {sync.data.regions} region{sync.data.regions === 1 ? "" : "s"}, {sync.data.assesses} specification link{sync.data.assesses === 1 ? "" : "s"}
+          {sync.data.regions} answer area{sync.data.regions === 1 ? "" : "s"}, {sync.data.assesses} specification link{sync.data.assesses === 1 ? "" : "s"}
           {sync.data.spec_linked ? "; linked to its specification." : "; no specification linked."}
         </Status>
       ) : null}
-      {sync.isError ? <Status tone="error" title="The graph was not updated">{errorMessage(sync.error)}</Status> : null}
+      {sync.isError ? <Status tone="error" title="The curriculum links were not updated">{errorMessage(sync.error)}</Status> : null}
       {readOnly ? null : <GraphProjectionNotice templateId={templateId} />}
     </header>
   );

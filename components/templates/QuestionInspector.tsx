@@ -47,6 +47,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
     onLabelFocused?.();
   }, [focusLabel, onLabelFocused]);
   const parts = childrenOf(questions, question.id);
+  const parent = questions.find((q) => q.id === question.parent_id);
   const structured = structuredScheme(question.mark_scheme);
   const typedMarks = parseMaxMarks(typedMaxMarks(question));
   const options = answerTypes.some((t) => t.value === (question.answer_type ?? ""))
@@ -56,7 +57,17 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
     <section className="inspector" aria-labelledby="question-inspector-heading">
       <h2 id="question-inspector-heading">Question {question.label}</h2>
       <div className="form-row">
-        <TextField ref={labelField} label="Label" value={question.label} maxLength={100} disabled={readOnly} fieldClassName="field--narrow" onChange={(e) => onChange({ label: e.currentTarget.value })} />
+        <TextField
+          ref={labelField}
+          label="Label"
+          // A part's label is suggested from its parent's (3 → 3a, 3b) and follows it until it is changed here.
+          hint={parent ? `Suggested from ${parent.label}` : undefined}
+          value={question.label}
+          maxLength={100}
+          disabled={readOnly}
+          fieldClassName="field--narrow"
+          onChange={(e) => onChange({ label: e.currentTarget.value })}
+        />
         {question.is_container ? (
           <p className="inspector__total">
             Total of parts: <strong>{totalMarks(parts)}</strong>
@@ -64,7 +75,8 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         ) : (
           <TextField
             label="Max marks"
-            hint={`${MAX_MARKS_MIN} to ${MAX_MARKS_MAX}`}
+            // Empty for a new question: it is typed, never guessed, and needed before the template is Ready.
+            hint={`${MAX_MARKS_MIN} to ${MAX_MARKS_MAX}; needed for Ready`}
             error={"error" in typedMarks ? typedMarks.error : undefined}
             inputMode="decimal"
             autoComplete="off"
@@ -141,7 +153,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         />
       </div>
       {question.is_container ? null : rubric.savedLeaf ? (
-        <RubricEditor templateId={rubric.templateId} questionId={question.id} questionLabel={question.label} items={rubric.items} canEdit={!readOnly} />
+        <RubricEditor templateId={rubric.templateId} questionId={question.id} questionLabel={question.label} items={rubric.items} canEdit={!readOnly} maxMarks={question.max_marks} />
       ) : (
         <section className="rubric" aria-labelledby={`${schemeId}-rubric`}>
           <h3 id={`${schemeId}-rubric`} className="rubric__title">

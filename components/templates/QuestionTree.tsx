@@ -21,7 +21,7 @@ const marksText = (q: EditorQuestion, questions: EditorQuestion[]) => {
     const parts = childrenOf(questions, q.id).length;
     return `${parts} part${parts === 1 ? "" : "s"}`;
   }
-  return q.max_marks === null ? "no mark set" : `${q.max_marks} mark${q.max_marks === 1 ? "" : "s"}`;
+  return q.max_marks === null ? "max needed" : `${q.max_marks} mark${q.max_marks === 1 ? "" : "s"}`;
 };
 
 /**

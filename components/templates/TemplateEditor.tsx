@@ -27,6 +27,7 @@ import {
   moveQuestion,
   moveQuestionTo,
   newQuestion,
+  readyProblem,
   saveBody,
   updateArea,
   updateQuestion,
@@ -127,10 +128,10 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
 
   const saveNow = useCallback(async () => {
     if (readOnly || save.isPending) return;
-    const typo = firstMaxMarksError(doc);
+    const typo = firstMaxMarksError(doc) ?? readyProblem(doc);
     if (typo) {
-      // Nothing is sent while a field holds what cannot be saved: the teacher is taken to it.
-      setSaveError(`${typo.message} Correct it, then save.`);
+      // Nothing is sent while a field holds what cannot be saved (or Ready lacks a maximum): the teacher is taken to it.
+      setSaveError(`${typo.message} ${doc.status === "ready" && typo.question.max_marks === null ? "Type it, or keep the template as a Draft, then save." : "Correct it, then save."}`);
       setSelectedQuestionId(typo.question.id);
       return;
     }

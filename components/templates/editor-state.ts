@@ -4,7 +4,7 @@
  * page-relative (0–1, origin top-left), as the API stores them.
  */
 
-import { parseMaxMarks, partsTotal } from "@/server/exam/max-marks";
+import { parseMaxMarks, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "@/server/exam/max-marks";
 import type { TemplateStatus } from "@/server/exam/templates";
 
 export type { TemplateStatus };
@@ -112,13 +112,46 @@ function nextRootLabel(questions: EditorQuestion[]): string {
   return String((numbers.length ? Math.max(...numbers) : 0) + 1);
 }
 
+const romans = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"];
+
+/** The label suggested for a parent's part at `index`, as papers number them: 3 → 3a, 3b; 3a → 3a(i), 3a(ii). */
+export function suggestedPartLabel(parentLabel: string, parentDepth: number, index: number): string {
+  if (parentDepth === 0) return `${parentLabel}${index < 26 ? String.fromCharCode(97 + index) : `(${index + 1})`}`;
+  return `${parentLabel}(${romans[index] ?? index + 1})`;
+}
+
+/** A new part's label: the first suggestion from its parent that no sibling has (3a, 3b, … after the parts there are). */
 function nextPartLabel(questions: EditorQuestion[], parent: EditorQuestion): string {
-  const count = childrenOf(questions, parent.id).length;
+  const taken = new Set(childrenOf(questions, parent.id).map((q) => q.label));
   const depth = depthOf(questions, parent);
-  // 1 → 1a, 1b; 1a → 1a(i), 1a(ii)
-  if (depth === 0) return `${parent.label}${String.fromCharCode(97 + (count % 26))}`;
-  const roman = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"][count] ?? String(count + 1);
-  return `${parent.label}(${roman})`;
+  for (let index = taken.size; ; index++) {
+    const label = suggestedPartLabel(parent.label, depth, index);
+    if (!taken.has(label)) return label;
+  }
+}
+
+/**
+ * Parts that carry their parent's suggested labels in order keep doing so: after the parent is
+ * relabelled ("3" → "4") or one of them is deleted, they are suggested again from the parent's label in
+ * their order, down the tree (3a, 3b → 4a, 4b; 3a(i) → 4a(i); 3a, 3b, 3c without 3b → 3a, 3b). A part
+ * whose label the teacher typed is left as it is, and so are its siblings. A move keeps the labels: the
+ * teacher moved that part, by its name.
+ */
+function followParent(before: EditorQuestion[], after: EditorQuestion[], parentId: string): EditorQuestion[] {
+  const parentBefore = before.find((q) => q.id === parentId);
+  const parentAfter = after.find((q) => q.id === parentId);
+  if (!parentBefore || !parentAfter) return after;
+  const depthBefore = depthOf(before, parentBefore);
+  const suggested = childrenOf(before, parentId).every((part, index) => part.label === suggestedPartLabel(parentBefore.label, depthBefore, index));
+  if (!suggested) return after;
+  const depth = depthOf(after, parentAfter);
+  let result = after;
+  childrenOf(after, parentId).forEach((part, index) => {
+    const label = suggestedPartLabel(parentAfter.label, depth, index);
+    if (part.label !== label) result = result.map((q) => (q.id === part.id ? { ...q, label } : q));
+    result = followParent(before, result, part.id);
+  });
+  return result;
 }
 
 export function newQuestion(questions: EditorQuestion[]): EditorQuestion {
@@ -126,7 +159,8 @@ export function newQuestion(questions: EditorQuestion[]): EditorQuestion {
     id: crypto.randomUUID(),
     parent_id: null,
     label: nextRootLabel(questions),
-    max_marks: 1,
+    // Empty until the teacher types it (a guessed 1 would be saved unnoticed); required before Ready.
+    max_marks: null,
     answer_type: null,
     mark_scheme: null,
     spec_ref: null,
@@ -147,8 +181,10 @@ export function addPart(doc: EditorDocument, parentId: string): { doc: EditorDoc
   return { doc: { ...doc, questions: flatten([...questions, part]) }, part };
 }
 
+/** A change to one question; a new label is followed by the parts that carried the old one (followParent). */
 export function updateQuestion(doc: EditorDocument, id: string, patch: Partial<EditorQuestion>): EditorDocument {
-  return { ...doc, questions: doc.questions.map((q) => (q.id === id ? { ...q, ...patch } : q)) };
+  const questions = doc.questions.map((q) => (q.id === id ? { ...q, ...patch } : q));
+  return { ...doc, questions: patch.label === undefined ? questions : followParent(doc.questions, questions, id) };
 }
 
 export function descendantIds(questions: EditorQuestion[], id: string): Set<string> {
@@ -168,9 +204,11 @@ export function descendantIds(questions: EditorQuestion[], id: string): Set<stri
 /** Removes a question with its parts, and their areas and boundaries. */
 export function deleteQuestion(doc: EditorDocument, id: string): EditorDocument {
   const gone = descendantIds(doc.questions, id);
+  const parentId = doc.questions.find((q) => q.id === id)?.parent_id;
+  const kept = doc.questions.filter((q) => !gone.has(q.id));
   return {
     ...doc,
-    questions: doc.questions.filter((q) => !gone.has(q.id)),
+    questions: parentId ? followParent(doc.questions, kept, parentId) : kept,
     areas: doc.areas.filter((a) => !gone.has(a.question_id)),
     boundaries: doc.boundaries.filter((b) => !gone.has(b.question_id)),
   };
@@ -276,6 +314,13 @@ export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuest
     if ("error" in parsed) return { question, message: `Question ${question.label}: ${parsed.error.charAt(0).toLowerCase()}${parsed.error.slice(1)}` };
   }
   return null;
+}
+
+/** The first part without maximum marks while the template is to be Ready, with what to tell the teacher (the server's rule). */
+export function readyProblem(doc: EditorDocument): { question: EditorQuestion; message: string } | null {
+  if (doc.status !== "ready") return null;
+  const question = partWithoutMaxMarks(doc.questions);
+  return question ? { question, message: `${readyWithoutMaxMarks(question.label)}.` } : null;
 }
 
 /** The body of exam.templates.save: template fields plus the full canvas. A question with parts is worth their total. */

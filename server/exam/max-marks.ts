@@ -74,3 +74,15 @@ export function maxMarksFault<Question extends MarkedQuestion & { label: string 
   }
   return null;
 }
+
+/**
+ * The first markable part without a maximum, or null. A template may be drafted with parts whose
+ * maximum is not set yet (a new question starts empty, never at a guessed 1); it is Ready only when
+ * every part has one, or its marks and totals would be out of nothing.
+ */
+export function partWithoutMaxMarks<Question extends MarkedQuestion & { label: string }>(questions: readonly Question[]): Question | null {
+  return questions.find((question) => !question.is_container && question.max_marks === null) ?? null;
+}
+
+/** What a teacher reads when Ready is refused for `label`'s missing maximum. */
+export const readyWithoutMaxMarks = (label: string) => `Question ${label}: maximum marks are required before the template is Ready`;

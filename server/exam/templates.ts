@@ -22,7 +22,7 @@ import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
 import { type CatalogueStructure, catalogueStructure } from "./catalogue";
-import { maxMarksFault, partsTotal } from "./max-marks";
+import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "./max-marks";
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
 
@@ -293,6 +293,12 @@ export async function saveTemplate(db: Db, callerId: string, input: z.input<type
 export async function replaceTemplate(tx: Tx, callerId: string, { template_id: templateId, body }: z.output<typeof saveTemplateInput>) {
   const template = await findOwnTemplateForUpdate(tx, callerId, templateId);
   const pageCount = body.page_count === undefined ? template.page_count : body.page_count;
+  // Ready (asked for now, or kept while the canvas is replaced) needs every part's maximum marks.
+  if (body.status === "ready" || (body.status === undefined && template.status === "ready" && body.questions)) {
+    const questions = body.questions ?? (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, templateId))).map(questionFromRow);
+    const missing = partWithoutMaxMarks(inTreeOrder(questions));
+    if (missing) throw new AppError("invalid", readyWithoutMaxMarks(missing.label), "max_marks");
+  }
 
   if (body.questions && body.response_areas && body.boundaries) {
     const canvas: Canvas = { questions: body.questions, response_areas: body.response_areas, boundaries: body.boundaries };
@@ -406,6 +412,9 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   const template = await findOwnTemplateForUpdate(tx, callerId, question.template_id);
   const siblings = (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, template.id))).map(questionFromRow);
   if (body.max_marks !== undefined) checkEditedMaxMarks(siblings, questionId, body.max_marks);
+  if (body.max_marks === null && template.status === "ready" && !question.is_container) {
+    throw new AppError("invalid", `${readyWithoutMaxMarks(question.label)}: set the template back to Draft to clear it`, "max_marks");
+  }
   if (body.max_marks !== undefined && body.max_marks !== null) {
     // Marks made of rubric items are re-scored within the new maximum instead (below).
     const [highest] = await tx
