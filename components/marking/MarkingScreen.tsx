@@ -481,6 +481,7 @@ export function MarkingScreen({
                 </label>
                 <DictationButton
                   disabled={readOnly}
+                  resetKey={key}
                   prompt={promptForDictation}
                   onStart={() => {
                     dictationBase.current = null;
