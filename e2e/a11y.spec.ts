@@ -74,5 +74,6 @@ test("the admin screens (timetables, a week grid with its lesson dialog, classes
   await expectNoAxeViolations(page, "a class page");
   await page.goto("/settings");
   await expect(page.getByRole("region", { name: "Speech API keys" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Speech models" })).toBeVisible();
   await expectNoAxeViolations(page, "/settings as a school admin");
 });

@@ -293,6 +293,11 @@ function describeError(error: unknown, options: Options = {}): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What `token` says when the server holds the embedded database (the README's curl example meets it). */
+const TOKEN_WHILE_SERVER_RUNS =
+  "For a token while the server runs, sign in as that user and make a personal access token under Settings (it is a Bearer token " +
+  "as this one is); or stop the server, run this command, and start the server again: the token stays valid for its --ttl-seconds.";
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -323,7 +328,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${result}\n`);
     return interrupted ? 130 : 0;
   } catch (error) {
-    process.stderr.write(`markbook: ${describeError(error, parsed.options)}\n`);
+    const hint = error instanceof DataDirLockedError && error.holder === "server" && parsed.command === commands.token ? ` ${TOKEN_WHILE_SERVER_RUNS}` : "";
+    process.stderr.write(`markbook: ${describeError(error, parsed.options)}${hint}\n`);
     logger.debug("markbook command failed", error); // the stack, with LOG_LEVEL=debug
     return 1;
   } finally {

@@ -3,10 +3,14 @@
  * mode in this same process (so Ctrl-C and SIGTERM reach server.ts's own clean shutdown). Each step of
  * the start, and the total, is logged as it goes (server/startup-log.ts).
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { logger } from "../server/logger";
 import { startupLog } from "../server/startup-log";
+import { runBuildWithProgress } from "./build-progress";
+
+/** While `next build` prints nothing, a line at least this often says which phase is still running. */
+const BUILD_QUIET_MS = 5000;
 
 // As server.ts sets it, but before the first log line reads the configuration (env() keeps what it read).
 (process.env as Record<string, string>).NODE_ENV = "production";
@@ -17,10 +21,15 @@ if (fs.existsSync(buildId)) {
 } else {
   const build = await startupLog().step(
     "build",
-    "no production build yet: building the app with `next build` (only the first start does this; later starts skip it)",
+    "no production build yet: building the app with `next build` (only the first start does this, a few minutes on two cores; later starts skip it)",
     () => {
       const nextCli = path.join(process.cwd(), "node_modules", ".bin", process.platform === "win32" ? "next.cmd" : "next");
-      return spawnSync(nextCli, ["build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+      // MARKBOOK_START_BUILD: next.config.mjs skips the type check here; `npm test` (and `npm run build`) do it.
+      return runBuildWithProgress(nextCli, ["build"], {
+        quietMs: BUILD_QUIET_MS,
+        log: (line) => logger.info(line),
+        env: { ...process.env, NODE_ENV: "production", MARKBOOK_START_BUILD: "1" },
+      });
     },
   );
   if (build.status !== 0) {

@@ -259,6 +259,19 @@ describe("the embedded data folder lock", () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("tells `token` what to do instead while the server holds the data folder (the README's curl example)", { timeout: cliTimeout(1) }, async () => {
+    const dataDir = tempDir("locked-token");
+    fs.writeFileSync(path.join(dataDir, LOCK_FILE_NAME), `${process.pid}\nserver\n`);
+    const run = await markbook(["token", "--email", "teacher@northfield.example"], { DATA_DIR: dataDir, DATABASE_URL: undefined });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(`The Markbook server (pid ${process.pid}) is using the embedded database in ${dataDir}`);
+    expect(run.stderr).toContain("make a personal access token under Settings");
+    expect(run.stderr).toContain("stop the server, run this command, and start the server again");
+    expect(fs.readdirSync(dataDir)).toEqual([LOCK_FILE_NAME]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it("takes over a lock left by a process that is gone, and releases only its own", () => {
     const dataDir = tempDir("stale");
     const gone = spawnSync(process.execPath, ["-e", ""]).pid;

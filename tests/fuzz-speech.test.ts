@@ -40,6 +40,7 @@ const ROUTES = [
   { name: "GET /v1/models", method: "GET", path: "/v1/models" },
   { name: "GET /v1/models/{model}", method: "GET", path: "/v1/models/tiny" },
   { name: "GET /v1/health", method: "GET", path: "/v1/health" },
+  { name: "GET /v1/health/ready", method: "GET", path: "/v1/health/ready" },
   { name: "GET /v1/websocket", method: "GET", path: "/v1/websocket" },
   // The same route with the handshake: its query parameters are the socket's options.
   { name: "GET /v1/websocket (upgrade)", method: "GET", path: "/v1/websocket?model=tiny&language=en" },

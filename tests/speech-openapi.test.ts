@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getOpenApiDocument } from "../app/api/openapi.json/route";
 import type { Database } from "../server/db/client";
 import { SPEECH_HTTP_OPERATIONS, SPEECH_SOCKET_PATHS } from "../server/speech/http-operations";
+import { SPEECH_MODEL_IDS } from "../server/speech/config";
 import { requiredModelFiles } from "../server/speech/model-install";
 import { OPENAI_REALTIME_PATH } from "../server/speech/openai-realtime";
 import { PROMPT_MAX_CHARACTERS } from "../server/speech/options";
@@ -55,10 +56,14 @@ const speechOperations = (doc: Document) =>
 const formOf = (operation: Operation) => operation.requestBody!.content["multipart/form-data"]!.schema;
 
 /** The documented refusals of an operation: OpenAI code → status, type and the response's headers. */
+/** GET /v1/health/ready's 503: the readiness answer (status, reason), a load balancer's, not a refusal in OpenAI's error shape. */
+const isReadinessAnswer = (response: Operation["responses"][string]) =>
+  response.content?.["application/json"]?.schema.$ref === "#/components/schemas/ReadinessResponse";
+
 function documentedRefusals(operation: Operation) {
   const refusals = new Map<string, { status: number; type: string; headers: string[] }>();
   for (const [status, response] of Object.entries(operation.responses)) {
-    if (Number(status) < 400) continue;
+    if (Number(status) < 400 || isReadinessAnswer(response)) continue;
     for (const { value } of Object.values(response.content!["application/json"]!.examples!)) {
       refusals.set(value.error.code, { status: Number(status), type: value.error.type, headers: Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()) });
     }
@@ -185,11 +190,15 @@ describe("the /v1 operations of /api/openapi.json against the speech handler", (
     for (const { name, route, operation } of speechOperations(doc)) {
       expect(operation.tags, name).toEqual([SPEECH_TAG]);
       const socket = Object.values(SPEECH_SOCKET_PATHS).includes(route as never);
-      const security = route === "/v1/health" ? [] : socket ? [{ speechApiKey: [] }, { speechApiKeyQuery: [] }] : [{ speechApiKey: [] }];
+      const security = route === "/v1/health" || route === "/v1/health/ready" ? [] : socket ? [{ speechApiKey: [] }, { speechApiKeyQuery: [] }] : [{ speechApiKey: [] }];
       expect(operation.security, name).toEqual(security);
       expect(Object.keys(operation.responses), name).toContain(socket ? "101" : "200");
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
+        if (route === "/v1/health/ready") {
+          expect(isReadinessAnswer(response), `${name} ${status}`).toBe(true);
+          continue;
+        }
         expect(response.content!["application/json"]!.schema, `${name} ${status}`).toEqual({ $ref: "#/components/schemas/OpenAIError" });
       }
     }
@@ -236,7 +245,9 @@ describe("the /v1 operations of /api/openapi.json against the speech handler", (
     matches(list, shapeOf(paths["/v1/models"]!.get!), "list");
     for (const model of list.data) matches(model, components.schemas.Model!, "listed model");
     matches((await call("GET", "/v1/models/base")).body!, shapeOf(paths["/v1/models/{model}"]!.get!), "model");
-    expect(paths["/v1/models/{model}"]!.get!.parameters).toEqual([expect.objectContaining({ name: "model", in: "path", schema: expect.objectContaining({ enum: list.data.map((model) => model.id) }) })]);
+    // The path takes the five ids; the list holds those that can be loaded here (tiny and base: fake-tiny).
+    expect(paths["/v1/models/{model}"]!.get!.parameters).toEqual([expect.objectContaining({ name: "model", in: "path", schema: expect.objectContaining({ enum: [...SPEECH_MODEL_IDS] }) })]);
+    expect(list.data.map((model) => model.id)).toEqual(["tiny", "base"]);
   });
 
   describe("the audio form", () => {
@@ -325,6 +336,8 @@ describe("the /v1 operations of /api/openapi.json against the speech handler", (
     const scenarios: Record<string, Record<string, () => Promise<Answer>>> = {
       "GET /v1/health": {},
       "HEAD /v1/health": {},
+      "GET /v1/health/ready": {},
+      "HEAD /v1/health/ready": {},
       "GET /v1/models": { invalid_api_key: () => call("GET", "/v1/models", { key: null }), internal_error: () => call("GET", "/v1/models", {}, brokenKeyStore) },
       "GET /v1/models/{model}": {
         invalid_api_key: () => call("GET", "/v1/models/tiny", { key: "mk_wrong" }),

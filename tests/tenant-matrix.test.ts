@@ -641,6 +641,9 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "rosterImport.preview": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "rosterImport.commit": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
+  // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
+  "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", build: () => undefined }],
+  "speech.serviceStatus": [{ aim: "the speech service's state", answer: schoolAdmins("own"), build: () => undefined }],
   "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
   "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
   "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],

@@ -1,8 +1,10 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
-import { useTRPCClient } from "@/lib/trpc/client";
+import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
+import { INSECURE_PAGE_MESSAGE, dictationStartFailureMessage, microphoneReachable } from "./dictation-errors";
 
 /** Posts the microphone's samples (16 kHz mono float32, as the context runs at 16 kHz) in ~100 ms frames. */
 const PCM_WORKLET = `
@@ -35,21 +37,39 @@ interface Session {
  * reports the text as it firms up. `onText(finals, partial)` gets every final so far and the partial
  * of the segment still being spoken; the caller decides how to merge it into the comment. `prompt`
  * (dictation-prompt.ts) is read when dictation starts: the words the transcript should spell right.
+ * When the server cannot transcribe (no model it can load), the button is off and says why; a failure to
+ * start is a sentence (dictation-errors.ts), cleared when the teacher tries again or `resetKey` (the
+ * script and question on screen) changes.
  */
 export function DictationButton({
   onStart,
   onText,
   prompt,
   disabled,
+  resetKey,
 }: {
   onStart: () => void;
   onText: (finals: string, partial: string) => void;
   prompt?: string;
   disabled?: boolean;
+  /** What is on screen (the script and question): a new one clears the last failure's message. */
+  resetKey?: string | null;
 }) {
   const client = useTRPCClient();
+  const trpc = useTRPC();
+  // Whether the server can transcribe at all; asked again every few minutes (an admin may install a model).
+  const status = useQuery({ ...trpc.speech.dictationStatus.queryOptions(), staleTime: 60_000, refetchInterval: 300_000 });
+  const unavailable = status.data && !status.data.available ? status.data.reason : null;
+  const noteId = useId();
   const [phase, setPhase] = useState<Phase>("idle");
   const [error, setError] = useState<string | null>(null);
+  // A failure's message belongs to the script it happened on: the next one starts clean.
+  const [shownFor, setShownFor] = useState(resetKey);
+  if (shownFor !== resetKey) {
+    setShownFor(resetKey);
+    setError(null);
+    if (phase === "error") setPhase("idle");
+  }
   const session = useRef<Session | null>(null);
   const finals = useRef<string[]>([]);
   // The latest onText for the session's callbacks; written after render, never during it.
@@ -74,6 +94,11 @@ export function DictationButton({
     setPhase("starting");
     finals.current = [];
     onStart();
+    if (!microphoneReachable()) {
+      setPhase("error");
+      setError(INSECURE_PAGE_MESSAGE);
+      return;
+    }
     try {
       const { key } = await client.speech.dictationKey.mutate();
       const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
@@ -118,13 +143,7 @@ export function DictationButton({
     } catch (failure) {
       release();
       setPhase("error");
-      setError(
-        failure instanceof DOMException && failure.name === "NotAllowedError"
-          ? "The browser did not allow the microphone. Allow it in the address bar and try again."
-          : failure instanceof Error
-            ? failure.message
-            : "Dictation could not start.",
-      );
+      setError(dictationStartFailureMessage(failure));
     }
   }
 
@@ -145,13 +164,19 @@ export function DictationButton({
         variant="secondary"
         size="small"
         aria-pressed={listening}
-        disabled={disabled || phase === "stopping"}
+        aria-describedby={unavailable && !listening ? noteId : undefined}
+        disabled={disabled || phase === "stopping" || (Boolean(unavailable) && !listening)}
         onClick={() => (listening ? stop() : void start())}
         loading={phase === "starting" || phase === "stopping"}
         loadingLabel={phase === "starting" ? "Starting…" : "Finishing…"}
       >
         {listening ? "● Stop dictation" : "Dictate comment"}
       </Button>
+      {unavailable && !listening ? (
+        <span className="dictation__note muted" id={noteId}>
+          {unavailable}
+        </span>
+      ) : null}
       {error ? (
         <span className="dictation__error" role="alert">
           {error}

@@ -515,6 +515,7 @@ export function MarkingScreen({
                 </label>
                 <DictationButton
                   disabled={readOnly}
+                  resetKey={key}
                   prompt={promptForDictation}
                   onStart={() => {
                     dictationBase.current = null;

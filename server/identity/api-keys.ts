@@ -139,7 +139,7 @@ export async function speechKeyInstitute(tx: Tx, requested?: string | null): Pro
  * Only a school admin manages speech API keys (the database's policies say the same; this check turns
  * "no rows" into a clear 403 for everyone else).
  */
-export async function requireSpeechKeyAdmin(tx: Tx): Promise<void> {
+export async function requireSpeechKeyAdmin(tx: Tx, action = "manages speech API keys"): Promise<void> {
   const [row] = rowsOf<{ admin: boolean }>(await tx.execute(sql`select exists (select app.my_admin_institute_ids()) as admin`));
-  if (!row?.admin) throw new AppError("forbidden", "Only a school admin manages speech API keys");
+  if (!row?.admin) throw new AppError("forbidden", `Only a school admin ${action}`);
 }

@@ -7,6 +7,7 @@ import { pathTemplateParams, pathTemplatePattern } from "../http/path-template";
 
 export const SPEECH_HTTP_OPERATIONS = {
   health: { methods: ["GET", "HEAD"], path: "/v1/health" },
+  readiness: { methods: ["GET", "HEAD"], path: "/v1/health/ready" },
   listModels: { methods: ["GET"], path: "/v1/models" },
   retrieveModel: { methods: ["GET"], path: "/v1/models/{model}" },
   createTranscription: { methods: ["POST"], path: "/v1/audio/transcriptions" },

@@ -14,6 +14,7 @@ import type { SpeechModelId } from "./config";
 import { languageName } from "./languages";
 import type { ModelHealth } from "./model-health";
 import { listModels, resolveRequestedModel, retrieveModel } from "./models";
+import { asSentence, assessSpeech } from "./readiness";
 import { type RateLimitHeaders, rateLimitHeadersOf, retryAfterOf } from "./rate-limits";
 import { SPEECH_SERVICE_NAME, SPEECH_SERVICE_VERSION, type SpeechService, getSpeechService } from "./service";
 import { TranscriptEventStream, endStreamWithError, isEventStream } from "./transcript-events";
@@ -36,6 +37,10 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
 
       const matched = matchSpeechOperation(method, path);
       if (matched?.operation === "health") return sendJson(response, 200, await health(service, await holdsValidKey(service, request)));
+      if (matched?.operation === "readiness") {
+        const ready = await readiness(service, await holdsValidKey(service, request));
+        return sendJson(response, ready.status, ready.body, { "cache-control": "no-store" });
+      }
       if (path === SPEECH_SOCKET_PATHS.websocket || path === SPEECH_SOCKET_PATHS.realtime) {
         throw new AppError("invalid", "This endpoint speaks WebSocket: send an Upgrade: websocket request.");
       }
@@ -44,9 +49,9 @@ export function createSpeechHandler(service: SpeechService): SpeechRequestHandle
       const keyId = await authenticate(service, request);
       switch (matched?.operation) {
         case "listModels":
-          return sendJson(response, 200, listModels(service.config));
+          return sendJson(response, 200, listModels(service.config, await assessSpeech(service)));
         case "retrieveModel":
-          return sendJson(response, 200, retrieveModel(service.config, safeDecode(matched.params.model!)));
+          return sendJson(response, 200, retrieveModel(service.config, await assessSpeech(service), safeDecode(matched.params.model!)));
         case "createTranscription":
         case "createTranslation": {
           Object.assign(extraHeaders, await service.rateLimiter.takeRequest(keyId));
@@ -102,22 +107,15 @@ async function authenticate(service: SpeechService, request: IncomingMessage): P
 
 /**
  * `unhealthy` when ffmpeg cannot run, the engine is down, or the default model (what a request naming
- * none, or `whisper-1`, gets) cannot be loaded. With a valid key, the details: `reason`, `models` (which
- * of the five can be loaded, from where), `realtime`, the version and uptime (extra fields: the
- * contract's HealthResponse closes none). Without one (a load balancer, anyone), the status only: the
- * reasons name folders (MODELS_DIR) and configuration that are not the public's to read.
+ * none, or `whisper-1`, gets) cannot be loaded (readiness.ts). With a valid key, the details: `reason`,
+ * `models` (which of the five can be loaded, from where), `realtime`, the version and uptime (extra
+ * fields: the contract's HealthResponse closes none). Without one (a load balancer, anyone), the status
+ * only: the reasons name folders (MODELS_DIR) and configuration that are not the public's to read.
+ * Always 200, as the contract declares: a load balancer wants GET /v1/health/ready.
  */
 async function health(service: SpeechService, withDetails: boolean): Promise<SpeechHealth> {
-  const [ffmpeg, models] = await Promise.all([service.ffmpegHealth(), service.modelHealth.check()]);
-  const engine = service.pool.health;
-  const defaultId = service.config.defaultModel;
-  const defaultModel = models[defaultId];
-  const reasons = [
-    ffmpeg.ok ? null : ffmpeg.reason,
-    engine.ok ? null : engine.reason,
-    defaultModel.status === "unhealthy" ? `the default model '${defaultId}' (SPEECH_DEFAULT_MODEL) cannot be loaded: ${defaultModel.reason}` : null,
-  ].filter((reason) => reason !== null);
-  const status = reasons.length === 0 ? "healthy" : "unhealthy";
+  const state = await assessSpeech(service);
+  const { status, reasons } = state;
   if (!withDetails) return { status, service: SPEECH_SERVICE_NAME };
   return {
     status,
@@ -126,10 +124,37 @@ async function health(service: SpeechService, withDetails: boolean): Promise<Spe
     timestamp: new Date().toISOString(),
     uptime: Math.round((Date.now() - service.startedAt) / 1000),
     ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {}),
-    default_model: defaultId,
-    models,
+    default_model: state.defaultModel,
+    models: state.models,
     realtime: realtimeHealth(service),
   };
+}
+
+/**
+ * GET /v1/health/ready, for a load balancer (not in the contract, which keeps /v1/health at 200): 200
+ * when some request can be served (the engine runs and at least one model can be loaded; ffmpeg's
+ * state is /v1/health's, as the sockets' raw PCM needs none),
+ * else 503, both with `{status, service, models}` (the ids that can be loaded) and, on 503, `reason`. Without a key the
+ * reason names no folder or setting; with one it is the operator's (as /v1/health's).
+ */
+async function readiness(service: SpeechService, withDetails: boolean): Promise<{ status: number; body: SpeechReadinessBody }> {
+  const state = await assessSpeech(service);
+  const reason = withDetails ? [...state.publicReasons, ...state.reasons] : state.publicReasons;
+  const body: SpeechReadinessBody = {
+    status: state.ready ? "ready" : "unavailable",
+    service: SPEECH_SERVICE_NAME,
+    models: state.loadable,
+    ...(state.ready ? {} : { reason: asSentence([...new Set(reason)]) }),
+  };
+  return { status: state.ready ? 200 : 503, body };
+}
+
+/** What GET /v1/health/ready answers (200 ready, 503 unavailable). */
+export interface SpeechReadinessBody {
+  status: "ready" | "unavailable";
+  service: string;
+  models: SpeechModelId[];
+  reason?: string;
 }
 
 /** What GET /v1/health answers (the OpenAPI document's HealthResponse is checked against it): status and service for all, the rest with a key. */

@@ -40,6 +40,17 @@ export function transformersCacheDir(): string | null {
   }
 }
 
+/** A file this process can read (a folder, or a file of another user's without read permission, is not one). */
+export function isReadableFile(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The folder in MODELS_DIR (or the download cache, or the absolute path) named by a model source. */
 export const modelFolder = (modelsDir: string, source: string) => (path.isAbsolute(source) ? source : path.join(modelsDir, source));
 
@@ -47,13 +58,13 @@ export const modelFolder = (modelsDir: string, source: string) => (path.isAbsolu
 export function findModelFolder(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string, cacheDir = transformersCacheDir()): string | null {
   const candidates = path.isAbsolute(source) ? [source] : [location.modelsDir, cacheDir].filter((root): root is string => Boolean(root)).map((root) => path.join(root, source));
   const files = requiredModelFiles(location.dtype);
-  return candidates.find((folder) => files.every((file) => fs.existsSync(path.join(folder, file)))) ?? null;
+  return candidates.find((folder) => files.every((file) => isReadableFile(path.join(folder, file)))) ?? null;
 }
 
-/** The files of this dtype missing from the model's folder in MODELS_DIR (all of them when there is no folder). */
+/** The files of this dtype missing from the model's folder in MODELS_DIR, or not readable (all of them when there is no folder). */
 export function missingModelFiles(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string): string[] {
   const folder = modelFolder(location.modelsDir, source);
-  return requiredModelFiles(location.dtype).filter((file) => !fs.existsSync(path.join(folder, file)));
+  return requiredModelFiles(location.dtype).filter((file) => !isReadableFile(path.join(folder, file)));
 }
 
 /** Why a download failed, in words for an operator (fetch's "fetch failed" says nothing). */
@@ -71,7 +82,7 @@ export function downloadFailureReason(error: unknown, hubUrl: string): string {
 /** Why the model is not loadable from disk: not there at all, or a folder that lacks files of this dtype. */
 export function whyNotOnDisk(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string): string {
   const missing = missingModelFiles(location, source);
-  if (missing.length < requiredModelFiles(location.dtype).length) return `its folder ${modelFolder(location.modelsDir, source)} lacks ${missing.join(", ")} (SPEECH_DTYPE=${location.dtype})`;
+  if (missing.length < requiredModelFiles(location.dtype).length) return `its folder ${modelFolder(location.modelsDir, source)} lacks ${missing.join(", ")} (missing or unreadable; SPEECH_DTYPE=${location.dtype})`;
   return path.isAbsolute(source) ? `${source} holds no model` : `it is not in MODELS_DIR (${location.modelsDir})`;
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import { OPENAI_DEFAULT_MODEL_ALIAS, SPEECH_MODEL_IDS, type SpeechConfig, type SpeechModelId } from "./config";
 import { findModelFolder, missingModelMessage } from "./model-install";
+import type { SpeechReadiness } from "./readiness";
 
 /** Whisper's first public release (2022-09-21): a stable `created` for every listed model. */
 const WHISPER_RELEASED_AT = 1663718400;
@@ -22,17 +23,28 @@ export function modelObject(config: SpeechConfig, id: SpeechModelId): ModelObjec
   return { id, object: "model", created: WHISPER_RELEASED_AT, owned_by: "markbook", permission: [], root: config.modelSources[id], parent: null };
 }
 
-export function listModels(config: SpeechConfig) {
-  return { object: "list" as const, data: SPEECH_MODEL_IDS.map((id) => modelObject(config, id)) };
+/** What listing needs to know of the service's state (readiness.ts): which models can be loaded now, and why not. */
+type ModelAvailability = Pick<SpeechReadiness, "loadable" | "models">;
+
+/** GET /v1/models: the models that can be loaded now (files on disk and readable, or downloadable), not all five ids. */
+export function listModels(config: SpeechConfig, availability: ModelAvailability) {
+  return { object: "list" as const, data: availability.loadable.map((id) => modelObject(config, id)) };
 }
 
 /** A name the client sent, quoted in a message: long enough to recognise, never the whole of a huge one. */
 const quoted = (name: string) => `'${name.length > 100 ? `${name.slice(0, 100)}…` : name}'`;
 
-/** GET /v1/models/{model}: 404 model_not_found for anything that is not one of the five ids. */
-export function retrieveModel(config: SpeechConfig, id: string): ModelObject {
+/**
+ * GET /v1/models/{model}: 404 model_not_found for anything that is not one of the five ids, and for one
+ * that cannot be loaded here (as the list leaves it out), saying why.
+ */
+export function retrieveModel(config: SpeechConfig, availability: ModelAvailability, id: string): ModelObject {
   if (!isSpeechModelId(id)) {
     throw new AppError("not_found", `The model ${quoted(id)} does not exist. Models: ${SPEECH_MODEL_IDS.join(", ")}.`, "model", "model_not_found");
+  }
+  if (!availability.loadable.includes(id)) {
+    const available = availability.loadable.length > 0 ? `Models available here: ${availability.loadable.join(", ")}.` : "No model is available here.";
+    throw new AppError("not_found", `The model '${id}' is not available on this server: ${availability.models[id].reason ?? "it cannot be loaded"}. ${available}`, "model", "model_not_found");
   }
   return modelObject(config, id);
 }

@@ -10,7 +10,7 @@ import { jsonSchemaOf } from "../http/openapi-schema";
 import { ACCEPTED_FORMATS } from "./audio";
 import { OPENAI_DEFAULT_MODEL_ALIAS, SPEECH_MODEL_IDS } from "./config";
 import { type JsonTranscription, RESPONSE_CONTENT_TYPES, type ResponseFormat, type Segment, type Word, type verboseJson } from "./formats";
-import type { SpeechHealth } from "./http";
+import type { SpeechHealth, SpeechReadinessBody } from "./http";
 import { SPEECH_HTTP_OPERATIONS, SPEECH_SOCKET_PATHS, type SpeechHttpOperation } from "./http-operations";
 import { WHISPER_LANGUAGES } from "./languages";
 import type { ModelHealth } from "./model-health";
@@ -186,6 +186,16 @@ const speechSchemas: Record<string, JsonSchema> = {
     },
     { status: true, service: true },
     "Without a valid key, status and service only; with one, every field (reason only when unhealthy)",
+  ),
+  ReadinessResponse: objectSchema<SpeechReadinessBody>(
+    {
+      status: { type: "string", enum: ["ready", "unavailable"], description: "unavailable: the engine is down, or no model can be loaded" },
+      service: { type: "string" },
+      models: { type: "array", items: modelIdSchema, description: "The models that can be loaded now (GET /v1/models lists these)" },
+      reason: string("Why it cannot serve (only when unavailable): without a key in words that name no folder or setting, with one the operator's details"),
+    },
+    { status: true, service: true, models: true },
+    "GET /v1/health/ready's answer, 200 or 503",
   ),
 };
 
@@ -412,12 +422,29 @@ const healthOperation = {
 
 const httpOperations: Record<SpeechHttpOperation, JsonSchema> = {
   health: healthOperation,
+  readiness: {
+    tags: [SPEECH_TAG.name],
+    operationId: "getReadiness",
+    summary: "Readiness of the speech service, for a load balancer",
+    description:
+      "Not in the speech contract (whose GET /v1/health answers 200 even when unhealthy): 200 when some request can be served " +
+      "(the engine runs and at least one model can be loaded, which it checks without loading any), 503 when none can, with the reason. " +
+      "Needs no key; with a valid one, the reason names the folders and settings to change.",
+    security: [],
+    responses: {
+      200: json("Ready: some model can serve", ref("ReadinessResponse")),
+      503: json("Unavailable: no model can serve, or the engine is down (not an error body: the same shape as 200, with a reason)", ref("ReadinessResponse")),
+    },
+  },
   listModels: {
     tags: [SPEECH_TAG.name],
     operationId: "listModels",
     summary: "List the models",
     security: bearerOnly,
-    responses: { 200: json("The five model ids, installed or not (GET /v1/health says which can be loaded)", ref("ListModelsResponse")), ...errorResponses([unauthenticated, internal]) },
+    responses: {
+      200: json("The models that can be loaded now: their files are in MODELS_DIR and readable, or downloads are on and the hub has them (GET /v1/health says why the others cannot)", ref("ListModelsResponse")),
+      ...errorResponses([unauthenticated, internal]),
+    },
   },
   retrieveModel: {
     tags: [SPEECH_TAG.name],
@@ -429,7 +456,7 @@ const httpOperations: Record<SpeechHttpOperation, JsonSchema> = {
       200: json("The model", ref("Model")),
       ...errorResponses([
         unauthenticated,
-        { code: "not_found", openaiCode: "model_not_found", when: "the model is not one of the ids", example: { message: "The model 'whisper-9' does not exist. Models: tiny, base, small, medium, large.", param: "model" } },
+        { code: "not_found", openaiCode: "model_not_found", when: "the model is not one of the ids, or cannot be loaded on this server (the message says why)", example: { message: "The model 'whisper-9' does not exist. Models: tiny, base, small, medium, large.", param: "model" } },
         internal,
       ]),
     },

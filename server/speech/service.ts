@@ -105,6 +105,11 @@ export function getSpeechService(): SpeechService {
   return slot.__markbookSpeech;
 }
 
+/** Makes `service` the process's speech service (tests: the web app's procedures then read its state). */
+export function useSpeechService(service: SpeechService | undefined): void {
+  slot.__markbookSpeech = service;
+}
+
 /** Stops the engine workers, if they were ever started (server shutdown). */
 export async function closeSpeechService(): Promise<void> {
   const service = slot.__markbookSpeech;

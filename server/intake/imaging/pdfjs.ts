@@ -4,7 +4,8 @@ import { pathToFileURL } from "node:url";
 import { DECODE_PIXEL_LIMIT, PAGE_PIXEL_CAP, cappedDpi } from "./limits";
 
 /**
- * pdfjs-dist's legacy build, loaded for Node 20. Version 6 uses two things Node 20 lacks:
+ * pdfjs-dist's legacy build, loaded for Node 20. Markbook is on pdfjs-dist 5.4, the last line whose
+ * engines accept Node 20 (6 declares Node 22.13 or later); 6 also used two things Node 20 lacks:
  * `Promise.withResolvers` (Node 22) and `ArrayBuffer.prototype.transferToFixedLength` (Node 21); without
  * them it fails while opening a document, not at import. So they are installed here, once, before
  * pdfjs is imported, and every use of pdfjs goes through this module. The fonts of PDFs that do not

@@ -8,7 +8,10 @@ import {
   revokeApiKeyInput,
   speechKeyInstitute,
 } from "../../identity/api-keys";
+import { SPEECH_MODEL_IDS } from "../../speech/config";
 import { dictationKeyOutput, issueDictationKey } from "../../speech/dictation-keys";
+import { assessSpeech } from "../../speech/readiness";
+import { getSpeechService } from "../../speech/service";
 import { router, userProcedure } from "../init";
 
 const apiKeySummary = z.object({
@@ -23,6 +26,21 @@ const apiKeySummary = z.object({
   revoked_at: z.date().nullable(),
 });
 
+const dictationStatus = z.object({ available: z.boolean(), reason: z.string().nullable() });
+
+const modelId = z.enum(SPEECH_MODEL_IDS);
+
+const serviceStatus = z.object({
+  status: z.enum(["healthy", "unhealthy"]),
+  /** Some model can serve (GET /v1/health/ready's 200). */
+  ready: z.boolean(),
+  /** Why it is unhealthy, for whoever runs the server: folders and settings. */
+  reasons: z.array(z.string()),
+  default_model: modelId,
+  dictation: dictationStatus,
+  models: z.array(z.object({ id: modelId, status: z.enum(["healthy", "unhealthy"]), source: z.string(), from: z.enum(["disk", "download"]).nullable(), reason: z.string().nullable() })),
+});
+
 const instituteIdInput = z.uuid("institute_id must be an institute id").optional();
 
 /**
@@ -32,6 +50,26 @@ const instituteIdInput = z.uuid("institute_id must be an institute id").optional
 export const speechRouter = router({
   /** A dictation key for the signed-in user (the browser opens /v1/websocket with it; it expires in minutes). */
   dictationKey: userProcedure.output(dictationKeyOutput).mutation(({ ctx }) => issueDictationKey({ userId: ctx.user.id })),
+
+  /** Whether dictation can work on this server, and if not a sentence for the teacher (the marking screen's button). */
+  dictationStatus: userProcedure.output(dictationStatus).query(async () => {
+    const { dictation } = await assessSpeech(getSpeechService());
+    return dictation.available ? { available: true, reason: null } : { available: false, reason: dictation.reason };
+  }),
+
+  /** The speech service's state for a school admin's Settings: what works, and why not (the server's, not a school's). */
+  serviceStatus: userProcedure.output(serviceStatus).query(async ({ ctx }) => {
+    await ctx.asUser((tx) => requireSpeechKeyAdmin(tx, "sees the speech service's state"));
+    const state = await assessSpeech(getSpeechService());
+    return {
+      status: state.status,
+      ready: state.ready,
+      reasons: state.reasons,
+      default_model: state.defaultModel,
+      dictation: state.dictation.available ? { available: true, reason: null } : { available: false, reason: state.dictation.reason },
+      models: SPEECH_MODEL_IDS.map((id) => ({ id, status: state.models[id].status, source: state.models[id].source, from: state.models[id].from, reason: state.models[id].reason ?? null })),
+    };
+  }),
 
   apiKeys: router({
     /** The keys of the institutes the caller administers, or of the one named. */
