@@ -43,7 +43,7 @@ import { examBatches, examSubmissions, examTemplates, users } from "../server/db
 import { createUser } from "../server/identity/users";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { nameBoxCrop } from "../server/intake/imaging/pile";
-import { type GreyImage, loadPdfJs, renderPageGrey, standardFontDataUrl } from "../server/intake/imaging/pdfjs";
+import { type GreyImage, renderPageGrey } from "../server/intake/imaging/pdfjs";
 import { processScanPile } from "../server/intake/pile-job";
 import { encodePageCode } from "../server/intake/print-code";
 import { createLocalStorage } from "../server/storage/local";
@@ -55,6 +55,7 @@ import { callRest, createClassWithStudents, multipartBody } from "./support/exam
 import { type School, createSchool } from "./support/fixtures";
 import { imagingDouble } from "./support/intake-imaging-double";
 import { pagesOfPile, postPile, uploadDemoPaper } from "./support/intake-fixtures";
+import { pdfTextAndInfo } from "./support/pdf-text";
 
 const ZOE = "Zoë Quill-Harrow";
 const BART = "Bartholomew Ffolkes-Xu";
@@ -114,24 +115,6 @@ async function ocrPdfStamps(pdf: Uint8Array): Promise<string> {
 async function ocrJpegStamps(jpeg: Uint8Array): Promise<string> {
   const { data, info } = await sharp(jpeg).toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
   return ocrStampBands({ data: new Uint8Array(data), width: info.width, height: info.height });
-}
-
-/** Every text item of every page of a PDF, and its document information (Title, Author, Subject, Keywords …). */
-async function pdfText(pdf: Uint8Array): Promise<{ pages: string[]; info: string }> {
-  const pdfjs = await loadPdfJs();
-  const task = pdfjs.getDocument({ data: new Uint8Array(pdf), standardFontDataUrl, verbosity: 0 });
-  try {
-    const document = await task.promise;
-    const pages: string[] = [];
-    for (let number = 1; number <= document.numPages; number++) {
-      const content = await (await document.getPage(number)).getTextContent();
-      pages.push(content.items.map((item) => ("str" in item ? item.str : "")).join(" "));
-    }
-    const { info, metadata } = await document.getMetadata();
-    return { pages, info: JSON.stringify(info) + (metadata ? JSON.stringify([...metadata]) : "") };
-  } finally {
-    await task.destroy();
-  }
 }
 
 /** The name parts a text holds, compared case-insensitively and with accents folded. */
@@ -307,7 +290,7 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
         for (const part of [...named, ...secrets.filter((secret) => text.includes(secret))]) found.push(`${reply.what} (bytes): ${part}`);
       }
       if (isPdf(reply)) {
-        const { pages, info } = await pdfText(reply.bytes);
+        const { pages, info } = await pdfTextAndInfo(reply.bytes);
         for (const part of namesIn([...pages, info].join("\n"))) found.push(`${reply.what} (PDF text): ${part}`);
       }
       if (isPdf(reply) || isJpeg(reply)) {
@@ -327,13 +310,13 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
 
       // The controls: before the batch is anonymous, the print, the scan and the page image name Zoë,
       // in the text layer and to the OCR.
-      expect(namesIn((await pdfText(fixture.zoePrint)).pages.join(" "))).toContain("Quill-Harrow");
+      expect(namesIn((await pdfTextAndInfo(fixture.zoePrint)).pages.join(" "))).toContain("Quill-Harrow");
       const printRead = await ocrPdfStamps(fixture.zoePrint);
       expect(namesIn(printRead, OCR_PARTS), `OCR of the print: ${printRead}`).not.toEqual([]);
       const before = await everyRead(school.otherTeacher, fixture);
       const zoeScanBefore = before.find((reply) => reply.what === `REST GET scan of ${fixture.zoe.id}`)!;
       expect(isPdf(zoeScanBefore)).toBe(true);
-      expect(namesIn((await pdfText(zoeScanBefore.bytes)).pages.join(" "))).toContain("Quill-Harrow");
+      expect(namesIn((await pdfTextAndInfo(zoeScanBefore.bytes)).pages.join(" "))).toContain("Quill-Harrow");
       const scanRead = await ocrPdfStamps(zoeScanBefore.bytes);
       expect(namesIn(scanRead, OCR_PARTS), `OCR of the scan: ${scanRead}`).not.toEqual([]);
       const pageImageBefore = before.find((reply) => reply.what === "REST GET image of page 2")!;
@@ -354,7 +337,7 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
         const scans = replies.filter((reply) => reply.what.startsWith("REST GET scan of") && isPdf(reply));
         expect(scans.length).toBe(3);
         for (const scan of scans.slice(0, 2)) {
-          const { pages } = await pdfText(scan.bytes);
+          const { pages } = await pdfTextAndInfo(scan.bytes);
           expect(pages.length).toBeGreaterThan(1);
           expect(pages.join("").trim()).toBe("");
         }
@@ -368,7 +351,7 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
     const fixture = await printedBeforeAnonymous();
     await as(school.teacher).exam.batches.setAnonymous({ batch_id: fixture.batch.id, anonymous: true });
     const printed = await print(fixture.batch.id, [fixture.zoe.id, fixture.bart.id]);
-    const { pages, info } = await pdfText(printed);
+    const { pages, info } = await pdfTextAndInfo(printed);
     expect(namesIn([...pages, info].join("\n"))).toEqual([]);
     // The raw bytes exactly, as for every binary reply: folded and short ("zoe"), compressed streams spell it by chance.
     const raw = Buffer.from(printed).toString("latin1");

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { attachmentName, saveBlob } from "@/components/batches/print/download-scripts";
+import { postForDownload } from "@/components/ui/download-file";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { LoadFailed } from "@/components/ui/LoadFailed";
@@ -35,24 +35,11 @@ interface SlipsRequest {
 
 /** POST /api/school/sign-in-slips with the session cookie: the PDF saved under the server's name, or the server's sentence. */
 async function downloadSignInSlips(request: SlipsRequest): Promise<{ fileName: string; slips: number }> {
-  let response: Response;
-  try {
-    response = await fetch("/api/school/sign-in-slips", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(request),
-      credentials: "same-origin",
-    });
-  } catch {
-    throw new Error("The server could not be reached. Check your connection and try again.");
-  }
-  if (!response.ok) {
-    const detail = response.status < 500 ? ((await response.json().catch(() => null)) as { detail?: string } | null)?.detail : undefined;
-    throw new Error(detail ?? "The slips could not be made just now. Try again in a moment: no password was changed.");
-  }
-  const fileName = attachmentName(response.headers.get("content-disposition")) ?? "sign-in-slips.pdf";
-  saveBlob(await response.blob(), fileName);
-  return { fileName, slips: Number(response.headers.get("x-markbook-slips") ?? 0) };
+  const { fileName, headers } = await postForDownload("/api/school/sign-in-slips", request, {
+    failure: "The slips could not be made just now. Try again in a moment: no password was changed.",
+    fallbackName: "sign-in-slips.pdf",
+  });
+  return { fileName, slips: Number(headers.get("x-markbook-slips") ?? 0) };
 }
 
 /**
