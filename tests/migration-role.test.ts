@@ -6,10 +6,11 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../server/db/client";
+import { openDatabase, rowsOf } from "../server/db/client";
 import { migrateDatabase } from "../server/db/migrate";
 import { administratorSql, checkMigratingRole } from "../server/db/migration-role";
 import { ConfigError } from "../server/env";
+import { openConfiguredDatabase } from "../server/startup";
 import { postgresAdminUrl, withDatabase } from "./support/postgres";
 
 const adminUrl = postgresAdminUrl();
@@ -36,6 +37,22 @@ describe.skipIf(!adminUrl)("the migrating role's power over markbook_app, checke
     await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`)).catch(() => admin.db.execute(sql.raw(`drop database if exists ${name}`)));
     await admin.db.execute(sql.raw(`drop role if exists ${role}`));
     await admin.close();
+  });
+
+  it("the start (here the CLI's) stops before migrating, with the sentence, not with a failed query", async () => {
+    process.env.DATABASE_URL = url; // read by the first env() call, which is this start's
+    const error = await openConfiguredDatabase("cli").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^The database role markbook_norole_\w+ cannot run Markbook's migrations: the role markbook_app exists but/);
+    const probe = await openDatabase({ kind: "postgres", url, poolMax: 1 });
+    try {
+      // Nothing was migrated: no journal, no schema.
+      const result = await probe.db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is null as untouched`);
+      const [row] = rowsOf<{ untouched: boolean }>(result);
+      expect(row?.untouched).toBe(true);
+    } finally {
+      await probe.close();
+    }
   });
 
   it("a role that may not create the app role is told so, with the SQL an administrator runs once", async () => {
