@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { TRPCError } from "@trpc/server";
 import { toAppError } from "../server/errors";
 import { logger } from "../server/logger";
 import { describeOnEachDatabase } from "./support/database";
@@ -45,6 +46,8 @@ describeOnEachDatabase("a failed query in the log", (database) => {
         written = [];
         const error = await failure(() => database().db.execute(sql`select ${value}::uuid`));
         logger.error("a query failed", error);
+        // Wrapped as tRPC wraps a procedure's error, whose message repeats drizzle's (params line included).
+        logger.error("a procedure failed", new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: error }));
         const log = written.join("");
         expect(log).toContain("Failed query: select $1::uuid");
         expect(log).toContain("SQLSTATE 22P02: invalid input syntax for type uuid");

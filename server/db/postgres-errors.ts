@@ -149,7 +149,9 @@ export function errorForLog(error: Error): string {
     if ((driverError(current) as unknown) === current) break; // said below, from its fields
     const query = failedQuery(current);
     const frames = (current.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
-    const heading = query ?? withoutValues(`${current.name}: ${current.message}`, values);
+    // Another error may repeat drizzle's message (tRPC's wrapper does): its params line goes too.
+    const message = current.message.replace(/^(Failed query: [\s\S]*?)\nparams: [\s\S]*$/, "$1");
+    const heading = query ?? withoutValues(`${current.name}: ${message}`, values);
     lines.push(`${depth === 0 ? "" : "caused by: "}${heading}`, ...frames);
     current = current.cause;
   }
