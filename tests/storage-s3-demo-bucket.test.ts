@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { files } from "../server/db/schema";
 import { parseEnv } from "../server/env";
 import { startMarkbook } from "../server/startup";
-import { objectStorage } from "../server/storage/configured-storage";
-import { readObjectBytes } from "../server/storage/object-storage";
+import { configuredObjectStorage, objectStorage } from "../server/storage/configured-storage";
+import { putObjectBytes, readObjectBytes } from "../server/storage/object-storage";
 import { DEMO_PAPER_BUCKET } from "../server/storage/storage-settings";
 import { type TestS3, startTestS3 } from "./support/s3";
 
@@ -40,6 +40,15 @@ describe("the demo school's bucket on a node without SEED_DEMO", () => {
       expect(seeding.driver === "s3" && seeding.buckets).toEqual(other.driver === "s3" && other.buckets);
       expect(other).toMatchObject({ buckets: { [DEMO_PAPER_BUCKET]: `${variables.STORAGE_S3_BUCKET_PREFIX ?? ""}markbook` } });
     }
+  });
+
+  it("an explicit list that leaves the demo's bucket out is refused where the demo is seeded, and a seed elsewhere names the setting to add", async () => {
+    const list = { STORAGE_S3_BUCKETS: "cc.exam.submissions=demo-cc.exam.submissions,cc.public.snapshots=demo-cc.public.snapshots" };
+    expect(() => parseEnv({ ...s3.env, ...list, SEED_DEMO: "true" })).toThrow(/STORAGE_S3_BUCKETS: no real bucket for markbook/);
+    const storage = configuredObjectStorage(parseEnv({ ...s3.env, ...list, SEED_DEMO: "false" }));
+    await expect(putObjectBytes(storage, DEMO_PAPER_BUCKET, "exam-papers/x.pdf", new Uint8Array([1]))).rejects.toThrow(
+      'No S3 bucket is mapped for the bucket markbook: add markbook=<real bucket> to STORAGE_S3_BUCKETS (docs/deploy.md, "The buckets")',
+    );
   });
 
   it("seeds the demo school with the node's settings and reads its paper through the node's storage", async () => {

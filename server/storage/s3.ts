@@ -42,7 +42,10 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
   const locate = (bucket: string, key: string) => {
     checkedObjectAddress(bucket, key);
     const real = buckets[bucket];
-    if (real === undefined) throw new Error(`No S3 bucket is mapped for the bucket ${bucket}`);
+    if (real === undefined) {
+      // Only an explicit STORAGE_S3_BUCKETS can leave one out (the demo's, where no node seeds it).
+      throw new Error(`No S3 bucket is mapped for the bucket ${bucket}: add ${bucket}=<real bucket> to STORAGE_S3_BUCKETS (docs/deploy.md, "The buckets")`);
+    }
     return { Bucket: real, Key: key };
   };
 
