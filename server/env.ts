@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "./graph/port";
 import { bucketNameShape } from "./storage/object-address";
-import { type StorageSettings, logicalBuckets, resolveStorageSettings } from "./storage/storage-settings";
+import { type StorageSettings, logicalBuckets, requiredBuckets, resolveStorageSettings } from "./storage/storage-settings";
 
 /**
  * The only reader of process.env. Every variable has a default that makes the embedded mode
@@ -197,7 +197,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new ConfigError("Invalid configuration:\n  DATABASE_MIGRATION_URL is set but DATABASE_URL is not: it is the direct connection for migrations of that PostgreSQL.");
   }
   const seedDemo = values.SEED_DEMO ?? !isProductionDeployment;
-  const storage = resolveStorageSettings(values, logicalBuckets(values, seedDemo));
+  const storage = resolveStorageSettings(values, logicalBuckets(values), requiredBuckets(values, seedDemo));
   if ("problems" in storage) throw new ConfigError(`Invalid configuration:\n  ${storage.problems.join("\n  ")}`);
   return {
     ...values,

@@ -1,4 +1,5 @@
 /* A small leveled logger: one line per event on stderr, stacks only here, never in responses. */
+import { errorForLog } from "./db/postgres-errors";
 import { env } from "./env";
 
 const levels = { debug: 10, info: 20, warn: 30, error: 40 } as const;
@@ -16,7 +17,7 @@ function write(level: Level, message: string, detail?: unknown) {
   if (levels[level] < threshold()) return;
   const time = new Date().toISOString();
   const suffix =
-    detail === undefined ? "" : detail instanceof Error ? `\n${detail.stack ?? detail.message}` : ` ${JSON.stringify(detail)}`;
+    detail === undefined ? "" : detail instanceof Error ? `\n${errorForLog(detail)}` : ` ${JSON.stringify(detail)}`;
   process.stderr.write(`${time} ${level.toUpperCase().padEnd(5)} ${message}${suffix}\n`);
 }
 

@@ -2,6 +2,7 @@ import { type Database, getDatabase, useDatabase } from "./db/client";
 import { type LockHolderKind, acquireDataDirLock } from "./db/data-dir-lock";
 import { rememberDemoSchool } from "./db/demo-school";
 import { migrateDatabase } from "./db/migrate";
+import { checkMigratingRole } from "./db/migration-role";
 import { env } from "./env";
 import { logger } from "./logger";
 import { startupLog } from "./startup-log";
@@ -32,9 +33,11 @@ export async function openConfiguredDatabase(holder: LockHolderKind): Promise<Op
       config.databaseKind === "pglite" ? `embedded PGlite in ${config.dataDir}` : `PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`;
     database = await log.step("database", `opening ${where}`, () => getDatabase());
     const opened = database;
-    await log.step("migrations", "bringing the database schema up to date", () =>
-      migrateDatabase(opened, { sessionUrl: config.DATABASE_MIGRATION_URL }),
-    );
+    await log.step("migrations", "bringing the database schema up to date", async () => {
+      // First, that the migrating role may create or grant markbook_app: else a sentence, not "Failed query: CREATE ROLE".
+      if (config.databaseKind === "postgres") await checkMigratingRole(config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL!);
+      await migrateDatabase(opened, { sessionUrl: config.DATABASE_MIGRATION_URL });
+    });
     useDatabase(database);
   } catch (error) {
     await database?.close().catch(() => {});

@@ -99,27 +99,34 @@ describe("parseEnv: the storage settings", () => {
       credentials: undefined,
       forcePathStyle: false,
       buckets: { "cc.exam.submissions": "cc.exam.submissions", "cc.public.snapshots": "cc.public.snapshots", markbook: "markbook" },
+      required: ["cc.exam.submissions", "cc.public.snapshots", "markbook"],
     });
+    // Without the demo, its bucket is mapped alike but need not exist.
+    expect(parseEnv({ STORAGE_DRIVER: "s3", SEED_DEMO: "false" }).storage).toMatchObject({ required: ["cc.exam.submissions", "cc.public.snapshots"] });
   });
 
-  it("maps the logical buckets by STORAGE_S3_BUCKET_PREFIX, the demo paper's only when the demo is seeded", () => {
+  it("maps the logical buckets by STORAGE_S3_BUCKET_PREFIX, the demo paper's too whether or not the demo is seeded", () => {
     const config = parseEnv({ ...s3, STORAGE_S3_BUCKET_PREFIX: "school-", STORAGE_S3_FORCE_PATH_STYLE: "true", SCAN_BUCKET: "scans" });
     expect(config.storage).toMatchObject({
       endpoint: "http://127.0.0.1:9000",
       forcePathStyle: true,
-      buckets: { scans: "school-scans", "cc.public.snapshots": "school-cc.public.snapshots" },
+      buckets: { scans: "school-scans", "cc.public.snapshots": "school-cc.public.snapshots", markbook: "school-markbook" },
     });
     expect(parseEnv({ ...s3, SEED_DEMO: "true", STORAGE_S3_BUCKET_PREFIX: "x-" }).storage).toMatchObject({ buckets: { markbook: "x-markbook" } });
   });
 
-  it("maps them by an explicit STORAGE_S3_BUCKETS list, which must cover every one", () => {
+  it("maps them by an explicit STORAGE_S3_BUCKETS list, which must cover every one (the demo paper's where the demo is seeded)", () => {
     const list = " cc.exam.submissions = district-scans , cc.public.snapshots=district-canvases ";
     expect(parseEnv({ ...s3, STORAGE_S3_BUCKETS: list }).storage).toMatchObject({
       buckets: { "cc.exam.submissions": "district-scans", "cc.public.snapshots": "district-canvases" },
     });
     expect(configError({ ...s3, STORAGE_S3_BUCKETS: "cc.exam.submissions=district-scans" }).message).toMatch(
-      /STORAGE_S3_BUCKETS: no real bucket for cc\.public\.snapshots \(the app uses cc\.exam\.submissions, cc\.public\.snapshots\)/,
+      /STORAGE_S3_BUCKETS: no real bucket for cc\.public\.snapshots \(the app uses cc\.exam\.submissions, cc\.public\.snapshots, markbook\)/,
     );
+    expect(configError({ ...s3, SEED_DEMO: "true", STORAGE_S3_BUCKETS: list }).message).toMatch(/STORAGE_S3_BUCKETS: no real bucket for markbook/);
+    expect(parseEnv({ ...s3, SEED_DEMO: "true", STORAGE_S3_BUCKETS: `${list},markbook=district-demo` }).storage).toMatchObject({
+      buckets: { markbook: "district-demo" },
+    });
   });
 
   it("names the variable of each problem: an entry not logical=real, an unknown or invalid bucket, both ways at once, half a key pair", () => {

@@ -14,12 +14,12 @@ export function configuredObjectStorage(config: Env = env()): ObjectStorage {
   return createLocalStorage(localStorageRoot(config.dataDir));
 }
 
-/** The configured adapter, checked to be usable: every mapped S3 bucket exists and answers (the app creates none). */
+/** The configured adapter, checked to be usable: every required S3 bucket exists and answers (the app creates none). */
 export async function openConfiguredStorage(config: Env = env()): Promise<ObjectStorage> {
   const settings = config.storage;
   if (settings.driver === "local") return configuredObjectStorage(config);
   const storage = createS3Storage(createS3Client(settings), settings.buckets);
-  await storage.checkBuckets();
+  await storage.checkBuckets(settings.required);
   return storage;
 }
 

@@ -32,8 +32,8 @@ export function createS3Client(settings: Omit<S3Settings, "driver" | "buckets">)
 }
 
 export interface S3Storage extends ObjectStorage {
-  /** Fails with a ConfigError naming the first mapped bucket that is missing or out of reach. */
-  checkBuckets(): Promise<void>;
+  /** Fails with a ConfigError naming the first mapped bucket (of `only`, when given) that is missing or out of reach. */
+  checkBuckets(only?: string[]): Promise<void>;
 }
 
 /** The adapter over `client`; `buckets` maps every logical bucket to its real one. */
@@ -42,7 +42,10 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
   const locate = (bucket: string, key: string) => {
     checkedObjectAddress(bucket, key);
     const real = buckets[bucket];
-    if (real === undefined) throw new Error(`No S3 bucket is mapped for the bucket ${bucket}`);
+    if (real === undefined) {
+      // Only an explicit STORAGE_S3_BUCKETS can leave one out (the demo's, where no node seeds it).
+      throw new Error(`No S3 bucket is mapped for the bucket ${bucket}: add ${bucket}=<real bucket> to STORAGE_S3_BUCKETS (docs/deploy.md, "The buckets")`);
+    }
     return { Bucket: real, Key: key };
   };
 
@@ -103,8 +106,9 @@ export function createS3Storage(client: S3Client, buckets: Record<string, string
       await client.send(new DeleteObjectCommand(locate(bucket, key))); // S3 answers 204 for a missing object too
     },
 
-    async checkBuckets() {
+    async checkBuckets(only) {
       for (const [logical, real] of Object.entries(buckets)) {
+        if (only && !only.includes(logical)) continue;
         try {
           await client.send(new HeadBucketCommand({ Bucket: real }));
         } catch (error) {

@@ -7,9 +7,21 @@
 /** The demo school's template paper (seeded data only). */
 export const DEMO_PAPER_BUCKET = "markbook";
 
-/** Every logical bucket the app writes to: the names an S3 bucket mapping must cover. */
-export function logicalBuckets(values: { SCAN_BUCKET: string; SNAPSHOT_BUCKET: string }, seedDemo: boolean): string[] {
-  return [...new Set([values.SCAN_BUCKET, values.SNAPSHOT_BUCKET, ...(seedDemo ? [DEMO_PAPER_BUCKET] : [])])];
+/**
+ * Every logical bucket the app may read or write, mapped alike on every node whatever SEED_DEMO says:
+ * the demo school seeded by one node (or `markbook seed`) is read by all.
+ */
+export function logicalBuckets(values: { SCAN_BUCKET: string; SNAPSHOT_BUCKET: string }): string[] {
+  return [...new Set([values.SCAN_BUCKET, values.SNAPSHOT_BUCKET, DEMO_PAPER_BUCKET])];
+}
+
+/**
+ * The buckets that must be mapped (by an explicit STORAGE_S3_BUCKETS) and exist at start: all of them
+ * where this process seeds the demo school; the demo paper's is optional elsewhere (an install that
+ * never seeds it need not create it).
+ */
+export function requiredBuckets(values: { SCAN_BUCKET: string; SNAPSHOT_BUCKET: string }, seedDemo: boolean): string[] {
+  return seedDemo ? logicalBuckets(values) : [...new Set([values.SCAN_BUCKET, values.SNAPSHOT_BUCKET])];
 }
 
 export interface S3Settings {
@@ -20,8 +32,10 @@ export interface S3Settings {
   /** Absent: the AWS SDK's default credential chain (environment, shared files, instance or task role). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
   forcePathStyle: boolean;
-  /** Logical bucket -> real bucket, for every logical bucket. */
+  /** Logical bucket -> real bucket, for every logical bucket (the demo paper's may be absent where it is optional). */
   buckets: Record<string, string>;
+  /** The logical buckets the start checks to exist (see requiredBuckets); absent: every mapped one. */
+  required?: string[];
 }
 
 export type StorageSettings = { driver: "local" } | S3Settings;
@@ -42,14 +56,18 @@ export interface StorageVariables {
 const s3BucketShape = /^(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** The settings, or the problems with the variables (each naming its variable). */
-export function resolveStorageSettings(values: StorageVariables, logical: string[]): { settings: StorageSettings } | { problems: string[] } {
+export function resolveStorageSettings(
+  values: StorageVariables,
+  logical: string[],
+  required: string[] = logical,
+): { settings: StorageSettings } | { problems: string[] } {
   if (values.STORAGE_DRIVER === "local") return { settings: { driver: "local" } };
   const problems: string[] = [];
   const { STORAGE_S3_ACCESS_KEY_ID: accessKeyId, STORAGE_S3_SECRET_ACCESS_KEY: secretAccessKey } = values;
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     problems.push("STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY: give both, or neither for the AWS default credential chain");
   }
-  const buckets = mappedBuckets(values, logical, problems);
+  const buckets = mappedBuckets(values, logical, required, problems);
   if (problems.length > 0) return { problems };
   return {
     settings: {
@@ -59,12 +77,13 @@ export function resolveStorageSettings(values: StorageVariables, logical: string
       credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
       forcePathStyle: values.STORAGE_S3_FORCE_PATH_STYLE,
       buckets,
+      required,
     },
   };
 }
 
 /** Logical -> real bucket: the explicit STORAGE_S3_BUCKETS list, else STORAGE_S3_BUCKET_PREFIX + logical name. */
-function mappedBuckets(values: StorageVariables, logical: string[], problems: string[]): Record<string, string> {
+function mappedBuckets(values: StorageVariables, logical: string[], required: string[], problems: string[]): Record<string, string> {
   const { STORAGE_S3_BUCKETS: list, STORAGE_S3_BUCKET_PREFIX: prefix } = values;
   if (list !== undefined && prefix !== undefined) {
     problems.push("STORAGE_S3_BUCKETS and STORAGE_S3_BUCKET_PREFIX: give one of them, not both");
@@ -80,7 +99,7 @@ function mappedBuckets(values: StorageVariables, logical: string[], problems: st
       else if (!logical.includes(name)) problems.push(`STORAGE_S3_BUCKETS: "${name}" is not a bucket the app uses (${logical.join(", ")})`);
       else buckets[name] = real;
     }
-    const missing = logical.filter((name) => !(name in buckets));
+    const missing = required.filter((name) => !(name in buckets));
     if (missing.length > 0) problems.push(`STORAGE_S3_BUCKETS: no real bucket for ${missing.join(", ")} (the app uses ${logical.join(", ")})`);
   }
   for (const [name, real] of Object.entries(buckets)) {
