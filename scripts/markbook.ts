@@ -197,7 +197,7 @@ const commands: Record<string, Command> = {
   migrate: {
     usage: "migrate",
     summary:
-      "bring the database's schema up to date (every command does this first; run it alone before rolling out a new version, on a direct connection, not through a transaction pooler); prints the latest migration",
+      "bring the database's schema up to date (every command does this first; run it alone before rolling out a new version); one transaction, so a transaction pooler is fine; waiting for another migration, it says so and Ctrl-C stops it; prints the latest migration",
     required: [],
     run: () => Promise.resolve(latestMigration()),
   },

@@ -24,7 +24,7 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
-  /** A direct connection for migrations when DATABASE_URL goes through a transaction-mode pooler (their lock is a session's). */
+  /** Another connection for migrations (a direct one, say); optional: a migration holds one transaction, through any pooler. */
   DATABASE_MIGRATION_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
