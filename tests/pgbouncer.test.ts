@@ -14,6 +14,7 @@ import { type Database, QueryTimeoutError, openDatabase, rowsOf } from "../serve
 import { PREPARED_STATEMENTS_LOST, checkDatabaseConnection } from "../server/db/connection-check";
 import { MIGRATION_LOCK_KEY, latestMigration, migrateDatabase } from "../server/db/migrate";
 import { ConfigError } from "../server/env";
+import { DATABASE_TOO_SLOW, toAppError } from "../server/errors";
 import { createCaller } from "../server/trpc/root";
 import { COST, timeoutFor } from "./support/busy-machine";
 import { createSchool } from "./support/fixtures";
@@ -122,7 +123,10 @@ describe.skipIf(skipReason !== null)(`Markbook behind PgBouncer in transaction m
 
   it("cancels a query past its deadline through the pooler, and the connection serves the next one", { timeout: timeoutFor(30) }, async () => {
     const node = await openNode({ queryTimeoutMs: 300, poolMax: 1 });
-    expect(await timeoutOf(node.db.execute(sql`select pg_sleep(600)`))).toBeInstanceOf(QueryTimeoutError);
+    const failure = await node.db.execute(sql`select pg_sleep(600)`).catch((error: unknown) => error);
+    expect((failure as { cause?: unknown }).cause).toBeInstanceOf(QueryTimeoutError);
+    // A request that meets it is answered 503 with a sentence, not a 500.
+    expect(toAppError(failure)).toMatchObject({ status: 503, message: DATABASE_TOO_SLOW });
     // The one connection answers again: the cancel reached PostgreSQL through the pooler (else this waits 10 minutes).
     const [row] = rowsOf<{ n: number }>(await node.db.execute(sql`select 1 as n`));
     expect(row?.n).toBe(1);
