@@ -45,9 +45,13 @@ const RESCORED_MARKS = Number(process.env.BENCH_RESCORED_MARKS ?? 10_000);
 
 let statements = 0;
 
-/** The app's own PostgreSQL client (prepared statements, pipelined RLS preamble), counting statements. */
+/**
+ * The app's own PostgreSQL client (prepared statements, pipelined RLS preamble), counting statements.
+ * DATABASE_PREPARED_STATEMENTS=off measures it as behind a transaction pooler that loses them.
+ */
 async function connect(url: string, max: number): Promise<{ db: Db; end: () => Promise<void> }> {
-  const database = await openDatabase({ kind: "postgres", url, poolMax: max, onStatement: () => void statements++ });
+  const preparedStatements = process.env.DATABASE_PREPARED_STATEMENTS !== "off";
+  const database = await openDatabase({ kind: "postgres", url, poolMax: max, preparedStatements, onStatement: () => void statements++ });
   return { db: database.db, end: () => database.close() };
 }
 

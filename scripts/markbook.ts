@@ -13,7 +13,7 @@ import { createClass } from "../server/classroom/classes";
 import { enrollStudent } from "../server/classroom/enrollments";
 import type { Db, Tx } from "../server/db/client";
 import { DataDirLockedError } from "../server/db/data-dir-lock";
-import { latestMigration } from "../server/db/migrate";
+import { MigrationAbortedError, latestMigration } from "../server/db/migrate";
 import { asService } from "../server/db/rls";
 import { institutes } from "../server/db/schema";
 import { ConfigError, env } from "../server/env";
@@ -197,7 +197,7 @@ const commands: Record<string, Command> = {
   migrate: {
     usage: "migrate",
     summary:
-      "bring the database's schema up to date (every command does this first; run it alone before rolling out a new version, on a direct connection, not through a transaction pooler); prints the latest migration",
+      "bring the database's schema up to date (every command does this first; run it alone before rolling out a new version); one transaction, so a transaction pooler is fine; waiting for another migration, it says so and Ctrl-C stops it; prints the latest migration",
     required: [],
     run: () => Promise.resolve(latestMigration()),
   },
@@ -311,10 +311,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  // A signal must not cut a write to the embedded database short: finish, close cleanly, then exit.
+  // A signal must not cut a write to the embedded database short: finish, close cleanly, then exit. A
+  // migration still waiting for another's lock has written nothing: the signal stops the wait.
   let interrupted = false;
+  const stopWaiting = new AbortController();
+  let waitingForLock = false;
   const onSignal = () => {
     interrupted = true;
+    if (waitingForLock) {
+      stopWaiting.abort();
+      return;
+    }
     process.stderr.write("markbook: finishing the current command before exiting…\n");
   };
   process.on("SIGINT", onSignal);
@@ -323,11 +330,22 @@ async function main(argv: string[]): Promise<number> {
   let opened;
   try {
     env(); // a configuration error is reported before anything is opened
-    opened = await openConfiguredDatabase("cli");
+    opened = await openConfiguredDatabase("cli", {
+      onWait: (wait) => {
+        waitingForLock = true;
+        process.stderr.write(`markbook: ${wait.message}\n`);
+      },
+      signal: stopWaiting.signal,
+    });
+    waitingForLock = false;
     const result = await parsed.command.run(opened.database.db, parsed.options, parsed.argument);
     process.stdout.write(`${result}\n`);
     return interrupted ? 130 : 0;
   } catch (error) {
+    if (error instanceof MigrationAbortedError) {
+      process.stderr.write(`markbook: ${error.message}\n`);
+      return 130;
+    }
     const hint = error instanceof DataDirLockedError && error.holder === "server" && parsed.command === commands.token ? ` ${TOKEN_WHILE_SERVER_RUNS}` : "";
     process.stderr.write(`markbook: ${describeError(error, parsed.options)}${hint}\n`);
     logger.debug("markbook command failed", error); // the stack, with LOG_LEVEL=debug

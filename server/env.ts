@@ -24,12 +24,19 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
-  /** A direct connection for migrations when DATABASE_URL goes through a transaction-mode pooler (their lock is a session's). */
+  /** Another connection for migrations (a direct one, say); optional: a migration holds one transaction, through any pooler. */
   DATABASE_MIGRATION_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Named prepared statements on PostgreSQL: "off" behind a transaction pooler that does not keep them
+   * (PgBouncer before 1.21, or without max_prepared_statements). Checked at start.
+   */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("on"),
+  /** A query not answered in this time is cancelled and fails (the client's own timeout: it holds through poolers). */
+  DATABASE_QUERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Lifetime of tokens minted by `markbook token` when --ttl-seconds is not given. */
   AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),

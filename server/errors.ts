@@ -58,6 +58,9 @@ export const DATABASE_REFUSED_VALUE =
 
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
+/** What a person is told when the database did not answer in time (a 503: try again, not their mistake). */
+export const DATABASE_TOO_SLOW = "The database did not answer in time. Please try again in a moment.";
+
 /** Turns anything thrown into an AppError; unknown errors are logged and hidden behind a generic 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -73,6 +76,11 @@ export function toAppError(error: unknown): AppError {
     // first, so this is logged as a gap to close, and the client gets a 400, not a 500.
     logger.warn(`a value reached the database and was refused (SQLSTATE ${sqlState}): an input schema misses a rule`, error);
     return new AppError("invalid", DATABASE_REFUSED_VALUE);
+  }
+  if (sqlState === "57014") {
+    // Cancelled: past DATABASE_QUERY_TIMEOUT_SECONDS (server/db/client.ts), or PostgreSQL's own statement_timeout.
+    logger.warn("a query was cancelled: the database did not answer in time", error);
+    return new AppError("unavailable", DATABASE_TOO_SLOW);
   }
   logger.error("unexpected error", error);
   return new AppError("internal", "Internal server error");

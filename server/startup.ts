@@ -1,7 +1,8 @@
 import { type Database, getDatabase, useDatabase } from "./db/client";
 import { type LockHolderKind, acquireDataDirLock } from "./db/data-dir-lock";
 import { rememberDemoSchool } from "./db/demo-school";
-import { migrateDatabase } from "./db/migrate";
+import { checkDatabaseConnection } from "./db/connection-check";
+import { type MigrateOptions, migrateDatabase } from "./db/migrate";
 import { checkMigratingRole } from "./db/migration-role";
 import { env } from "./env";
 import { logger } from "./logger";
@@ -23,7 +24,10 @@ export interface OpenedDatabase {
  * Opens the configured database for this process and brings its schema up to date. In embedded mode
  * the data folder is locked first, so that no second process ever opens the same PGlite files.
  */
-export async function openConfiguredDatabase(holder: LockHolderKind): Promise<OpenedDatabase> {
+export async function openConfiguredDatabase(
+  holder: LockHolderKind,
+  migration: Pick<MigrateOptions, "onWait" | "signal"> = {},
+): Promise<OpenedDatabase> {
   const config = env();
   const log = startupLog();
   const lock = config.databaseKind === "pglite" ? acquireDataDirLock(config.dataDir, holder) : null;
@@ -31,12 +35,21 @@ export async function openConfiguredDatabase(holder: LockHolderKind): Promise<Op
   try {
     const where =
       config.databaseKind === "pglite" ? `embedded PGlite in ${config.dataDir}` : `PostgreSQL at ${databaseLocation(config.DATABASE_URL!)}`;
-    database = await log.step("database", `opening ${where}`, () => getDatabase());
+    database = await log.step("database", `opening ${where}`, async () => {
+      const configured = await getDatabase();
+      // It behaves as configured (prepared statements kept), or the start stops with a sentence naming the setting.
+      await checkDatabaseConnection(configured, { concurrency: config.DATABASE_POOL_MAX });
+      return configured;
+    });
     const opened = database;
     await log.step("migrations", "bringing the database schema up to date", async () => {
       // First, that the migrating role may create or grant markbook_app: else a sentence, not "Failed query: CREATE ROLE".
       if (config.databaseKind === "postgres") await checkMigratingRole(config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL!);
-      await migrateDatabase(opened, { sessionUrl: config.DATABASE_MIGRATION_URL });
+      await migrateDatabase(opened, {
+        sessionUrl: config.DATABASE_MIGRATION_URL,
+        onWait: migration.onWait ?? ((wait) => logger.warn(wait.message)),
+        signal: migration.signal,
+      });
     });
     useDatabase(database);
   } catch (error) {

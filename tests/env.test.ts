@@ -1,4 +1,5 @@
 import path from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseEnv } from "../server/env";
 
@@ -61,6 +62,24 @@ describe("parseEnv", () => {
     expect(parseEnv(pooled).DATABASE_MIGRATION_URL).toBe("postgres://u:p@db:5432/markbook");
     expect(configError({ ...pooled, DATABASE_MIGRATION_URL: "db:5432" }).message).toMatch(/DATABASE_MIGRATION_URL/);
     expect(configError({ DATABASE_MIGRATION_URL: "postgres://u:p@db:5432/markbook" }).message).toMatch(/DATABASE_MIGRATION_URL is set but DATABASE_URL is not/);
+  });
+
+  it("prepares statements and gives queries 60 s by default; names DATABASE_PREPARED_STATEMENTS or DATABASE_QUERY_TIMEOUT_SECONDS when not one of theirs", () => {
+    expect(parseEnv({})).toMatchObject({ DATABASE_PREPARED_STATEMENTS: "on", DATABASE_QUERY_TIMEOUT_SECONDS: 60 });
+    expect(parseEnv({ DATABASE_PREPARED_STATEMENTS: "off", DATABASE_QUERY_TIMEOUT_SECONDS: "5" })).toMatchObject({
+      DATABASE_PREPARED_STATEMENTS: "off",
+      DATABASE_QUERY_TIMEOUT_SECONDS: 5,
+    });
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }).filter((value) => value !== "on" && value !== "off"), (value) => {
+        expect(configError({ DATABASE_PREPARED_STATEMENTS: value }).message).toContain("DATABASE_PREPARED_STATEMENTS=");
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 86_401 }), fc.constantFrom("soon", "1.5", "-")), (value) => {
+        expect(configError({ DATABASE_QUERY_TIMEOUT_SECONDS: String(value) }).message).toContain("DATABASE_QUERY_TIMEOUT_SECONDS=");
+      }),
+    );
   });
 
   it("refuses production with an external database and no AUTH_SECRET or SYNC_TOKEN_SECRET, naming them", () => {

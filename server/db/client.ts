@@ -18,6 +18,8 @@ export interface Database {
   db: Db;
   /** PostgreSQL's connection URL (a migration opens a connection of its own with it). */
   url?: string;
+  /** PostgreSQL: whether statements are named prepared statements (DATABASE_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,13 @@ export type DatabaseOptions =
       kind: "postgres";
       url: string;
       poolMax?: number;
+      /**
+       * Named prepared statements (default true). Off for a transaction pooler that does not keep them
+       * (PgBouncer before 1.21, or without max_prepared_statements): every statement is then unnamed.
+       */
+      preparedStatements?: boolean;
+      /** A query not answered in this time is cancelled and fails (default 60 s; 0: no limit, for migrations). */
+      queryTimeoutMs?: number;
       /** Called with every statement sent (benchmarks count them). */
       onStatement?: (query: string) => void;
     };
@@ -38,13 +47,69 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const db = drizzlePglite({ client, schema }) as unknown as Db;
     return { kind: "pglite", db, close: () => client.close() };
   }
+  const prepare = options.preparedStatements ?? true;
   const client = postgres(options.url, {
     max: options.poolMax ?? 10,
+    prepare,
     onnotice: () => {}, // "already exists, skipping" notices from idempotent migrations are noise
     ...(options.onStatement && { debug: (_connection: number, query: string) => options.onStatement!(query) }),
   });
-  const db = drizzlePostgres({ client: preparingClient(client), schema }) as unknown as Db;
-  return { kind: "postgres", db, url: options.url, close: () => client.end({ timeout: 5 }) };
+  const behaviour: ClientBehaviour = { prepare, timeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS };
+  const db = drizzlePostgres({ client: preparingClient(client, behaviour), schema }) as unknown as Db;
+  return { kind: "postgres", db, url: options.url, preparedStatements: prepare, close: () => client.end({ timeout: 5 }) };
+}
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+
+interface ClientBehaviour {
+  prepare: boolean;
+  timeoutMs: number;
+}
+
+/** A query the client gave up on: it was not answered within the configured time, and was cancelled. */
+export class QueryTimeoutError extends Error {
+  readonly code = "57014"; // query_canceled, as PostgreSQL's own statement_timeout reports it
+  constructor(timeoutMs: number) {
+    super(
+      `The database did not answer within ${timeoutMs / 1000} s (DATABASE_QUERY_TIMEOUT_SECONDS), so the query was cancelled. ` +
+        "The database or its connection pooler may be overloaded or unreachable.",
+    );
+    this.name = "QueryTimeoutError";
+  }
+}
+
+/**
+ * Gives `query` a deadline from the moment it is awaited (waiting for a pooled connection included): past
+ * it, PostgreSQL is asked to cancel it and the caller gets a QueryTimeoutError at once, even should the
+ * cancel itself never be answered (a pooler that lost the server). postgres.js queries are lazy promises
+ * whose `then` starts them, so the deadline is armed there, once.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any row shape: the deadline does not read the rows
+function withDeadline<Q extends postgres.PendingQuery<any>>(query: Q, timeoutMs: number): Q {
+  if (timeoutMs <= 0) return query;
+  const originalThen = query.then.bind(query);
+  let settled: Promise<unknown> | undefined;
+  query.then = function (this: Q, onFulfilled, onRejected) {
+    settled ??= new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        query.cancel();
+        reject(new QueryTimeoutError(timeoutMs));
+      }, timeoutMs);
+      void originalThen(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's own error, passed on as it is
+          reject(error);
+        },
+      );
+    });
+    return settled.then(onFulfilled as never, onRejected);
+  } as Q["then"];
+  return query;
 }
 
 /** A statement to run first in a transaction (see asUser). */
@@ -77,21 +142,29 @@ export function beginWithPreamble<T>(preamble: TransactionPreamble, begin: () =>
  * drizzle asks postgres.js not to prepare its queries (unless each is given a name by hand). Under
  * row-level security, planning is most of what a statement costs: every policy adds subqueries to the
  * plan. Measured with pgbench on the mark upsert: 530 transactions/s unprepared, 1680/s prepared. This
- * wrapper makes every parameterised query a prepared statement, which postgres.js keeps per connection
- * by its text, so a hot statement is planned once per connection. PostgreSQL re-plans it by itself after
+ * wrapper makes every parameterised query a prepared statement (unless DATABASE_PREPARED_STATEMENTS=off,
+ * for a transaction pooler that does not keep them: then every statement is unnamed, planned each time),
+ * which postgres.js keeps per connection by its text, so a hot statement is planned once per connection. PostgreSQL re-plans it by itself after
  * a schema change, or when the role differs (RLS as the caller vs the service's own rights).
  *
  * It also sends a transaction's preamble (the caller's identity and role) the moment the transaction has
  * its connection, without waiting for the answer: the first query of the transaction follows it on the
  * same connection, in order, so one round trip per transaction is saved. Should the preamble fail, the
  * transaction is aborted and every later statement of it fails: nothing runs without it.
+ *
+ * Every query gets a deadline (withDeadline): a client-side timeout, because a statement_timeout given as
+ * a startup parameter is refused by PgBouncer, and a `SET` per transaction would cost a statement.
  */
-function preparingClient(client: postgres.Sql): postgres.Sql {
+function preparingClient(client: postgres.Sql, behaviour: ClientBehaviour): postgres.Sql {
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === "unsafe") {
         return (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, parameters, { ...options, prepare: true });
+          withDeadline(target.unsafe(query, parameters, { ...options, prepare: behaviour.prepare }), behaviour.timeoutMs);
+      }
+      // A reserved connection (transactionInOneTrip) is given the same behaviour.
+      if (property === "reserve") {
+        return async () => preparingClient(await target.reserve(), behaviour);
       }
       // Transactions and savepoints hand out a client of their own: wrap it as well.
       if (property === "begin" || property === "savepoint") {
@@ -103,10 +176,10 @@ function preparingClient(client: postgres.Sql): postgres.Sql {
           return start.call(target, ...args, (inner: postgres.Sql) => {
             if (preamble && !preamble.sent) {
               // Handed to the connection now, before the callback can issue anything.
-              void inner.unsafe(preamble.text, preamble.parameters, { prepare: true }).execute();
+              void inner.unsafe(preamble.text, preamble.parameters, { prepare: behaviour.prepare }).execute();
               preamble.sent = true;
             }
-            return callback(preparingClient(inner));
+            return callback(preparingClient(inner, behaviour));
           });
         };
       }
@@ -151,10 +224,11 @@ export async function transactionInOneTrip(db: Db, statements: Statement[]): Pro
       return results;
     });
   }
+  // The reserved connection comes wrapped (preparingClient): prepared as configured, each with its deadline.
   const connection = await client.reserve();
   try {
     const queries = [{ sql: "begin", params: [] }, ...statements, { sql: "commit", params: [] }].map((statement) =>
-      connection.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
+      connection.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).execute(),
     );
     const answers = await Promise.allSettled(queries);
     const failure = answers.find((answer) => answer.status === "rejected");
@@ -169,7 +243,13 @@ export async function transactionInOneTrip(db: Db, statements: Statement[]): Pro
 export function configuredDatabaseOptions(): DatabaseOptions {
   const config = env();
   return config.DATABASE_URL
-    ? { kind: "postgres", url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX }
+    ? {
+        kind: "postgres",
+        url: config.DATABASE_URL,
+        poolMax: config.DATABASE_POOL_MAX,
+        preparedStatements: config.DATABASE_PREPARED_STATEMENTS === "on",
+        queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000,
+      }
     : { kind: "pglite", dataDir: path.join(config.dataDir, "pglite") };
 }
 
