@@ -135,6 +135,8 @@ test("a school's first week: people in from its exports, a class with its teache
   await pupil.getByLabel("New password again").fill("zoë's own passphrase");
   await pupil.getByRole("button", { name: "Save and continue" }).click();
   await expect(pupil).toHaveURL(/\/timetables$/);
+  await expect(pupil.getByRole("heading", { level: 1, name: "My timetable" })).toBeVisible();
+  await expect(pupil.getByText("Loading your timetable…")).toBeHidden();
   await screenshot(pupil, testInfo, "first-week-pupil-in");
   await phone.close();
 

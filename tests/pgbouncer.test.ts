@@ -7,6 +7,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +24,22 @@ import { type RunningPgbouncer, pgbouncerMissing, startPgbouncer } from "./suppo
 import { postgresAdminUrl, withDatabase } from "./support/postgres";
 
 const adminUrl = postgresAdminUrl();
+
+/**
+ * The SQL docs/deploy.md's "The database roles" tells an administrator to run once, word for word, with
+ * the connecting role's name where the document says `markbook`.
+ */
+function deployAdministratorSql(role: string): string[] {
+  const deploy = fs.readFileSync(path.join(import.meta.dirname, "../docs/deploy.md"), "utf8");
+  const section = deploy.slice(deploy.indexOf("### The database roles"));
+  const block = /```sql\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error("docs/deploy.md has no SQL block under \"The database roles\"");
+  return block
+    .split(";")
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== "")
+    .map((statement) => statement.replace(/\bTO markbook\b/, `TO ${role}`));
+}
 const skipReason = pgbouncerMissing() ?? (adminUrl ? null : "no PostgreSQL for this run (TEST_POSTGRES=off)");
 if (skipReason) console.warn(`tests/pgbouncer.test.ts skipped: ${skipReason}`);
 
@@ -40,21 +58,39 @@ describe.skipIf(skipReason !== null)(`Markbook behind PgBouncer in transaction m
     return node;
   };
 
+  // The nodes connect as docs/deploy.md prescribes: a role of their own that owns the database, with
+  // neither CREATEROLE nor superuser, given markbook_app by the administrator's SQL of "The database roles".
+  const owner = `mb_owner_${crypto.randomBytes(4).toString("hex")}`;
+  const ownerPassword = crypto.randomBytes(12).toString("hex");
+
   beforeAll(async () => {
     admin = await openDatabase({ kind: "postgres", url: adminUrl!, poolMax: 1 });
+    await admin.db.execute(sql.raw(`create role ${owner} login nosuperuser nocreaterole nobypassrls password '${ownerPassword}'`));
+    await admin.db.execute(sql.raw(`grant ${owner} to current_user`)); // to make it the database's owner
     // An empty database: the migrations through the pooler make all of it.
-    await admin.db.execute(sql.raw(`create database ${name}`));
+    await admin.db.execute(sql.raw(`create database ${name} owner ${owner}`));
+    for (const statement of deployAdministratorSql(owner)) {
+      // markbook_app is cluster-wide: this server's earlier runs made it already (the document says so).
+      if (/^CREATE ROLE markbook_app\b/i.test(statement) && (await appRoleExists())) continue;
+      await admin.db.execute(sql.raw(statement));
+    }
+    const ownerUrl = new URL(withDatabase(adminUrl!, name));
+    ownerUrl.username = owner;
+    ownerUrl.password = ownerPassword;
     direct = await openDatabase({ kind: "postgres", url: withDatabase(adminUrl!, name), poolMax: 2 });
-    bouncer = await startPgbouncer(adminUrl!, { poolSize: 4 });
-    pooledUrl = bouncer.through(withDatabase(adminUrl!, name));
+    bouncer = await startPgbouncer(ownerUrl.toString(), { poolSize: 4 });
+    pooledUrl = bouncer.through(ownerUrl.toString());
   });
   afterAll(async () => {
     for (const node of nodes) await node.close().catch(() => {});
     await direct?.close();
     await bouncer?.stop();
     await admin?.db.execute(sql.raw(`drop database if exists ${name} with (force)`)).catch(() => {});
+    await admin?.db.execute(sql.raw(`drop role if exists ${owner}`)).catch(() => {});
     await admin?.close();
   });
+
+  const appRoleExists = async () => rowsOf(await admin.db.execute(sql`select 1 from pg_roles where rolname = 'markbook_app'`)).length > 0;
 
   const migrationLocks = async () =>
     Number(
@@ -89,6 +125,11 @@ describe.skipIf(skipReason !== null)(`Markbook behind PgBouncer in transaction m
   it("serves two nodes' concurrent traffic through the pooler without an error", { timeout: timeoutFor(60) }, async () => {
     const [nodeA, nodeB] = [await openNode(), await openNode()];
     for (const node of [nodeA, nodeB]) await checkDatabaseConnection(node, { concurrency: 10 });
+    // The nodes are the document's role, not the suite's: no CREATEROLE, no superuser.
+    const [who] = rowsOf<{ name: string; createrole: boolean; superuser: boolean }>(
+      await nodeA.db.execute(sql`select current_user as name, rolcreaterole as createrole, rolsuper as superuser from pg_roles where rolname = current_user`),
+    );
+    expect(who).toEqual({ name: owner, createrole: false, superuser: false });
     const school = await createSchool(nodeA.db, "Pooled");
     const as = (node: Database, userId: string) => createCaller({ db: node.db, user: { id: userId } });
     // Bounded: 40 requests in all, 20 at a time, alternating nodes and people.
