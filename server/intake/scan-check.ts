@@ -35,6 +35,9 @@ export class ScanLooksLikePileError extends AppError {
 /** The header of a refusal whose file should go up as a pile (ScanLooksLikePileError). */
 export const UPLOAD_INSTEAD_HEADER = "Markbook-Upload-Instead";
 
+const isInvalidFileError = (error: unknown) =>
+  error instanceof Error && error.name === "AppError" && (error as { code?: unknown }).code === "invalid";
+
 const pages = (count: number) => `${count} ${count === 1 ? "page" : "pages"}`;
 
 /**
@@ -54,7 +57,9 @@ export async function readScanContents(bytes: Uint8Array, readPile: ReadPile, pa
     }
   } catch (error) {
     // The file itself could not be opened (damaged, not a PDF that pdf-lib reads): not this check's refusal.
-    if (error instanceof AppError && error.code === "invalid") return null;
+    // Compared by name and code, not instanceof: in a production node the imaging port is set up by
+    // server.ts, so its AppError is another module instance than this route bundle's.
+    if (isInvalidFileError(error)) return null;
     throw error;
   }
   return contents;
