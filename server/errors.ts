@@ -22,7 +22,23 @@ export const errorCodes = {
 
 export type AppErrorCode = keyof typeof errorCodes;
 
+/** Marks every AppError, whichever copy of this module made it (see AppError's Symbol.hasInstance). */
+const appErrorBrand = Symbol.for("markbook.AppError");
+
 export class AppError extends Error {
+  readonly [appErrorBrand] = true;
+
+  /**
+   * `instanceof AppError` checks the brand, not the prototype chain: in a production node the ports
+   * that server.ts sets up (imaging, storage) and each Next.js route bundle load their own copy of this
+   * module, and an error thrown by one copy must not read as an unknown 500 to another. Subclasses keep
+   * the ordinary check.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== AppError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[appErrorBrand] === true;
+  }
+
   constructor(
     readonly code: AppErrorCode,
     message: string,

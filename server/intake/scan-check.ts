@@ -35,8 +35,7 @@ export class ScanLooksLikePileError extends AppError {
 /** The header of a refusal whose file should go up as a pile (ScanLooksLikePileError). */
 export const UPLOAD_INSTEAD_HEADER = "Markbook-Upload-Instead";
 
-const isInvalidFileError = (error: unknown) =>
-  error instanceof Error && error.name === "AppError" && (error as { code?: unknown }).code === "invalid";
+const isInvalidFileError = (error: unknown) => error instanceof AppError && error.code === "invalid";
 
 const pages = (count: number) => `${count} ${count === 1 ? "page" : "pages"}`;
 
