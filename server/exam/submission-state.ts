@@ -1,7 +1,7 @@
 /**
  * Where a submission stands, in the words a teacher reads: the one vocabulary of the batch page, the
- * marking screen, the results page and the CSV. The contract's status values (docs/spec/classroom-api.md "States and
- * transitions": absent, unmatched,
+ * marking screen, the results page and the CSV. The contract's status values
+ * (docs/spec/classroom-api.md "States and transitions": absent, unmatched,
  * matched, marking, complete) stay what the API says; this names them for people. `absent` splits in
  * two: a roster student with no scan yet, and a student a teacher marked absent (absence_marked_at).
  * Pure, with no server imports, so the browser uses it as the server does.

@@ -257,8 +257,8 @@ function finalSegment(utterance: Utterance, result: TranscribeResult) {
 }
 
 /**
- * The handshake's refusal: an HTTP answer with the contract's error body (docs/spec/speech-api.md "GET
- * /v1/websocket"), before any upgrade.
+ * The handshake's refusal: an HTTP answer with the contract's error body
+ * (docs/spec/speech-api.md "GET /v1/websocket"), before any upgrade.
  */
 function refuse(socket: Duplex, error: unknown, headers: Record<string, string> = {}) {
   const { status, body } = openaiErrorBody(error);

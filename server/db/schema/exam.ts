@@ -256,8 +256,8 @@ export const examSubmissions = pgTable(
     script_number: integer().notNull().default(0),
     /**
      * When a teacher marked the student absent (server/exam/absence.ts). Null for a student who simply
-     * has no scan yet: the status `absent` alone (the contract's, docs/spec/classroom-api.md "States and
-     * transitions") does not say which.
+     * has no scan yet: the status `absent` alone (the contract's,
+     * docs/spec/classroom-api.md "States and transitions") does not say which.
      */
     absence_marked_at: timestamp({ withTimezone: true }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
