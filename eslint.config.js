@@ -1,5 +1,6 @@
 // ESLint flat config: type-aware typescript-eslint over every source folder, import cycles through
-// the TypeScript resolver, React hooks rules for the UI. Why each rule is on or off: docs/decisions.md.
+// the TypeScript resolver, React hooks rules for the UI. Why each rule is on or off: docs/decisions/testing.md
+// (the "Lint: …" decisions, listed in the index docs/decisions.md).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { importX } from "eslint-plugin-import-x";

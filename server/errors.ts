@@ -44,7 +44,10 @@ export class AppError extends Error {
     message: string,
     /** The request parameter at fault, when there is one (OpenAI's `param`). */
     readonly param?: string,
-    /** Overrides the OpenAI `code` where the speech contract names a more precise one. */
+    /**
+     * Overrides the OpenAI `code` where the speech contract names a more precise one (docs/spec/speech-api.md
+     * "Errors").
+     */
     readonly openaiCode?: string,
   ) {
     super(message);

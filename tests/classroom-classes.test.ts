@@ -175,7 +175,7 @@ describeOnEachDatabase("classes and students", (database) => {
       }
       expect((await addStudent(artId, school.admin.token, {})).status).toBe(400);
       expect((await addStudent(artId, school.admin.token, "not json")).status).toBe(400);
-      // A malformed class id names no class: 404, as on every path (docs/decisions.md, issue 15).
+      // A malformed class id names no class: 404, as on every path (docs/decisions.md "Same mistake, same answer on REST and tRPC", issue 15).
       expect((await addStudent("not-a-class", school.admin.token, { student_id: school.student.id })).status).toBe(404);
       const { students } = await as(school.admin).classes.students({ classId: artId, includeInactive: true });
       expect(students.map((student) => student.id)).not.toContain(otherSchool.student.id);

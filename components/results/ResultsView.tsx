@@ -69,7 +69,7 @@ export function ResultsView({ batchId, viewerId }: { batchId: string; viewerId: 
   const toMark = rows.find((row) => row.status === "matched" || row.status === "marking" || row.status === "unmatched");
   const markingHref = toMark ? `/batches/${batchId}/mark?submission=${toMark.submission_id}` : null;
   // The teacher's export (the school's shape: its ids, surname and first name, blank totals until marked),
-  // with the names the page shows; the contract's CSV stays at /csv for tools.
+  // with the names the page shows; the contract's CSV (docs/spec/classroom-api.md) stays at /csv for tools.
   const revealQuery = reveal && canReveal ? "?reveal_names=true" : "";
   const downloads = (
     <>

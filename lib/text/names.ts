@@ -79,7 +79,8 @@ export function sortByName<T>(rows: readonly T[], nameOf: (row: T) => string, ti
 
 /**
  * The rows sorted by the whole name with the same collation (first word first), ties by `tieOf`: for a
- * list the contract says is "ordered by full_name" (GET /database/timetable/classes/school/students).
+ * list the contract says is "ordered by full_name" (GET /database/timetable/classes/school/students,
+ * docs/spec/classroom-api.md "Supporting endpoints").
  */
 export function sortByFullName<T>(rows: readonly T[], nameOf: (row: T) => string, tieOf: (row: T) => string): T[] {
   return [...rows].sort((a, b) => collator.compare(nameOf(a), nameOf(b)) || (tieOf(a) < tieOf(b) ? -1 : tieOf(a) > tieOf(b) ? 1 : 0));

@@ -5,7 +5,8 @@ import type { Db } from "../db/client";
 import { AppError } from "../errors";
 
 /**
- * Snapshot and sync-token routes follow the contract's snapshot rule 6: a request without the raw access
+ * Snapshot and sync-token routes follow the contract's snapshot rule 6
+ * (docs/spec/classroom-api.md "Canvas snapshot read rules" 6): a request without the raw access
  * token, or whose token carries no user id, answers 403. Other bad tokens (expired, bad signature) are 401.
  * The route calls it after validating its own input, so that rule 1 (the path) keeps its place before rule 6.
  */

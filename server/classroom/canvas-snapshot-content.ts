@@ -1,6 +1,7 @@
 /**
  * The structure of a tldraw canvas snapshot as `getSnapshot(editor.store)` produces it:
- * `{ document: { store, schema }, session }`. The contract's rule 7 decides what counts as valid.
+ * `{ document: { store, schema }, session }`. The contract's rule 7
+ * (docs/spec/classroom-api.md "Canvas snapshot read rules" 7) decides what counts as valid.
  */
 
 export type CanvasSnapshot = Record<string, unknown>;
@@ -9,7 +10,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
- * Why `value` is not a usable snapshot, or null when it is one. Valid (contract rule 7): an object with
+ * Why `value` is not a usable snapshot, or null when it is one. Valid
+ * (docs/spec/classroom-api.md "Canvas snapshot read rules" 7): an object with
  * `document` and `session`, and either `document.schema` or a root `schemaVersion`. Beyond the letter of
  * the rule, `document` and `session` must be objects, since a tldraw client cannot load anything else.
  */

@@ -189,7 +189,7 @@ export async function renameClass(tx: Tx, userId: string, input: z.input<typeof 
 
 export const setClassTeachersInput = z.object({
   classId: recordId("Class"),
-  /** The main teacher (the contract's teacher_id), or null for none. */
+  /** The main teacher (the contract's teacher_id, docs/spec/classroom-api.md "Batch (fields seen)"), or null for none. */
   teacherId: z.uuid("teacher_id must be a user id").nullable(),
   /** Everyone else who teaches the class; the main teacher among them is ignored. */
   otherTeacherIds: z.array(z.uuid("other_teacher_ids must hold user ids")).max(50, "A class can have at most 50 other teachers").default([]),

@@ -52,7 +52,8 @@ export interface GraphChildrenAccess {
 }
 
 /**
- * The contract's access rule: the caller's personal, institute and curriculum databases (the same rule
+ * The contract's access rule (docs/spec/classroom-api.md "Supporting endpoints", GET /graph/node/children): the
+ * caller's personal, institute and curriculum databases (the same rule
  * as the canvas snapshots), or the shared global database for calendar node types; 403 otherwise.
  */
 export function authorizeGraphChildren(ownDatabases: CallerGraphDatabases, query: GraphChildrenQuery): GraphChildrenAccess {

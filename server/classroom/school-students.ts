@@ -16,7 +16,8 @@ export const schoolStudentsOutput = z.object({ students: z.array(schoolStudentOu
 
 /**
  * GET /database/timetable/classes/school/students: the students of the caller's school by full name, as
- * the contract says, with a collation (lib/text/names.ts: Łukasz before Zoë); empty without a school. Row-level security applies: staff see every student, a student only themself.
+ * the contract says (docs/spec/classroom-api.md "Supporting endpoints"), with a collation (lib/text/names.ts: Łukasz
+ * before Zoë); empty without a school. Row-level security applies: staff see every student, a student only themself.
  */
 export async function listSchoolStudents(tx: Tx, userId: string) {
   const students = await tx

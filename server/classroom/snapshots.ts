@@ -57,7 +57,8 @@ export interface SnapshotAddress extends SnapshotPath {
 }
 
 /**
- * Contract rule 1, in its order: three non-empty parts (400), the one snapshots bucket (403), no `.`/`..`
+ * Contract rule 1 (docs/spec/classroom-api.md "Canvas snapshot read rules" 1), in its order: three non-empty parts
+ * (400), the one snapshots bucket (403), no `.`/`..`
  * part and no `..` inside a part (400), node_type and node_id of letters, digits, `_` and `-` only (400).
  * The character rule also refuses NUL, backslashes, percent signs and Unicode look-alikes of `.` and `/`.
  */
@@ -84,7 +85,8 @@ const isPersonal = (nodeType: string) => (personalNodeTypes as readonly string[]
 const isCalendar = (nodeType: string) => (calendarNodeTypes as readonly string[]).includes(nodeType);
 
 /**
- * Contract rules 1 and 3–5 for the caller (rule 6, the token, is checked by the route before this runs):
+ * Contract rules 1 and 3–5 (docs/spec/classroom-api.md "Canvas snapshot read rules") for the caller (rule 6, the
+ * token, is checked by the route before this runs):
  * where the snapshot lives, or 400/403. Read as the caller: their graph databases come from their own
  * user row and the institutes RLS shows them.
  *

@@ -69,7 +69,8 @@ type TimetableRow = z.infer<typeof timetableOutput>;
 
 /**
  * GET /database/timetable/timetables: the timetables of the caller's school, newest first. Empty for a
- * caller without a school or who is not a school_admin or department_head of it (the contract's rule).
+ * caller without a school or who is not a school_admin or department_head of it (the contract's rule:
+ * docs/spec/classroom-api.md "Supporting endpoints", and "Authentication" 6).
  */
 export async function listTimetables(tx: Tx, userId: string, input: z.input<typeof listTimetablesInput>) {
   const filters = listTimetablesInput.parse(input);

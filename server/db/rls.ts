@@ -95,7 +95,8 @@ export const isRunningAs = (userId: string | Placeholder) => sql`(app.current_us
 
 /**
  * Runs `fn` in one transaction with the service's own rights, bypassing row-level security.
- * Only for the contract's named exceptions: resolving exam_code from the catalogue, resolving student
+ * Only for the contract's named exceptions (docs/spec/classroom-api.md "What the service does", data access model):
+ * resolving exam_code from the catalogue, resolving student
  * names when a batch is created, storing scans, writing graph projections; plus migrations, seeding,
  * the CLI and credential checks (sign-in, API keys). `grep -rn asService server app` lists them all.
  */

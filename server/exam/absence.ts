@@ -9,7 +9,8 @@ import { submissionOutput } from "./batches";
 import { openBatchFor } from "./batch-gate";
 
 /**
- * A teacher's "Mark absent" and its "Undo". The contract's status `absent` is also what every roster
+ * A teacher's "Mark absent" and its "Undo". The contract's status `absent`
+ * (docs/spec/classroom-api.md "States and transitions") is also what every roster
  * student starts with, before any scan: absence_marked_at tells a student the teacher marked absent
  * from one who has no scan yet. See docs/decisions.md, "Absent means a teacher said so".
  */

@@ -153,7 +153,10 @@ async function checkBatchSources(tx: Tx, values: z.output<typeof createBatchInpu
   return template;
 }
 
-/** Active enrollees of a class with their names: the contract's named service-level read. */
+/**
+ * Active enrollees of a class with their names: the contract's named service-level read (docs/spec/classroom-api.md
+ * "What the service does").
+ */
 async function activeRoster(db: Db, classId: string) {
   return asService(db, (tx) =>
     tx

@@ -21,7 +21,8 @@ import { resolveStaffInstitute } from "./staff-institute";
  * Template paper files: POST /api/exam/files stores an uploaded PDF (checked as scans are: declared
  * type, size while streaming, %PDF- signature) and counts its pages; GET /api/exam/files/{id} streams
  * a file the caller may read under row-level security (their school's files and catalogue files).
- * The contract names no upload path for a template's PDF; this one follows the scan upload's style.
+ * The contract (docs/spec/classroom-api.md "Templates") names no upload path for a template's PDF; this one follows
+ * the scan upload's style.
  */
 
 

@@ -13,7 +13,8 @@ import { submissionState, submissionStateLabel } from "./submission-state";
  * "Absent", "Being marked (2 of 5)"… Students without a script (no scan yet, or absent) are included,
  * with blank mark cells and a blank total (never a 0 nobody gave). Where names are hidden (an anonymous
  * batch not revealed by its owner) the student_name cell holds the script's label ("Script 17") and
- * student_id is blank: the contract fixes the header, and a sheet of blank names would be no use.
+ * student_id is blank: the contract fixes the header (docs/spec/classroom-api.md "Batches, scans, marks, results",
+ * GET …/csv), and a sheet of blank names would be no use.
  */
 export function renderResultsCsv(results: BatchResults): string {
   const header = ["student_name", "student_id", "status", ...results.questions.map((q) => q.label), "total"];
@@ -54,7 +55,7 @@ export const resultsCsvQuery = z.object({
     .meta({ description: "id (default): batch-<id>.csv; title: `<batch title> - <yyyy-mm-dd>.csv`" }),
 });
 
-/** The contract's name of the CSV: `batch-<id>.csv`. */
+/** The contract's name of the CSV: `batch-<id>.csv` (docs/spec/classroom-api.md "Batches, scans, marks, results"). */
 export function resultsCsvFileName(batchId: string): string {
   return `batch-${batchId}.csv`;
 }

@@ -14,7 +14,8 @@ import { type SubmissionState, submissionState } from "./submission-state";
  * import kept), surname and first name apart, the class, a plain state, and a total and percentage only
  * where the script is marked in full (a blank, never a 0 or a part-total that sorts as a low score).
  * Served as CSV (UTF-8 with a byte-order mark, CRLF) and as .xlsx; the contract's CSV
- * (results-csv.ts, /api/exam/batches/{id}/csv) is left exactly as the contract says.
+ * (results-csv.ts, /api/exam/batches/{id}/csv) is left exactly as the contract says (docs/spec/classroom-api.md
+ * "Batches, scans, marks, results", GET …/csv).
  * See docs/decisions.md, "The teacher's results export".
  */
 
@@ -45,7 +46,8 @@ const MAX_COMMENTS_CHARACTERS = 32_000;
 
 /**
  * The export of a batch as the caller may read it: the same reads and refusals as the results and the
- * contract's CSV (another school's batch or a student: 404; reveal_names by anyone but the owner of an
+ * contract's CSV (docs/spec/classroom-api.md "Batches, scans, marks, results"; another school's batch or a student:
+ * 404; reveal_names by anyone but the owner of an
  * anonymous batch: 403). Where names are hidden the id and name cells are blank and rows go in script
  * order, as on the results screen; an anonymous batch has a Script column first.
  */
@@ -152,7 +154,7 @@ const percentText = (fraction: number) => String(Math.round(fraction * 1000) / 1
 /**
  * The export as CSV for a spreadsheet: UTF-8 with a byte-order mark (without one, Excel reads the bytes
  * as the PC's code page and shows "ChloÃ©"), CRLF line ends, RFC 4180 quoting, formula-looking text
- * prefixed with an apostrophe as in the contract's CSV, blank cells for nothing.
+ * prefixed with an apostrophe as in the contract's CSV (results-csv.ts), blank cells for nothing.
  */
 export function renderExportCsv(table: ResultsExport): string {
   const header = table.columns.map((column) => csvField(column.header));

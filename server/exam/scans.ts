@@ -32,7 +32,7 @@ export interface ScanOptions {
 }
 
 /**
- * POST /api/exam/batches/{id}/scans, the contract's rules in order:
+ * POST /api/exam/batches/{id}/scans, the contract's rules in order (docs/spec/classroom-api.md "Scan upload rules" 1–7):
  * 1. the batch gate (batch-gate.ts, upload_scan): visible (404), the caller's (403), neither archived nor signed off (409);
  * 2. the file's declared content type is application/pdf or application/x-pdf (415);
  * 3. no larger than MAX_SCAN_BYTES, enforced while reading (413, the sender's stream is cancelled);

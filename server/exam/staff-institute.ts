@@ -6,7 +6,7 @@ import { staffRoles } from "../identity/roles";
 import { logger } from "../logger";
 
 /**
- * The institute rule (the contract's, for POST /api/exam/templates; a template paper's upload follows
+ * The institute rule (docs/spec/classroom-api.md "Templates", POST /api/exam/templates; a template paper's upload follows
  * it too, so that the paper and the template it becomes land in the same institute): a given institute
  * must be one of the caller's (403); omitted, the sole membership is used; several memberships make it
  * required (400); none is 403. Memberships of any role count; then only staff of the chosen institute
@@ -20,7 +20,8 @@ export async function resolveStaffInstitute(tx: Tx, callerId: string, requested:
       .from(instituteMemberships)
       .where(eq(instituteMemberships.user_id, callerId));
   } catch (error) {
-    // The contract's 502: the membership lookup itself failed (not "no membership", which is 403).
+    // The contract's 502 (docs/spec/classroom-api.md "Errors"): the membership lookup itself failed (not "no
+    // membership", which is 403).
     logger.error("institute membership lookup failed", error);
     throw new AppError("upstream", "Institute membership could not be resolved");
   }

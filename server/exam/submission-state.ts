@@ -1,6 +1,7 @@
 /**
  * Where a submission stands, in the words a teacher reads: the one vocabulary of the batch page, the
- * marking screen, the results page and the CSV. The contract's status values (absent, unmatched,
+ * marking screen, the results page and the CSV. The contract's status values
+ * (docs/spec/classroom-api.md "States and transitions": absent, unmatched,
  * matched, marking, complete) stay what the API says; this names them for people. `absent` splits in
  * two: a roster student with no scan yet, and a student a teacher marked absent (absence_marked_at).
  * Pure, with no server imports, so the browser uses it as the server does.
@@ -20,7 +21,8 @@ export const submissionStateLabels: Record<SubmissionState, string> = {
 
 /**
  * What a state needs of a submission: the contract's status, the marked absence, whose it is, and how
- * many questions have a mark (the contract leaves a matched submission `matched` when marks arrive).
+ * many questions have a mark (the contract leaves a matched submission `matched` when marks arrive:
+ * docs/spec/classroom-api.md "States and transitions").
  */
 export interface SubmissionFacts {
   status: "absent" | "unmatched" | "matched" | "marking" | "complete";

@@ -133,11 +133,12 @@ export function questionFromRow(row: QuestionRow): z.output<typeof questionOutpu
   return { ...row, max_marks: row.max_marks === null ? null : Number(row.max_marks) };
 }
 
-// ── Service-level read the contract names ──────────────────────────────────────────────────────
+// ── Service-level read the contract names (docs/spec/classroom-api.md "What the service does") ──────────
 
 /**
  * A catalogue paper's exam_code and file, read with the service's rights: the contract's named
- * exception. Its own short transaction, taken before the caller's (PGlite has a single connection, so
+ * exception (docs/spec/classroom-api.md "What the service does", data access model). Its own short transaction, taken
+ * before the caller's (PGlite has a single connection, so
  * a transaction cannot be opened inside another).
  */
 async function findCataloguePaper(db: Db, examId: string): Promise<{ exam_code: string; source_file_id: string | null } | null> {

@@ -62,7 +62,8 @@ export async function syncTemplateGraph(db: Db, userId: string, id: string): Pro
 
 /**
  * Projects the template as it is now. Reading the template and writing the graph run with service
- * rights: "writing graph projections" is a service-level exception named by the contract, and the
+ * rights: "writing graph projections" is a service-level exception named by the contract
+ * (docs/spec/classroom-api.md "What the service does"), and the
  * callers (the owner's graph-sync, the owner's save) have checked access already.
  */
 export async function projectTemplate(db: Db, templateId: string): Promise<GraphSyncResult> {

@@ -95,7 +95,8 @@ export interface StreamedRequestBody {
 /**
  * Who may call. "bearer": any signed-in user, authenticated before the input is read (401 otherwise).
  * A deferred authenticator is called by the handler, after it has judged the input: for the canvas
- * routes, whose contract puts the path rule before the token rule.
+ * routes, whose contract puts the path rule before the token rule
+ * (docs/spec/classroom-api.md "Canvas snapshot read rules" 1, 6).
  */
 export type RouteAuth = "bearer" | { deferred: (db: Db, request: Request) => Promise<{ id: string }> };
 

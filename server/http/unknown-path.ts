@@ -2,7 +2,8 @@ import { AppError, detailResponse } from "../errors";
 
 /**
  * The answer to a path under /api, /database or /graph that names no operation (a typo, an old
- * client): the contract's 404 with a `{detail}` body a tool can read, instead of the web app's HTML
+ * client): the contract's 404 with a `{detail}` body (docs/spec/classroom-api.md "Errors") a tool can read, instead
+ * of the web app's HTML
  * page. Next.js routes every path a route file matches first; only the rest reach this.
  */
 export function unknownApiPath(request: Request): Response {

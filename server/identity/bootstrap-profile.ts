@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { membershipRole, userType } from "../db/schema";
 
-/** What GET /me/bootstrap answers: exactly the contract's bootstrap profile fields. */
+/**
+ * What GET /me/bootstrap answers: exactly the contract's bootstrap profile fields (docs/spec/classroom-api.md
+ * "Bootstrap profile fields").
+ */
 export const bootstrapProfileOutput = z.object({
   id: z.uuid(),
   email: z.string(),

@@ -43,7 +43,7 @@ const pages = (count: number) => `${count} ${count === 1 ? "page" : "pages"}`;
  * Reads the scan's page count and codes with the pile reader. When it has more pages than the paper,
  * reading stops after the first page (the count is all the refusal needs). Null when the file cannot be
  * opened as a PDF: such a scan is taken as the contract always took it (its type and signature are
- * checked), and only what can be read is refused.
+ * checked, docs/spec/classroom-api.md "Scan upload rules" 2 and 4), and only what can be read is refused.
  */
 export async function readScanContents(bytes: Uint8Array, readPile: ReadPile, paperPages: number | null, maxPages: number): Promise<ScanContents | null> {
   const contents: ScanContents = { pageCount: 0, codes: [] };

@@ -5,8 +5,10 @@
  *   text          text/plain; charset=utf-8  the text and a newline
  *   srt           application/x-subrip       numbered cues, HH:MM:SS,mmm
  *   vtt           text/vtt; charset=utf-8    "WEBVTT" header, HH:MM:SS.mmm
- * The contract declares application/json for all four shapes; plain text is sent with a text type
- * because OpenAI does so and its clients pick JSON parsing from the content type (docs/decisions.md).
+ * The contract declares application/json for all four shapes
+ * (docs/spec/speech-api.md "POST /v1/audio/transcriptions"); plain text is sent with a text type
+ * because OpenAI does so and its clients pick JSON parsing from the content type (docs/decisions.md
+ * "HTTP answers").
  */
 
 export const RESPONSE_FORMATS = ["json", "text", "srt", "verbose_json", "vtt"] as const;

@@ -109,9 +109,11 @@ async function authenticate(service: SpeechService, request: IncomingMessage): P
  * `unhealthy` when ffmpeg cannot run, the engine is down, or the default model (what a request naming
  * none, or `whisper-1`, gets) cannot be loaded (readiness.ts). With a valid key, the details: `reason`,
  * `models` (which of the five can be loaded, from where), `realtime`, the version and uptime (extra
- * fields: the contract's HealthResponse closes none). Without one (a load balancer, anyone), the status
+ * fields: the contract's HealthResponse closes none, docs/spec/speech-api.md "HealthResponse (object)"). Without one
+ * (a load balancer, anyone), the status
  * only: the reasons name folders (MODELS_DIR) and configuration that are not the public's to read.
- * Always 200, as the contract declares: a load balancer wants GET /v1/health/ready.
+ * Always 200, as the contract declares (docs/spec/speech-api.md "GET /v1/health"): a load balancer wants
+ * GET /v1/health/ready.
  */
 async function health(service: SpeechService, withDetails: boolean): Promise<SpeechHealth> {
   const state = await assessSpeech(service);
@@ -131,7 +133,8 @@ async function health(service: SpeechService, withDetails: boolean): Promise<Spe
 }
 
 /**
- * GET /v1/health/ready, for a load balancer (not in the contract, which keeps /v1/health at 200): 200
+ * GET /v1/health/ready, for a load balancer (not in the contract, which keeps /v1/health at 200:
+ * docs/spec/speech-api.md "GET /v1/health"): 200
  * when some request can be served (the engine runs and at least one model can be loaded; ffmpeg's
  * state is /v1/health's, as the sockets' raw PCM needs none),
  * else 503, both with `{status, service, models}` (the ids that can be loaded) and, on 503, `reason`. Without a key the
@@ -172,7 +175,8 @@ export interface SpeechHealth {
 
 /**
  * What /v1/websocket can do now (an extra field: the contract's HealthResponse names five and closes
- * none). `unhealthy` when a new session would be refused: every session is in use, or the engine is down.
+ * none, docs/spec/speech-api.md "HealthResponse (object)"). `unhealthy` when a new session would be refused: every
+ * session is in use, or the engine is down.
  */
 function realtimeHealth(service: SpeechService) {
   const sessions = service.realtimeSessions.size;
@@ -264,7 +268,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 }
 
 /**
- * Answers with the contract's error body. A body the client is still sending is read and discarded
+ * Answers with the contract's error body (docs/spec/speech-api.md "Error (object)"). A body the client is still
+ * sending is read and discarded
  * after the answer by the http server (server/http/unread-body.ts), so the client reads this answer.
  */
 function sendError(request: IncomingMessage, response: ServerResponse, error: unknown, headers: Record<string, string>) {

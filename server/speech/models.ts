@@ -51,7 +51,8 @@ export function retrieveModel(config: SpeechConfig, availability: ModelAvailabil
 
 /**
  * A model that is one of the five ids but cannot be loaded here. The contract declares 400 (not 404,
- * which it gives to GET /v1/models/{model} only) on transcriptions and the socket; the code says why.
+ * which it gives to GET /v1/models/{model} only: docs/spec/speech-api.md "Errors") on transcriptions and the socket;
+ * the code says why.
  */
 function modelNotInstalled(config: SpeechConfig, model: string, source: string): AppError {
   return new AppError("invalid", missingModelMessage(model, source, config), "model", "model_not_found");

@@ -1,6 +1,7 @@
 /**
  * What the speech service can do now, in one place for its four readers: GET /v1/health (the contract's
- * healthy/unhealthy, always 200), GET /v1/health/ready (a load balancer's 200/503), GET /v1/models (only
+ * healthy/unhealthy, always 200: docs/spec/speech-api.md "GET /v1/health"), GET /v1/health/ready (a load balancer's
+ * 200/503), GET /v1/models (only
  * the models that can load) and the web app (the dictation button, the admin's Settings). Nothing is
  * loaded to find out: a model can serve when its files are on disk and readable, or when downloads are
  * on and the hub answers for it (model-health.ts).
@@ -15,7 +16,7 @@ export interface SpeechReadiness {
   /** Some request can be served: the engine is up and at least one model can be loaded (ffmpeg is not needed by the sockets' raw PCM). */
   ready: boolean;
   defaultModel: SpeechModelId;
-  /** The models that can be loaded now, in the contract's order. */
+  /** The models that can be loaded now, in the contract's order (docs/spec/speech-api.md "What the service does"). */
   loadable: SpeechModelId[];
   models: Record<SpeechModelId, ModelHealth>;
   /** Why it is unhealthy, for an operator: names folders and settings (never shown to the public). */

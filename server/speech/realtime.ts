@@ -256,7 +256,10 @@ function finalSegment(utterance: Utterance, result: TranscribeResult) {
   };
 }
 
-/** The handshake's refusal: an HTTP answer with the contract's error body, before any upgrade. */
+/**
+ * The handshake's refusal: an HTTP answer with the contract's error body
+ * (docs/spec/speech-api.md "GET /v1/websocket"), before any upgrade.
+ */
 function refuse(socket: Duplex, error: unknown, headers: Record<string, string> = {}) {
   const { status, body } = openaiErrorBody(error);
   const json = JSON.stringify(body);
@@ -307,7 +310,7 @@ export function createRealtimeUpgradeHandler(
     handleProtocols: (offered) => protocol.selectProtocol?.(offered) ?? false,
   });
   // A handshake `ws` itself refuses (not GET, a bad Sec-WebSocket-Key or version) gets the contract's
-  // 400 and error body, not ws's plain-text answer.
+  // 400 and error body (docs/spec/speech-api.md "GET /v1/websocket"), not ws's plain-text answer.
   server.on("wsClientError", (error, socket) => {
     if (!socket.destroyed) refuse(socket, new AppError("invalid", `The WebSocket handshake was refused: ${error.message}.`));
   });

@@ -4,7 +4,8 @@
  *   data: {"type":"transcript.text.done","text":"…"}     last; the same text as the json answer
  *   data: {"type":"error","error":{message,type,code,param}}   a failure after the first event, last
  * The status and headers go out with the first event, so that everything refused before it (fields,
- * file, limits, a model that cannot load) is a plain JSON error with the contract's status and body.
+ * file, limits, a model that cannot load) is a plain JSON error with the contract's status and body
+ * (docs/spec/speech-api.md "Errors").
  */
 import type { ServerResponse } from "node:http";
 import { openaiErrorBody } from "../errors";
@@ -84,7 +85,8 @@ export class TranscriptEventStream {
 const writeEvent = (response: ServerResponse, event: TranscriptEvent) => response.write(`data: ${JSON.stringify(event)}\n\n`);
 
 /**
- * A failure once events have gone out: the status is sent already, so the contract's error body goes
+ * A failure once events have gone out: the status is sent already, so the contract's error body
+ * (docs/spec/speech-api.md "Error (object)") goes
  * as the last event (the openai clients throw it as an APIError), and the stream ends.
  */
 export function endStreamWithError(response: ServerResponse, error: unknown) {

@@ -7,7 +7,8 @@ import { loadSnapshot, parseSnapshotPath, resolveSnapshotAccess, snapshotLocatio
 import { issueSyncToken, issueSyncTokenInput, syncTokenOutput } from "../sync-tokens";
 
 /**
- * Canvas snapshots and sync tokens. Their contract puts the path rule before the token rule (rule 6:
+ * Canvas snapshots and sync tokens. Their contract (docs/spec/classroom-api.md "Canvas snapshot read rules") puts the
+ * path rule before the token rule (rule 6:
  * 403 without a token or for one without a user id), so the handler authenticates after the path check.
  */
 

@@ -40,7 +40,8 @@ export const classes = pgTable(
 );
 
 /**
- * The other teachers of a class, besides its main teacher (classes.teacher_id, the contract's teacher_id):
+ * The other teachers of a class, besides its main teacher (classes.teacher_id, the contract's teacher_id,
+ * docs/spec/classroom-api.md "Batch (fields seen)"):
  * a class is taught by its main teacher and by each of these. The main teacher is never listed here.
  */
 export const classTeachers = pgTable(

@@ -38,7 +38,7 @@ export const responseAreaKind = pgEnum("response_area_kind", ["response", "conte
 
 /** The catalogue of exam papers shared by every school (exam boards publish these). */
 export const examPapers = pgTable("exam_papers", {
-  /** The contract's exam_id. */
+  /** The contract's exam_id (docs/spec/classroom-api.md "Template (fields seen)"). */
   id: text().primaryKey(),
   exam_code: text().notNull().unique(),
   title: text().notNull(),
@@ -256,7 +256,8 @@ export const examSubmissions = pgTable(
     script_number: integer().notNull().default(0),
     /**
      * When a teacher marked the student absent (server/exam/absence.ts). Null for a student who simply
-     * has no scan yet: the status `absent` alone (the contract's) does not say which.
+     * has no scan yet: the status `absent` alone (the contract's,
+     * docs/spec/classroom-api.md "States and transitions") does not say which.
      */
     absence_marked_at: timestamp({ withTimezone: true }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),

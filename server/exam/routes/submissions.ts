@@ -50,7 +50,8 @@ export const uploadScanRoute = defineRoute({
       const { submission, created } = await uploadScan(db, user.id, params.batch_id, body);
       return replyWith(created ? 201 : 200, submission);
     } catch (error) {
-      // The contract's body ({detail}); the header tells a client that the same file goes up as a pile.
+      // The contract's body ({detail}, docs/spec/classroom-api.md "Errors"); the header tells a client that the same
+      // file goes up as a pile.
       if (error instanceof ScanLooksLikePileError) return detailResponse(error, { [UPLOAD_INSTEAD_HEADER]: "pile" });
       throw error;
     }

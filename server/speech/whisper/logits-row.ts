@@ -12,7 +12,7 @@
  *
  * What stays approximate: the logits of tokens that cannot be the largest. They enter only the softmax's
  * normaliser (log-probabilities, within the bound, in practice ~1e-3) and sampling at a temperature
- * above 0 (decisions.md).
+ * above 0 (docs/decisions.md "The logits in 8 bits, exact where it matters").
  */
 import type { StoredEmbedding } from "../onnx-int8-logits";
 
