@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type MarkPair, agreementOf, quadraticKappa } from "../server/exam/moderation-stats";
+import { type MarkPair, agreementOf, quadraticKappa } from "../server/exam/moderation/agreement-stats";
 
 const pairsOf = (marks: [number, number][]): MarkPair[] => marks.map(([first, second], index) => ({ first, second, firstMarkedAt: index }));
 

@@ -19,7 +19,7 @@ import {
   setModerationSample,
   setSampleBody,
   signOffBatch,
-} from "../moderation";
+} from "../moderation/moderation";
 
 /** Moderation: the sample, blind second marks, agreement, reconciliation and sign-off (server/exam/moderation.ts). */
 

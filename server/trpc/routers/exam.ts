@@ -87,7 +87,7 @@ import {
   setModerationSample,
   setSampleInput,
   signOffBatch,
-} from "../../exam/moderation";
+} from "../../exam/moderation/moderation";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Tx, rowsOf } from "../db/client";
+import { type Tx, rowsOf } from "../../db/client";
 import {
   examBatchSignOffs,
   examBatches,
@@ -11,14 +11,14 @@ import {
   examSecondMarks,
   examSubmissions,
   instituteMemberships,
-} from "../db/schema";
-import { AppError, notFound } from "../errors";
-import { decimal, integer, recordId } from "../http/input-rules";
-import { scriptLabel } from "./anonymity";
-import { scanPageNumbers } from "./scan-page-numbers";
-import { openBatchFor } from "./batch-gate";
-import { findVisibleBatch } from "./batches";
-import { type MarkPair, agreementOf } from "./moderation-stats";
+} from "../../db/schema";
+import { AppError, notFound } from "../../errors";
+import { decimal, integer, recordId } from "../../http/input-rules";
+import { scriptLabel } from "../anonymity";
+import { scanPageNumbers } from "../scan-page-numbers";
+import { openBatchFor } from "../batch-gate";
+import { findVisibleBatch } from "../batches";
+import { type MarkPair, agreementOf } from "./agreement-stats";
 
 /**
  * Moderation (issue 19, docs/decisions.md "Moderation"): the batch's owner or a department head of its
