@@ -12,7 +12,7 @@ import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
 import { POST as reconcileRoute } from "../app/api/exam/submissions/[submission_id]/reconcile/route";
 import { POST as secondMarkRoute } from "../app/api/exam/submissions/[submission_id]/second-marks/route";
 import { asUser } from "../server/db/rls";
-import { signOffBatch } from "../server/exam/moderation/moderation";
+import { signOffBatch } from "../server/exam/moderation/sign-off";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
