@@ -280,7 +280,7 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
         continue;
       }
       expect(answer.status, key).toBe(403);
-      // Moderation's reads and writes share their moderator check (moderation.ts), in its own words.
+      // Moderation's reads and writes share their moderator check (moderation/shared.ts), in its own words.
       if (path.action === "set_sample" || path.action === "reconcile") expect(answer.message, key).toMatch(/owner or a department head/);
       else if (path.action === "mark") expect(answer.message, key).toBe(batchRefusal("mark", "not_writer").message);
       else expect(answer.message, key).toBe(batchRefusal(path.action, "not_writer", school.teacher.full_name).message);

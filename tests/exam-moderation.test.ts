@@ -12,7 +12,7 @@ import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
 import { POST as reconcileRoute } from "../app/api/exam/submissions/[submission_id]/reconcile/route";
 import { POST as secondMarkRoute } from "../app/api/exam/submissions/[submission_id]/second-marks/route";
 import { asUser } from "../server/db/rls";
-import { signOffBatch } from "../server/exam/moderation";
+import { signOffBatch } from "../server/exam/moderation/sign-off";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
@@ -241,6 +241,35 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
       code: "CONFLICT",
     });
     await expect(as(school.head).exam.moderation.reconcile({ submission_id: scripts[3]!, body: { question_id: canvas.ids.q1a, final_marks: 1 } })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("reads one tolerance for the differences, the agreement and the sign-off's warning, whatever the sample sets", async () => {
+    const { batch, canvas, scripts } = await moderatedBatch(0);
+    const head = as(school.head);
+    // second − first of every pair (script order): question 2, then 1a on scripts 0..2.
+    const q2 = [0, -1, 1, 0, 1];
+    const all = [...q2, 0, -2, 0];
+    const { seed, cases } = fuzzSettings(6);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 300 }), async (hundredths) => {
+        const tolerance = hundredths / 100;
+        await head.exam.moderation.setSample({ batch_id: batch.id, body: { submission_ids: scripts, tolerance } });
+        const above = all.filter((difference) => Math.abs(difference) > tolerance).length;
+        const differences = await head.exam.moderation.differences({ batch_id: batch.id });
+        expect({ tolerance: differences.tolerance, above: differences.differences.length }).toEqual({ tolerance, above });
+        expect((await head.exam.moderation.state({ batch_id: batch.id })).before_sign_off.unreconciled_differences).toBe(above);
+        const agreement = await head.exam.moderation.agreement({ batch_id: batch.id });
+        expect(agreement.questions.find((question) => question.question_id === canvas.ids.q2)!.within_tolerance).toBe(
+          q2.filter((difference) => Math.abs(difference) <= tolerance).length / q2.length,
+        );
+      }),
+      { seed, numRuns: cases, examples: [[0], [100], [199], [200]] },
+    );
+    // A reconciled difference stays in the list and leaves the warning.
+    await head.exam.moderation.setSample({ batch_id: batch.id, body: { submission_ids: scripts, tolerance: 0 } });
+    await head.exam.moderation.reconcile({ submission_id: scripts[1]!, body: { question_id: canvas.ids.q1a, final_marks: 2 } });
+    expect((await head.exam.moderation.differences({ batch_id: batch.id })).differences).toHaveLength(4);
+    expect((await head.exam.moderation.state({ batch_id: batch.id })).before_sign_off.unreconciled_differences).toBe(3);
   });
 
   it("a signed-off batch refuses marks, second marks, samples and reconciles with 409 until a head reopens it", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type MarkPair, agreementOf, quadraticKappa } from "../server/exam/moderation-stats";
+import { type MarkPair, agreementOf, quadraticKappa, withinTolerance } from "../server/exam/moderation/agreement-stats";
 
 const pairsOf = (marks: [number, number][]): MarkPair[] => marks.map(([first, second], index) => ({ first, second, firstMarkedAt: index }));
 
@@ -119,6 +119,25 @@ describe("agreement of two markers", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("counts a difference as agreement exactly when it is at most the tolerance in hundredths, and within_tolerance is the share of those", () => {
+    // Marks and tolerances are stored in hundredths; their differences as floats are not (1.3 − 0.1 > 1.2).
+    const hundredths = (max: number) => fc.integer({ min: 0, max });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(hundredths(2000), hundredths(2000)), { minLength: 1, maxLength: 30 }), hundredths(500), (marks, tolerance) => {
+        const pairs = marks.map(([first, second]) => [first / 100, second / 100] as [number, number]);
+        const agreeing = marks.filter(([first, second]) => Math.abs(second - first) <= tolerance);
+        for (const [[first, second], [firstHundredths, secondHundredths]] of pairs.map((pair, index) => [pair, marks[index]!] as const)) {
+          const expected = Math.abs(secondHundredths - firstHundredths) <= tolerance;
+          // As agreementOf takes it (a float difference), and as a difference row carries it (rounded to hundredths).
+          expect(withinTolerance(second - first, tolerance / 100)).toBe(expected);
+          expect(withinTolerance(Number((second - first).toFixed(2)), tolerance / 100)).toBe(expected);
+        }
+        expect(agreementOf(pairsOf(pairs), 20, tolerance / 100).within_tolerance).toBe(agreeing.length / marks.length);
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -91,7 +91,7 @@ export async function upsertMark(db: Db, callerId: string, input: z.input<typeof
  * - The submission must be visible with its batch (404); batch_id is taken from it, never the client.
  * - Only a writer of the batch marks it: its owner, a department head of its school, a marker within
  *   their allocation (403, app.mark_write_refusal); an archived batch refuses marks (409), and so does a
- *   signed-off one (moderation.ts) until it is reopened. The sentences are the batch gate's (batch-gate.ts).
+ *   signed-off one (moderation/sign-off.ts) until it is reopened. The sentences are the batch gate's (batch-gate.ts).
  * - The question must be a leaf of the batch's template (400 naming question_id), awarded_marks within
  *   0..max_marks (400 naming awarded_marks).
  * - A new entry takes mark_id as its id; an existing entry of the pair keeps its id.

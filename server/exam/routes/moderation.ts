@@ -1,27 +1,13 @@
 import { asUser } from "../../db/rls";
 import { defineRoute, errorMeaning, jsonBody, jsonReply, recordPath } from "../../http/route";
-import {
-  agreementOutput,
-  differencesOutput,
-  getAgreement,
-  getModeration,
-  getSecondMarkingQueue,
-  listDifferences,
-  moderationStateOutput,
-  reconcileBody,
-  reconcileMark,
-  reconciliationOutput,
-  reopenBatch,
-  saveSecondMark,
-  secondMarkBody,
-  secondMarkOutput,
-  secondMarkingQueueOutput,
-  setModerationSample,
-  setSampleBody,
-  signOffBatch,
-} from "../moderation";
+import { agreementOutput, getAgreement } from "../moderation/agreement";
+import { differencesOutput, listDifferences, reconcileBody, reconcileMark, reconciliationOutput } from "../moderation/reconcile";
+import { setModerationSample, setSampleBody } from "../moderation/sample";
+import { getSecondMarkingQueue, saveSecondMark, secondMarkBody, secondMarkOutput, secondMarkingQueueOutput } from "../moderation/second-marks";
+import { reopenBatch, signOffBatch } from "../moderation/sign-off";
+import { getModeration, moderationStateOutput } from "../moderation/state";
 
-/** Moderation: the sample, blind second marks, agreement, reconciliation and sign-off (server/exam/moderation.ts). */
+/** Moderation: the sample, blind second marks, agreement, reconciliation and sign-off (server/exam/moderation/). */
 
 const tags = ["exam"];
 const { invalid, notVisible } = errorMeaning;

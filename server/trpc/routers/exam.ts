@@ -67,27 +67,13 @@ import {
   setAllocations,
   setAllocationsInput,
 } from "../../exam/shared-marking";
-import {
-  agreementOutput,
-  differencesOutput,
-  getAgreement,
-  getModeration,
-  getSecondMarkingQueue,
-  listDifferences,
-  moderationBatchInput,
-  moderationStateOutput,
-  reconcileInput,
-  reconcileMark,
-  reconciliationOutput,
-  reopenBatch,
-  saveSecondMark,
-  secondMarkInput,
-  secondMarkOutput,
-  secondMarkingQueueOutput,
-  setModerationSample,
-  setSampleInput,
-  signOffBatch,
-} from "../../exam/moderation";
+import { agreementOutput, getAgreement } from "../../exam/moderation/agreement";
+import { differencesOutput, listDifferences, reconcileInput, reconcileMark, reconciliationOutput } from "../../exam/moderation/reconcile";
+import { setModerationSample, setSampleInput } from "../../exam/moderation/sample";
+import { getSecondMarkingQueue, saveSecondMark, secondMarkInput, secondMarkOutput, secondMarkingQueueOutput } from "../../exam/moderation/second-marks";
+import { moderationBatchInput } from "../../exam/moderation/shared";
+import { reopenBatch, signOffBatch } from "../../exam/moderation/sign-off";
+import { getModeration, moderationStateOutput } from "../../exam/moderation/state";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -265,7 +251,7 @@ export const examRouter = router({
       .output(z.object({ released: z.boolean() }))
       .mutation(({ ctx, input }) => ctx.asUser((tx) => releaseClaim(tx, ctx.user.id, input))),
   }),
-  /** Moderation (server/exam/moderation.ts): sample, blind second marks, agreement, reconcile, sign-off. */
+  /** Moderation (server/exam/moderation/): sample, blind second marks, agreement, reconcile, sign-off. */
   moderation: router({
     state: userProcedure
       .input(moderationBatchInput)

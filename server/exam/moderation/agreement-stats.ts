@@ -1,6 +1,6 @@
 /**
  * Agreement between a first and a second (blind) marker, over pairs of marks of one question. Pure: no
- * database, no clock; server/exam/moderation.ts feeds it and tests/moderation-stats.test.ts checks it
+ * database, no clock; agreement.ts feeds it and tests/moderation-stats.test.ts checks it
  * against values computed by hand. Formulas (d = second − first, n pairs):
  * - mean difference = Σd / n (positive: the second marker gives more);
  * - mean absolute difference = Σ|d| / n;
@@ -43,6 +43,12 @@ export type Agreement = {
 export const DRIFT_BLOCK = 5;
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Whether a difference of marks counts as agreement: at most the tolerance, with a hundredth of slack
+ * (marks are stored in hundredths, floats are not). A difference that does not is one to reconcile.
+ */
+export const withinTolerance = (difference: number, tolerance: number) => Math.abs(difference) <= tolerance + 1e-9;
 
 /** Quadratic-weighted Cohen's kappa of the pairs of a question worth `max` marks. */
 export function quadraticKappa(pairs: { first: number; second: number }[], max: number): Kappa {
@@ -98,8 +104,7 @@ export function agreementOf(pairs: MarkPair[], max: number, tolerance: number): 
     n,
     mean_difference: mean(differences),
     mean_absolute_difference: mean(differences.map(Math.abs)),
-    // A hundredth of slack: marks are stored in hundredths, floats are not.
-    within_tolerance: differences.filter((difference) => Math.abs(difference) <= tolerance + 1e-9).length / n,
+    within_tolerance: differences.filter((difference) => withinTolerance(difference, tolerance)).length / n,
     kappa: kappa.value,
     kappa_note: kappa.reason,
     drift_per_10: n >= 3 ? slope(differences) * 10 : null,
