@@ -322,6 +322,22 @@ describeOnEachDatabase("moderation: sample, blind second marks, agreement, recon
     expect((await as(school.head).exam.moderation.signOff({ batch_id: batch.id })).sign_off).not.toBeNull();
   });
 
+  it("lets a department head who owns a batch sign it off and reopen it, as head and owner at once", async () => {
+    const head = as(school.head);
+    const template = await head.exam.templates.create({ title: "Head's own paper", page_count: 4 });
+    await head.exam.templates.save({ template_id: template.id, body: sampleCanvas() });
+    const roster = await createClassWithStudents(database().db, school, 2);
+    const batch = await head.exam.batches.create({ template_id: template.id, class_id: roster.class.id });
+    expect((await head.exam.moderation.state({ batch_id: batch.id })).can_sign_off).toBe(true);
+    const signed = await callRest(signOffRoute, { method: "POST", token: school.head.token, params: { batch_id: batch.id } });
+    expect(signed.status).toBe(200);
+    expect((await signed.json()).sign_off).toMatchObject({ signed_off_by: school.head.id });
+    const reopened = await callRest(reopenRoute, { method: "POST", token: school.head.token, params: { batch_id: batch.id } });
+    expect(reopened.status).toBe(200);
+    // Still the owner too: the owner's actions stay theirs.
+    expect((await head.exam.batches.setAnonymous({ batch_id: batch.id, anonymous: true })).anonymous).toBe(true);
+  });
+
   it("a mark sent while a sign-off is uncommitted waits for it and is refused: nothing is written into a signed-off batch", async () => {
     const { batch, canvas, scripts } = await markedBatch();
     let commit!: () => void;

@@ -94,22 +94,28 @@ export function batchRefusal(action: BatchAction, refusal: "archived" | "signed_
   }
 }
 
-/** Whether `role` may do `action` (the rule the screens follow to offer only what can work). */
-export const mayDo = (role: BatchRole, action: BatchAction) => allowed[(batchActions[action] as ActionRule).who].includes(role);
+/** Whether a caller with these parts may do `action`. */
+const mayDo = (roles: readonly BatchRole[], action: BatchAction) => roles.some((role) => allowed[(batchActions[action] as ActionRule).who].includes(role));
 
-/** The caller's part in a batch they can see. */
-export async function roleIn(tx: Tx, callerId: string, batch: BatchRow): Promise<BatchRole> {
-  if (batch.teacher_id === callerId) return "owner";
+/**
+ * Every part the caller plays in a batch they can see: one person can be several (a department head
+ * who owns the batch signs it off as a head and uploads its scans as its owner); "colleague" alone
+ * when none.
+ */
+export async function rolesIn(tx: Tx, callerId: string, batch: BatchRow): Promise<BatchRole[]> {
   const [head] = await tx
     .select({ role: instituteMemberships.role })
     .from(instituteMemberships)
     .where(and(eq(instituteMemberships.user_id, callerId), eq(instituteMemberships.institute_id, batch.institute_id), eq(instituteMemberships.role, "department_head")));
-  if (head) return "head";
   const [marker] = await tx
     .select({ user_id: examBatchMarkers.user_id })
     .from(examBatchMarkers)
     .where(and(eq(examBatchMarkers.batch_id, batch.id), eq(examBatchMarkers.user_id, callerId)));
-  return marker ? "marker" : "colleague";
+  const roles: BatchRole[] = [];
+  if (batch.teacher_id === callerId) roles.push("owner");
+  if (head) roles.push("head");
+  if (marker) roles.push("marker");
+  return roles.length > 0 ? roles : ["colleague"];
 }
 
 async function ownerName(tx: Tx, batch: BatchRow): Promise<string | null> {
@@ -127,7 +133,7 @@ export async function openBatchFor(tx: Tx, callerId: string, batch: string | Bat
   const row = typeof batch === "string" ? (await tx.select().from(examBatches).where(eq(examBatches.id, batch)))[0] : batch;
   if (!row) throw notFound("Batch");
   const rule: ActionRule = batchActions[action];
-  if (rule.who !== "staff" && !mayDo(await roleIn(tx, callerId, row), action)) throw batchRefusal(action, "not_writer", await ownerName(tx, row));
+  if (rule.who !== "staff" && !mayDo(await rolesIn(tx, callerId, row), action)) throw batchRefusal(action, "not_writer", await ownerName(tx, row));
   if (row.status === "archived" && !rule.exceptions?.includes("archived")) throw batchRefusal(action, "archived");
   // The batch row's flag (kept from exam_batch_sign_offs by a trigger): the one the mark write reads.
   if (row.signed_off && !rule.exceptions?.includes("signed_off")) throw batchRefusal(action, "signed_off");

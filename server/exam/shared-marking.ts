@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { examAllocations, examBatchMarkers, examMarkClaims, examQuestions, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { openBatchFor, roleIn } from "./batch-gate";
+import { openBatchFor, rolesIn } from "./batch-gate";
 import { findVisibleBatch } from "./batches";
 import { recordId } from "../http/input-rules";
 
@@ -256,11 +256,11 @@ export async function myWork(tx: Tx, callerId: string, input: z.input<typeof bat
   const batch = await findVisibleBatch(tx, batchId);
   const markers = await tx.select({ user_id: examBatchMarkers.user_id }).from(examBatchMarkers).where(eq(examBatchMarkers.batch_id, batchId));
   const shared = markers.length > 0;
-  const part = await roleIn(tx, callerId, batch);
-  const marker = markers.some((one) => one.user_id === callerId);
-  const role = part === "owner" ? "owner" : marker ? "marker" : "colleague";
+  const parts = await rolesIn(tx, callerId, batch);
+  const marker = parts.includes("marker");
+  const role = parts.includes("owner") ? "owner" : marker ? "marker" : "colleague";
   // A department head marks every question, as the owner does (app.mark_write_refusal).
-  const marks = part === "owner" || part === "head" ? "everything" : marker ? "allocation" : "nothing";
+  const marks = parts.includes("owner") || parts.includes("head") ? "everything" : marker ? "allocation" : "nothing";
   const rows = rowsOf<{ submission_id: string; script_number: number; question_ids: string[]; done: number; claimed: string[] }>(
     await tx.execute(sql`select p.submission_id, p.script_number,
         array_agg(p.question_id order by p.question_order, p.label) as question_ids,
