@@ -3,6 +3,7 @@ import { describeOnEachDatabase } from "./support/database";
 import {
   functionDifferences,
   liveFunctionNames,
+  liveTypeNames,
   policyDifferences,
   readSource,
   rowLevelSecurityDifferences,
@@ -12,6 +13,7 @@ import {
   tablesWithPolicies,
   tablesWithTriggers,
   triggerDifferences,
+  typeDifferences,
 } from "./support/sql-sources";
 
 /**
@@ -22,6 +24,7 @@ import {
  */
 
 const functionFiles = sourceNames("functions");
+const typeFiles = sourceNames("types");
 const policyTables = sourceFolders("policies");
 const triggerTables = sourceFolders("triggers");
 
@@ -36,6 +39,12 @@ describe("server/db/sql files", () => {
         new RegExp(`^(CREATE OR REPLACE FUNCTION app\\.${name}\\(|(GRANT|REVOKE) [A-Z ]+ ON FUNCTION app\\.${name}\\()`),
       );
     }
+  });
+
+  it.each(typeFiles)("types/%s.sql holds one CREATE TYPE, named as its file", (name) => {
+    const statements = sqlStatements(readSource(`types/${name}.sql`));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(new RegExp(`^CREATE TYPE app\\.${name} `));
   });
 
   it.each(policyTables)("policies/%s/ holds one CREATE POLICY per file, on its table, named as its file", (table) => {
@@ -57,6 +66,7 @@ describe("server/db/sql files", () => {
   it("every file begins with a comment saying what its rule is for", () => {
     const files = [
       ...functionFiles.map((name) => `functions/${name}.sql`),
+      ...typeFiles.map((name) => `types/${name}.sql`),
       ...policyTables.flatMap((table) => sourceNames(`policies/${table}`).map((name) => `policies/${table}/${name}.sql`)),
       ...triggerTables.flatMap((table) => sourceNames(`triggers/${table}`).map((name) => `triggers/${table}/${name}.sql`)),
       "row-level-security.sql",
@@ -82,6 +92,10 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
     expect(functionFiles).toEqual(await liveFunctionNames(database().db));
   });
 
+  it("there is a file for every type of schema app, and a type for every file", async () => {
+    expect(typeFiles).toEqual(await liveTypeNames(database().db));
+  });
+
   it("there is a folder for every table with policies, and policies for every folder", async () => {
     expect(policyTables).toEqual(await tablesWithPolicies(database().db));
   });
@@ -92,6 +106,10 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
 
   it.each(functionFiles)("functions/%s.sql is its function as migrated, with the same privileges", async (name) => {
     expect(await functionDifferences(database().db, name, readSource(`functions/${name}.sql`))).toEqual([]);
+  });
+
+  it.each(typeFiles)("types/%s.sql is its type as migrated", async (name) => {
+    expect(await typeDifferences(database().db, name, readSource(`types/${name}.sql`))).toEqual([]);
   });
 
   it.each(policyTables)("policies/%s/ are the table's policies as migrated", async (table) => {
@@ -163,6 +181,11 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
       const changed = files.get("exam_submissions_clear_absence")!.replace("WHEN (NEW.absence_marked_at IS NOT NULL)", "");
       const differences = await triggerDifferences(database().db, "exam_submissions", new Map([...files, ["exam_submissions_clear_absence", changed]]));
       expect(differences).toEqual([expect.stringContaining("trigger exam_submissions_clear_absence differs")]);
+    });
+
+    it("a type's attributes", async () => {
+      const text = readSource("types/progress_counts.sql").replace("confirmed int", "confirmed bigint");
+      expect(await typeDifferences(database().db, "progress_counts", text)).toEqual([expect.stringContaining("type progress_counts differs")]);
     });
 
     it("a table left out of row-level-security.sql", async () => {

@@ -11,7 +11,7 @@ import { type Db, type Tx, rowsOf } from "../../server/db/client";
  * may be laid out differently from the migration that defined its object; any change of logic shows.
  */
 
-export const sqlSourceFolder = path.resolve(__dirname, "../../server/db/sql");
+const sqlSourceFolder = path.resolve(__dirname, "../../server/db/sql");
 
 export function readSource(relativePath: string): string {
   return fs.readFileSync(path.join(sqlSourceFolder, relativePath), "utf8");
@@ -180,6 +180,39 @@ export async function functionDifferences(db: Db, name: string, text: string): P
     const strays = after.map((row) => row.signature).filter((signature) => !known.has(signature) && !signature.startsWith(`app.${name}(`));
     const fromFile = await functionsNamed(tx, name);
     return [...strays.map((signature) => `the file creates ${signature}, which is not ${name}`), ...differences("function", live, fromFile)];
+  });
+}
+
+/** The types of schema `app` (their array types left out), by name: kind and attributes. */
+async function typesOfApp(tx: Tx): Promise<Map<string, string>> {
+  const found = await rows<{ name: string; definition: string }>(
+    tx,
+    `select t.typname as name, t.typtype::text || ' (' || coalesce((
+       select string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)
+       from pg_attribute a where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped), '') || ')' as definition
+     from pg_type t where t.typnamespace = 'app'::regnamespace and t.typcategory <> 'A'`,
+  );
+  return new Map(found.map((row) => [row.name, row.definition]));
+}
+
+/** The names of the types of schema `app` (their array types left out). */
+export async function liveTypeNames(db: Db): Promise<string[]> {
+  return rolledBack(db, async (tx) => [...(await typesOfApp(tx)).keys()].sort());
+}
+
+/**
+ * How types/<name>.sql differs from the database: the live type is renamed out of the way (what uses
+ * it keeps it), the file creates it anew, and the two are compared.
+ */
+export async function typeDifferences(db: Db, name: string, text: string): Promise<string[]> {
+  return rolledBack(db, async (tx) => {
+    const before = await typesOfApp(tx);
+    const live = new Map([...before].filter(([typeName]) => typeName === name));
+    if (live.size > 0) await tx.execute(sql.raw(`alter type app.${name} rename to ${name}__live`));
+    const failure = await executeSource(tx, text);
+    if (failure) return [failure];
+    const created = [...(await typesOfApp(tx))].filter(([typeName]) => typeName === name || !before.has(typeName));
+    return differences("type", live, new Map(created.filter(([typeName]) => typeName !== `${name}__live`)));
   });
 }
 

@@ -4,7 +4,7 @@
 -- exam_mark_entries (a dozen subplans at every save, for rows the statement had already been allowed to
 -- write): the caller is staff of the school of the submission's batch, which must be of `template`;
 -- otherwise both counts are null. STABLE: it reads the calling statement's snapshot. It returns the type
--- app.progress_counts (leaves int, confirmed int), so that a statement can keep the pair in a column.
+-- app.progress_counts (types/progress_counts.sql).
 -- No SET search_path (a save and restore of the setting at every call): every name is schema-qualified,
 -- and markbook_app may create nothing to shadow them.
 

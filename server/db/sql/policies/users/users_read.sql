@@ -1,5 +1,6 @@
--- A user reads themselves and every user who belongs to an institute they can see the membership of;
--- staff also read the users of their school without a membership yet (a user being created).
+-- A user reads themselves and every user whose membership they see (memberships_read: the staff of
+-- their schools, and for staff every member); staff also read the users of their school that have no
+-- membership yet (a user in the middle of being created).
 
 CREATE POLICY users_read ON users FOR SELECT TO markbook_app
   USING (
