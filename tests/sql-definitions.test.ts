@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeOnEachDatabase } from "./support/database";
 import {
@@ -72,6 +73,26 @@ describe("server/db/sql files", () => {
       "row-level-security.sql",
     ];
     for (const file of files) expect(readSource(file), file).toMatch(/^-- \S/);
+  });
+
+  it("splits any statements at their own semicolons only, whatever their quotes and comments hold", () => {
+    // Text that may hold semicolons, quotes, dashes and dollars, but no line break (a comment ends at one).
+    const text = fc.stringMatching(/^[a-z ;'"$*/-]{0,12}$/);
+    const piece = fc.oneof(
+      fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/),
+      text.map((inside) => `'${inside.replaceAll("'", "''")}'`),
+      text.map((inside) => `"${inside.replaceAll('"', '""')}"`),
+      text.filter((inside) => !inside.includes("$body$")).map((inside) => `$body$${inside}$body$`),
+      text.filter((inside) => !inside.includes("$$")).map((inside) => `$$${inside}$$`),
+    );
+    const statement = fc.array(piece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(" "));
+    const comment = fc.oneof(text.map((inside) => `-- ${inside}\n`), text.filter((inside) => !inside.includes("*/")).map((inside) => `/* ${inside} */ `));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(comment, statement), { minLength: 1, maxLength: 5 }), (parts) => {
+        const file = parts.map(([before, body]) => `${before}${body};\n`).join("");
+        expect(sqlStatements(file)).toEqual(parts.map(([, body]) => body));
+      }),
+    );
   });
 
   it("splits statements at semicolons outside quotes, dollar quotes and comments", () => {
