@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeOnEachDatabase } from "./support/database";
 import {
   functionDifferences,
+  grantDifferences,
   liveFunctionNames,
   liveTypeNames,
   policyDifferences,
@@ -71,6 +72,7 @@ describe("server/db/sql files", () => {
       ...policyTables.flatMap((table) => sourceNames(`policies/${table}`).map((name) => `policies/${table}/${name}.sql`)),
       ...triggerTables.flatMap((table) => sourceNames(`triggers/${table}`).map((name) => `triggers/${table}/${name}.sql`)),
       "row-level-security.sql",
+      "grants.sql",
     ];
     for (const file of files) expect(readSource(file), file).toMatch(/^-- \S/);
   });
@@ -145,6 +147,10 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
     expect(await rowLevelSecurityDifferences(database().db, readSource("row-level-security.sql"))).toEqual([]);
   });
 
+  it("grants.sql is what markbook_app may attempt on tables, columns and schemas as migrated", async () => {
+    expect(await grantDifferences(database().db, readSource("grants.sql"))).toEqual([]);
+  });
+
   // The comparison sees logic, not layout: each of these changes one rule's meaning in a file's text
   // and must be reported, while laying a file out again must not.
   describe("a file that says something else is reported", () => {
@@ -213,6 +219,16 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
       const text = readSource("row-level-security.sql").replace("ALTER TABLE sign_in_failures ENABLE ROW LEVEL SECURITY;\n", "");
       expect(await rowLevelSecurityDifferences(database().db, text)).toEqual([
         "row-level security of table sign_in_failures is in the database but not in the file",
+      ]);
+    });
+
+    it("a privilege more or less", async () => {
+      const text = readSource("grants.sql");
+      const more = text.replace("GRANT SELECT ON exam_mark_rescores TO", "GRANT SELECT, DELETE ON exam_mark_rescores TO");
+      expect(await grantDifferences(database().db, more)).toEqual([expect.stringContaining("privileges on table exam_mark_rescores to markbook_app differs")]);
+      const fewer = text.replace("GRANT UPDATE (revoked_at) ON api_keys TO markbook_app;\n", "");
+      expect(await grantDifferences(database().db, fewer)).toEqual([
+        "privileges on column api_keys.revoked_at to markbook_app is in the database but not in the file",
       ]);
     });
 

@@ -322,3 +322,54 @@ export async function rowLevelSecurityDifferences(db: Db, text: string): Promise
     return differences("row-level security of table", live, await secured());
   });
 }
+
+/**
+ * What markbook_app (and PUBLIC) may do with the tables, their columns, the sequences and the schemas
+ * app and public, as one line per object and grantee: `table users to markbook_app` → `SELECT`.
+ */
+async function grantsOfApp(tx: Tx): Promise<Map<string, string>> {
+  const grantee = `case when a.grantee = 0 then 'PUBLIC' else a.grantee::regrole::text end`;
+  const found = await rows<{ key: string; privileges: string }>(
+    tx,
+    `select case c.relkind when 'S' then 'sequence ' else 'table ' end || c.relname || ' to ' || ${grantee} as key,
+       string_agg(a.privilege_type, ', ' order by a.privilege_type) as privileges
+     from pg_class c, aclexplode(c.relacl) a
+     where c.relnamespace = 'public'::regnamespace and (a.grantee = 0 or a.grantee = 'markbook_app'::regrole)
+     group by 1
+     union all
+     select 'column ' || c.relname || '.' || at.attname || ' to ' || ${grantee},
+       string_agg(a.privilege_type, ', ' order by a.privilege_type)
+     from pg_attribute at join pg_class c on c.oid = at.attrelid, aclexplode(at.attacl) a
+     where c.relnamespace = 'public'::regnamespace and (a.grantee = 0 or a.grantee = 'markbook_app'::regrole)
+     group by 1
+     union all
+     select 'schema ' || n.nspname || ' to markbook_app', string_agg(a.privilege_type, ', ' order by a.privilege_type)
+     from pg_namespace n, aclexplode(n.nspacl) a
+     where n.nspname in ('app', 'public') and a.grantee = 'markbook_app'::regrole
+     group by 1`,
+  );
+  return new Map(found.map((row) => [row.key, row.privileges]));
+}
+
+/**
+ * How grants.sql differs from the database: every privilege of markbook_app and PUBLIC on the tables,
+ * columns and sequences of schema public, and markbook_app's on the schemas, is revoked, the file
+ * grants anew, and the two are compared.
+ */
+export async function grantDifferences(db: Db, text: string): Promise<string[]> {
+  return rolledBack(db, async (tx) => {
+    const live = await grantsOfApp(tx);
+    await tx.execute(sql.raw(`revoke all on all tables in schema public from markbook_app, public`));
+    await tx.execute(sql.raw(`revoke all on all sequences in schema public from markbook_app, public`));
+    for (const key of live.keys()) {
+      const column = /^column (\w+)\.(\w+) to /.exec(key);
+      if (column) await tx.execute(sql.raw(`revoke all (${column[2]}) on ${column[1]} from markbook_app, public`));
+    }
+    await tx.execute(sql.raw(`revoke usage on schema app, public from markbook_app`));
+    const left = await grantsOfApp(tx);
+    if (left.size > 0) return [`could not revoke ${[...left.keys()].join(", ")}`];
+    const failure = await executeSource(tx, text);
+    if (failure) return [failure];
+    return differences("privileges on", live, await grantsOfApp(tx));
+  });
+}
