@@ -7,6 +7,7 @@ import {
   liveFunctionNames,
   liveTypeNames,
   policyDifferences,
+  rulesOutsideApp,
   readSource,
   rowLevelSecurityDifferences,
   sourceFolders,
@@ -113,6 +114,10 @@ describe("server/db/sql files", () => {
 describeOnEachDatabase("SQL rules: the files equal the migrated database", (database) => {
   it("there is a file for every function of schema app, and a function for every file", async () => {
     expect(functionFiles).toEqual(await liveFunctionNames(database().db));
+  });
+
+  it("no function or type lives outside schema app, where it would have no file", async () => {
+    expect(await rulesOutsideApp(database().db)).toEqual([]);
   });
 
   it("there is a file for every type of schema app, and a type for every file", async () => {

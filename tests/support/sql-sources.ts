@@ -154,6 +154,30 @@ async function functionsNamed(tx: Tx, name: string): Promise<Map<string, string>
   return new Map(found.map((row) => [row.signature, `${spaced(row.definition)} -- may execute: ${row.privileges}`]));
 }
 
+/**
+ * The functions, procedures and types (other than a table's own row type and arrays) of schemas
+ * other than app and PostgreSQL's own: a rule there would have no file.
+ */
+export async function rulesOutsideApp(db: Db): Promise<string[]> {
+  return rolledBack(db, async (tx) =>
+    (
+      await rows<{ name: string }>(
+        tx,
+        `select 'function ' || p.oid::regprocedure::text as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname not in ('app', 'pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+           and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+         union all
+         select 'type ' || t.oid::regtype::text from pg_type t join pg_namespace n on n.oid = t.typnamespace
+         where n.nspname not in ('app', 'pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+           and t.typtype not in ('b', 'p', 'e') and t.typcategory <> 'A'
+           and not exists (select 1 from pg_class c where c.oid = t.typrelid and c.relkind <> 'c')
+           and not exists (select 1 from pg_depend d where d.objid = t.oid and d.deptype = 'e')
+         order by 1`,
+      )
+    ).map((row) => row.name),
+  );
+}
+
 /** The names of the functions of schema `app`. */
 export async function liveFunctionNames(db: Db): Promise<string[]> {
   return rolledBack(db, async (tx) =>
