@@ -20,8 +20,9 @@ import {
 } from "./support/sql-sources";
 
 /**
- * server/db/sql/ holds the current source of every SQL function of schema `app`, every row-level
- * security policy and every trigger, one file each, and the list of tables under row-level security.
+ * server/db/sql/ holds the current source of every SQL function and type of schema `app`, every
+ * row-level security policy and every trigger, one file each, the list of tables under row-level
+ * security, and markbook_app's privileges.
  * The migrations (drizzle/) stay append-only; these files say what the migrated database holds now.
  * A migration that redefines a rule must change its file too, and this test fails until both agree.
  */
