@@ -179,7 +179,7 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
       const text = readSource("functions/user_token_state.sql");
       const threeArguments = text.slice(0, text.indexOf("CREATE OR REPLACE FUNCTION app.user_token_state(token_user_id uuid, token_id uuid) "));
       expect(await functionDifferences(database().db, "user_token_state", threeArguments)).toEqual([
-        expect.stringMatching(/^function app\.user_token_state\(uuid,uuid\) is in the database but not in the file/),
+        expect.stringMatching(/^function app\.user_token_state\(uuid,uuid\) is in the database but not in server\/db\/sql\/functions\/user_token_state\.sql/),
       ]);
     });
 
@@ -201,11 +201,11 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
       const files = folderFiles("policies/users");
       const without = new Map([...files].filter(([name]) => name !== "users_update_self"));
       expect(await policyDifferences(database().db, "users", without)).toEqual([
-        "policy users_update_self is in the database but not in the file",
+        "policy users_update_self is in the database but not in server/db/sql/policies/users/",
       ]);
       const extra = `CREATE POLICY users_read_all ON users FOR SELECT TO markbook_app USING (true);`;
       expect(await policyDifferences(database().db, "users", new Map([...files, ["users_read_all", extra]]))).toEqual([
-        "policy users_read_all is in the file but not in the database",
+        "policy users_read_all is in server/db/sql/policies/users/ but not in the database",
       ]);
     });
 
@@ -224,7 +224,7 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
     it("a table left out of row-level-security.sql", async () => {
       const text = readSource("row-level-security.sql").replace("ALTER TABLE sign_in_failures ENABLE ROW LEVEL SECURITY;\n", "");
       expect(await rowLevelSecurityDifferences(database().db, text)).toEqual([
-        "row-level security of table sign_in_failures is in the database but not in the file",
+        "row-level security of table sign_in_failures is in the database but not in server/db/sql/row-level-security.sql",
       ]);
     });
 
@@ -234,7 +234,7 @@ describeOnEachDatabase("SQL rules: the files equal the migrated database", (data
       expect(await grantDifferences(database().db, more)).toEqual([expect.stringContaining("privileges on table exam_mark_rescores to markbook_app differs")]);
       const fewer = text.replace("GRANT UPDATE (revoked_at) ON api_keys TO markbook_app;\n", "");
       expect(await grantDifferences(database().db, fewer)).toEqual([
-        "privileges on column api_keys.revoked_at to markbook_app is in the database but not in the file",
+        "privileges on column api_keys.revoked_at to markbook_app is in the database but not in server/db/sql/grants.sql",
       ]);
     });
 

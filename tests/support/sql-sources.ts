@@ -122,15 +122,18 @@ function spaced(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** Names and definitions that differ between two maps, as sentences; empty when they are equal. */
-function differences(what: string, live: Map<string, string>, fromFile: Map<string, string>): string[] {
+/**
+ * Names and definitions that differ between the database and a file (`file`: its path in
+ * server/db/sql), as sentences; empty when they are equal.
+ */
+function differences(what: string, live: Map<string, string>, fromFile: Map<string, string>, file: string): string[] {
   const found: string[] = [];
   for (const [key, definition] of live) {
-    if (!fromFile.has(key)) found.push(`${what} ${key} is in the database but not in the file`);
+    if (!fromFile.has(key)) found.push(`${what} ${key} is in the database but not in server/db/sql/${file}`);
     else if (fromFile.get(key) !== definition)
-      found.push(`${what} ${key} differs:\n  database: ${definition}\n  file:     ${fromFile.get(key)}`);
+      found.push(`${what} ${key} differs in server/db/sql/${file}:\n  database: ${definition}\n  file:     ${fromFile.get(key)}`);
   }
-  for (const key of fromFile.keys()) if (!live.has(key)) found.push(`${what} ${key} is in the file but not in the database`);
+  for (const key of fromFile.keys()) if (!live.has(key)) found.push(`${what} ${key} is in server/db/sql/${file} but not in the database`);
   return found;
 }
 
@@ -203,7 +206,7 @@ export async function functionDifferences(db: Db, name: string, text: string): P
     const known = new Set(before.map((row) => row.signature));
     const strays = after.map((row) => row.signature).filter((signature) => !known.has(signature) && !signature.startsWith(`app.${name}(`));
     const fromFile = await functionsNamed(tx, name);
-    return [...strays.map((signature) => `the file creates ${signature}, which is not ${name}`), ...differences("function", live, fromFile)];
+    return [...strays.map((signature) => `the file creates ${signature}, which is not ${name}`), ...differences("function", live, fromFile, `functions/${name}.sql`)];
   });
 }
 
@@ -236,7 +239,7 @@ export async function typeDifferences(db: Db, name: string, text: string): Promi
     const failure = await executeSource(tx, text);
     if (failure) return [failure];
     const created = [...(await typesOfApp(tx))].filter(([typeName]) => typeName === name || !before.has(typeName));
-    return differences("type", live, new Map(created.filter(([typeName]) => typeName !== `${name}__live`)));
+    return differences("type", live, new Map(created.filter(([typeName]) => typeName !== `${name}__live`)), `types/${name}.sql`);
   });
 }
 
@@ -283,7 +286,7 @@ export async function policyDifferences(db: Db, table: string, files: Map<string
       const failure = await executeSource(tx, text);
       if (failure) return [failure];
     }
-    return differences("policy", live, await policiesOf(tx, table));
+    return differences("policy", live, await policiesOf(tx, table), `policies/${table}/`);
   });
 }
 
@@ -319,7 +322,7 @@ export async function triggerDifferences(db: Db, table: string, files: Map<strin
       const failure = await executeSource(tx, text);
       if (failure) return [failure];
     }
-    return differences("trigger", live, await triggersOf(tx, table));
+    return differences("trigger", live, await triggersOf(tx, table), `triggers/${table}/`);
   });
 }
 
@@ -343,7 +346,7 @@ export async function rowLevelSecurityDifferences(db: Db, text: string): Promise
     for (const table of live.keys()) await tx.execute(sql.raw(`alter table ${table} disable row level security, no force row level security`));
     const failure = await executeSource(tx, text);
     if (failure) return [failure];
-    return differences("row-level security of table", live, await secured());
+    return differences("row-level security of table", live, await secured(), "row-level-security.sql");
   });
 }
 
@@ -394,6 +397,6 @@ export async function grantDifferences(db: Db, text: string): Promise<string[]> 
     if (left.size > 0) return [`could not revoke ${[...left.keys()].join(", ")}`];
     const failure = await executeSource(tx, text);
     if (failure) return [failure];
-    return differences("privileges on", live, await grantsOfApp(tx));
+    return differences("privileges on", live, await grantsOfApp(tx), "grants.sql");
   });
 }
