@@ -1,6 +1,6 @@
 /**
- * The speech rate limits counted in the database (server/speech/rate-limits.ts, drizzle/0010), on
- * PGlite and PostgreSQL: exact when several nodes take at once, windows that roll over on the injected
+ * The speech rate limits counted in the database (server/speech/rate-limits.ts,
+ * server/db/sql/functions/take_speech_rate_limit.sql), on PGlite and PostgreSQL: exact when several nodes take at once, windows that roll over on the injected
  * clock, the audio rule, the x-ratelimit-* headers, and what a failed database does.
  */
 import crypto from "node:crypto";

@@ -29,7 +29,7 @@ type TokenState = keyof typeof refusals | "live" | "must_choose_password";
  * message that says which. A token issued after a reset, while its user still holds the temporary
  * password, is held at "choose your password" as a session is.
  *
- * The check is one statement (app.user_token_state, drizzle/*_trust_accounts.sql) rather than an RLS transaction:
+ * The check is one statement (app.user_token_state, server/db/sql/functions/user_token_state.sql) rather than an RLS transaction:
  * it runs on every request, and a transaction is four round trips (measured 390 µs of Node CPU and
  * 240 µs of PostgreSQL CPU per request against about 50 and 35). The function answers only whether the
  * token's own user and token row are live.

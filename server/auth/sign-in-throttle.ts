@@ -1,6 +1,7 @@
 /**
  * Password guessing is slowed down in the database, so every app node counts against the same budget
- * (drizzle/*_trust_accounts.sql, table sign_in_failures). Failed sign-ins are counted per account (the
+ * (table sign_in_failures, read and written only by the app.*sign_in_failure* functions in
+ * server/db/sql/functions/). Failed sign-ins are counted per account (the
  * normalised email tried, whether or not an account has it, so the answers say nothing about which
  * accounts exist), per client address, and per known device of an account (server/auth/known-device.ts).
  * Each key gets a few free failures, then waits 2^(n - free) seconds after its n-th failure (at most

@@ -26,7 +26,7 @@ import { validatedReply } from "../http/validated-reply";
  *   is computed for them every time, never taken from a staff entry. The bootstrap profile is per user.
  *   Graph children depend on the graph alone once the caller passed the access rule.
  * - An entry is used only while the version the DATABASE keeps for what it read is unchanged
- *   (reply_cache_versions, bumped by triggers in the writing transaction: migration 0005), so every app
+ *   (reply_cache_versions, bumped by triggers in the writing transaction: server/db/sql/triggers/), so every app
  *   process and the CLI stay coherent. Each request reads the versions and the caller's memberships in
  *   one statement (app.reply_cache_caller_state). Graph children are cached with the embedded graph
  *   store only: writes to Neo4j bump no version.

@@ -11,7 +11,7 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  * The caller's identity, scope and role for one transaction; set_config('role', …, true) is SET LOCAL
  * ROLE, the last thing it does. The scope is the institutes of the caller's memberships per group of
  * roles, read here once (as the service, before the role changes) for the policies' scope functions
- * (drizzle/0006): as the memberships stood when the transaction began.
+ * (app.my_*_institute_ids, server/db/sql/functions/): as the memberships stood when the transaction began.
  */
 const callerSettings = (userId: string | Placeholder) => sql`select set_config('app.user_id', ${userId}, true),
     set_config('app.scope_user_id', ${userId}, true),

@@ -26,7 +26,8 @@ export const absenceOutput = submissionOutput;
  * the batch, as for marks (the batch gate, set_absence: 403 for another colleague, 409 when archived or
  * signed off). Idempotent: marking twice keeps the first time. Refused with 409 when the submission has a scan (the student sat the paper), has marks, or is
  * a scan without a student. The row is locked, so an upload arriving at the same time waits; and the
- * database clears the absence when a scan or a mark arrives later (migration 0012).
+ * database clears the absence when a scan or a mark arrives later (app.clear_absence_when_present,
+ * server/db/sql/functions/clear_absence_when_present.sql).
  */
 export async function setAbsence(tx: Tx, callerId: string, input: z.input<typeof setAbsenceInput>) {
   const { submission_id: submissionId, absent } = setAbsenceInput.parse(input);

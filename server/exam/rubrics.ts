@@ -9,7 +9,7 @@ import { findOwnTemplateForUpdate } from "./own-template";
 /**
  * Rubrics: a question's mark scheme as items a marker applies, each a short text worth points (plus or
  * minus). A mark made of items carries them in its mark_scheme_detail and is their sum within
- * 0..max_marks (app.rubric_mark, migration 0015; marks.ts applies it on every write). Changing an item's
+ * 0..max_marks (app.rubric_mark in server/db/sql/functions/; marks.ts applies it on every write). Changing an item's
  * points, or deleting it, re-scores every mark that used it in the open batches of the template, in the
  * same transaction, with an audit row per mark (app.rescore_rubric_marks). Only the template's owner
  * changes its rubric, as its questions.
@@ -17,7 +17,7 @@ import { findOwnTemplateForUpdate } from "./own-template";
 
 /**
  * The first key of the advisory lock of a question's rubric (the second is the question id's hash):
- * mark writes applying items hold it shared, a re-score exclusively (marks.ts, migration 0015).
+ * mark writes applying items hold it shared, a re-score exclusively (marks.ts, app.rescore_rubric_marks).
  */
 export const RUBRIC_LOCK_CLASS = 1917;
 

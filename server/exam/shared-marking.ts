@@ -14,8 +14,9 @@ import { recordId } from "../http/input-rules";
  * markers is marked by its owner and the department heads of its school (batch-gate.ts); other staff
  * read it.
  *
- * Who may write which mark is decided by the database (app.mark_write_refusal, migration 0018): the
- * mark write (marks.ts) reads it as a refusal code, and restrictive policies of exam_mark_entries refuse
+ * Who may write which mark is decided by the database (app.mark_write_refusal,
+ * server/db/sql/functions/mark_write_refusal.sql): the mark write (marks.ts) reads it as a refusal
+ * code, and restrictive policies of exam_mark_entries refuse
  * any other write outside it. This module manages markers, allocations and claims, as the caller.
  */
 

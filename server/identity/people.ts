@@ -13,8 +13,9 @@ import { createUser, createUserInput, emailInUse, isEmailInUse, setUserActive, u
 
 /**
  * People of a school, managed by its school admins: list, add, edit, change role, deactivate and
- * reactivate, reset a password. Every function runs as the caller (asUser): row-level security (0011)
- * lets an admin write only users whose school is theirs, and these functions say the rest: a person
+ * reactivate, reset a password. Every function runs as the caller (asUser): row-level security
+ * (server/db/sql/policies/users/) lets an admin write only users whose school is theirs, and these
+ * functions say the rest: a person
  * outside the caller's school is not found, a caller who is not an admin is refused.
  */
 

@@ -100,7 +100,8 @@ export const usernameBase = (email: string) =>
 /**
  * Free usernames for these emails, in order: the email's base, else the base with the next free
  * "-<n>". Two emails with one base get different names. Usernames are unique across the installation
- * and an admin sees only their school, so the taken ones come from app.usernames_in_use (0011).
+ * and an admin sees only their school, so the taken ones come from app.usernames_in_use
+ * (server/db/sql/functions/usernames_in_use.sql).
  */
 export async function availableUsernames(tx: Tx, emails: readonly string[]): Promise<string[]> {
   const bases = emails.map(usernameBase);

@@ -12,7 +12,7 @@ export interface EnqueueOptions {
 /**
  * Queues a job inside `tx`, the transaction of the write that needs it: both commit or neither does.
  * Run as a user (asUser), the job is theirs to see (a template's owner sees its projection); the
- * insert itself runs with the service's rights (app.enqueue_job, drizzle/0009). Returns the job's id,
+ * insert itself runs with the service's rights (app.enqueue_job, server/db/sql/functions/enqueue_job.sql). Returns the job's id,
  * the waiting one's when this joined it.
  */
 export async function enqueueJob<Payload>(tx: Tx, kind: JobKind<Payload>, payload: Payload, { dedupeKey, runAt }: EnqueueOptions): Promise<string> {

@@ -4,7 +4,7 @@
  * per minute. A key's window begins at its first request after the previous one ended. Reported the way
  * OpenAI does, in x-ratelimit-* headers, with Retry-After on 429.
  *
- * Each take is one statement (app.take_speech_rate_limit, drizzle/0010) run with the service's
+ * Each take is one statement (app.take_speech_rate_limit, server/db/sql/functions/take_speech_rate_limit.sql) run with the service's
  * connection outside a transaction, like the API-key check before it: it checks, counts and answers the
  * window's usage for the headers in one round trip, and the row lock makes it exact under concurrency.
  */

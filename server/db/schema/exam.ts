@@ -213,7 +213,7 @@ export const examBatches = pgTable(
     status: batchStatus().notNull().default("open"),
     /** The batch's code in the QR codes of its printed scripts (server/intake/print-code.ts); set at the first print. */
     print_code: text().unique("exam_batches_print_code_key"),
-    /** The number the batch's next script gets (exam_submissions.script_number; kept by a trigger of 0014). */
+    /** The number the batch's next script gets (exam_submissions.script_number; kept by app.number_new_script). */
     next_script_number: integer().notNull().default(1),
     /** Anonymous marking: reads of the batch show "Script 17", never a student's name or id (server/exam/anonymous.ts). */
     anonymous: boolean().notNull().default(false),
@@ -248,7 +248,7 @@ export const examSubmissions = pgTable(
     matching_method: matchingMethod(),
     page_count: integer(),
     /**
-     * "Script 17": the script's number in its batch, never reused. Given by a trigger (0014) from
+     * "Script 17": the script's number in its batch, never reused. Given by a trigger (app.number_new_script) from
      * exam_batches.next_script_number when an insert leaves it out (the default 0 asks for it); the number printed on the script's
      * pages when it was printed. Roster scripts are numbered in a shuffled order, so a number says
      * nothing of the name (anonymous marking).

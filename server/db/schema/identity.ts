@@ -126,8 +126,9 @@ export const personalAccessTokens = pgTable(
  * Failed password sign-ins, counted per key and shared by every app node (server/auth/sign-in-throttle.ts):
  * `account:<hmac of the normalised email tried>`, `address:<hmac of the client address>` and
  * `device:<user id>:<known-device id>`. Keys are HMACs, so the table holds neither the emails tried
- * (known or not) nor the addresses. Only the SECURITY DEFINER functions of its migration read and write
- * it: row-level security without a policy and no grant to markbook_app keep everyone else out.
+ * (known or not) nor the addresses. Only the SECURITY DEFINER app.*sign_in_failure* functions
+ * (server/db/sql/functions/) read and write it: row-level security without a policy and no grant to
+ * markbook_app keep everyone else out.
  */
 export const signInFailures = pgTable(
   "sign_in_failures",

@@ -8,7 +8,7 @@ export type JobState = (typeof jobStates)[number];
 /**
  * Durable background jobs (server/jobs): every app process claims due rows with FOR UPDATE SKIP LOCKED
  * under a lease, so work survives the process that queued or started it. Written by the service only;
- * app users queue jobs through app.enqueue_job (drizzle/0009) and read the jobs queued for them.
+ * app users queue jobs through app.enqueue_job (server/db/sql/functions/) and read the jobs queued for them.
  */
 export const backgroundJobs = pgTable(
   "background_jobs",

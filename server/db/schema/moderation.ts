@@ -6,7 +6,7 @@ import { users } from "./identity";
 /**
  * Moderation (issue 19): a sample of a batch's scripts second-marked blind, the agreement of the two
  * markers, the final mark a moderator sets where they differ, and the batch's sign-off
- * (server/exam/moderation.ts, migration 0019).
+ * (server/exam/moderation.ts; who reads and writes each table: server/db/sql/policies/).
  */
 
 /** A batch's moderation sample: who chose it, when, how (a percentage or chosen scripts), and the tolerance. */

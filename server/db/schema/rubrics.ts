@@ -7,7 +7,7 @@ import { users } from "./identity";
  * A question's rubric: the mark scheme's points as items a marker applies (each a short text worth
  * points, plus or minus). A mark made of items says so in its mark_scheme_detail
  * (`{"type": "rubric", "items": [item ids]}`) and its awarded_marks is their sum within 0..max_marks;
- * changing an item's points re-scores those marks (app.rescore_rubric_marks, migration 0015).
+ * changing an item's points re-scores those marks (app.rescore_rubric_marks in server/db/sql/functions/).
  */
 export const examRubricItems = pgTable(
   "exam_rubric_items",

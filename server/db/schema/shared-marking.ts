@@ -5,8 +5,8 @@ import { users } from "./identity";
 
 /**
  * Shared marking (issue 19): the teachers a batch's owner invited to mark it. A batch without rows here
- * is marked as before (by any staff of its school); once it has markers, a mark is written only by the
- * owner or by a marker within their allocation (app.mark_write_refusal, migration 0018).
+ * is marked by its owner and the department heads of its school; once it has markers, also by a marker
+ * within their allocation (app.mark_write_refusal, server/db/sql/functions/mark_write_refusal.sql).
  */
 export const examBatchMarkers = pgTable(
   "exam_batch_markers",

@@ -2,8 +2,9 @@ import { doublePrecision, integer, pgTable, text, timestamp } from "drizzle-orm/
 
 /**
  * What each speech rate-limit key (an API key's id, or `user:<id>` for dictation) has used in its
- * current one-minute window, shared by every app node. Only the SECURITY DEFINER functions of
- * drizzle/0010 read and write it (server/speech/rate-limits.ts calls them); row-level security without a
+ * current one-minute window, shared by every app node. Only the SECURITY DEFINER functions
+ * app.take_speech_rate_limit and app.forget_speech_rate_windows (server/db/sql/functions/) read and
+ * write it (server/speech/rate-limits.ts calls them); row-level security without a
  * policy and no grant to markbook_app keep everyone else out.
  */
 export const speechRateWindows = pgTable("speech_rate_windows", {

@@ -1,0 +1,6 @@
+-- Reply cache versions (server/classroom/reply-cache.ts): an update on class_teachers bumps the versions of what
+-- it changes (app.reply_cache_enrollments_changed), once per statement however many rows it writes (a transition
+-- table needs a trigger per event).
+
+CREATE TRIGGER class_teachers_reply_cache_update AFTER UPDATE ON class_teachers REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION app.reply_cache_enrollments_changed();

@@ -1,0 +1,6 @@
+-- Reply cache versions (server/classroom/reply-cache.ts): a delete on enrollments bumps the versions of what
+-- it changes (app.reply_cache_enrollments_changed), once per statement however many rows it writes (a transition
+-- table needs a trigger per event).
+
+CREATE TRIGGER enrollments_reply_cache_delete AFTER DELETE ON enrollments REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION app.reply_cache_enrollments_changed();

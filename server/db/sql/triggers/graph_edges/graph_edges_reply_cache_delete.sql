@@ -1,0 +1,6 @@
+-- Reply cache versions (server/classroom/reply-cache.ts): a delete on graph_edges bumps the versions of what
+-- it changes (app.reply_cache_graph_rows_changed), once per statement however many rows it writes (a transition
+-- table needs a trigger per event).
+
+CREATE TRIGGER graph_edges_reply_cache_delete AFTER DELETE ON graph_edges REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION app.reply_cache_graph_rows_changed();
