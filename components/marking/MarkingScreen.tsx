@@ -22,6 +22,7 @@ import { QuestionStrip } from "./QuestionStrip";
 import { RubricDialog } from "./RubricDialog";
 import { itemIndexOfKey, markHint, noMarksKey } from "./rubric-marks";
 import { ScanPane } from "./ScanPane";
+import { liveScriptStatus, questionProgress } from "./script-progress";
 import type { CoveredArea } from "./ScanViewer";
 import { ShortcutSheet } from "./ShortcutSheet";
 import { type MarkingQueue, type MarkingTemplate, useMarkingBatch } from "./use-marking-batch";
@@ -149,11 +150,12 @@ export function MarkingScreen({
   const anonymous = queue.data.batch.anonymous;
   const studentName = anonymous ? `Script ${script.script_number}` : (script.student_name ?? "Unmatched scan");
   const covers: CoveredArea[] = anonymous && template.data ? [{ ...nameBoxOf(template.data), label: "Name hidden: anonymous marking" }] : [];
-  // The queue is read once; the marks of this script are live, so its state follows them as the server's
-  // rule does (complete when every question has a confirmed mark).
-  const confirmedCount = questions.filter((q) => marksByQuestion.get(q.id)?.confirmed && marksByQuestion.get(q.id)?.awarded_marks !== null).length;
-  const liveStatus =
-    questions.length > 0 && confirmedCount === questions.length ? "complete" : marksByQuestion.size > 0 ? "marking" : script.status;
+  // The queue is read once; the marks of this script are live, so its state follows them (script-progress.ts).
+  const liveStatus = liveScriptStatus(
+    questions.map((q) => q.id),
+    marksByQuestion,
+    script.status,
+  );
 
   const confirmRow = (
     <ConfirmRow
@@ -203,14 +205,11 @@ export function MarkingScreen({
             questions={questions}
             currentIndex={questionIndex}
             onGo={entry.goToQuestion}
-            stateOf={(questionId) => {
-              const recorded = marksByQuestion.get(questionId);
-              return {
-                state: entry.unsaved(script.id, questionId) ? "draft" : recorded?.confirmed && recorded.awarded_marks !== null ? "done" : recorded ? "partial" : "todo",
-                marks: recorded?.awarded_marks,
-                unscanned: missingFor(questionId).length > 0,
-              };
-            }}
+            stateOf={(questionId) => ({
+              state: questionProgress(marksByQuestion.get(questionId), entry.unsaved(script.id, questionId)),
+              marks: marksByQuestion.get(questionId)?.awarded_marks,
+              unscanned: missingFor(questionId).length > 0,
+            })}
           />
 
           <QuestionDetails
