@@ -1,4 +1,6 @@
+import { catalogue } from "../catalogue";
 import { createCallerFactory, router } from "./init";
+import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
 import { graphRouter } from "./routers/graph";
 import { meRouter } from "./routers/me";
@@ -7,7 +9,6 @@ import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
-import { peopleRouter } from "./routers/people";
 import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
@@ -19,7 +20,7 @@ export const appRouter = router({
   classes: classesRouter,
   snapshots: snapshotsRouter,
   speech: speechRouter,
-  people: peopleRouter,
+  people: operationsRouter(catalogue.people),
   rosterImport: rosterImportRouter,
 });
 
