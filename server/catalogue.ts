@@ -1,4 +1,4 @@
-import { peopleOperations } from "./identity/operations";
+import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
 
@@ -10,6 +10,8 @@ import { operationRouteIn } from "./operations/rest";
  * (docs/decisions-new/catalogue.md has the checklist for moving one).
  */
 export const catalogue = {
+  me: meOperations,
+  tokens: tokenOperations,
   people: peopleOperations,
 };
 

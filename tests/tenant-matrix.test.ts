@@ -467,6 +467,12 @@ const slipsAimedAtA: OperationCase[] = [
 ];
 
 const operationMatrix: Record<string, OperationCase[]> = {
+  "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
+  // B's people have no password to type, whoever they are.
+  "me.choosePassword": [{ aim: "the caller's own password", answer: 400, input: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
+  "tokens.list": [{ aim: "the caller's tokens", answer: "own", input: () => undefined }],
+  "tokens.create": [{ aim: "a token of the caller's own", answer: "own", input: () => ({ name: "beta token", ttlDays: 1 }) }],
+  "tokens.revoke": [{ aim: "A's teacher's token", answer: 404, input: ({ a }) => ({ id: a.tokenId }) }],
   "people.list": [
     { aim: "the list", answer: "own", input: () => ({}) },
     { aim: "filtered by A's class", answer: "own", input: ({ a }) => ({ class_id: a.classId }) },
@@ -513,9 +519,6 @@ const keyAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: a
 const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
-  "me.profile": [{ aim: "the caller's profile", answer: "own", build: () => undefined }],
-  // B's people have no password to type, whoever they are.
-  "me.choosePassword": [{ aim: "the caller's own password", answer: 400, build: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
   "exam.templates.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
@@ -628,9 +631,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
   })),
   "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
-  "tokens.list": [{ aim: "the caller's tokens", answer: "own", build: () => undefined }],
-  "tokens.create": [{ aim: "a token of the caller's own", answer: "own", build: () => ({ name: "beta token", ttlDays: 1 }) }],
-  "tokens.revoke": [{ aim: "A's teacher's token", answer: 404, build: ({ a }) => ({ id: a.tokenId }) }],
   "timetables.list": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chooseOwnPasswordThrottled, choosePasswordInput } from "../auth/password-change";
 import { intakeImaging } from "../intake/imaging-port";
 import { defineOperation } from "../operations/define";
 import {
@@ -15,8 +16,17 @@ import {
   resetPassword,
   temporaryPasswordOutput,
 } from "./people";
+import { myProfileOutput } from "./bootstrap-profile";
+import {
+  createPersonalAccessToken,
+  createPersonalAccessTokenInput,
+  listPersonalAccessTokens,
+  revokePersonalAccessToken,
+  revokePersonalAccessTokenInput,
+} from "./personal-tokens";
 import { schoolTag } from "./routes/school-tag";
 import { MAX_SLIPS, printSignInSlips, previewSignInSlips, signInAddress, signInSlipsInput, signInSlipsPreviewOutput } from "./sign-in-slips";
+import { getMyProfile } from "./users";
 
 /**
  * The people of the caller's school, for its school admins (server/identity/people.ts has the rules):
@@ -210,5 +220,69 @@ export const peopleOperations = {
     transaction: "as-user",
     role: "school-admin",
     handler: ({ tx, caller, input }) => previewSignInSlips(tx, caller.id, input),
+  }),
+};
+
+const tokenSummary = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  created_at: z.date(),
+  expires_at: z.date(),
+  revoked_at: z.date().nullable(),
+});
+
+/** Personal access tokens of the caller: the token itself is shown once, by `create`. */
+export const tokenOperations = {
+  list: defineOperation({
+    kind: "query",
+    output: z.array(tokenSummary),
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, caller }) => listPersonalAccessTokens(tx, caller.id),
+  }),
+
+  create: defineOperation({
+    kind: "mutation",
+    input: createPersonalAccessTokenInput,
+    output: z.object({ id: z.uuid(), name: z.string(), expires_at: z.date(), token: z.string() }),
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, caller, input }) => createPersonalAccessToken(tx, caller.id, input),
+  }),
+
+  revoke: defineOperation({
+    kind: "mutation",
+    input: revokePersonalAccessTokenInput,
+    output: z.object({ id: z.uuid(), revoked_at: z.date() }),
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, caller, input }) => revokePersonalAccessToken(tx, caller.id, input),
+  }),
+};
+
+/** The caller's own profile and password. */
+export const meOperations = {
+  /** The bootstrap profile (as GET /me/bootstrap) plus the caller's memberships, in one transaction. */
+  profile: defineOperation({
+    kind: "query",
+    output: myProfileOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, caller }) => getMyProfile(tx, caller.id),
+  }),
+
+  /**
+   * The caller chooses their own password (after an admin gave them a temporary one); guesses of the
+   * current one are throttled, so the domain function opens its own transactions (a refused guess is
+   * counted even though the change is refused).
+   */
+  choosePassword: defineOperation({
+    kind: "mutation",
+    input: choosePasswordInput,
+    output: z.object({ changed: z.literal(true) }),
+    transaction: "database",
+    role: "signed-in",
+    temporaryPassword: true,
+    handler: ({ db, caller, input }) => chooseOwnPasswordThrottled(db, caller.id, input),
   }),
 };

@@ -3,8 +3,6 @@ import { createCallerFactory, router } from "./init";
 import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
 import { graphRouter } from "./routers/graph";
-import { meRouter } from "./routers/me";
-import { tokensRouter } from "./routers/tokens";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
@@ -12,10 +10,10 @@ import { speechRouter } from "./routers/speech";
 import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
-  me: meRouter,
+  me: operationsRouter(catalogue.me),
   exam: examRouter,
   graph: graphRouter,
-  tokens: tokensRouter,
+  tokens: operationsRouter(catalogue.tokens),
   timetables: timetablesRouter,
   classes: classesRouter,
   snapshots: snapshotsRouter,
