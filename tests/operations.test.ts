@@ -64,6 +64,19 @@ describe("the operation catalogue", () => {
     );
   });
 
+  it("takes the JSON body from one member of the input when the face says so (tRPC's { id, body })", () => {
+    const body = z.object({ title: z.string(), marks: z.number() });
+    const input = z.object({ thing_id: z.uuid(), body });
+    const route = restRouteOf(thing({ input, kind: "mutation", rest: { ...face, method: "PUT", bodyMember: "body" } }));
+    expect(keysOf(route.params)).toEqual(["thing_id"]);
+    expect(route.query).toBeUndefined();
+    expect(route.body?.kind === "json" && route.body.schema).toBe(body);
+    const put = { ...face, method: "PUT" as const, bodyMember: "body" };
+    expect(() => restRouteOf(thing({ input: z.object({ thing_id: z.uuid() }), kind: "mutation", rest: put }))).toThrow("the body's body is not a member of the input");
+    expect(() => restRouteOf(thing({ input: input.extend({ extra: z.string() }), kind: "mutation", rest: put }))).toThrow("the input's extra is neither in the path nor the body's body");
+    expect(() => restRouteOf(thing({ input, rest: { ...face, bodyMember: "body" } }))).toThrow("a GET has no body for the input's body");
+  });
+
   it("refuses, when the catalogue is read, a REST face that cannot be derived, saying what is wrong", () => {
     expect(() => restRouteOf(thing({ rest: { ...face, path: "/api/things/{other_id}" } }))).toThrow("GET /api/things/{other_id}: the path's {other_id} is not a member of the input");
     expect(() => restRouteOf(thing({ kind: "mutation" }))).toThrow("a query is a GET and a GET a query");

@@ -491,13 +491,14 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "people.signInSlipsPreview": slipsAimedAtA,
 };
 
-/** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body. */
+/** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
 function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined): RouteCall {
   const face = operation.rest!;
   const pathNames = pathParameterNames(face.path);
   const params = pathNames.map((name) => String(input?.[name]));
   const rest = Object.fromEntries(Object.entries(input ?? {}).filter(([name]) => !pathNames.includes(name)));
   if (face.method === "GET" || face.method === "DELETE") return { params, query: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])) };
+  if (face.bodyMember !== undefined) return { params, ...json(input?.[face.bodyMember]) };
   return Object.keys(rest).length > 0 ? { params, ...json(rest) } : { params };
 }
 

@@ -51,8 +51,8 @@ export type OperationContext<Input, Mode extends TransactionMode> = { caller: Au
 /**
  * The REST face of an operation, as the contract says it. Its parameters come from the operation's
  * input: the `{name}` segments of `path` are those members of the input (path parameters), the other
- * members are the query string (GET, DELETE) or the JSON body (POST, PUT, PATCH). The reply is the
- * operation's output (JSON, checked before it leaves) with status `status`, unless `file` says it is
+ * members are the query string (GET, DELETE) or the JSON body (POST, PUT, PATCH), or the body is one
+ * member of the input (`bodyMember`). The reply is the operation's output (JSON, checked before it leaves) with status `status`, unless `file` says it is
  * bytes, which `respond` turns into the Response.
  */
 export interface RestFace<Result = unknown> {
@@ -70,6 +70,12 @@ export interface RestFace<Result = unknown> {
   /** A reply that is not JSON (a PDF, a CSV): `respond` makes the Response from the handler's result. */
   file?: FileReplySpec;
   respond?: (result: Result) => Response | StatusReply;
+  /**
+   * When the JSON body is one member of the input rather than its other members: tRPC's
+   * `{ mark_id, body: {...} }` beside REST's `PUT /api/exam/marks/{mark_id}` with the body flat.
+   * The input then holds the path's members and this one only.
+   */
+  bodyMember?: string;
   /** Shown in the 400 for a body that is not JSON. */
   example?: string;
   maxBytes?: number;

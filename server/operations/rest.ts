@@ -34,9 +34,23 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
   // zod types the mask by the schema's keys, which a generic operation does not know.
   const pick = (names: string[]) => Object.fromEntries(names.map((member) => [member, true])) as never;
   const params = pathNames.length > 0 ? input!.pick(pick(pathNames)) : undefined;
-  // The input itself when nothing is taken from the path, so its schema (refinements and all) is the one parsed and documented.
-  const rest = !input || members.length === pathNames.length ? undefined : pathNames.length > 0 ? input.omit(pick(pathNames)) : input;
   const readsQuery = face.method === "GET" || face.method === "DELETE";
+  const bodyMember = face.bodyMember;
+  if (bodyMember !== undefined) {
+    if (readsQuery) throw new Error(`${where}: a ${face.method} has no body for the input's ${bodyMember}`);
+    const others = members.filter((member) => member !== bodyMember && !pathNames.includes(member));
+    if (!members.includes(bodyMember)) throw new Error(`${where}: the body's ${bodyMember} is not a member of the input`);
+    if (others.length > 0) throw new Error(`${where}: the input's ${others.join(", ")} is neither in the path nor the body's ${bodyMember}`);
+  }
+  // The input itself when nothing is taken from the path, so its schema (refinements and all) is the one parsed and documented.
+  const rest =
+    bodyMember !== undefined
+      ? (input!.shape[bodyMember] as ObjectSchema)
+      : !input || members.length === pathNames.length
+        ? undefined
+        : pathNames.length > 0
+          ? input.omit(pick(pathNames))
+          : input;
 
   const forbidden = operationRoles[operation.role].forbidden;
   if (operation.role !== "signed-in" && !forbidden && !face.errors[403]) throw new Error(`${where}: say the 403 of a caller without the role ${operation.role}`);
@@ -59,7 +73,8 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
     replies: { [status]: reply },
     errors: { ...(forbidden ? { 403: forbidden } : {}), ...face.errors },
     handler: async ({ db, user, params: fromPath, query, body }) => {
-      const result = await runOperation(operation, db, user, { ...(query as object), ...(body as object), ...(fromPath as object) });
+      const fromBody = bodyMember !== undefined ? { [bodyMember]: body } : (body as object);
+      const result = await runOperation(operation, db, user, { ...(query as object), ...fromBody, ...(fromPath as object) });
       return face.respond ? face.respond(result) : (result as never);
     },
   }) as AnyRouteDefinition;
