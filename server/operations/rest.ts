@@ -1,9 +1,7 @@
 import type { z } from "zod";
-import type { AuthenticatedUser } from "../auth/authenticate";
-import type { Db } from "../db/client";
-import { asUser } from "../db/rls";
 import { type AnyRouteDefinition, type ReplySpec, defineRoute, jsonBody, jsonReply, nextRoute } from "../http/route";
 import { type AnyOperation, type OperationSet, operationRoles, pathParameterNames } from "./define";
+import { runOperation } from "./run";
 
 /**
  * The REST side of the operation catalogue: each operation's REST face becomes the route definition
@@ -87,12 +85,6 @@ export const restRoutesOf = (operations: OperationSet): AnyRouteDefinition[] =>
   Object.entries(operations)
     .filter(([, operation]) => operation.rest)
     .map(([name, operation]) => restRouteOf(operation, name));
-
-/** Runs an operation's handler for a caller the edge has authenticated: in a transaction as them, or with the database. */
-export function runOperation(operation: AnyOperation, db: Db, caller: AuthenticatedUser, input: unknown): Promise<unknown> {
-  if (operation.transaction === "as-user") return asUser(db, caller.id, (tx) => operation.handler({ tx, caller, input }));
-  return operation.handler({ db, caller, input });
-}
 
 const handlers = new WeakMap<AnyRouteDefinition, ReturnType<typeof nextRoute>>();
 

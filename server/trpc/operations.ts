@@ -1,8 +1,9 @@
 import type { TRPCDefaultErrorShape, TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../auth/authenticate";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import type { AnyOperation, OperationDefinition, OperationSet } from "../operations/define";
+import { runOperation } from "../operations/run";
 import { passwordChoosingProcedure, router, userProcedure } from "./init";
 
 /**
@@ -32,10 +33,7 @@ function procedureOf(operation: AnyOperation) {
   let builder = operation.temporaryPassword ? passwordChoosingProcedure : userProcedure;
   if (operation.input) builder = builder.input(operation.input) as typeof builder;
   if (operation.output) builder = builder.output(operation.output);
-  const resolve = ({ ctx, input }: { ctx: { db: Db; user: AuthenticatedUser; asUser: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T> }; input: unknown }) =>
-    operation.transaction === "as-user"
-      ? ctx.asUser((tx) => operation.handler({ tx, caller: ctx.user, input }))
-      : operation.handler({ db: ctx.db, caller: ctx.user, input });
+  const resolve = ({ ctx, input }: { ctx: { db: Db; user: AuthenticatedUser }; input: unknown }) => runOperation(operation, ctx.db, ctx.user, input);
   return operation.kind === "query" ? builder.query(resolve) : builder.mutation(resolve);
 }
 
