@@ -1,4 +1,4 @@
-import { catalogue } from "./catalogue";
+import { operationCatalogue } from "./operation-catalogue";
 import { classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphRoutes, graphTag } from "./graph/routes";
@@ -10,7 +10,7 @@ import { restRoutesOf } from "./operations/rest";
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
  * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
- * list and its tag here. The people routes are derived from the operation catalogue (server/catalogue.ts),
+ * list and its tag here. The people routes are derived from the operation catalogue (server/operation-catalogue.ts),
  * in the place they always held, so the document keeps its order.
  */
 export const restRoutes: AnyRouteDefinition[] = [
@@ -18,7 +18,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...printRoutes,
   ...graphRoutes,
   ...classroomRoutes,
-  ...restRoutesOf(catalogue.people),
+  ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,
 ];
 

@@ -3,7 +3,7 @@ import { GET } from "../app/api/openapi.json/route";
 
 /**
  * The served OpenAPI document, held byte for byte (paths, keys and their order) in a file beside the
- * tests: a refactor of how routes are declared (the operation catalogue, server/catalogue.ts) must leave
+ * tests: a refactor of how routes are declared (the operation catalogue, server/operation-catalogue.ts) must leave
  * it as it was. A change the contract wants is made on purpose: look at the diff, then `npx vitest run
  * tests/openapi-document.test.ts -u` writes the new document.
  */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { catalogueOperations } from "../server/catalogue";
+import { listedOperations } from "../server/operation-catalogue";
 import { type AnyRouteDefinition, routeDefinitionOf } from "../server/http/route";
 import { type AnyOperation, defineOperation } from "../server/operations/define";
 import { restRouteOf } from "../server/operations/rest";
@@ -10,7 +10,7 @@ import { appRouter } from "../server/trpc/root";
 import { loadRouteModule } from "./support/rest-routes";
 
 /**
- * The operation catalogue (server/catalogue.ts): each operation is defined once and its tRPC procedure,
+ * The operation catalogue (server/operation-catalogue.ts): each operation is defined once and its tRPC procedure,
  * its REST route and its route file's export are derived from it. How the derived faces answer is
  * the REST and tRPC suites' (people-rest, people, sign-in-slips, the cross-school matrix); the document
  * is held byte for byte by tests/openapi-document.test.ts.
@@ -20,8 +20,8 @@ const procedures = appRouter._def.procedures as unknown as Record<string, { _def
 
 describe("the operation catalogue", () => {
   it("gives each operation the tRPC procedure and the REST route it declares, and no other", async () => {
-    expect(catalogueOperations.length).toBeGreaterThanOrEqual(10);
-    for (const { name, operation } of catalogueOperations) {
+    expect(listedOperations.length).toBeGreaterThanOrEqual(10);
+    for (const { name, operation } of listedOperations) {
       if (operation.trpc === false) expect(procedures[name], `${name} is REST only`).toBeUndefined();
       else expect(procedures[name]?._def.type, name).toBe(operation.kind);
       if (!operation.rest) continue;
@@ -35,7 +35,7 @@ describe("the operation catalogue", () => {
   });
 
   it("documents the declared role as the route's 403, unless the face says it in its own words", () => {
-    const forSchoolAdmins = catalogueOperations.filter(({ operation }) => operation.rest && operation.role === "school-admin");
+    const forSchoolAdmins = listedOperations.filter(({ operation }) => operation.rest && operation.role === "school-admin");
     expect(forSchoolAdmins.length).toBeGreaterThan(0);
     for (const { operation } of forSchoolAdmins) {
       expect(restRouteOf(operation).errors[403]).toBe(operation.rest!.errors[403] ?? "The caller is not a school admin of their school");

@@ -10,7 +10,7 @@ import { errorCodes } from "../server/errors";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile } from "../server/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
-import { catalogueOperations } from "../server/catalogue";
+import { listedOperations } from "../server/operation-catalogue";
 import { type AnyOperation, type OperationRole, pathParameterNames } from "../server/operations/define";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -440,7 +440,7 @@ function canvasTakingQuestionId(questionId: string) {
 
 // ── The catalogue's table: operation → how B aims at A, and what a caller with its role must answer ──
 //
-// An operation of the catalogue (server/catalogue.ts) is tabled once, by the input it takes: its tRPC
+// An operation of the catalogue (server/operation-catalogue.ts) is tabled once, by the input it takes: its tRPC
 // procedure is called with that input, and its REST face with the same input split as the face reads
 // it (path segments, then the query or the JSON body). B's roles that lack the operation's declared
 // role must be refused (403): the declaration is checked here, RLS and the domain stay the authority.
@@ -695,7 +695,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],
 };
 
-for (const { name, operation } of catalogueOperations) {
+for (const { name, operation } of listedOperations) {
   const cases = operationMatrix[name];
   if (!cases) continue; // the table check below names it
   if (operation.rest) restMatrix[`${operation.rest.method} ${operation.rest.path}`] = operationCases(operation, cases, (input) => restCallOf(operation, input));
@@ -763,7 +763,7 @@ describe("the cross-school matrix's tables", () => {
   });
 
   it("have an entry for every operation of the catalogue, and none for an operation that is gone", () => {
-    const listed = catalogueOperations.map(({ name }) => name);
+    const listed = listedOperations.map(({ name }) => name);
     const tabled = Object.keys(operationMatrix);
     expect(listed.filter((key) => !tabled.includes(key)), "operations without a matrix entry (say how each must answer)").toEqual([]);
     expect(tabled.filter((key) => !listed.includes(key)), "matrix entries for operations that no longer exist").toEqual([]);

@@ -6,7 +6,7 @@ import { appRouter } from "../server/trpc/root";
  * The tRPC surface the web app calls, held in a file beside the tests as the OpenAPI document is
  * (tests/openapi-document.test.ts): every procedure's path, type, base procedure (how many middlewares:
  * signed in, or also with a temporary password) and the JSON Schema of its input and output. Moving a
- * router onto the operation catalogue (server/catalogue.ts) must leave it as it was. A change made on
+ * router onto the operation catalogue (server/operation-catalogue.ts) must leave it as it was. A change made on
  * purpose: look at the diff, then `npx vitest run tests/trpc-surface.test.ts -u`.
  */
 

@@ -31,7 +31,7 @@ import { getMyProfile } from "./users";
 /**
  * The people of the caller's school, for its school admins (server/identity/people.ts has the rules):
  * each operation once, its tRPC procedure `people.<name>` and its REST face under /api/school derived
- * from it (server/catalogue.ts). The order is the REST document's.
+ * from it (server/operation-catalogue.ts). The order is the REST document's.
  */
 
 const tags = [schoolTag.name];

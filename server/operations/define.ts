@@ -7,7 +7,7 @@ import type { ErrorStatus, FileReplySpec, HttpMethod, StatusReply } from "../htt
  * One operation, said once (issue 34, item 1): its name, input and output schemas, whether it reads
  * or writes, the transaction its domain function runs in, the coarse role it requires, the handler
  * (one domain function, called with named arguments) and, when tools call it over HTTP, its REST face.
- * A domain lists its operations in its own folder (server/identity/operations.ts); server/catalogue.ts
+ * A domain lists its operations in its own folder (server/identity/operations.ts); server/operation-catalogue.ts
  * lists the domains; the tRPC routers (server/trpc/operations.ts), the Next.js route exports and the
  * REST definitions behind /api/openapi.json (server/operations/rest.ts) and the cross-school matrix's
  * expectations (tests/tenant-matrix.test.ts) are derived from them.

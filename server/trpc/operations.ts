@@ -7,7 +7,7 @@ import { runOperation } from "../operations/run";
 import { passwordChoosingProcedure, router, userProcedure } from "./init";
 
 /**
- * The tRPC side of the operation catalogue: a domain's operations (server/catalogue.ts) become the
+ * The tRPC side of the operation catalogue: a domain's operations (server/operation-catalogue.ts) become the
  * procedures of its router, `userProcedure.input(…).output(…).query|mutation(…)` as they would be
  * written by hand, typed from the definitions so the client's hooks infer as before.
  */

@@ -1,4 +1,4 @@
-import { catalogue } from "../catalogue";
+import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
@@ -10,15 +10,15 @@ import { speechRouter } from "./routers/speech";
 import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
-  me: operationsRouter(catalogue.me),
+  me: operationsRouter(operationCatalogue.me),
   exam: examRouter,
   graph: graphRouter,
-  tokens: operationsRouter(catalogue.tokens),
+  tokens: operationsRouter(operationCatalogue.tokens),
   timetables: timetablesRouter,
   classes: classesRouter,
   snapshots: snapshotsRouter,
   speech: speechRouter,
-  people: operationsRouter(catalogue.people),
+  people: operationsRouter(operationCatalogue.people),
   rosterImport: rosterImportRouter,
 });
 

@@ -1,4 +1,4 @@
-import { operationRoute } from "@/server/catalogue";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
