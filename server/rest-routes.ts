@@ -1,15 +1,25 @@
+import { operationCatalogue } from "./operation-catalogue";
 import { classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphRoutes, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
 import { printRoutes } from "./intake/routes/print";
+import { restRoutesOf } from "./operations/rest";
 
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
  * `nextRoute(...)` of one of these (tests/rest-routes.test.ts proves it both ways); a new domain adds its
- * list and its tag here.
+ * list and its tag here. The people routes are derived from the operation catalogue (server/operation-catalogue.ts),
+ * in the place they always held, so the document keeps its order.
  */
-export const restRoutes: AnyRouteDefinition[] = [...examRoutes, ...printRoutes, ...graphRoutes, ...classroomRoutes, ...schoolRoutes];
+export const restRoutes: AnyRouteDefinition[] = [
+  ...examRoutes,
+  ...printRoutes,
+  ...graphRoutes,
+  ...classroomRoutes,
+  ...restRoutesOf(operationCatalogue.people),
+  ...schoolRoutes,
+];
 
 export const restTags = [examTag, graphTag, classroomTag, schoolTag];

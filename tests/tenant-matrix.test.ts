@@ -10,6 +10,8 @@ import { errorCodes } from "../server/errors";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile } from "../server/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
+import { listedOperations } from "../server/operation-catalogue";
+import { type AnyOperation, type OperationRole, pathParameterNames } from "../server/operations/define";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
@@ -348,23 +350,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
       build: ({ a, b }) => ({ params: [a.markId], ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 }) }),
     },
   ],
-  "GET /api/school/people": [
-    { aim: "the list", answer: schoolAdmins("own"), build: () => ({}) },
-    { aim: "filtered by A's class", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { class_id: a.classId } }) },
-  ],
-  "POST /api/school/people": [
-    { aim: "a person of B's own", answer: schoolAdmins("own"), build: () => json(newPerson()) },
-    { aim: "a student of B's in A's class", answer: schoolAdmins(400), build: ({ a }) => json({ ...newPerson(), class_ids: [a.classId] }) },
-  ],
-  "GET /api/school/people/{user_id}": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId] }) }],
-  "PATCH /api/school/people/{user_id}": [
-    { aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId], ...json({ full_name: "Taken over", role: "student", active: false }) }) },
-  ],
-  "POST /api/school/people/{user_id}/password": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ params: [a.teacherId] }) }],
-  "POST /api/school/sign-in-slips": [
-    { aim: "A's class", answer: schoolAdmins(404), build: ({ a }) => json({ class_id: a.classId, reissue: true }) },
-    { aim: "A's teacher and student", answer: schoolAdmins(404), build: ({ a }) => json({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
-  ],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
   "GET /database/timetable/timetables": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -453,6 +438,81 @@ function canvasTakingQuestionId(questionId: string) {
   };
 }
 
+// ── The catalogue's table: operation → how B aims at A, and what a caller with its role must answer ──
+//
+// An operation of the catalogue (server/operation-catalogue.ts) is tabled once, by the input it takes: its tRPC
+// procedure is called with that input, and its REST face with the same input split as the face reads
+// it (path segments, then the query or the JSON body). B's roles that lack the operation's declared
+// role must be refused (403): the declaration is checked here, RLS and the domain stay the authority.
+
+interface OperationCase {
+  aim: string;
+  /** What a caller of B's who holds the operation's role must get; the others get 403. */
+  answer: Answer;
+  input(aim: Aim): Record<string, unknown> | undefined;
+  ghost?: false;
+  check?: (reply: unknown) => Promise<void>;
+}
+
+const rolesHolding: Record<OperationRole, Role[]> = {
+  "signed-in": roles,
+  staff: ["admin", "head", "teacher"],
+  "timetable-manager": ["admin", "head"],
+  "school-admin": ["admin"],
+};
+
+const slipsAimedAtA: OperationCase[] = [
+  { aim: "A's class", answer: 404, input: ({ a }) => ({ class_id: a.classId, reissue: true }) },
+  { aim: "A's teacher and student", answer: 404, input: ({ a }) => ({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
+];
+
+const operationMatrix: Record<string, OperationCase[]> = {
+  "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
+  // B's people have no password to type, whoever they are.
+  "me.choosePassword": [{ aim: "the caller's own password", answer: 400, input: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
+  "tokens.list": [{ aim: "the caller's tokens", answer: "own", input: () => undefined }],
+  "tokens.create": [{ aim: "a token of the caller's own", answer: "own", input: () => ({ name: "beta token", ttlDays: 1 }) }],
+  "tokens.revoke": [{ aim: "A's teacher's token", answer: 404, input: ({ a }) => ({ id: a.tokenId }) }],
+  "people.list": [
+    { aim: "the list", answer: "own", input: () => ({}) },
+    { aim: "filtered by A's class", answer: "own", input: ({ a }) => ({ class_id: a.classId }) },
+  ],
+  "people.add": [
+    { aim: "a person of B's own", answer: "own", input: () => newPerson() },
+    { aim: "a student of B's in A's class", answer: 400, input: ({ a }) => ({ ...newPerson(), class_ids: [a.classId] }) },
+  ],
+  "people.get": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId }) }],
+  "people.editPerson": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, full_name: "Taken over", role: "student", active: false }) }],
+  "people.resetPassword": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId }) }],
+  "people.printSignInSlips": slipsAimedAtA,
+  "people.edit": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, full_name: "Taken over" }) }],
+  "people.changeRole": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
+  "people.setActive": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
+  "people.signInSlipsPreview": slipsAimedAtA,
+};
+
+/** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
+function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined): RouteCall {
+  const face = operation.rest!;
+  const pathNames = pathParameterNames(face.path);
+  const params = pathNames.map((name) => String(input?.[name]));
+  const rest = Object.fromEntries(Object.entries(input ?? {}).filter(([name]) => !pathNames.includes(name)));
+  if (face.method === "GET" || face.method === "DELETE") return { params, query: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])) };
+  if (face.bodyMember !== undefined) return { params, ...json(input?.[face.bodyMember]) };
+  return Object.keys(rest).length > 0 ? { params, ...json(rest) } : { params };
+}
+
+/** The catalogue's cases as the REST and tRPC tables' (filled in below, beside the hand-written entries). */
+function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], call: (input: Record<string, unknown> | undefined) => Call): Case<Call>[] {
+  return cases.map((kase) => ({
+    aim: kase.aim,
+    answer: Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
+    build: (aim: Aim) => call(kase.input(aim)),
+    ...(kase.ghost === false ? { ghost: false as const } : {}),
+    ...(kase.check ? { check: kase.check } : {}),
+  }));
+}
+
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
 
 const timetableManagers = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: 403, student: 403 });
@@ -460,17 +520,6 @@ const keyAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: a
 const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
-  "me.profile": [{ aim: "the caller's profile", answer: "own", build: () => undefined }],
-  // B's people have no password to type, whoever they are.
-  "me.choosePassword": [{ aim: "the caller's own password", answer: 400, build: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
-  "people.list": restMatrix["GET /api/school/people"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query ?? {} })),
-  "people.add": restMatrix["POST /api/school/people"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
-  "people.get": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId }) }],
-  "people.edit": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, full_name: "Taken over" }) }],
-  "people.changeRole": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
-  "people.setActive": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
-  "people.resetPassword": [{ aim: "A's teacher", answer: schoolAdmins(404), build: ({ a }) => ({ user_id: a.teacherId }) }],
-  "people.signInSlipsPreview": restMatrix["POST /api/school/sign-in-slips"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
   "exam.templates.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
@@ -583,9 +632,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
   })),
   "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
-  "tokens.list": [{ aim: "the caller's tokens", answer: "own", build: () => undefined }],
-  "tokens.create": [{ aim: "a token of the caller's own", answer: "own", build: () => ({ name: "beta token", ttlDays: 1 }) }],
-  "tokens.revoke": [{ aim: "A's teacher's token", answer: 404, build: ({ a }) => ({ id: a.tokenId }) }],
   "timetables.list": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },
@@ -649,6 +695,13 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],
 };
 
+for (const { name, operation } of listedOperations) {
+  const cases = operationMatrix[name];
+  if (!cases) continue; // the table check below names it
+  if (operation.rest) restMatrix[`${operation.rest.method} ${operation.rest.path}`] = operationCases(operation, cases, (input) => restCallOf(operation, input));
+  if (operation.trpc !== false) trpcMatrix[name] = operationCases(operation, cases, (input) => input);
+}
+
 // ── Running a case ──────────────────────────────────────────────────────────────────────────────
 
 interface Reply {
@@ -707,6 +760,13 @@ describe("the cross-school matrix's tables", () => {
     const tabled = Object.keys(restMatrix);
     expect(restRouteKeys.filter((key) => !tabled.includes(key)), "routes without a matrix entry (say how each must answer)").toEqual([]);
     expect(tabled.filter((key) => !restRouteKeys.includes(key)), "matrix entries for routes that no longer exist").toEqual([]);
+  });
+
+  it("have an entry for every operation of the catalogue, and none for an operation that is gone", () => {
+    const listed = listedOperations.map(({ name }) => name);
+    const tabled = Object.keys(operationMatrix);
+    expect(listed.filter((key) => !tabled.includes(key)), "operations without a matrix entry (say how each must answer)").toEqual([]);
+    expect(tabled.filter((key) => !listed.includes(key)), "matrix entries for operations that no longer exist").toEqual([]);
   });
 
   it("have an entry for every tRPC procedure, and none for a procedure that is gone", () => {

@@ -169,6 +169,23 @@ export async function issueSignInSlips(tx: Tx, callerId: string, input: z.input<
   };
 }
 
+/**
+ * Issues the slips of a choice and prints them as one PDF, in the caller's transaction: a PDF that
+ * fails leaves every password as it was. Nobody to print for is a conflict that says why. `print` is
+ * the intake imaging's (server/intake/imaging-port.ts), given rather than imported, so identity does
+ * not import intake.
+ */
+export async function printSignInSlips(
+  tx: Tx,
+  callerId: string,
+  input: z.input<typeof signInSlipsInput>,
+  using: { signInAddress: string; print: (sheet: SignInSlipSheet) => Promise<Uint8Array> },
+): Promise<{ pdf: Uint8Array; count: number; skipped: number }> {
+  const slips = await issueSignInSlips(tx, callerId, input, using.signInAddress);
+  if (slips.slips.length === 0) throw new AppError("conflict", nobodyToPrint(slips.skipped_with_password));
+  return { pdf: await using.print(slips), count: slips.slips.length, skipped: slips.skipped_with_password };
+}
+
 /** How many slips a choice would print, and how many people it leaves out for having a password (for the dialog). */
 export async function previewSignInSlips(tx: Tx, callerId: string, input: z.input<typeof signInSlipsInput>) {
   const chosen = signInSlipsInput.parse(input);

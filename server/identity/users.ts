@@ -166,6 +166,11 @@ export async function listMyMemberships(tx: Tx, userId: string) {
     .where(eq(instituteMemberships.user_id, userId));
 }
 
+/** The web app's profile (myProfileOutput): the bootstrap profile and the caller's memberships, in the caller's one transaction. */
+export async function getMyProfile(tx: Tx, userId: string) {
+  return { ...(await getBootstrapProfile(tx, userId)), memberships: await listMyMemberships(tx, userId) };
+}
+
 export const setUserActiveInput = z.object({ userId: z.uuid(), active: z.boolean() });
 
 /**

@@ -1,25 +1,24 @@
+import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
+import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
 import { graphRouter } from "./routers/graph";
-import { meRouter } from "./routers/me";
-import { tokensRouter } from "./routers/tokens";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
-import { peopleRouter } from "./routers/people";
 import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
-  me: meRouter,
+  me: operationsRouter(operationCatalogue.me),
   exam: examRouter,
   graph: graphRouter,
-  tokens: tokensRouter,
+  tokens: operationsRouter(operationCatalogue.tokens),
   timetables: timetablesRouter,
   classes: classesRouter,
   snapshots: snapshotsRouter,
   speech: speechRouter,
-  people: peopleRouter,
+  people: operationsRouter(operationCatalogue.people),
   rosterImport: rosterImportRouter,
 });
 

@@ -1,8 +1,7 @@
-import { nextRoute } from "@/server/http/route";
-import { addPersonRoute, listPeopleRoute } from "@/server/identity/routes/people";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listPeopleRoute);
+export const GET = operationRoute("GET", "/api/school/people");
 
-export const POST = nextRoute(addPersonRoute);
+export const POST = operationRoute("POST", "/api/school/people");

@@ -1,6 +1,5 @@
-import { nextRoute } from "@/server/http/route";
-import { signInSlipsRoute } from "@/server/identity/routes/people";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(signInSlipsRoute);
+export const POST = operationRoute("POST", "/api/school/sign-in-slips");

@@ -1,8 +1,7 @@
-import { nextRoute } from "@/server/http/route";
-import { editPersonRoute, getPersonRoute } from "@/server/identity/routes/people";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(getPersonRoute);
+export const GET = operationRoute("GET", "/api/school/people/{user_id}");
 
-export const PATCH = nextRoute(editPersonRoute);
+export const PATCH = operationRoute("PATCH", "/api/school/people/{user_id}");

@@ -1,0 +1,29 @@
+import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
+import type { AnyOperation } from "./operations/define";
+import { operationRouteIn } from "./operations/rest";
+
+/**
+ * The operation catalogue (not the exam papers' catalogue, server/exam/catalogue.ts): every operation defined once (server/operations/define.ts), by domain. The tRPC
+ * routers (server/trpc/root.ts), the REST definitions (server/rest-routes.ts, hence /api/openapi.json),
+ * the Next.js route exports under app/ and the cross-school matrix's expectations are derived from it.
+ * Domains not yet moved onto it keep their hand-written routers and `defineRoute`s beside it
+ * (docs/decisions-new/catalogue.md has the checklist for moving one).
+ */
+export const operationCatalogue = {
+  me: meOperations,
+  tokens: tokenOperations,
+  people: peopleOperations,
+};
+
+/** Every operation of the catalogue with its path of names (`people.list`), the tRPC procedure's path. */
+export const listedOperations: { name: string; operation: AnyOperation }[] = Object.entries(operationCatalogue).flatMap(([domain, operations]) =>
+  Object.entries(operations).map(([name, operation]) => ({ name: `${domain}.${name}`, operation: operation as AnyOperation })),
+);
+
+/** The Next.js export of the operation at `METHOD path`: `export const GET = operationRoute("GET", "/api/school/people")`. */
+export const operationRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string) =>
+  operationRouteIn(
+    listedOperations.map(({ operation }) => operation),
+    method,
+    path,
+  );

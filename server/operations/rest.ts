@@ -1,0 +1,103 @@
+import type { z } from "zod";
+import { type AnyRouteDefinition, type ReplySpec, defineRoute, jsonBody, jsonReply, nextRoute } from "../http/route";
+import { type AnyOperation, type OperationSet, operationRoles, pathParameterNames } from "./define";
+import { runOperation } from "./run";
+
+/**
+ * The REST side of the operation catalogue: each operation's REST face becomes the route definition
+ * that `nextRoute` serves and server/http/openapi.ts documents, exactly as a hand-written
+ * `defineRoute` would say it. Derived once per operation, so the route file's export, the list in
+ * server/rest-routes.ts and the document hold the same definition.
+ */
+
+const derived = new WeakMap<AnyOperation, AnyRouteDefinition>();
+
+type ObjectSchema = z.ZodObject;
+
+/** The route definition of an operation's REST face. */
+export function restRouteOf(operation: AnyOperation, name = operation.rest?.operationId ?? "an operation"): AnyRouteDefinition {
+  const known = derived.get(operation);
+  if (known) return known;
+  const face = operation.rest;
+  if (!face) throw new Error(`${name} has no REST face`);
+  const where = `${face.method} ${face.path}`;
+  if (operation.temporaryPassword) throw new Error(`${where}: REST refuses a temporary password; only a tRPC operation may allow one`);
+  if ((face.method === "GET") !== (operation.kind === "query")) throw new Error(`${where}: a query is a GET and a GET a query`);
+
+  const input = operation.input as ObjectSchema | undefined;
+  const pathNames = pathParameterNames(face.path);
+  const members = input ? Object.keys(input.shape) : [];
+  const missing = pathNames.filter((pathName) => !members.includes(pathName));
+  if (missing.length > 0) throw new Error(`${where}: the path's {${missing.join("}, {")}} is not a member of the input`);
+  // zod types the mask by the schema's keys, which a generic operation does not know.
+  const pick = (names: string[]) => Object.fromEntries(names.map((member) => [member, true])) as never;
+  const params = pathNames.length > 0 ? input!.pick(pick(pathNames)) : undefined;
+  const readsQuery = face.method === "GET" || face.method === "DELETE";
+  const bodyMember = face.bodyMember;
+  if (bodyMember !== undefined) {
+    if (readsQuery) throw new Error(`${where}: a ${face.method} has no body for the input's ${bodyMember}`);
+    const others = members.filter((member) => member !== bodyMember && !pathNames.includes(member));
+    if (!members.includes(bodyMember)) throw new Error(`${where}: the body's ${bodyMember} is not a member of the input`);
+    if (others.length > 0) throw new Error(`${where}: the input's ${others.join(", ")} is neither in the path nor the body's ${bodyMember}`);
+  }
+  // The input itself when nothing is taken from the path, so its schema (refinements and all) is the one parsed and documented.
+  const rest =
+    bodyMember !== undefined
+      ? (input!.shape[bodyMember] as ObjectSchema)
+      : !input || members.length === pathNames.length
+        ? undefined
+        : pathNames.length > 0
+          ? input.omit(pick(pathNames))
+          : input;
+
+  const forbidden = operationRoles[operation.role].forbidden;
+  if (operation.role !== "signed-in" && !forbidden && !face.errors[403]) throw new Error(`${where}: say the 403 of a caller without the role ${operation.role}`);
+  const status = face.status ?? 200;
+  if (face.file && !face.respond) throw new Error(`${where}: a file reply needs respond() to make its Response`);
+  if (!face.file && !operation.output) throw new Error(`${where}: a JSON reply needs the operation's output schema`);
+  const reply: ReplySpec = face.file ?? jsonReply(operation.output as z.ZodType, face.reply ?? "");
+
+  const definition = defineRoute({
+    method: face.method,
+    path: face.path,
+    operationId: face.operationId,
+    tags: face.tags,
+    summary: face.summary,
+    ...(face.description ? { description: face.description } : {}),
+    auth: "bearer" as const,
+    params,
+    query: readsQuery ? rest : undefined,
+    body: !readsQuery && rest ? jsonBody(rest, { example: face.example, maxBytes: face.maxBytes }) : undefined,
+    replies: { [status]: reply },
+    errors: { ...(forbidden ? { 403: forbidden } : {}), ...face.errors },
+    handler: async ({ db, user, params: fromPath, query, body }) => {
+      const fromBody = bodyMember !== undefined ? { [bodyMember]: body } : (body as object);
+      const result = await runOperation(operation, db, user, { ...(query as object), ...fromBody, ...(fromPath as object) });
+      return face.respond ? face.respond(result) : (result as never);
+    },
+  }) as AnyRouteDefinition;
+  derived.set(operation, definition);
+  return definition;
+}
+
+/** The route definitions of a domain's operations that have a REST face, in the order the domain lists them. */
+export const restRoutesOf = (operations: OperationSet): AnyRouteDefinition[] =>
+  Object.entries(operations)
+    .filter(([, operation]) => operation.rest)
+    .map(([name, operation]) => restRouteOf(operation, name));
+
+const handlers = new WeakMap<AnyRouteDefinition, ReturnType<typeof nextRoute>>();
+
+/**
+ * The Next.js export of the catalogue's operation at `METHOD path` (`export const GET = operationRoute(...)`
+ * in app/api/…/route.ts). Throws when the module loads if no operation has that face, so a route file
+ * cannot serve nothing.
+ */
+export function operationRouteIn(operations: AnyOperation[], method: string, path: string): ReturnType<typeof nextRoute> {
+  const operation = operations.find((candidate) => candidate.rest?.method === method && candidate.rest.path === path);
+  if (!operation) throw new Error(`No operation of the catalogue answers ${method} ${path}`);
+  const definition = restRouteOf(operation);
+  let handler = handlers.get(definition);
+  if (!handler) handlers.set(definition, (handler = nextRoute(definition)));
+  return handler;
+}
