@@ -25,7 +25,7 @@ import WebSocket from "ws";
 import { parseEnv } from "../server/env";
 import { speechConfigFromEnv } from "../server/speech/config";
 import { createSpeechHandler } from "../server/speech/http";
-import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../server/speech/realtime";
+import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../server/speech/realtime/session";
 import { createSpeechService, engineSettings } from "../server/speech/service";
 import type { EndpointingMethod } from "../server/speech/vad/endpointer";
 import { VAD_CHUNK_SAMPLES, VadStream, speechProbabilities } from "../server/speech/vad/silero";

@@ -7,14 +7,14 @@
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
-import { AppError, openaiErrorBody } from "../errors";
-import { SAMPLE_RATE } from "./audio";
-import { resolveRequestedModel } from "./models";
-import { parseSpeechOptions, realtimeTranscriptionOptions } from "./options";
-import type { TokenLogprob } from "./engine-protocol";
-import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection, Utterance } from "./realtime";
-import { Resampler24kTo16k } from "./resample";
-import type { SpeechService } from "./service";
+import { AppError, openaiErrorBody } from "../../errors";
+import { SAMPLE_RATE } from "../audio";
+import { resolveRequestedModel } from "../models";
+import { parseSpeechOptions, realtimeTranscriptionOptions } from "../options";
+import type { TokenLogprob } from "../engine-protocol";
+import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection, Utterance } from "./session";
+import { Resampler24kTo16k } from "../resample";
+import type { SpeechService } from "../service";
 
 export const OPENAI_REALTIME_PATH = "/v1/realtime";
 
