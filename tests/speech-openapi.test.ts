@@ -19,7 +19,7 @@ import { requiredModelFiles } from "../server/speech/model-install";
 import { OPENAI_REALTIME_PATH } from "../server/speech/realtime/openai";
 import { PROMPT_MAX_CHARACTERS } from "../server/speech/options";
 import { SpeechRateLimiter } from "../server/speech/rate-limits";
-import { REALTIME_PATH } from "../server/speech/realtime/session";
+import { REALTIME_PATH } from "../server/speech/realtime/dictation";
 import { createTestDatabase } from "./support/database";
 import { wavBytes } from "./support/speech-audio";
 import { type RunningSpeechServer, startSpeechServer, testSpeechConfig } from "./support/speech-server";

@@ -1,8 +1,8 @@
 /**
  * OpenAI's realtime transcription protocol on `/v1/realtime` (docs/realtime.md): JSON events in
  * (session.update or transcription_session.update, input_audio_buffer.append / commit / clear), OpenAI's
- * events out. The session core (realtime.ts) does the rest, as for /v1/websocket; this module only
- * reads the client's events and renders the core's. Only types come from realtime.ts (it imports this).
+ * events out. The session core (session.ts) does the rest, as for /v1/websocket; this module only
+ * reads the client's events and renders the core's, through the core's types (protocol.ts).
  */
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -12,9 +12,11 @@ import { SAMPLE_RATE } from "../audio";
 import { resolveRequestedModel } from "../models";
 import { parseSpeechOptions, realtimeTranscriptionOptions } from "../options";
 import type { TokenLogprob } from "../engine-protocol";
-import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection, Utterance } from "./session";
 import { Resampler24kTo16k } from "../resample";
 import type { SpeechService } from "../service";
+import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection } from "./protocol";
+import { wordsOfText } from "./stabilise";
+import type { Utterance } from "./utterance";
 
 export const OPENAI_REALTIME_PATH = "/v1/realtime";
 
@@ -206,7 +208,6 @@ interface ItemState {
   previousItemId: string | null;
 }
 
-const wordsOf = (text: string) => text.trim().split(/\s+/).filter(Boolean);
 /** A word as compared between passes: case and punctuation aside ("Clear." is "clear"). */
 const comparable = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
 
@@ -225,8 +226,8 @@ export function completeTranscript(delivered: string, finalText: string): { tran
   if (final.startsWith(delivered)) {
     return { transcript: final, rest: final.slice(delivered.length) };
   }
-  const sent = wordsOf(delivered).map(comparable);
-  const finalWords = wordsOf(final);
+  const sent = wordsOfText(delivered).map(comparable);
+  const finalWords = wordsOfText(final);
   const said = finalWords.map(comparable);
   // distance[j]: word edit distance between the sent words and the final's first j words (one row at a time).
   let distance = Array.from({ length: said.length + 1 }, (_, j) => j);
