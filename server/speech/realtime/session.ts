@@ -2,11 +2,12 @@
  * The session core of real-time transcription; the protocols are in docs/realtime.md. One
  * `RealtimeSession` (audio framing, rate-limit accounting, endpointing, the engine queue, backpressure,
  * limits) speaks whichever protocol its connection implements (protocol.ts): Markbook's dictation
- * socket (dictation.ts) or OpenAI's realtime transcription (openai.ts); it knows neither. An endpointer
- * (vad/endpointer.ts: the Silero VAD) cuts the audio into utterances; while one grows, partial passes run
- * (stabilised by agreement between consecutive passes, stabilise.ts); when it ends (silence, a commit,
- * or 28 s), its final pass runs. The final's pass may start early, in a pause: if the speaker does not
- * resume, it is the final.
+ * socket (dictation.ts) or OpenAI's realtime transcription (openai.ts); it knows neither. Its audio
+ * comes in through the intake (audio-intake.ts: 20 ms frames, each counted against the key's budget).
+ * An endpointer (turn-detector.ts over vad/endpointer.ts: the Silero VAD) cuts the audio into
+ * utterances (utterance.ts); while one grows, partial passes run (stabilised by agreement between
+ * consecutive passes, stabilise.ts); when it ends (silence, a commit, or 28 s), its final pass runs.
+ * The final's pass may start early, in a pause: if the speaker does not resume, it is the final.
  */
 import crypto from "node:crypto";
 import type { WebSocket } from "ws";
@@ -16,13 +17,13 @@ import { SAMPLE_RATE } from "../audio";
 import { CancelledJobError } from "../engine-pool";
 import type { TranscribeResult } from "../engine-protocol";
 import type { SpeechService } from "../service";
-import { type Endpointer, createEndpointer } from "../vad/endpointer";
 import { END_PADDING_MS } from "../vad/regions";
-import type { ProtocolConnection, SessionControls, SessionEvent, SessionSettings, TurnDetection } from "./protocol";
+import { AudioIntake, FRAME_SAMPLES } from "./audio-intake";
+import type { ProtocolConnection, SessionControls, SessionEvent, SessionSettings } from "./protocol";
 import { stabilisePartial, wordsOfText } from "./stabilise";
-import { type Utterance, joinChunks } from "./utterance";
+import { TurnDetector } from "./turn-detector";
+import { type Utterance, addFrame, joinChunks, newUtterance } from "./utterance";
 
-const FRAME_SAMPLES = SAMPLE_RATE / 50; // 20 ms
 /** No partial pass is started once the speaker has been silent this long: the final is near. */
 const PARTIAL_QUIET_MS = 200;
 /** An utterance is cut here even without a pause: Whisper sees 30 s at a time. */
@@ -31,12 +32,6 @@ const MAX_UTTERANCE_SECONDS = 28;
 const PARTIAL_EVERY_MS = 1000;
 /** Utterances waiting for their final pass; beyond this the client is sending faster than we decode. */
 const MAX_BUFFERED_SECONDS = 120;
-/**
- * A session counts its audio against the key's budget (in the database) before processing it, this much
- * at a time: one take per second of audio, and the frames of that second wait for nothing. A session is
- * thus charged its audio rounded up to the whole second.
- */
-const AUDIO_TAKE_SAMPLES = SAMPLE_RATE;
 /** Messages the client has not read yet; past this it is not reading at all, and the session ends. */
 const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 
@@ -46,23 +41,9 @@ export class RealtimeSession implements SessionControls {
   private readonly abort = new AbortController();
   private language: string | undefined;
   private totalSamples = 0;
-  private frame = new Float32Array(FRAME_SAMPLES);
-  private frameFill = 0;
-  /**
-   * Complete frames waiting for their audio to be counted against the key's budget, and the client's
-   * commits and clears between them: each runs once the audio sent before it is processed.
-   */
-  private readonly uncounted: (Float32Array | (() => void))[] = [];
-  /** Samples counted against the budget and not yet processed. */
-  private countedSamples = 0;
-  private counting = false;
-  /** The client ended the session while frames were still being counted: end once they are processed. */
-  private endRequested = false;
-  /** Recent silent frames, kept as the utterance's lead-in. */
-  private preRoll: Float32Array[] = [];
+  private readonly intake: AudioIntake;
   private utterance: Utterance | null = null;
-  /** The endpointer of the current turn detection (a new one when the settings change it). */
-  private endpointer: { turn: TurnDetection; endpointer: Endpointer } | null = null;
+  private readonly turns = new TurnDetector();
   private silentMs = 0;
   private nextUtteranceId = 0;
   private readonly finals: Utterance[] = [];
@@ -79,8 +60,24 @@ export class RealtimeSession implements SessionControls {
     private readonly ws: WebSocket,
     settings: SessionSettings,
     private readonly connection: ProtocolConnection,
-    private readonly keyId: string,
+    keyId: string,
   ) {
+    this.intake = new AudioIntake(
+      {
+        ending: () => Boolean(this.ending),
+        closed: () => this.closed,
+        takeAudio: (seconds) => service.rateLimiter.takeAudio(keyId, seconds),
+        onFrame: (frame) => this.onFrame(frame),
+        onEnd: () => this.finish("end"),
+        onRefused: (error) => {
+          this.sendError(error);
+          this.finish(error instanceof AppError && error.code === "rate_limited" ? "rate_limited" : "unavailable");
+        },
+        onOverflow: () => this.overflow(),
+        fail: (error) => this.fail(error),
+      },
+      MAX_BUFFERED_SECONDS * SAMPLE_RATE,
+    );
     this.settings = { ...settings };
     this.language = settings.language;
     const source = service.config.modelSources[settings.model];
@@ -143,7 +140,7 @@ export class RealtimeSession implements SessionControls {
    */
   private onMessage(data: Buffer, isBinary: boolean) {
     try {
-      if (this.ending || this.endRequested) return;
+      if (this.ending || this.intake.ended) return;
       this.connection.onMessage(data, isBinary, this);
     } catch (error) {
       this.fail(error);
@@ -162,8 +159,7 @@ export class RealtimeSession implements SessionControls {
 
   end() {
     // The audio sent before the end is transcribed first.
-    if (this.uncounted.length > 0) this.endRequested = true;
-    else this.finish("end");
+    this.intake.end();
   }
 
   commit(eventId?: string) {
@@ -176,11 +172,11 @@ export class RealtimeSession implements SessionControls {
   }
 
   clear() {
-    this.frameFill = 0;
+    this.intake.dropPartialFrame();
     this.enqueueControl(() => {
       this.partialAbort?.abort();
       this.utterance = null;
-      this.preRoll = [];
+      this.turns.dropLeadIn();
       this.silentMs = 0;
       this.emit({ type: "cleared" });
     });
@@ -191,81 +187,15 @@ export class RealtimeSession implements SessionControls {
     if ("language" in settings) this.language = settings.language;
   }
 
-  /** Runs `control` after the audio received before it; the samples of a frame not yet full go first. */
+  /** Runs `control` after the audio received before it. */
   private enqueueControl(control: () => void) {
-    if (this.ending || this.endRequested) return;
-    if (this.frameFill > 0) {
-      this.uncounted.push(this.frame.slice(0, this.frameFill));
-      this.frameFill = 0;
-    }
-    this.uncounted.push(control);
-    this.processCountedFrames();
+    if (this.ending || this.intake.ended) return;
+    this.intake.enqueueControl(control);
   }
 
   acceptAudio(samples: Float32Array) {
-    if (this.ending || this.endRequested) return;
-    for (let i = 0; i < samples.length; i++) {
-      this.frame[this.frameFill++] = samples[i]!;
-      if (this.frameFill === FRAME_SAMPLES) {
-        this.uncounted.push(this.frame);
-        this.frame = new Float32Array(FRAME_SAMPLES);
-        this.frameFill = 0;
-      }
-    }
-    // Audio waiting for its count (the database is slow) is held too: the same bound.
-    if (this.uncounted.length * FRAME_SAMPLES > MAX_BUFFERED_SECONDS * SAMPLE_RATE) {
-      this.uncounted.length = 0;
-      this.overflow();
-      return;
-    }
-    this.processCountedFrames();
-  }
-
-  /** Processes the frames whose audio is counted (and the controls between them), in order; asks for the next ones to be counted. */
-  private processCountedFrames() {
-    while (this.uncounted.length > 0 && !this.ending) {
-      const next = this.uncounted[0]!;
-      if (typeof next === "function") {
-        this.uncounted.shift();
-        next();
-        continue;
-      }
-      if (this.countedSamples < next.length) {
-        this.countAudio();
-        return;
-      }
-      this.countedSamples -= next.length;
-      this.uncounted.shift();
-      this.onFrame(next);
-    }
-    if (this.endRequested && this.uncounted.length === 0) this.finish("end");
-  }
-
-  /**
-   * Takes the next second of audio from the key's budget, then processes the frames it covers.
-   * Refused, the session ends with the error: the audio taken so far is all it transcribes.
-   */
-  private countAudio() {
-    if (this.counting) return;
-    this.counting = true;
-    this.service.rateLimiter.takeAudio(this.keyId, AUDIO_TAKE_SAMPLES / SAMPLE_RATE).then(
-      () => {
-        this.counting = false;
-        this.countedSamples += AUDIO_TAKE_SAMPLES;
-        if (this.closed) return;
-        try {
-          this.processCountedFrames();
-        } catch (error) {
-          this.fail(error);
-        }
-      },
-      (error: unknown) => {
-        this.counting = false;
-        this.uncounted.length = 0;
-        this.sendError(error);
-        this.finish(error instanceof AppError && error.code === "rate_limited" ? "rate_limited" : "unavailable");
-      },
-    );
+    if (this.ending || this.intake.ended) return;
+    this.intake.acceptAudio(samples);
   }
 
   private onFrame(frame: Float32Array) {
@@ -278,37 +208,27 @@ export class RealtimeSession implements SessionControls {
     const turn = this.settings.turnDetection;
     if (!turn) {
       // No turn detection: every sample belongs to the buffer, which only a commit (or 28 s) ends.
-      const utterance = (this.utterance ??= this.startUtterance(this.totalSamples - frame.length, []));
-      utterance.chunks.push(frame);
-      utterance.length += frame.length;
-      utterance.sinceLastPartial += frame.length;
+      const utterance = (this.utterance ??= newUtterance(this.nextUtteranceId++, this.totalSamples - frame.length, []));
+      addFrame(utterance, frame);
       if (utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) this.endUtterance();
       this.pump();
       return;
     }
-    if (this.endpointer?.turn !== turn) {
-      const parameters = { threshold: turn.threshold, prefixPaddingMs: turn.paddingMs, silenceDurationMs: turn.silenceMs };
-      this.endpointer = { turn, endpointer: createEndpointer(this.settings.endpointing, parameters) };
-    }
-    const step = this.endpointer.endpointer.push(frame);
-    const frameMs = (frame.length / SAMPLE_RATE) * 1000;
+    const step = this.turns.push(frame, turn, this.settings.endpointing);
 
     if (!this.utterance) {
       if (!step.speaking) {
-        this.preRoll.push(frame);
-        if (this.preRoll.length * frameMs > turn.paddingMs) this.preRoll.shift();
+        this.turns.keepLeadIn(frame, turn.paddingMs);
         return;
       }
-      const lead = this.preRoll.reduce((sum, chunk) => sum + chunk.length, 0);
-      this.utterance = this.startUtterance(this.totalSamples - frame.length - lead, this.preRoll);
-      this.preRoll = [];
+      const leadIn = this.turns.takeLeadIn();
+      const lead = leadIn.reduce((sum, chunk) => sum + chunk.length, 0);
+      this.utterance = newUtterance(this.nextUtteranceId++, this.totalSamples - frame.length - lead, leadIn);
       this.silentMs = 0;
       this.emit({ type: "speech_started", utterance: this.utterance });
     }
     const utterance = this.utterance;
-    utterance.chunks.push(frame);
-    utterance.length += frame.length;
-    utterance.sinceLastPartial += frame.length;
+    addFrame(utterance, frame);
     this.silentMs = step.silentMs;
     if (step.silentMs === 0 && utterance.early) {
       // The speaker resumed: that pass is not the final but a partial, cancelled as partials are.
@@ -329,19 +249,6 @@ export class RealtimeSession implements SessionControls {
     this.pump();
   }
 
-  private startUtterance(startSample: number, lead: Float32Array[]): Utterance {
-    return {
-      id: this.nextUtteranceId++,
-      startSample,
-      chunks: [...lead],
-      length: lead.reduce((sum, chunk) => sum + chunk.length, 0),
-      sinceLastPartial: 0,
-      stableWords: [],
-      previousWords: null,
-      early: null,
-    };
-  }
-
   /** Frames of trailing silence beyond the END_PADDING_MS an utterance keeps. */
   private trailingSilenceFrames() {
     return Math.max(0, Math.floor((this.silentMs - END_PADDING_MS) / ((FRAME_SAMPLES / SAMPLE_RATE) * 1000)));
@@ -349,7 +256,7 @@ export class RealtimeSession implements SessionControls {
 
   /** The speaker has paused long enough for the final's pass to start before the utterance ends. */
   private earlyFinalDue(utterance: Utterance) {
-    const after = this.settings.turnDetection ? this.endpointer?.endpointer.earlyFinalAfterMs : null;
+    const after = this.settings.turnDetection ? this.turns.earlyFinalAfterMs : null;
     return after !== null && after !== undefined && !utterance.early && !this.ending && this.silentMs >= after;
   }
 
@@ -514,9 +421,10 @@ export class RealtimeSession implements SessionControls {
   private finish(reason: string) {
     if (this.ending) return;
     this.ending = reason;
-    if (this.frameFill > 0 && this.utterance) {
-      this.utterance.chunks.push(this.frame.slice(0, this.frameFill));
-      this.utterance.length += this.frameFill;
+    const rest = this.intake.partialFrame;
+    if (rest && this.utterance) {
+      this.utterance.chunks.push(rest);
+      this.utterance.length += rest.length;
     }
     this.endUtterance();
     this.pump();

@@ -14,6 +14,27 @@ export interface Utterance {
   early: { length: number; result: Promise<TranscribeResult>; abort: AbortController } | null;
 }
 
+/** A new utterance, its audio beginning with `lead` (the silence kept before the voice started). */
+export function newUtterance(id: number, startSample: number, lead: Float32Array[]): Utterance {
+  return {
+    id,
+    startSample,
+    chunks: [...lead],
+    length: lead.reduce((sum, chunk) => sum + chunk.length, 0),
+    sinceLastPartial: 0,
+    stableWords: [],
+    previousWords: null,
+    early: null,
+  };
+}
+
+/** One more frame of the utterance. */
+export function addFrame(utterance: Utterance, frame: Float32Array) {
+  utterance.chunks.push(frame);
+  utterance.length += frame.length;
+  utterance.sinceLastPartial += frame.length;
+}
+
 /** The first `length` samples of the chunks. */
 export const joinChunks = (chunks: Float32Array[], length: number) => {
   const samples = new Float32Array(length);
