@@ -7,7 +7,8 @@
  * An endpointer (turn-detector.ts over vad/endpointer.ts: the Silero VAD) cuts the audio into
  * utterances (utterance.ts); while one grows, partial passes run (stabilised by agreement between
  * consecutive passes, stabilise.ts); when it ends (silence, a commit, or 28 s), its final pass runs.
- * The final's pass may start early, in a pause: if the speaker does not resume, it is the final.
+ * The final's pass may start early, in a pause: if the speaker does not resume, it is the final. The
+ * session decides which pass runs when; transcriber.ts makes each pass's request of the engine.
  */
 import crypto from "node:crypto";
 import type { WebSocket } from "ws";
@@ -21,6 +22,7 @@ import { END_PADDING_MS } from "../vad/regions";
 import { AudioIntake, FRAME_SAMPLES } from "./audio-intake";
 import type { ProtocolConnection, SessionControls, SessionEvent, SessionSettings } from "./protocol";
 import { stabilisePartial, wordsOfText } from "./stabilise";
+import { SessionTranscriber } from "./transcriber";
 import { TurnDetector } from "./turn-detector";
 import { type Utterance, addFrame, joinChunks, newUtterance } from "./utterance";
 
@@ -39,9 +41,9 @@ export class RealtimeSession implements SessionControls {
   readonly id = crypto.randomUUID();
   readonly settings: SessionSettings;
   private readonly abort = new AbortController();
-  private language: string | undefined;
   private totalSamples = 0;
   private readonly intake: AudioIntake;
+  private readonly transcriber: SessionTranscriber;
   private utterance: Utterance | null = null;
   private readonly turns = new TurnDetector();
   private silentMs = 0;
@@ -79,7 +81,7 @@ export class RealtimeSession implements SessionControls {
       MAX_BUFFERED_SECONDS * SAMPLE_RATE,
     );
     this.settings = { ...settings };
-    this.language = settings.language;
+    this.transcriber = new SessionTranscriber(service, this.settings, this.abort.signal, (code) => this.emit({ type: "language", code }));
     const source = service.config.modelSources[settings.model];
     // Loading the model (if needed) is the first job; `ready` says it is done. Audio that arrives
     // before is kept and transcribed afterwards.
@@ -184,7 +186,7 @@ export class RealtimeSession implements SessionControls {
 
   configure(settings: Partial<SessionSettings>) {
     Object.assign(this.settings, settings);
-    if ("language" in settings) this.language = settings.language;
+    if ("language" in settings) this.transcriber.setLanguage(settings.language);
   }
 
   /** Runs `control` after the audio received before it. */
@@ -318,38 +320,12 @@ export class RealtimeSession implements SessionControls {
     if (this.ending && !this.utterance && this.finals.length === 0) this.close(this.ending);
   }
 
-  private transcribe(samples: Float32Array, wordTimestamps: boolean, timestamps: boolean, signal = this.abort.signal): Promise<TranscribeResult> {
-    return this.service.pool.transcribe(
-      {
-        model: this.settings.model,
-        source: this.service.config.modelSources[this.settings.model],
-        samples,
-        task: this.settings.task,
-        language: this.language,
-        prompt: this.settings.prompt,
-        temperature: this.settings.temperature,
-        wordTimestamps,
-        timestamps,
-        logprobs: this.settings.logprobs,
-      },
-      signal,
-      undefined,
-      "interactive",
-    );
-  }
-
-  private noteLanguage(code: string) {
-    if (this.language) return;
-    this.language = code;
-    this.emit({ type: "language", code });
-  }
-
   private async runPartial(utterance: Utterance) {
     const partialAbort = new AbortController();
     this.partialAbort = partialAbort;
     try {
       const signal = AbortSignal.any([this.abort.signal, partialAbort.signal]);
-      const result = await this.transcribe(joinChunks(utterance.chunks, utterance.length), false, false, signal);
+      const result = await this.transcriber.transcribe(joinChunks(utterance.chunks, utterance.length), false, false, signal);
       if (this.utterance !== utterance) return; // ended meanwhile: its final is what counts
       this.sendPartial(utterance, result);
     } catch (error) {
@@ -361,7 +337,7 @@ export class RealtimeSession implements SessionControls {
   }
 
   private sendPartial(utterance: Utterance, result: TranscribeResult) {
-    this.noteLanguage(result.languageCode);
+    this.transcriber.noteLanguage(result.languageCode);
     const words = wordsOfText(result.text);
     const { stable, unstable } = stabilisePartial(utterance.stableWords, utterance.previousWords, words);
     utterance.stableWords = stable;
@@ -379,7 +355,7 @@ export class RealtimeSession implements SessionControls {
     const abort = new AbortController();
     const result = this.wordTimestamps
       .catch(() => false)
-      .then((words) => this.transcribe(samples, this.settings.words && words, true, AbortSignal.any([this.abort.signal, abort.signal])));
+      .then((words) => this.transcriber.transcribe(samples, this.settings.words && words, true, AbortSignal.any([this.abort.signal, abort.signal])));
     utterance.early = { length, result, abort };
     // A failure is the final's to handle (it then runs a pass of its own).
     const outcome = await result.catch(() => null);
@@ -397,8 +373,8 @@ export class RealtimeSession implements SessionControls {
     for (let attempt = 0; ; attempt++) {
       try {
         const words = this.settings.words && (await this.wordTimestamps.catch(() => false));
-        const result = await (early ?? this.transcribe(samples, words, true));
-        this.noteLanguage(result.languageCode);
+        const result = await (early ?? this.transcriber.transcribe(samples, words, true));
+        this.transcriber.noteLanguage(result.languageCode);
         this.emit({ type: "final", utterance, result });
         return;
       } catch (error) {
