@@ -109,7 +109,7 @@ function onDictationControl(text: string, session: SessionControls) {
  * Little-endian PCM (2 bytes: s16, 4 bytes: f32) as samples in −1…1, and the bytes of a split sample.
  * A float frame may hold anything (NaN, ±Infinity, 1e38): the engine gets audio in −1…1.
  */
-export function decodePcm(bytes: Buffer, bytesPerSample: 2 | 4) {
+function decodePcm(bytes: Buffer, bytesPerSample: 2 | 4) {
   const count = Math.floor(bytes.length / bytesPerSample);
   const samples = new Float32Array(count);
   for (let i = 0; i < count; i++) {

@@ -8,7 +8,8 @@
  * utterances (utterance.ts); while one grows, partial passes run (stabilised by agreement between
  * consecutive passes, stabilise.ts); when it ends (silence, a commit, or 28 s), its final pass runs.
  * The final's pass may start early, in a pause: if the speaker does not resume, it is the final. The
- * session decides which pass runs when; transcriber.ts makes each pass's request of the engine.
+ * session decides which pass runs when; passes.ts runs them, transcriber.ts makes their requests of the
+ * engine.
  */
 import crypto from "node:crypto";
 import type { WebSocket } from "ws";
@@ -16,15 +17,14 @@ import { AppError } from "../../errors";
 import { logger } from "../../logger";
 import { SAMPLE_RATE } from "../audio";
 import { CancelledJobError } from "../engine-pool";
-import type { TranscribeResult } from "../engine-protocol";
 import type { SpeechService } from "../service";
 import { END_PADDING_MS } from "../vad/regions";
 import { AudioIntake, FRAME_SAMPLES } from "./audio-intake";
 import type { ProtocolConnection, SessionControls, SessionEvent, SessionSettings } from "./protocol";
-import { stabilisePartial, wordsOfText } from "./stabilise";
 import { SessionTranscriber } from "./transcriber";
 import { TurnDetector } from "./turn-detector";
-import { type Utterance, addFrame, joinChunks, newUtterance } from "./utterance";
+import { UtterancePasses } from "./passes";
+import { type Utterance, addFrame, newUtterance } from "./utterance";
 
 /** No partial pass is started once the speaker has been silent this long: the final is near. */
 const PARTIAL_QUIET_MS = 200;
@@ -49,13 +49,11 @@ export class RealtimeSession implements SessionControls {
   private silentMs = 0;
   private nextUtteranceId = 0;
   private readonly finals: Utterance[] = [];
-  /** Cancels the partial pass in flight: once its utterance has ended, only the final matters. */
-  private partialAbort: AbortController | null = null;
   private working = false;
   private ending: string | null = null;
   private closed = false;
   private ready = false;
-  private readonly wordTimestamps: Promise<boolean>;
+  private readonly passes: UtterancePasses;
 
   constructor(
     readonly service: SpeechService,
@@ -85,8 +83,20 @@ export class RealtimeSession implements SessionControls {
     const source = service.config.modelSources[settings.model];
     // Loading the model (if needed) is the first job; `ready` says it is done. Audio that arrives
     // before is kept and transcribed afterwards.
-    this.wordTimestamps = service.pool.supportsWordTimestamps(settings.model, source, this.abort.signal);
-    this.wordTimestamps.then(
+    const wordTimestamps = service.pool.supportsWordTimestamps(settings.model, source, this.abort.signal);
+    this.passes = new UtterancePasses(
+      {
+        settings: this.settings,
+        current: () => this.utterance,
+        trailingSilenceFrames: () => this.trailingSilenceFrames(),
+        emit: (event) => this.emit(event),
+        sendError: (error) => this.sendError(error),
+      },
+      this.transcriber,
+      this.abort.signal,
+      wordTimestamps,
+    );
+    wordTimestamps.then(
       () => {
         this.ready = true;
         this.emit({ type: "ready" });
@@ -176,7 +186,7 @@ export class RealtimeSession implements SessionControls {
   clear() {
     this.intake.dropPartialFrame();
     this.enqueueControl(() => {
-      this.partialAbort?.abort();
+      this.passes.cancelPartial();
       this.utterance = null;
       this.turns.dropLeadIn();
       this.silentMs = 0;
@@ -232,14 +242,10 @@ export class RealtimeSession implements SessionControls {
     const utterance = this.utterance;
     addFrame(utterance, frame);
     this.silentMs = step.silentMs;
-    if (step.silentMs === 0 && utterance.early) {
-      // The speaker resumed: that pass is not the final but a partial, cancelled as partials are.
-      this.partialAbort = utterance.early.abort;
-      utterance.early = null;
-    }
+    if (step.silentMs === 0 && utterance.early) this.passes.demoteEarly(utterance, utterance.early); // the speaker resumed
     // The final's pass goes first; but the utterance's first partial is let through (a speaker who pauses
     // often would otherwise see no partial at all on a busy engine).
-    if (this.earlyFinalDue(utterance) && utterance.previousWords !== null) this.partialAbort?.abort();
+    if (this.earlyFinalDue(utterance) && utterance.previousWords !== null) this.passes.cancelPartial();
     if (step.ended || utterance.length >= MAX_UTTERANCE_SECONDS * SAMPLE_RATE) {
       // The final keeps the trailing silence its early pass saw (that pass is then the final); else END_PADDING_MS.
       const trimFrames = utterance.early ? (utterance.length - utterance.early.length) / FRAME_SAMPLES : this.trailingSilenceFrames();
@@ -265,7 +271,7 @@ export class RealtimeSession implements SessionControls {
   /** The current utterance is complete (silence, a commit, 28 s, the session's end): its final pass is queued. */
   private endUtterance() {
     if (!this.utterance) return;
-    this.partialAbort?.abort();
+    this.passes.cancelPartial();
     this.finals.push(this.utterance);
     this.emit({ type: "committed", utterance: this.utterance });
     this.utterance = null;
@@ -293,7 +299,7 @@ export class RealtimeSession implements SessionControls {
     const final = this.finals.shift();
     if (final) {
       this.working = true;
-      void this.runFinal(final).finally(() => {
+      void this.passes.runFinal(final).finally(() => {
         this.working = false;
         this.pump();
       });
@@ -302,7 +308,7 @@ export class RealtimeSession implements SessionControls {
     const utterance = this.utterance;
     if (utterance && this.earlyFinalDue(utterance)) {
       this.working = true;
-      void this.startEarlyFinal(utterance).finally(() => {
+      void this.passes.startEarlyFinal(utterance).finally(() => {
         this.working = false;
         this.pump();
       });
@@ -311,86 +317,13 @@ export class RealtimeSession implements SessionControls {
     if (utterance && this.settings.partials && !this.ending && this.silentMs < PARTIAL_QUIET_MS && utterance.sinceLastPartial >= (PARTIAL_EVERY_MS / 1000) * SAMPLE_RATE) {
       utterance.sinceLastPartial = 0;
       this.working = true;
-      void this.runPartial(utterance).finally(() => {
+      void this.passes.runPartial(utterance).finally(() => {
         this.working = false;
         this.pump();
       });
       return;
     }
     if (this.ending && !this.utterance && this.finals.length === 0) this.close(this.ending);
-  }
-
-  private async runPartial(utterance: Utterance) {
-    const partialAbort = new AbortController();
-    this.partialAbort = partialAbort;
-    try {
-      const signal = AbortSignal.any([this.abort.signal, partialAbort.signal]);
-      const result = await this.transcriber.transcribe(joinChunks(utterance.chunks, utterance.length), false, false, signal);
-      if (this.utterance !== utterance) return; // ended meanwhile: its final is what counts
-      this.sendPartial(utterance, result);
-    } catch (error) {
-      // A partial is best effort: a busy engine (429) just means no partial this time.
-      if (!(error instanceof CancelledJobError) && !(error instanceof AppError && error.code === "rate_limited")) this.sendError(error);
-    } finally {
-      if (this.partialAbort === partialAbort) this.partialAbort = null;
-    }
-  }
-
-  private sendPartial(utterance: Utterance, result: TranscribeResult) {
-    this.transcriber.noteLanguage(result.languageCode);
-    const words = wordsOfText(result.text);
-    const { stable, unstable } = stabilisePartial(utterance.stableWords, utterance.previousWords, words);
-    utterance.stableWords = stable;
-    utterance.previousWords = words;
-    this.emit({ type: "partial", utterance, stable, unstable });
-  }
-
-  /**
-   * The final's pass over the utterance as it would end now (its trailing silence trimmed); the final
-   * awaits it. If the speaker resumes instead, the pass was a pass over the utterance so far: a partial.
-   */
-  private async startEarlyFinal(utterance: Utterance) {
-    const length = utterance.length - this.trailingSilenceFrames() * FRAME_SAMPLES;
-    const samples = joinChunks(utterance.chunks, length);
-    const abort = new AbortController();
-    const result = this.wordTimestamps
-      .catch(() => false)
-      .then((words) => this.transcriber.transcribe(samples, this.settings.words && words, true, AbortSignal.any([this.abort.signal, abort.signal])));
-    utterance.early = { length, result, abort };
-    // A failure is the final's to handle (it then runs a pass of its own).
-    const outcome = await result.catch(() => null);
-    if (this.partialAbort === abort) this.partialAbort = null;
-    if (outcome && this.settings.partials && this.utterance === utterance && utterance.early?.result !== result) {
-      this.sendPartial(utterance, outcome);
-      utterance.sinceLastPartial = utterance.length - length; // the next partial waits for 1 s more than this pass saw
-    }
-  }
-
-  private async runFinal(utterance: Utterance) {
-    const samples = joinChunks(utterance.chunks, utterance.length);
-    // Nothing was added since the early pass started (the speaker did not resume): it is this final's pass.
-    let early = utterance.early?.length === utterance.length ? utterance.early.result : null;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const words = this.settings.words && (await this.wordTimestamps.catch(() => false));
-        const result = await (early ?? this.transcriber.transcribe(samples, words, true));
-        this.transcriber.noteLanguage(result.languageCode);
-        this.emit({ type: "final", utterance, result });
-        return;
-      } catch (error) {
-        if (early && !this.abort.signal.aborted) {
-          early = null; // the early pass failed (e.g. a busy engine): the final runs its own
-          continue;
-        }
-        if (error instanceof CancelledJobError) return;
-        if (error instanceof AppError && error.code === "rate_limited" && attempt < 20) {
-          await new Promise((resolve) => setTimeout(resolve, 250)); // the engine is busy: a final is never dropped for that
-          continue;
-        }
-        this.emit({ type: "error", error, utterance });
-        return;
-      }
-    }
   }
 
   /** Stops taking audio, flushes the current utterance, and closes once every final is sent. */
