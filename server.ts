@@ -20,7 +20,7 @@ import { findUpgradeRoute } from "./server/http/upgrade-routes";
 import { logger } from "./server/logger";
 import { restRoutes } from "./server/rest-routes";
 import { handleSpeechRequest, isSpeechPath } from "./server/speech/http";
-import { closeRealtimeSessions, registerRealtimeRoute } from "./server/speech/realtime";
+import { closeRealtimeSessions, registerRealtimeRoute } from "./server/speech/realtime/routes";
 import { closeSpeechService, getSpeechService } from "./server/speech/service";
 import { type StartedMarkbook, startMarkbook } from "./server/startup";
 import { startupLog } from "./server/startup-log";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AppError } from "../server/errors";
 import type { TranscribeRequest, TranscribeResult } from "../server/speech/engine-protocol";
-import { completeTranscript } from "../server/speech/openai-realtime";
+import { completeTranscript } from "../server/speech/realtime/openai-transcript";
 import { Resampler24kTo16k } from "../server/speech/resample";
 import { speechTimeout } from "./support/busy-machine";
 import { fuzzSettings, hostileNumber, hostileString } from "./support/hostile-input";

@@ -8,7 +8,7 @@ import { createApiKey } from "../server/identity/api-keys";
 import { speechTimeout } from "./support/busy-machine";
 import { createTestDatabase } from "./support/database";
 import { readAudioFixture } from "./support/speech-audio";
-import { stabilisePartial } from "../server/speech/realtime";
+import { stabilisePartial } from "../server/speech/realtime/stabilise";
 import { connectRealtime } from "./support/realtime-client";
 import { type RunningSpeechServer, startSpeechServer, testModelAvailable, testSpeechConfig } from "./support/speech-server";
 

@@ -17,8 +17,8 @@ export const SPEECH_HTTP_OPERATIONS = {
 export type SpeechHttpOperation = keyof typeof SPEECH_HTTP_OPERATIONS;
 
 /**
- * The WebSocket paths (the same as realtime.ts's and openai-realtime.ts's, which a test checks):
- * server.ts hands their upgrades to realtime.ts, and the handler answers a plain request to one with 400.
+ * The WebSocket paths (the same as realtime/dictation.ts's and realtime/openai.ts's, which a test checks):
+ * server.ts hands their upgrades to realtime/routes.ts, and the handler answers a plain request to one with 400.
  */
 export const SPEECH_SOCKET_PATHS = { websocket: "/v1/websocket", realtime: "/v1/realtime" } as const;
 

@@ -24,7 +24,7 @@ export interface RealtimeSessionHandle {
 
 export interface SpeechService {
   config: SpeechConfig;
-  /** Real-time sessions open now; only realtime.ts adds and removes them. */
+  /** Real-time sessions open now; only realtime/upgrade.ts adds and removes them. */
   realtimeSessions: Set<RealtimeSessionHandle>;
   pool: EnginePool;
   rateLimiter: SpeechRateLimiter;

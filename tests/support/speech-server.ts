@@ -7,8 +7,9 @@ import { parseEnv } from "../../server/env";
 import { drainUnreadBodies } from "../../server/http/unread-body";
 import { type SpeechConfig, speechConfigFromEnv } from "../../server/speech/config";
 import { createSpeechHandler } from "../../server/speech/http";
-import { OPENAI_REALTIME_PATH, openaiRealtimeProtocol } from "../../server/speech/openai-realtime";
-import { REALTIME_PATH, createRealtimeUpgradeHandler } from "../../server/speech/realtime";
+import { OPENAI_REALTIME_PATH, openaiRealtimeProtocol } from "../../server/speech/realtime/openai";
+import { REALTIME_PATH } from "../../server/speech/realtime/dictation";
+import { createRealtimeUpgradeHandler } from "../../server/speech/realtime/upgrade";
 import { type SpeechService, createSpeechService } from "../../server/speech/service";
 
 /** MODELS_DIR, else ../shared/models beside the repository (where whisper-tiny-random lives). */

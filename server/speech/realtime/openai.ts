@@ -1,161 +1,28 @@
 /**
  * OpenAI's realtime transcription protocol on `/v1/realtime` (docs/realtime.md): JSON events in
  * (session.update or transcription_session.update, input_audio_buffer.append / commit / clear), OpenAI's
- * events out. The session core (realtime.ts) does the rest, as for /v1/websocket; this module only
- * reads the client's events and renders the core's. Only types come from realtime.ts (it imports this).
+ * events out. The session core (session.ts) does the rest, as for /v1/websocket; this module only
+ * reads the client's events and renders the core's, through the core's types (protocol.ts). OpenAI's
+ * vocabulary is in openai-events.ts; the transcript after the deltas, in openai-transcript.ts.
  */
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { z } from "zod";
-import { AppError, openaiErrorBody } from "../errors";
-import { SAMPLE_RATE } from "./audio";
-import { resolveRequestedModel } from "./models";
-import { parseSpeechOptions, realtimeTranscriptionOptions } from "./options";
-import type { TokenLogprob } from "./engine-protocol";
-import type { ProtocolConnection, RealtimeProtocol, SessionControls, SessionSettings, TurnDetection, Utterance } from "./realtime";
-import { Resampler24kTo16k } from "./resample";
-import type { SpeechService } from "./service";
+import { AppError, openaiErrorBody } from "../../errors";
+import { SAMPLE_RATE } from "../audio";
+import { resolveRequestedModel } from "../models";
+import { parseSpeechOptions, realtimeTranscriptionOptions } from "../options";
+import type { TokenLogprob } from "../engine-protocol";
+import { Resampler24kTo16k } from "../resample";
+import type { ProtocolConnection, RealtimeProtocol, SessionControls } from "./protocol";
+import { type Dialect, SERVER_VAD, clientEvent, eventError, includeSetting, sessionView, settingsOf } from "./openai-events";
+import { completeTranscript } from "./openai-transcript";
+import type { Utterance } from "./utterance";
 
 export const OPENAI_REALTIME_PATH = "/v1/realtime";
 
-/** OpenAI's PCM16 rate; Markbook resamples it to the engine's 16 kHz. */
-const INPUT_RATE = 24_000;
-/** Base64 characters one append may carry (about 16 s of 24 kHz audio); a bigger one gets an `error`. */
-const MAX_APPEND_CHARACTERS = 1024 * 1024;
 /** A frame bigger than this (an append far over the limit) closes the socket with 1009 before it is buffered. */
 const MAX_FRAME_BYTES = 2 * 1024 * 1024;
-/** OpenAI's server_vad defaults. */
-const SERVER_VAD: TurnDetection = { threshold: 0.5, paddingMs: 300, silenceMs: 500 };
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-// The session config, as the GA client (session.update, session.type "transcription") and the beta
-// one (transcription_session.update) write it. Unknown fields are ignored, as OpenAI's other edges do.
-const transcription = z.object({ model: z.string().optional(), language: z.string().nullable().optional(), prompt: z.string().nullable().optional() }).nullable();
-const turnDetection = z
-  .object({
-    type: z.enum(["server_vad", "semantic_vad"]).optional(),
-    threshold: z.number().min(0).max(1).optional(),
-    prefix_padding_ms: z.number().int().min(0).max(2000).optional(),
-    silence_duration_ms: z.number().int().min(100).max(10_000).optional(),
-  })
-  .nullable();
-/** What the session should add to its events; only the logprobs are read (docs/realtime.md). */
-const include = z.array(z.string()).nullable();
-const LOGPROBS = "item.input_audio_transcription.logprobs";
-/** The setting an `include` asks for; absent, the session keeps what it had. */
-const includeSetting = (asked: string[] | null | undefined): Partial<SessionSettings> => (asked === undefined ? {} : { logprobs: asked?.includes(LOGPROBS) ?? false });
-const gaSession = z.object({
-  type: z.literal("transcription", { error: 'must be "transcription": /v1/realtime serves transcription sessions only' }),
-  include: include.optional(),
-  audio: z
-    .object({
-      input: z
-        .object({
-          format: z.object({ type: z.string().optional(), rate: z.number().optional() }).optional(),
-          transcription: transcription.optional(),
-          turn_detection: turnDetection.optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
-const betaSession = z.object({
-  include: include.optional(),
-  input_audio_format: z.string().optional(),
-  input_audio_transcription: transcription.optional(),
-  turn_detection: turnDetection.optional(),
-});
-const clientEvent = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("session.update"), event_id: z.string().optional(), session: gaSession }),
-  z.object({ type: z.literal("transcription_session.update"), event_id: z.string().optional(), session: betaSession }),
-  z.object({ type: z.literal("input_audio_buffer.append"), event_id: z.string().optional(), audio: z.string().max(MAX_APPEND_CHARACTERS, `must carry at most ${MAX_APPEND_CHARACTERS} base64 characters: send smaller appends`) }),
-  z.object({ type: z.literal("input_audio_buffer.commit"), event_id: z.string().optional() }),
-  z.object({ type: z.literal("input_audio_buffer.clear"), event_id: z.string().optional() }),
-]);
-const KNOWN_EVENTS = clientEvent.options.map((option) => option.shape.type.value);
-
-type Dialect = "ga" | "beta";
-type Config = { format?: { type?: string; rate?: number } | string; transcription?: z.infer<typeof transcription>; turnDetection?: z.infer<typeof turnDetection> };
-
-/** The settings a config asks for; a bad value throws, naming it as the client wrote it. */
-function settingsOf(service: SpeechService, config: Config, path: { format: string; transcription: string; turnDetection: string }): Partial<SessionSettings> {
-  const settings: Partial<SessionSettings> = {};
-  if (config.format !== undefined) {
-    const pcm = typeof config.format === "string" ? config.format === "pcm16" : (config.format.type ?? "audio/pcm") === "audio/pcm" && (config.format.rate ?? INPUT_RATE) === INPUT_RATE;
-    if (!pcm) throw new AppError("invalid", `${path.format}: only 24 kHz PCM16 is supported (${typeof config.format === "string" ? '"pcm16"' : '{"type":"audio/pcm","rate":24000}'})`, path.format);
-  }
-  if (config.transcription !== undefined) {
-    const { model, language, prompt } = named(path.transcription, () =>
-      parseSpeechOptions(realtimeTranscriptionOptions, {
-        model: config.transcription?.model,
-        language: config.transcription?.language ?? undefined,
-        prompt: config.transcription?.prompt ?? undefined,
-      }),
-    );
-    settings.model = named(path.transcription, () => resolveRequestedModel(service.config, model));
-    settings.language = language;
-    settings.prompt = prompt;
-  }
-  if (config.turnDetection !== undefined) {
-    const turn = config.turnDetection;
-    if (turn?.type === "semantic_vad") throw new AppError("invalid", `${path.turnDetection}.type: only "server_vad" (or null: commit ends an utterance) is supported`, `${path.turnDetection}.type`);
-    settings.turnDetection = turn && {
-      threshold: turn.threshold ?? SERVER_VAD.threshold,
-      paddingMs: turn.prefix_padding_ms ?? SERVER_VAD.paddingMs,
-      silenceMs: turn.silence_duration_ms ?? SERVER_VAD.silenceMs,
-    };
-  }
-  return settings;
-}
-
-/** Runs a parse of shared options, naming the parameter by its place in the event (OpenAI's `param`). */
-function named<T>(prefix: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (!(error instanceof AppError) || !error.param) throw error;
-    const param = `${prefix}.${error.param}`;
-    throw new AppError(error.code, error.message.startsWith(`${error.param}:`) ? `${prefix}.${error.message}` : error.message, param, error.openaiCode);
-  }
-}
-
-/** The first problem of an event that does not parse, as the one error vocabulary's 400. */
-function eventError(message: unknown, issue: z.core.$ZodIssue | undefined): AppError {
-  const type = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as { type?: unknown }).type : undefined;
-  if (typeof type !== "string" || !(KNOWN_EVENTS as string[]).includes(type)) {
-    return new AppError(
-      "invalid",
-      type === undefined
-        ? 'Events are JSON objects with a "type".'
-        : `Unsupported event type ${JSON.stringify(type).slice(0, 100)}; Markbook's /v1/realtime takes ${KNOWN_EVENTS.join(", ")}.`,
-      "type",
-    );
-  }
-  const param = issue?.path.join(".") || "type";
-  return new AppError("invalid", `${param}: ${issue?.message ?? "is invalid"}`, param);
-}
-
-/** The session as the client's dialect shows it (GA: session.created/updated; beta: transcription_session.*). */
-function sessionView(dialect: Dialect, id: string, settings: SessionSettings) {
-  const transcriptionView = { model: settings.model, language: settings.language ?? null, prompt: settings.prompt ?? "" };
-  const turn = settings.turnDetection && {
-    type: "server_vad",
-    threshold: settings.turnDetection.threshold,
-    prefix_padding_ms: settings.turnDetection.paddingMs,
-    silence_duration_ms: settings.turnDetection.silenceMs,
-  };
-  const include = settings.logprobs ? [LOGPROBS] : [];
-  if (dialect === "beta") {
-    return { id, object: "realtime.transcription_session", input_audio_format: "pcm16", input_audio_transcription: transcriptionView, turn_detection: turn, input_audio_noise_reduction: null, include };
-  }
-  return {
-    type: "transcription",
-    id,
-    object: "realtime.transcription_session",
-    audio: { input: { format: { type: "audio/pcm", rate: INPUT_RATE }, transcription: transcriptionView, turn_detection: turn, noise_reduction: null } },
-    include,
-  };
-}
 
 /**
  * A transcription event's `logprobs`, when the session asked for them: the final pass's text tokens
@@ -204,42 +71,6 @@ interface ItemState {
   deliveredWords: number;
   /** The item before it (set at its commit). */
   previousItemId: string | null;
-}
-
-const wordsOf = (text: string) => text.trim().split(/\s+/).filter(Boolean);
-/** A word as compared between passes: case and punctuation aside ("Clear." is "clear"). */
-const comparable = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
-
-/**
- * The transcript `completed` carries when `delivered` was already sent as deltas, and the last delta
- * (`rest`: what follows `delivered`, "" when nothing does). Deltas cannot be taken back, so the
- * transcript always begins with them: when the final pass's text begins with what was sent, it is that
- * text as it is (the rest may go on inside a word: "mark" + "s, well"); when it rewrote a sent word, the
- * sent words stand for the final's words they align with (the prefix of the final at the least word
- * edit distance, case and punctuation aside; the longer prefix on a tie), and the final's words after
- * that prefix follow.
- */
-export function completeTranscript(delivered: string, finalText: string): { transcript: string; rest: string } {
-  const final = finalText.trim();
-  if (!delivered) return { transcript: final, rest: final };
-  if (final.startsWith(delivered)) {
-    return { transcript: final, rest: final.slice(delivered.length) };
-  }
-  const sent = wordsOf(delivered).map(comparable);
-  const finalWords = wordsOf(final);
-  const said = finalWords.map(comparable);
-  // distance[j]: word edit distance between the sent words and the final's first j words (one row at a time).
-  let distance = Array.from({ length: said.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= sent.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= said.length; j++) next[j] = Math.min(distance[j]! + 1, next[j - 1]! + 1, distance[j - 1]! + (sent[i - 1] === said[j - 1] ? 0 : 1));
-    distance = next;
-  }
-  let aligned = 0;
-  for (let j = 1; j <= said.length; j++) if (distance[j]! <= distance[aligned]!) aligned = j;
-  const tail = finalWords.slice(aligned).join(" ");
-  const rest = tail ? ` ${tail}` : "";
-  return { transcript: delivered + rest, rest };
 }
 
 class OpenAIRealtimeConnection implements ProtocolConnection {
