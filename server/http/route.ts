@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AuthenticatedUser } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
 import { CHOOSE_PASSWORD_FIRST, MISSING_BEARER_TOKEN, authenticateRequest } from "../auth/authenticate";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
