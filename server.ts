@@ -10,7 +10,7 @@ import { DataDirLockedError } from "./server/db/data-dir-lock";
 import { DEMO_PASSWORD } from "./server/db/demo-school";
 import { ConfigError, env } from "./server/env";
 import { closeGraphStore } from "./server/graph/index";
-import { allJobKinds } from "./server/jobs/kinds";
+import { allJobKinds } from "./server/composition/job-kinds";
 import { type JobWorker, startJobWorker } from "./server/jobs/worker";
 import { answerMalformedPath, restPrefixes } from "./server/http/malformed-path";
 import { CLIENT_ADDRESS_HEADER, clientAddressOf } from "./server/http/client-address";

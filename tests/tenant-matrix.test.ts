@@ -9,6 +9,7 @@ import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
 import { setIntakeImaging } from "../server/intake/imaging-port";
 import { processScanPile } from "../server/intake/pile-job";
+import { allJobKinds } from "../server/composition/job-kinds";
 import { runDueJobs } from "../server/jobs/run";
 import { appRouter, createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -897,7 +898,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       graphDb: schoolB.institute.graph_db_name,
       curriculumDb: schoolB.institute.curriculum_db_name,
     };
-    await runDueJobs(database().db);
+    await runDueJobs(database().db, { kinds: allJobKinds });
     const etagOf = async (key: string, person: Person, call: RouteCall) => {
       const { route, method } = routes.get(key)!;
       const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });
