@@ -108,7 +108,7 @@ import {
 } from "../../exam/templates";
 import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
 import { movePage, movePageInput, movePageOutput } from "../../intake/move-page";
-import { printProcedures } from "../../intake/print-procedures";
+import { printProcedures } from "./intake-print";
 import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../intake/status";
 import { router, userProcedure } from "../init";
 

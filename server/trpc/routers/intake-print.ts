@@ -1,6 +1,6 @@
-import { batchIdInput } from "../exam/batches";
-import { userProcedure } from "../trpc/init";
-import { printPreview, printPreviewOutput } from "./print-scripts";
+import { batchIdInput } from "../../exam/batches";
+import { userProcedure } from "../init";
+import { printPreview, printPreviewOutput } from "../../intake/print-scripts";
 
 /**
  * The print dialog's tRPC procedures (exam.intake.*). The PDF itself is downloaded through REST
