@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import { classTeachers, classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { staffRoles, isSchoolAdmin } from "../identity/roles";
-import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "./caller-school";
+import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "../identity/caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const createClassInput = z.object({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Tx } from "../db/client";
 import { instituteMemberships, users } from "../db/schema";
 import { staffRoles } from "../identity/roles";
-import { callerSchoolIdQuery } from "./caller-school";
+import { callerSchoolIdQuery } from "../identity/caller-school";
 
 export const schoolStaffMemberOutput = z.object({
   id: z.uuid(),

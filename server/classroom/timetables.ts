@@ -6,7 +6,7 @@ import type { Tx } from "../db/client";
 import { classes, enrollments, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { staffRoles, isTimetableManager } from "../identity/roles";
-import { callerRolesIn, findCallerSchool } from "./caller-school";
+import { callerRolesIn, findCallerSchool } from "../identity/caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const timetableTypes = ["school", "class", "teacher", "exam"] as const;

@@ -2,7 +2,7 @@ import { type SQL, and, count, eq, inArray, isNotNull, isNull, sql } from "drizz
 import { foldName, foldedIncludes, sortByName } from "../../lib/text/names";
 import { z } from "zod";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
-import { findCallerSchool } from "../classroom/caller-school";
+import { findCallerSchool } from "./caller-school";
 import type { Tx } from "../db/client";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { classes, enrollments, instituteMemberships, users } from "../db/schema";

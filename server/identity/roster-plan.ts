@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
 import { AppError } from "../errors";
-import { findCallerSchool } from "../classroom/caller-school";
+import { findCallerSchool } from "./caller-school";
 import { type Role, isSchoolAdmin, roles, staffRoles } from "./roles";
 import { type RosterMapping, guessMapping, mappingProblems, mappingWarnings, rosterFromCsv, sampleValues } from "./roster-mapping";
 import { rosterFromOneRoster } from "./roster-oneroster";

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { compareNames } from "../../lib/text/names";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
-import { findCallerSchool } from "../classroom/caller-school";
+import { findCallerSchool } from "./caller-school";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { classes, enrollments, institutes, users } from "../db/schema";

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Tx } from "../db/client";
 import { instituteMemberships, users } from "../db/schema";
-import type { Role } from "../identity/users";
+import type { Role } from "./users";
 
 export interface CallerSchool {
   instituteId: string;
