@@ -8,8 +8,8 @@ import { bootstrapProfileOutput } from "../identity/bootstrap-profile";
 import { getBootstrapProfile } from "../identity/users";
 import { listSchoolClasses, schoolClassListOutput } from "./classes";
 import { classStudentsOutput, listClassStudents, listClassStudentsInput } from "./enrollments";
-import type { CallerGraphDatabases } from "./graph-access";
-import { type GraphChildrenInput, authorizeGraphChildren, graphChildrenInput, graphChildrenOutput, listGraphChildren, readGraphChildren } from "./graph-children";
+import type { CallerGraphDatabases } from "../graph/access";
+import { type GraphChildrenInput, authorizeGraphChildren, graphChildrenInput, graphChildrenOutput, listGraphChildren, readGraphChildren } from "../graph/children";
 import { listSchoolStudents, schoolStudentsOutput } from "./school-students";
 import { validatedReply } from "../http/validated-reply";
 

@@ -9,7 +9,7 @@ import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
-import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "./graph-access";
+import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "../graph/access";
 
 /**
  * Canvas snapshots: `GET /get_canvas_node_file` and `PUT /put_canvas_node_file`, both addressed by

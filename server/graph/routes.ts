@@ -1,4 +1,4 @@
-import { graphChildrenInput, graphChildrenOutput } from "../classroom/graph-children";
+import { graphChildrenInput, graphChildrenOutput } from "./children";
 import { graphChildrenReply } from "../classroom/reply-cache";
 import { templateIdInput } from "../exam/templates";
 import { cachedJsonReply, defineRoute, jsonReply } from "../http/route";

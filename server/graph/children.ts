@@ -3,8 +3,8 @@ import { text } from "../http/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { AppError } from "../errors";
-import { globalGraphDatabase, graphStore } from "../graph/index";
-import { type CallerGraphDatabases, findCallerGraphDatabases, isOwnGraphDatabase } from "./graph-access";
+import { globalGraphDatabase, graphStore } from "./index";
+import { type CallerGraphDatabases, findCallerGraphDatabases, isOwnGraphDatabase } from "./access";
 
 /**
  * GET /graph/node/children: the children of one graph node, for lazy tree views. The caller may read

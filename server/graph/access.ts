@@ -3,7 +3,7 @@ import type { Tx } from "../db/client";
 import { institutes, users } from "../db/schema";
 
 /** The shared graph database every school reads (the global calendar): GRAPH_GLOBAL_DB, default "global". */
-export { globalGraphDatabase } from "../graph/index";
+export { globalGraphDatabase } from "./index";
 
 export interface CallerGraphDatabases {
   /** The caller's personal graph database. */
