@@ -100,7 +100,7 @@ function requestBodyOf(body: NonNullable<AnyRouteDefinition["body"]>): JsonSchem
 
 const etagHeader = { ETag: { description: "Strong entity tag of the reply (a hash of its bytes)", schema: { type: "string" } } };
 
-/** The If-None-Match header of the lists served through the reply cache (server/classroom/reply-cache.ts). */
+/** The If-None-Match header of the lists served through the reply cache (server/http/reply-cache.ts). */
 const ifNoneMatchParameter = {
   name: "If-None-Match",
   in: "header",
