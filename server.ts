@@ -7,7 +7,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { DataDirLockedError } from "./server/db/data-dir-lock";
-import { DEMO_PASSWORD } from "./server/db/demo-school";
+import { DEMO_PASSWORD } from "./server/demo/school";
 import { ConfigError, env } from "./server/env";
 import { closeGraphStore } from "./server/graph/index";
 import { allJobKinds } from "./server/composition/job-kinds";

@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { workerImaging } from "../server/intake/imaging";
 import { openPile, readPilePage } from "../server/intake/imaging/pile";
 import type { PageReading } from "../server/intake/page-reading";

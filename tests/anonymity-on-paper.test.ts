@@ -37,7 +37,7 @@ import { POST as assignRoute } from "../app/api/exam/submissions/[submission_id]
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
 import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { signUserToken } from "../server/auth/tokens";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { asService } from "../server/db/rls";
 import { examBatches, examSubmissions, examTemplates, users } from "../server/db/schema";
 import { createUser } from "../server/identity/users";

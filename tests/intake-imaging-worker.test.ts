@@ -4,7 +4,7 @@ import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } fr
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { AppError } from "../server/errors";
 import { imagingWorkerProcess, workerImaging } from "../server/intake/imaging";
 import { CROP_MARGIN } from "../server/intake/imaging/pile";

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { workerImaging } from "../server/intake/imaging";
 import type { PageReading } from "../server/intake/page-reading";
 import { encodePageCode, newBatchCode } from "../server/intake/print-code";

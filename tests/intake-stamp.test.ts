@@ -1,6 +1,6 @@
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { newBatchCode } from "../server/intake/print-code";
 import { type PageRect, stampScripts } from "../server/intake/stamp";
 import { pdfTextPages } from "./support/pdf-text";

@@ -1,6 +1,6 @@
 /**
  * The demo school's catalogue paper as data: what it is, its questions and parts, their marks, mark
- * points and final answers, and the room each answer is given. demo-paper-pdf.ts draws it; the seed
+ * points and final answers, and the room each answer is given. pdf.ts draws it; the seed
  * writes its template from it.
  */
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
-import type { Canvas } from "../exam/canvas";
-import { type DemoPart, demoPaperQuestions } from "./demo-paper-data";
-import type { GeneratedPaper } from "./demo-paper-pdf";
+import type { Canvas } from "../canvas";
+import { type DemoPart, demoPaperQuestions } from "./data";
+import type { GeneratedPaper } from "./pdf";
 
 function markScheme(part: Pick<DemoPart, "points" | "finalAnswer" | "marks">) {
   return {

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { hashPassword } from "../auth/passwords";
 import { createClass } from "../classroom/classes";
 import { enrollStudent } from "../classroom/enrollments";
-import { demoGraphExists, seedDemoGraph } from "../graph/demo-graph";
+import { demoGraphExists, seedDemoGraph } from "./graph";
 import { createTemplateInput, insertTemplate, replaceTemplate, saveTemplateInput } from "../exam/templates";
 import { createInstitute } from "../identity/institutes";
 import { logger } from "../logger";
@@ -11,12 +11,12 @@ import { type Role, createUser, findUserByEmail } from "../identity/users";
 import { objectStorage } from "../storage/configured-storage";
 import { putObjectBytes } from "../storage/object-storage";
 import { DEMO_PAPER_BUCKET } from "../storage/storage-settings";
-import type { Db, Tx } from "./client";
-import { type GeneratedPaper, demoPaper, generateDemoPaper } from "./demo-paper";
-import { demoPaperCanvas } from "./demo-paper-canvas";
-import { DEMO_INSTITUTE_NAME, DEMO_MARKER_EMAIL, DEMO_PASSWORD, demoStaff } from "./demo-school";
-import { asService } from "./rls";
-import { examPapers, files, instituteMemberships, timetableEntries, timetables } from "./schema";
+import type { Db, Tx } from "../db/client";
+import { type GeneratedPaper, demoPaper, generateDemoPaper } from "../exam/demo-paper";
+import { demoPaperCanvas } from "../exam/demo-paper/canvas";
+import { DEMO_INSTITUTE_NAME, DEMO_MARKER_EMAIL, DEMO_PASSWORD, demoStaff } from "./school";
+import { asService } from "../db/rls";
+import { examPapers, files, instituteMemberships, timetableEntries, timetables } from "../db/schema";
 
 // The demo school -------------------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ export async function seedDemoSchool(db: Db): Promise<{ instituteId: string; cre
 }
 
 /**
- * The demo graphs (server/graph/demo-graph.ts), written after the school commits and whenever they
+ * The demo graphs (server/demo/graph.ts), written after the school commits and whenever they
  * are missing (e.g. after switching to Neo4j). A graph failure is logged, not fatal: everything but
  * graph browsing works without it, and the next start tries again.
  */

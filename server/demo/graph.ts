@@ -1,13 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { demoPaper } from "../db/demo-paper";
+import { demoPaper } from "../exam/demo-paper";
 import { asService } from "../db/rls";
 import { classes, enrollments, examTemplates, instituteMemberships, institutes, timetableEntries, timetables, users } from "../db/schema";
-import { calendarGraph } from "./calendar";
-import { personalUserNode } from "./personal-node";
-import { globalGraphDatabase, graphStore } from "./index";
-import type { GraphNodeInput, GraphRelationshipInput } from "./port";
-import { projectTemplate } from "./projection";
+import { calendarGraph } from "../graph/calendar";
+import { personalUserNode } from "../graph/personal-node";
+import { globalGraphDatabase, graphStore } from "../graph/index";
+import type { GraphNodeInput, GraphRelationshipInput } from "../graph/port";
+import { projectTemplate } from "../graph/projection";
 
 /**
  * The demo school's graphs, so that every graph database a demo user may browse has real content:

@@ -12,10 +12,10 @@ import {
   setStrokingRgbColor,
   stroke,
 } from "pdf-lib";
-import { type Answer, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "./demo-paper-data";
+import { type Answer, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "./data";
 
 /**
- * The demo paper drawn with pdf-lib: a cover and three question pages (A4) from demo-paper-data.ts.
+ * The demo paper drawn with pdf-lib: a cover and three question pages (A4) from data.ts.
  * The same code that draws an answer box records its rectangle, so the template's response areas sit
  * exactly on the boxes.
  */
