@@ -19,10 +19,10 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
 import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
-import { workerImaging } from "../server/intake/imaging";
-import { openPile, readPilePage } from "../server/intake/imaging/pile";
-import type { PageReading } from "../server/intake/page-reading";
-import { decodePageCode } from "../server/intake/print-code";
+import { workerImaging } from "../server/exam/intake/imaging";
+import { openPile, readPilePage } from "../server/exam/intake/imaging/pile";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import { decodePageCode } from "../server/exam/intake/print-code";
 import { scanPile, type ScannedPile } from "../tests/support/scanned-pile";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
@@ -178,9 +178,9 @@ async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, 
   const { examBatches } = await import("../server/db/schema");
   const { createTemplate } = await import("../server/exam/templates");
   const { createBatch } = await import("../server/exam/batches");
-  const { setIntakeImaging } = await import("../server/intake/imaging-port");
-  const { uploadPile } = await import("../server/intake/piles");
-  const { readScanPileJob } = await import("../server/intake/pile-job");
+  const { setIntakeImaging } = await import("../server/exam/intake/imaging-port");
+  const { uploadPile } = await import("../server/exam/intake/piles");
+  const { readScanPileJob } = await import("../server/exam/intake/pile-job");
   const { runDueJobs } = await import("../server/jobs/run");
   const { createLocalStorage } = await import("../server/storage/local");
   const { useObjectStorage } = await import("../server/storage/object-storage");

@@ -5,7 +5,7 @@ import { graphTag } from "./graph/graph-tag";
 import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
-import { printRoutes } from "./intake/routes/print";
+import { printRoutes } from "./exam/intake/routes/print";
 
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports

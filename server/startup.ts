@@ -11,8 +11,8 @@ import { removeSpoolLeftovers } from "./speech/audio-upload";
 import { openConfiguredStorage, removeStorageLeftovers } from "./storage/configured-storage";
 import { localStorageRoot } from "./storage/local";
 import { useObjectStorage } from "./storage/object-storage";
-import { workerImaging } from "./intake/imaging";
-import { setIntakeImaging } from "./intake/imaging-port";
+import { workerImaging } from "./exam/intake/imaging";
+import { setIntakeImaging } from "./exam/intake/imaging-port";
 
 export interface OpenedDatabase {
   database: Database;

@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { AppError } from "../server/errors";
-import { imagingWorkerProcess, workerImaging } from "../server/intake/imaging";
-import { CROP_MARGIN } from "../server/intake/imaging/pile";
-import type { PageReading } from "../server/intake/page-reading";
-import { encodePageCode, newBatchCode } from "../server/intake/print-code";
+import { imagingWorkerProcess, workerImaging } from "../server/exam/intake/imaging";
+import { CROP_MARGIN } from "../server/exam/intake/imaging/pile";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import { encodePageCode, newBatchCode } from "../server/exam/intake/print-code";
 import { timeoutFor } from "./support/busy-machine";
 import { type ScannedPile, scanPile } from "./support/scanned-pile";
 

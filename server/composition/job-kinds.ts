@@ -1,6 +1,6 @@
 import { writePersonalNodesJob } from "../graph/personal-node";
 import { projectTemplateJob } from "../graph/projection-job";
-import { readScanPileJob } from "../intake/pile-job";
+import { readScanPileJob } from "../exam/intake/pile-job";
 import type { JobKind } from "../jobs/kind";
 
 /** Every kind of background job this version of Markbook runs; a worker claims only these. */

@@ -8,10 +8,10 @@ import { type NameBox, examBatches, examSubmissions, examTemplates, files } from
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
-import { intakeImaging } from "../intake/imaging-port";
-import { nameBoxOnScan } from "../intake/name-box";
-import type { PageRect } from "../intake/stamp";
-import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "../intake/stamp-covers";
+import { intakeImaging } from "./intake/imaging-port";
+import { nameBoxOnScan } from "./intake/name-box";
+import type { PageRect } from "./intake/stamp";
+import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "./intake/stamp-covers";
 import { scanPageNumbers, scanPageOf } from "./scan-page-numbers";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 

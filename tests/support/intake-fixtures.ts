@@ -6,7 +6,7 @@ import type { Db } from "../../server/db/client";
 import { asService } from "../../server/db/rls";
 import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions } from "../../server/db/schema";
 import { createBatch } from "../../server/exam/batches";
-import { encodePageCode, newBatchCode } from "../../server/intake/print-code";
+import { encodePageCode, newBatchCode } from "../../server/exam/intake/print-code";
 import { createClassWithStudents, multipartBody } from "./exam-fixtures";
 import type { School } from "./fixtures";
 

@@ -1,7 +1,7 @@
 import { asUser } from "../../db/rls";
 import { AppError } from "../../errors";
 import { defineRoute, fileReply, jsonBody, jsonReply, recordPath, replyWith } from "../../http/route";
-import { intakeImaging } from "../../intake/imaging-port";
+import { intakeImaging } from "../../exam/intake/imaging-port";
 import {
   addPerson,
   addPersonInput,

@@ -1,6 +1,6 @@
 import { batchIdInput } from "../../exam/batches";
 import { userProcedure } from "../init";
-import { printPreview, printPreviewOutput } from "../../intake/print-scripts";
+import { printPreview, printPreviewOutput } from "../../exam/intake/print-scripts";
 
 /**
  * The print dialog's tRPC procedures (exam.intake.*). The PDF itself is downloaded through REST

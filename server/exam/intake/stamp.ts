@@ -1,6 +1,6 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from "pdf-lib";
 import QRCode from "qrcode";
-import { drawableText, embedNameFonts } from "../pdf/fonts";
+import { drawableText, embedNameFonts } from "../../pdf/fonts";
 import { encodePageCode } from "./print-code";
 
 /**

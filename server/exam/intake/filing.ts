@@ -1,9 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db, Tx } from "../db/client";
-import { asService } from "../db/rls";
-import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../db/schema";
-import { AppError } from "../errors";
-import type { ObjectStorage } from "../storage/object-storage";
+import type { Db, Tx } from "../../db/client";
+import { asService } from "../../db/rls";
+import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../../db/schema";
+import { AppError } from "../../errors";
+import type { ObjectStorage } from "../../storage/object-storage";
 import { type PlannedPlacement, notAPageOfPaper, planFiling } from "./filing-plan";
 import type { AssembleScript } from "./page-reading";
 import { PRINT_CODE_FORMAT } from "./print-code";

@@ -1,11 +1,11 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { AppError, type AppErrorCode, errorCodes } from "../../errors";
-import { env } from "../../env";
-import { logger } from "../../logger";
-import { bundledWorkerEntry } from "../../workers/bundle";
+import { AppError, type AppErrorCode, errorCodes } from "../../../errors";
+import { env } from "../../../env";
+import { logger } from "../../../logger";
+import { bundledWorkerEntry } from "../../../workers/bundle";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
-import type { SignInSlipSheet } from "../../identity/sign-in-slips";
+import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -19,16 +19,16 @@ import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } f
 export interface IntakeImaging {
   readPile: ReadPile;
   assembleScript: AssembleScript;
-  /** stampScripts (server/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
+  /** stampScripts (server/exam/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
   stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]) => Promise<StampedScripts>;
   /**
    * The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG, with
    * `cover` painted over first when given; null when the page has no pixels.
    */
   nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
-  /** inspectPaper (server/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
+  /** inspectPaper (server/exam/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
   inspectPaper: (paper: Uint8Array) => Promise<{ pageCount: number }>;
-  /** redactScript (server/intake/imaging/redact.ts): a script's PDF as pictures of its pages, `covers` painted over. */
+  /** redactScript (server/exam/intake/imaging/redact.ts): a script's PDF as pictures of its pages, `covers` painted over. */
   redactScript: (scriptPdf: Uint8Array, covers: PageRect[]) => Promise<Uint8Array>;
   /** redactedPageImage (redact.ts): one scanned page, upright, as JPEG, `covers` painted over; null when it has no pixels. */
   redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;

@@ -1,8 +1,8 @@
-import { asUser } from "../../db/rls";
-import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../http/route";
-import { submissionIdInput } from "../../exam/scan-files";
+import { asUser } from "../../../db/rls";
+import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, recordPath, replyWith, streamedBody } from "../../../http/route";
+import { submissionIdInput } from "../../scan-files";
 import { nameCrop, scanPageIdInput, scanPageImage } from "../name-crop";
-import { batchIdInput } from "../../exam/batches";
+import { batchIdInput } from "../../batches";
 import { movePage, movePageBody, movePageOutput } from "../move-page";
 import { pileOutput, uploadPile } from "../piles";
 import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../status";

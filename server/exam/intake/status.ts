@@ -1,9 +1,9 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Tx } from "../db/client";
-import { examBatches, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../db/schema";
-import { notFound } from "../errors";
-import { type NamesShown, batchNames } from "../exam/anonymity";
+import type { Tx } from "../../db/client";
+import { examBatches, examScanPages, examScanPiles, examSubmissions, examTemplates } from "../../db/schema";
+import { notFound } from "../../errors";
+import { type NamesShown, batchNames } from "../anonymity";
 import { pileName } from "./filing";
 import { batchCodeOf, printedFor, visibleBatchTitles } from "./other-batch";
 import { pileStatusValues } from "./piles";
@@ -219,7 +219,7 @@ const NOT_FILED = ": not filed";
 
 /**
  * Why each refused page was refused, read as the caller: a page printed for another batch names that
- * batch when the caller may see it (server/intake/other-batch.ts), from the code kept on the page (the
+ * batch when the caller may see it (server/exam/intake/other-batch.ts), from the code kept on the page (the
  * note written at filing time, as the service, names no batch); any other refusal is its filing note.
  */
 async function refusalReasons(tx: Tx, printCode: string | null, pages: ScanPageRow[]) {

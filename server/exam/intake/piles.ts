@@ -1,16 +1,16 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import type { Db } from "../db/client";
-import { asUser } from "../db/rls";
-import { examScanPiles, files } from "../db/schema";
-import { env } from "../env";
-import { AppError } from "../errors";
-import { openBatchFor } from "../exam/batch-gate";
-import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "../exam/pdf-upload";
-import { enqueueJob } from "../jobs/enqueue";
-import { logger } from "../logger";
-import { objectStorage } from "../storage/configured-storage";
-import type { ObjectStorage } from "../storage/object-storage";
+import type { Db } from "../../db/client";
+import { asUser } from "../../db/rls";
+import { examScanPiles, files } from "../../db/schema";
+import { env } from "../../env";
+import { AppError } from "../../errors";
+import { openBatchFor } from "../batch-gate";
+import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "../pdf-upload";
+import { enqueueJob } from "../../jobs/enqueue";
+import { logger } from "../../logger";
+import { objectStorage } from "../../storage/configured-storage";
+import type { ObjectStorage } from "../../storage/object-storage";
 import { pileJobKey, readScanPileJob } from "./pile-job";
 
 export const pileStatusValues = ["queued", "reading", "filing", "done", "failed"] as const;

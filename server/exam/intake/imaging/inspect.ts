@@ -1,5 +1,5 @@
 import { PDFDocument } from "pdf-lib";
-import { AppError } from "../../errors";
+import { AppError } from "../../../errors";
 import { checkPageSize, checkPageStreams, countPages } from "./limits";
 
 /**

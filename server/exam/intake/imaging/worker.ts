@@ -1,5 +1,5 @@
-import { AppError } from "../../errors";
-import { renderSignInSlips } from "../../identity/sign-in-slips-pdf";
+import { AppError } from "../../../errors";
+import { renderSignInSlips } from "../../../identity/sign-in-slips-pdf";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";

@@ -1,6 +1,6 @@
 import { degrees, PDFDocument } from "pdf-lib";
 import sharp from "sharp";
-import { AppError } from "../../errors";
+import { AppError } from "../../../errors";
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
 import { openCheckedPdf } from "./inspect";
@@ -9,7 +9,7 @@ import { pagePixels } from "./page-pixels";
 import { readPageCode } from "./qr";
 
 /**
- * The imaging work itself, on whatever thread calls it: the worker (server/intake/imaging/worker.ts) in
+ * The imaging work itself, on whatever thread calls it: the worker (server/exam/intake/imaging/worker.ts) in
  * the app, the app thread in the benchmark's baseline. Opening a pile, cutting a page out of it, reading
  * its code; joining pages into a script; cropping the name box.
  */

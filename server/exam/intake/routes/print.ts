@@ -1,5 +1,5 @@
-import { batchIdInput } from "../../exam/batches";
-import { defineRoute, errorMeaning, fileReply, jsonBody } from "../../http/route";
+import { batchIdInput } from "../../batches";
+import { defineRoute, errorMeaning, fileReply, jsonBody } from "../../../http/route";
 import { MAX_SCRIPTS_PER_PRINT, printScripts, printScriptsBody, printedScriptsResponse } from "../print-scripts";
 
 /** "Print scripts": the batch's scripts as one PDF, every page stamped with its QR code. */

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import type { Tx } from "../db/client";
-import { examMarkEntries, examScanPages, examSubmissions, files } from "../db/schema";
-import { AppError } from "../errors";
-import { logger } from "../logger";
-import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../storage/object-storage";
+import type { Tx } from "../../db/client";
+import { examMarkEntries, examScanPages, examSubmissions, files } from "../../db/schema";
+import { AppError } from "../../errors";
+import { logger } from "../../logger";
+import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../storage/object-storage";
 import type { AssembleScript, QuarterTurn } from "./page-reading";
 
 type SubmissionRow = typeof examSubmissions.$inferSelect;

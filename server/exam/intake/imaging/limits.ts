@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef } from "pdf-lib";
-import { AppError } from "../../errors";
+import { AppError } from "../../../errors";
 
 /**
  * What one page of a file a person sent may cost the imaging, checked before any decoder sees it

@@ -1,6 +1,6 @@
 import { degrees, PDFDocument } from "pdf-lib";
 import sharp from "sharp";
-import { AppError } from "../../errors";
+import { AppError } from "../../../errors";
 import type { QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
 import { openCheckedPdf } from "./inspect";

@@ -2,7 +2,7 @@ import { decodePageCode } from "./print-code";
 
 /**
  * Where each page of a read pile goes: the filing rules as a pure function (no database, no storage), so
- * that they are tested exhaustively (tests/intake-filing-plan.test.ts). server/intake/filing.ts turns
+ * that they are tested exhaustively (tests/intake-filing-plan.test.ts). server/exam/intake/filing.ts turns
  * the plan into rows and PDFs.
  */
 

@@ -1,8 +1,8 @@
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
-import type { SignInSlipSheet } from "../../identity/sign-in-slips";
+import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 
-/** Messages between the app thread (server/intake/imaging/index.ts) and the imaging worker (worker.ts). */
+/** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
   | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }

@@ -1,6 +1,6 @@
 import { inArray } from "drizzle-orm";
-import type { Tx } from "../db/client";
-import { examBatches } from "../db/schema";
+import type { Tx } from "../../db/client";
+import { examBatches } from "../../db/schema";
 import { decodePageCode } from "./print-code";
 
 /**

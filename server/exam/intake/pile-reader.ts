@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { asService } from "../db/rls";
-import { examBatches, examScanPages, examScanPiles, files } from "../db/schema";
-import { AppError } from "../errors";
-import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../storage/object-storage";
+import type { Db } from "../../db/client";
+import { asService } from "../../db/rls";
+import { examBatches, examScanPages, examScanPiles, files } from "../../db/schema";
+import { AppError } from "../../errors";
+import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../storage/object-storage";
 import type { ReadPile } from "./page-reading";
 
 export type PileRow = typeof examScanPiles.$inferSelect;

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import type { Tx } from "../db/client";
-import { examPrintedScripts, examSubmissions } from "../db/schema";
-import { AppError } from "../errors";
-import { scriptLabel } from "../exam/anonymity";
+import type { Tx } from "../../db/client";
+import { examPrintedScripts, examSubmissions } from "../../db/schema";
+import { AppError } from "../../errors";
+import { scriptLabel } from "../anonymity";
 import { printedFor, visibleBatchTitles } from "./other-batch";
 import type { ReadPile } from "./page-reading";
 import { decodePageCode } from "./print-code";

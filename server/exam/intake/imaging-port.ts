@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError } from "../../errors";
 import type { IntakeImaging } from "./imaging";
 
 export type { IntakeImaging };
@@ -6,7 +6,7 @@ export type { IntakeImaging };
 /**
  * The imaging that class-set intake runs on (reading a pile's pages and codes, joining pages into a
  * script's PDF, stamping printed scripts, cropping the name box), set once when the server starts
- * (server/startup.ts: the worker process of server/intake/imaging/). The job, the routes and the
+ * (server/startup.ts: the worker process of server/exam/intake/imaging/). The job, the routes and the
  * procedures take it from here; tests set a stand-in or the real worker.
  *
  * Only a type is imported from the imaging: Next's bundles of the routes never load the worker's code,

@@ -1,5 +1,5 @@
 /**
- * The seam between the imaging of class-set intake (server/intake/imaging/: PDF pages, pixels and QR
+ * The seam between the imaging of class-set intake (server/exam/intake/imaging/: PDF pages, pixels and QR
  * codes, run in a worker process so the app's event loop stays free) and its filing rules (which page goes
  * where, in the database). The filing side only ever sees these shapes.
  */
@@ -33,7 +33,7 @@ export interface ReadPileOptions {
  * Reads a pile (the bytes of one uploaded PDF), page by page in pile order. Throws an AppError
  * ("invalid") with a message for the teacher when the PDF cannot be opened at all; a page that cannot
  * be rendered is yielded with `code: null`, never dropped.
- * The pile's bytes are copied to the reader (server/intake/imaging: its worker process); the caller's
+ * The pile's bytes are copied to the reader (server/exam/intake/imaging: its worker process); the caller's
  * array is left as it was.
  * `rotation` is relative to the page's content before any /Rotate the scanner set: it is the /Rotate
  * that shows the page upright (what assembleScript sets).

@@ -1,14 +1,14 @@
-import type { Tx } from "../db/client";
-import { AppError } from "../errors";
-import type { examBatches } from "../db/schema";
-import type { ObjectStorage } from "../storage/object-storage";
+import type { Tx } from "../../db/client";
+import { AppError } from "../../errors";
+import type { examBatches } from "../../db/schema";
+import type { ObjectStorage } from "../../storage/object-storage";
 import { pageSizes, readPaper, readPaperBytes } from "./print-scripts";
 import { type PageRect, STAMP_CORNERS, stampTextRect, stampTextRects } from "./stamp";
 
 /**
  * Where the stamps of a batch's printed scripts carry their text: on scripts printed before the batch
  * was made anonymous, the student's name. The scans of an anonymous batch are shown to its markers with
- * these places painted over (server/exam/scan-files.ts, server/intake/name-crop.ts). The corner of each
+ * these places painted over (server/exam/scan-files.ts, server/exam/intake/name-crop.ts). The corner of each
  * page is the print's own choice (`placeStamps` on the paper's page sizes and the template's answer
  * areas and name box), so the answers beside the stamp stay.
  */
