@@ -4,7 +4,7 @@ import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
 import { DATABASE_REFUSED_VALUE } from "../server/errors";
-import { LONE_SURROGATE } from "../server/http/input-rules";
+import { LONE_SURROGATE } from "../lib/rules/input-rules";
 import { setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { processScanPile } from "../server/exam/intake/pile-job";
 import { describeOnEachDatabase } from "./support/database";

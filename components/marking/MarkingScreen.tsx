@@ -40,7 +40,7 @@ import { type RubricChange, appliedItemsOf, giveNoMarks, itemIndexOfKey, markHin
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { SaveIndicator } from "./SaveIndicator";
 import type { CoveredArea, HighlightArea } from "./ScanViewer";
-import { nameBoxOf } from "@/server/exam/intake/name-box";
+import { nameBoxOf } from "@/lib/rules/name-box";
 import { ShortcutSheet } from "./ShortcutSheet";
 import { useMarkingKeys } from "./use-marking-keys";
 import { useSaveQueue } from "./use-save-queue";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { parseJsonBytes } from "../http/request-body";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { formatByteSize } from "../http/byte-size";
+import { formatByteSize } from "../../lib/rules/byte-size";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";

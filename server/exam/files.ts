@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { files } from "../db/schema";

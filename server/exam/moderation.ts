@@ -13,7 +13,8 @@ import {
   instituteMemberships,
 } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { decimal, integer, recordId } from "../http/input-rules";
+import { decimal, integer } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import { scriptLabel } from "./anonymity";
 import { scanPageNumbers } from "./scan-page-numbers";
 import { openBatchFor } from "./batch-gate";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { AppError } from "../errors";

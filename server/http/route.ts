@@ -4,7 +4,7 @@ import { CHOOSE_PASSWORD_FIRST, MISSING_BEARER_TOKEN, authenticateRequest } from
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
-import { recordId } from "./input-rules";
+import { recordId } from "./record-id";
 import { readJsonBody } from "./request-body";
 import { validatedReply } from "./validated-reply";
 

@@ -7,8 +7,8 @@ import type { Tx } from "../db/client";
 import { env } from "../env";
 import { classes, enrollments, institutes, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { text } from "../http/input-rules";
-import { isSchoolAdmin } from "./roles";
+import { text } from "../../lib/rules/input-rules";
+import { isSchoolAdmin } from "../../lib/rules/roles";
 import { ONLY_ADMINS } from "./people";
 
 /**

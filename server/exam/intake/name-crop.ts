@@ -5,12 +5,12 @@ import { asUser } from "../../db/rls";
 import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
 import { submissionIdInput } from "../scan-files";
-import { recordId } from "../../http/input-rules";
+import { recordId } from "../../http/record-id";
 import { logger } from "../../logger";
 import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../../storage/object-storage";
 import { intakeImaging } from "./imaging-port";
-import { nameBoxOf, nameBoxOnScan } from "./name-box";
+import { nameBoxOf, nameBoxOnScan } from "../../../lib/rules/name-box";
 import type { QuarterTurn } from "./page-reading";
 import { readStampPlaces, stampTextCovers } from "./stamp-covers";
 

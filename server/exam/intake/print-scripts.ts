@@ -9,7 +9,7 @@ import { AppError, notFound } from "../../errors";
 import { openBatchFor } from "../batch-gate";
 import { findVisibleBatch } from "../batches";
 import { attachmentDisposition, fileNameTitle } from "../results-csv";
-import { integer } from "../../http/input-rules";
+import { integer } from "../../../lib/rules/input-rules";
 import { logger } from "../../logger";
 import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../../storage/object-storage";

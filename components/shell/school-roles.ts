@@ -1,5 +1,5 @@
 import type { Role, ShellProfile } from "@/components/shell/profile";
-import { isSchoolAdmin, isStaff, isTimetableManager } from "@/server/identity/roles";
+import { isSchoolAdmin, isStaff, isTimetableManager } from "@/lib/rules/roles";
 
 export interface SchoolRoles {
   /** School admins and department heads: they manage timetables (as the server's rule says). */

@@ -1,4 +1,4 @@
-import type { NameBox } from "../../db/schema";
+import type { NameBox } from "../../server/db/schema";
 
 /**
  * Where a script's name is written: the template's name box, or without one the top quarter of page 1,

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { notFound } from "../errors";
 
 /**
  * Edge primitives for every input schema (REST bodies, query and path parameters, tRPC inputs): each
  * value that passes them can be stored by PostgreSQL, so a whole class of bad input is a 400 naming the
  * field instead of a database error. See docs/decisions.md, "Input is validated at the edge".
+ * Free of server code, so the browser's forms check with the same rules; the one rule that answers
+ * with the server's error (an id that names no record is 404) is server/http/record-id.ts.
  */
 
 /** PostgreSQL `integer`. */
@@ -124,21 +125,3 @@ export const queryBoolean = z.preprocess(
     })
     .optional(),
 );
-
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The id of the record a request is about (a REST path's id, the tRPC input that plays its part): one
- * that cannot name any record is 404 `what` not found, as one outside the caller's scope, on REST and
- * tRPC alike. Ids that refer to another record (a body's student_id, a filter) stay z.uuid: a 400
- * naming the field. Lowercased, as PostgreSQL prints uuids.
- */
-export function recordId(what: string) {
-  return z
-    .string()
-    .check((context) => {
-      if (!uuidShape.test(context.value)) throw notFound(what);
-    })
-    .transform((value) => value.toLowerCase())
-    .meta({ format: "uuid", description: `${what} id` });
-}
