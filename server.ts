@@ -13,7 +13,7 @@ import { closeGraphStore } from "./server/graph/index";
 import { allJobKinds } from "./server/composition/job-kinds";
 import { type JobWorker, startJobWorker } from "./server/jobs/worker";
 import { answerMalformedPath, restPrefixes } from "./server/http/malformed-path";
-import { CLIENT_ADDRESS_HEADER, clientAddressOf } from "./server/http/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressOf } from "./server/auth/client-address";
 import { drainUnreadBodies } from "./server/http/unread-body";
 import { methodNotAllowed, methodTable } from "./server/http/method-not-allowed";
 import { findUpgradeRoute } from "./server/http/upgrade-routes";
