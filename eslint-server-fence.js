@@ -5,7 +5,7 @@
 // ("use client"), which markbook/no-server-in-client holds to the same rule.
 
 /** Where server code is imported from: `@/server/…` or a relative path into server/ (type imports allowed). */
-export const serverImportPattern = "^(@/|(\\.\\./)+|\\./)server(/|$)";
+const serverImportPattern = "^(@/|(\\.\\./)+|\\./)server(/|$)";
 const serverImportMessage =
   "Browser code imports only types from server/: a value both sides need belongs in lib/rules/ (docs/decisions-new/wings.md).";
 const serverImports = { regex: serverImportPattern, allowTypeImports: true, message: serverImportMessage };

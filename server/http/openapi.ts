@@ -13,14 +13,14 @@ import type { AnyRouteDefinition, ReplySpec } from "./route";
 type JsonSchema = Record<string, unknown>;
 
 /** A piece of the document described by its own code rather than by route definitions. */
-export interface OpenApiPart {
+interface OpenApiPart {
   tag: { name: string; description?: string };
   paths: Record<string, Record<string, unknown>>;
   securitySchemes: Record<string, unknown>;
   schemas: Record<string, unknown>;
 }
 
-export interface OpenApiDocumentSource {
+interface OpenApiDocumentSource {
   info: { title: string; version: string; description: string };
   routes: AnyRouteDefinition[];
   tags: { name: string; description?: string }[];
