@@ -6,6 +6,7 @@ import tseslint from "typescript-eslint";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import reactHooks from "eslint-plugin-react-hooks";
+import { serverFence } from "./eslint-server-fence.js";
 
 /** The no-unsafe-* rules, off where `any` is read on purpose (see each block below). */
 const unsafeAnyRulesOff = {
@@ -70,6 +71,8 @@ export default tseslint.config(
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
     ...reactHooks.configs.flat["recommended-latest"],
   },
+  // The fence between server and browser code (eslint-server-fence.js).
+  ...serverFence,
   {
     // Tests read JSON replies (`await res.json()` is `any`) and assert their shape at run time; the
     // no-unsafe-* rules would demand a cast before every assertion and find nothing.

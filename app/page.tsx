@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { landingPath } from "@/components/timetables/school-roles";
+import { landingPath } from "@/components/shell/school-roles";
 import { requireSignedInProfile } from "./(app)/signed-in";
 
 export const dynamic = "force-dynamic";

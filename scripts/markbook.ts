@@ -206,7 +206,7 @@ const commands: Record<string, Command> = {
     summary: "seed the demo school (Northfield Academy) if it is absent; prints its institute id",
     required: [],
     run: async (db) => {
-      const { seedDemoSchool } = await import("../server/db/seed"); // pdf-lib: loaded only for this command
+      const { seedDemoSchool } = await import("../server/demo/seed"); // pdf-lib: loaded only for this command
       return (await seedDemoSchool(db)).instituteId;
     },
   },

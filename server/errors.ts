@@ -91,7 +91,7 @@ export function toAppError(error: unknown): AppError {
   }
   const sqlState = postgresErrorCode(error);
   if (sqlState?.startsWith("22") || sqlState === "54000") {
-    // The last safety net: the edge schemas (server/http/input-rules.ts) should refuse such a value
+    // The last safety net: the edge schemas (lib/rules/input-rules.ts) should refuse such a value
     // first, so this is logged as a gap to close, and the client gets a 400, not a 500.
     logger.warn(`a value reached the database and was refused (SQLSTATE ${sqlState}): an input schema misses a rule`, error);
     return new AppError("invalid", DATABASE_REFUSED_VALUE);

@@ -1,10 +1,12 @@
 import { operationCatalogue } from "./operation-catalogue";
 import { classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
-import { graphRoutes, graphTag } from "./graph/routes";
+import { graphSyncRoute } from "./exam/routes/graph-sync";
+import { graphTag } from "./graph/graph-tag";
+import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
-import { printRoutes } from "./intake/routes/print";
+import { printRoutes } from "./exam/intake/routes/print";
 import { restRoutesOf } from "./operations/rest";
 
 /**
@@ -16,7 +18,8 @@ import { restRoutesOf } from "./operations/rest";
 export const restRoutes: AnyRouteDefinition[] = [
   ...examRoutes,
   ...printRoutes,
-  ...graphRoutes,
+  graphSyncRoute,
+  graphChildrenRoute,
   ...classroomRoutes,
   ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,

@@ -1,6 +1,6 @@
 import { type Database, getDatabase, useDatabase } from "./db/client";
 import { type LockHolderKind, acquireDataDirLock } from "./db/data-dir-lock";
-import { rememberDemoSchool } from "./db/demo-school";
+import { rememberDemoSchool } from "./demo/school";
 import { checkDatabaseConnection } from "./db/connection-check";
 import { type MigrateOptions, migrateDatabase } from "./db/migrate";
 import { checkMigratingRole } from "./db/migration-role";
@@ -11,8 +11,8 @@ import { removeSpoolLeftovers } from "./speech/audio-upload";
 import { openConfiguredStorage, removeStorageLeftovers } from "./storage/configured-storage";
 import { localStorageRoot } from "./storage/local";
 import { useObjectStorage } from "./storage/object-storage";
-import { workerImaging } from "./intake/imaging";
-import { setIntakeImaging } from "./intake/imaging-port";
+import { workerImaging } from "./exam/intake/imaging";
+import { setIntakeImaging } from "./exam/intake/imaging-port";
 
 export interface OpenedDatabase {
   database: Database;
@@ -95,7 +95,7 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
         "seed",
         "making sure the demo school is there",
         async () => {
-          const { seedDemoSchool } = await import("./db/seed"); // loaded only when needed: it brings pdf-lib
+          const { seedDemoSchool } = await import("./demo/seed"); // loaded only when needed: it brings pdf-lib
           return seedDemoSchool(opened.database.db);
         },
         (result) => (result.created ? "created the demo school" : "already there"),

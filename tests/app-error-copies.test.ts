@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { AppError, detailResponse, toAppError } from "../server/errors";
-import { ScanLooksLikePileError } from "../server/intake/scan-check";
+import { ScanLooksLikePileError } from "../server/exam/intake/scan-check";
 
 /**
  * A production node loads server/errors.ts more than once (server.ts's ports, and each Next.js route

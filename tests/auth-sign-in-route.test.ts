@@ -7,7 +7,7 @@ import { accountThrottle, countFailure, throttleRules } from "../server/auth/sig
 import { withSignInResponse } from "../server/auth/sign-in-response";
 import { asService } from "../server/db/rls";
 import { createUser } from "../server/identity/users";
-import { CLIENT_ADDRESS_HEADER } from "../server/http/client-address";
+import { CLIENT_ADDRESS_HEADER } from "../server/auth/client-address";
 import { describeOnEachDatabase } from "./support/database";
 import { nextAuthRoute } from "./support/next-auth-route";
 

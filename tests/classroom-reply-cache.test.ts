@@ -6,7 +6,7 @@ import { GET as classStudentsRoute, POST as addStudentRoute } from "../app/datab
 import { GET as schoolClassesRoute } from "../app/database/timetable/classes/route";
 import { GET as schoolStudentsRoute } from "../app/database/timetable/classes/school/students/route";
 import { GET as graphChildrenRoute } from "../app/graph/node/children/route";
-import { ByteBoundedLru, replyCacheUsage } from "../server/classroom/reply-cache";
+import { ByteBoundedLru, replyCacheUsage } from "../server/http/reply-cache";
 import { asService, asUser } from "../server/db/rls";
 import { instituteMemberships, users } from "../server/db/schema";
 import { graphStore } from "../server/graph/index";

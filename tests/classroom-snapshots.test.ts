@@ -6,7 +6,7 @@ import { PUT as writeRoute } from "../app/put_canvas_node_file/route";
 import { signUserToken } from "../server/auth/tokens";
 import { createCaller } from "../server/trpc/root";
 import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
-import { globalGraphDatabase } from "../server/classroom/graph-access";
+import { globalGraphDatabase } from "../server/graph/access";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
 import { signHandMadeToken } from "./support/hand-made-token";

@@ -6,7 +6,7 @@ import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
 import { POST as issueRoute } from "../app/sync/token/route";
 import { signUserToken } from "../server/auth/tokens";
 import { createCaller } from "../server/trpc/root";
-import { globalGraphDatabase } from "../server/classroom/graph-access";
+import { globalGraphDatabase } from "../server/graph/access";
 import { SYNC_TOKEN_AUDIENCE, signSyncToken, syncTokenSecret, verifySyncToken } from "../server/classroom/sync-tokens";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";

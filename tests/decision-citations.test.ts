@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "..");
 const sourceFolders = ["app", "components", "lib", "server", "scripts", "tests", "e2e", "drizzle", "docs"];
 const sourceFiles = ["README.md", "eslint.config.js", "next.config.mjs", "server.ts"];
-const skippedFolders = new Set(["node_modules", ".next", "fixtures", "decisions", "decisions-new"]);
+const skippedFolders = new Set(["node_modules", ".next", "fixtures", "decisions"]);
 const textExtensions = /\.(ts|tsx|js|mjs|cjs|md|sql|css)$/;
 const thisFile = path.relative(root, import.meta.filename);
 

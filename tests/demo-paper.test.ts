@@ -3,8 +3,8 @@
  * answer box inside its question's span on the page. The seeded template is tested in seed.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { demoPaperQuestions, demoPaperTotalMarks } from "../server/db/demo-paper-data";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { demoPaperQuestions, demoPaperTotalMarks } from "../server/exam/demo-paper/data";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 
 const leaves = demoPaperQuestions.flatMap((question) => (question.leaf ? [{ label: question.label, ...question.leaf }] : (question.parts ?? [])));
 

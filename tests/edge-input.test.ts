@@ -17,7 +17,7 @@ import { type School, createSchool } from "./support/fixtures";
 
 /**
  * The bad input of issue 14 item 4, one request each: every one answered 500 before the edge rules of
- * server/http/input-rules.ts; each must be a 400 naming the field, with nothing written.
+ * lib/rules/input-rules.ts; each must be a 400 naming the field, with nothing written.
  */
 describeOnEachDatabase("input refused at the edge", (database) => {
   let school: School;

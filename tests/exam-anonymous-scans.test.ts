@@ -18,11 +18,11 @@ import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/sc
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
 import { examTemplates } from "../server/db/schema";
-import { setIntakeImaging } from "../server/intake/imaging-port";
-import { nameBoxCrop } from "../server/intake/imaging/pile";
-import { redactScript, redactedPageImage } from "../server/intake/imaging/redact";
-import { processScanPile } from "../server/intake/pile-job";
-import { renderPageGrey } from "../server/intake/imaging/pdfjs";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { nameBoxCrop } from "../server/exam/intake/imaging/pile";
+import { redactScript, redactedPageImage } from "../server/exam/intake/imaging/redact";
+import { processScanPile } from "../server/exam/intake/pile-job";
+import { renderPageGrey } from "../server/exam/intake/imaging/pdfjs";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { describeOnEachDatabase } from "./support/database";

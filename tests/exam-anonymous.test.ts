@@ -32,8 +32,8 @@ import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/rout
 import { asService } from "../server/db/rls";
 import { examSubmissions, users } from "../server/db/schema";
 import { createTemplate } from "../server/exam/templates";
-import { setIntakeImaging } from "../server/intake/imaging-port";
-import { processScanPile } from "../server/intake/pile-job";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { processScanPile } from "../server/exam/intake/pile-job";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";

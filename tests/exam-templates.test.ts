@@ -9,6 +9,7 @@ import { asService } from "../server/db/rls";
 import { examBatches, examMarkEntries, examSubmissions, examTemplates, instituteMemberships } from "../server/db/schema";
 import { graphStore } from "../server/graph/index";
 import { syntheticExamCode } from "../server/graph/projection";
+import { allJobKinds } from "../server/composition/job-kinds";
 import { runDueJobs } from "../server/jobs/run";
 import { createUser } from "../server/identity/users";
 import { describeOnEachDatabase } from "./support/database";
@@ -154,7 +155,7 @@ describeOnEachDatabase("exam templates", (database) => {
       const template = await newTemplate();
       const canvas = sampleCanvas();
       expect((await put(school.teacher.token, template.id, { ...canvas, ids: undefined })).status).toBe(200);
-      await runDueJobs(database().db);
+      await runDueJobs(database().db, { kinds: allJobKinds });
       const paperNode = syntheticExamCode(template.id);
       const children = await graphStore(database().db).listChildren(school.institute.curriculum_db_name, paperNode, { nodeType: "Question" });
       expect(children?.map((child) => child.id).sort()).toEqual([canvas.ids.q1, canvas.ids.q2].sort());

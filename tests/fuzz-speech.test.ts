@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../server/db/client";
 import { useDatabase } from "../server/db/client";
 import { asService } from "../server/db/rls";
-import { LONE_SURROGATE } from "../server/http/input-rules";
+import { LONE_SURROGATE } from "../lib/rules/input-rules";
 import { createApiKey } from "../server/identity/api-keys";
 import { createTestDatabase } from "./support/database";
 import { multipartBody } from "./support/exam-fixtures";

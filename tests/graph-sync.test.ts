@@ -10,6 +10,7 @@ import { graphStore } from "../server/graph/index";
 import { syntheticExamCode } from "../server/graph/projection";
 import { enqueueTemplateProjection, projectTemplateJob } from "../server/graph/projection-job";
 import { writePersonalNodesJob } from "../server/graph/personal-node";
+import { allJobKinds } from "../server/composition/job-kinds";
 import { runDueJobs } from "../server/jobs/run";
 import { logger } from "../server/logger";
 import { createCaller } from "../server/trpc/root";
@@ -229,7 +230,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     });
     await queueProjection(queuedTemplate);
     expect(await childIds(syntheticExamCode(queuedTemplate), "Question")).toBeFalsy(); // not projected yet
-    expect(await runDueJobs(db())).toBe(1);
+    expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
     expect(await childIds(syntheticExamCode(queuedTemplate), "Question")).toHaveLength(1);
   });
 
@@ -237,7 +238,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     const logged = vi.spyOn(logger, "warn").mockImplementation(() => {});
     // A template deleted since its save: nothing to project, the job is simply done.
     await asService(db(), (tx) => enqueueTemplateProjection(tx, uuid()));
-    expect(await runDueJobs(db())).toBe(1);
+    expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
     expect(logged).not.toHaveBeenCalled();
 
     // A projection that fails half-way: a node of another type already holds a new question's id.
@@ -246,7 +247,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
     const before = await childIds(syntheticExamCode(templateId));
     await writeCanvas(templateId, { questions: [{ id: blockedId, parent_id: null, label: "9", order: 1 }], areas: [] });
     await queueProjection(templateId);
-    expect(await runDueJobs(db())).toBe(1);
+    expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
     expect(logged).toHaveBeenCalledTimes(1);
     expect(String(logged.mock.calls[0]![0])).toMatch(/graph\.project-template .* failed \(attempt 1 of 8\): Question .* has the id of a subject/);
     // All or nothing: the earlier projection is untouched.
@@ -302,7 +303,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
       const freshId = uuid();
       await writeCanvas(id, { questions: [{ id: freshId, parent_id: null, label: "1", order: 1 }], areas: [] });
       expect(await owner.retryGraph({ template_id: id })).toEqual({ state: "queued", problem: null });
-      expect(await runDueJobs(db())).toBe(1);
+      expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
       expect(await owner.graphStatus({ template_id: id })).toEqual({ state: "done", problem: null });
       expect(await childIds(syntheticExamCode(id), "Question")).toEqual([`HAS_QUESTION ${freshId}`]);
       expect((await projectionJobs(id)).map((job) => job.state).sort()).toEqual(["done", "failed"]);
@@ -313,14 +314,14 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
       const owner = templatesAs(school.teacher);
       vi.spyOn(logger, "warn").mockImplementation(() => {});
       await owner.save({ template_id: id, body: { title: "Renamed paper" } });
-      expect(await runDueJobs(db())).toBe(1);
+      expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
       const waiting = await owner.graphStatus({ template_id: id });
       expect(waiting).toMatchObject({ state: "queued", problem: { next_attempt_at: expect.any(String) } });
-      expect(await runDueJobs(db())).toBe(0); // the next attempt is not due yet
+      expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(0); // the next attempt is not due yet
 
       const retried = await owner.retryGraph({ template_id: id });
       expect(Date.parse(retried.problem!.next_attempt_at!)).toBeLessThan(Date.parse(waiting.problem!.next_attempt_at!));
-      expect(await runDueJobs(db())).toBe(1);
+      expect(await runDueJobs(db(), { kinds: allJobKinds })).toBe(1);
       expect(await projectionJobs(id)).toHaveLength(1);
       expect((await projectionJobs(id))[0]).toMatchObject({ state: "queued", attempts: 2 });
     });
@@ -339,7 +340,7 @@ describeOnEachDatabase("graph projection and POST /api/exam/templates/{id}/graph
       const jobs = await projectionJobs(id);
       expect(jobs).toHaveLength(1);
       expect(jobs[0]).toMatchObject({ state: "queued", owner_id: school.teacher.id });
-      await runDueJobs(db());
+      await runDueJobs(db(), { kinds: allJobKinds });
     });
   });
 

@@ -1,7 +1,7 @@
 import { beforeAll, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AppError } from "../server/errors";
-import { buildOpenApiDocument } from "../server/http/openapi";
+import { buildOpenApiDocument } from "../server/composition/openapi-document";
 import { defineRoute, jsonBody, jsonReply, nextRoute, queryValues, recordPath, replyWith } from "../server/http/route";
 import { logger } from "../server/logger";
 import { describeOnEachDatabase } from "./support/database";

@@ -17,9 +17,9 @@ import { GET as pageImageRoute } from "../app/api/exam/scan-pages/[page_id]/imag
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
 import { asService } from "../server/db/rls";
 import { examPrintedScripts, examSubmissions } from "../server/db/schema";
-import { workerImaging } from "../server/intake/imaging";
-import { setIntakeImaging } from "../server/intake/imaging-port";
-import { readScanPileJob } from "../server/intake/pile-job";
+import { workerImaging } from "../server/exam/intake/imaging";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { readScanPileJob } from "../server/exam/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
 import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, readObjectBytes, useObjectStorage } from "../server/storage/object-storage";

@@ -1,11 +1,11 @@
 /**
- * The filing rules of class-set intake (server/intake/filing-plan.ts), a pure function, checked over
+ * The filing rules of class-set intake (server/exam/intake/filing-plan.ts), a pure function, checked over
  * generated piles with fast-check and on the cases the rules name.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type PlanReading, type PlannedPlacement, type PrintedScripts, notAPageOfPaper, planFiling } from "../server/intake/filing-plan";
-import { encodePageCode } from "../server/intake/print-code";
+import { type PlanReading, type PlannedPlacement, type PrintedScripts, notAPageOfPaper, planFiling } from "../server/exam/intake/filing-plan";
+import { encodePageCode } from "../server/exam/intake/print-code";
 import { fuzzSettings } from "./support/hostile-input";
 
 const BATCH = "ABCDEF";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { AppError } from "../server/errors";
-import { workerImaging } from "../server/intake/imaging";
+import { workerImaging } from "../server/exam/intake/imaging";
 import { logger } from "../server/logger";
 import { timeoutFor } from "./support/busy-machine";
 import { rawPdf } from "./support/hostile-files";

@@ -4,12 +4,12 @@ import { degrees, PDFDict, PDFDocument, PDFName, type PDFPage, PDFRawStream } fr
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { AppError } from "../server/errors";
-import { imagingWorkerProcess, workerImaging } from "../server/intake/imaging";
-import { CROP_MARGIN } from "../server/intake/imaging/pile";
-import type { PageReading } from "../server/intake/page-reading";
-import { encodePageCode, newBatchCode } from "../server/intake/print-code";
+import { imagingWorkerProcess, workerImaging } from "../server/exam/intake/imaging";
+import { CROP_MARGIN } from "../server/exam/intake/imaging/pile";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import { encodePageCode, newBatchCode } from "../server/exam/intake/print-code";
 import { timeoutFor } from "./support/busy-machine";
 import { type ScannedPile, scanPile } from "./support/scanned-pile";
 

@@ -3,11 +3,11 @@ import { createRequire } from "node:module";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
-import { workerImaging } from "../server/intake/imaging";
-import type { PageReading } from "../server/intake/page-reading";
-import { encodePageCode, newBatchCode } from "../server/intake/print-code";
-import { stampScripts } from "../server/intake/stamp";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
+import { workerImaging } from "../server/exam/intake/imaging";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import { encodePageCode, newBatchCode } from "../server/exam/intake/print-code";
+import { stampScripts } from "../server/exam/intake/stamp";
 import { timeoutFor } from "./support/busy-machine";
 import { type PileTruth, type ScanOptions, scanPile } from "./support/scanned-pile";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import QRCode from "qrcode";
 import { describe, expect, it } from "vitest";
-import { decodePageCode, encodePageCode, isBatchCode, newBatchCode } from "../server/intake/print-code";
+import { decodePageCode, encodePageCode, isBatchCode, newBatchCode } from "../server/exam/intake/print-code";
 
 const batchCode = fc.constantFrom(...Array.from({ length: 50 }, () => newBatchCode()));
 const pageCode = fc.record({ batchCode, scriptNumber: fc.integer({ min: 1, max: 9999 }), page: fc.integer({ min: 1, max: 999 }) });

@@ -11,9 +11,9 @@ import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-s
 import { rowsOf } from "../server/db/client";
 import { asService } from "../server/db/rls";
 import { examBatches, examPrintedScripts, examSubmissions } from "../server/db/schema";
-import { isBatchCode } from "../server/intake/print-code";
-import { workerImaging } from "../server/intake/imaging";
-import { setIntakeImaging } from "../server/intake/imaging-port";
+import { isBatchCode } from "../server/exam/intake/print-code";
+import { workerImaging } from "../server/exam/intake/imaging";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";

@@ -1,8 +1,8 @@
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateDemoPaper } from "../server/db/demo-paper-pdf";
-import { newBatchCode } from "../server/intake/print-code";
-import { type PageRect, stampScripts } from "../server/intake/stamp";
+import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
+import { newBatchCode } from "../server/exam/intake/print-code";
+import { type PageRect, stampScripts } from "../server/exam/intake/stamp";
 import { pdfTextPages } from "./support/pdf-text";
 
 // Where the codes are read back from pixels: tests/intake-imaging*.test.ts.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toAppError } from "../server/errors";
-import { text } from "../server/http/input-rules";
+import { text } from "../lib/rules/input-rules";
 
 /** The message a person reads for the first issue of `schema` on `input`. */
 function messageFor(schema: z.ZodType, input: unknown): string {

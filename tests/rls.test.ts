@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from "vitest";
 import { type Db, type Tx, rowsOf } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
 import { textArray } from "../server/db/text-array";
-import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../server/identity/roles";
+import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../lib/rules/roles";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, users } from "../server/db/schema";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
@@ -220,7 +220,7 @@ describeOnEachDatabase("row-level security", (database) => {
     expect((await staffInstitutes(db)).ids).toEqual([]);
   });
 
-  it("groups roles as server/identity/roles.ts does, whether the scope comes from asUser or from the policies' own reading", async () => {
+  it("groups roles as lib/rules/roles.ts does, whether the scope comes from asUser or from the policies' own reading", async () => {
     const { db } = database();
     const scopeFunctions = ["my_institute_ids", "my_staff_institute_ids", "my_admin_institute_ids", "my_timetable_manager_institute_ids"];
     const scopes = (tx: Tx) =>

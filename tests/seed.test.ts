@@ -7,12 +7,12 @@ import { PDFArray, PDFDocument, PDFRawStream, decodePDFRawStream } from "pdf-lib
 import { beforeAll, expect, it } from "vitest";
 import { verifyCredentials } from "../server/auth/credentials";
 import { rowsOf } from "../server/db/client";
-import { DEMO_INSTITUTE_NAME, DEMO_PASSWORD, demoLogins } from "../server/db/demo-school";
+import { DEMO_INSTITUTE_NAME, DEMO_PASSWORD, demoLogins } from "../server/demo/school";
 import { asService } from "../server/db/rls";
 import * as schema from "../server/db/schema";
-import { seedDemoSchool } from "../server/db/seed";
-import { demoPaper } from "../server/db/demo-paper";
-import { CURRICULUM_ROOT_KEY, demoSpecifications, departmentKey, timetableKey } from "../server/graph/demo-graph";
+import { seedDemoSchool } from "../server/demo/seed";
+import { demoPaper } from "../server/exam/demo-paper";
+import { CURRICULUM_ROOT_KEY, demoSpecifications, departmentKey, timetableKey } from "../server/demo/graph";
 import { createEmbeddedGraphStore } from "../server/graph/embedded";
 import { localObjectPath } from "../server/storage/local";
 import { describeOnEachDatabase } from "./support/database";

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { emptyCanvasSnapshot } from "../server/classroom/canvas-snapshot-content";
 import { type SnapshotAddress, loadSnapshot, storeSnapshot } from "../server/classroom/snapshots";
-import { seedDemoSchool } from "../server/db/seed";
+import { seedDemoSchool } from "../server/demo/seed";
 import { type ObjectStorage, ObjectNotFoundError, isObjectNotFound, readObjectBytes, useObjectStorage } from "../server/storage/object-storage";
 import { describeOnEachDatabase } from "./support/database";
 

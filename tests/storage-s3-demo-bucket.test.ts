@@ -56,7 +56,7 @@ describe("the demo school's bucket on a node without SEED_DEMO", () => {
     const started = await startMarkbook();
     try {
       expect(started.demoInstituteId).toBeNull();
-      const { seedDemoSchool } = await import("../server/db/seed");
+      const { seedDemoSchool } = await import("../server/demo/seed");
       await seedDemoSchool(started.database.db);
       const [paper] = await started.database.db.select().from(files).where(eq(files.bucket, DEMO_PAPER_BUCKET));
       const bytes = await readObjectBytes(objectStorage(), DEMO_PAPER_BUCKET, paper!.storage_key);

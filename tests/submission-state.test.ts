@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SubmissionFacts, countSubmissionStates, submissionState, submissionStateLabel } from "../server/exam/submission-state";
+import { type SubmissionFacts, countSubmissionStates, submissionState, submissionStateLabel } from "../lib/rules/submission-state";
 
 const facts = (overrides: Partial<SubmissionFacts>): SubmissionFacts => ({
   status: "absent",

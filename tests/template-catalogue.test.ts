@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { beforeAll, expect, it } from "vitest";
 import { GET as getTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
-import { demoPaper, demoPaperQuestions, demoPaperTotalMarks, generateDemoPaper } from "../server/db/demo-paper";
+import { demoPaper, demoPaperQuestions, demoPaperTotalMarks, generateDemoPaper } from "../server/exam/demo-paper";
 import { asService } from "../server/db/rls";
 import { examPapers, files } from "../server/db/schema";
 import { createCaller } from "../server/trpc/root";

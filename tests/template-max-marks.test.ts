@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PATCH as patchQuestion } from "../app/api/exam/questions/[question_id]/route";
 import { GET as getTemplate, PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
-import { maxMarksProblem, parseMaxMarks } from "../server/exam/max-marks";
+import { maxMarksProblem, parseMaxMarks } from "../lib/rules/max-marks";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, sampleCanvas } from "./support/exam-fixtures";

@@ -7,8 +7,9 @@ import { verifySyncToken } from "../server/classroom/sync-tokens";
 import type { Db } from "../server/db/client";
 import { env } from "../server/env";
 import { errorCodes } from "../server/errors";
-import { setIntakeImaging } from "../server/intake/imaging-port";
-import { processScanPile } from "../server/intake/pile-job";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { processScanPile } from "../server/exam/intake/pile-job";
+import { allJobKinds } from "../server/composition/job-kinds";
 import { runDueJobs } from "../server/jobs/run";
 import { listedOperations } from "../server/operation-catalogue";
 import { type AnyOperation, type OperationRole, pathParameterNames } from "../server/operations/define";
@@ -957,7 +958,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       graphDb: schoolB.institute.graph_db_name,
       curriculumDb: schoolB.institute.curriculum_db_name,
     };
-    await runDueJobs(database().db);
+    await runDueJobs(database().db, { kinds: allJobKinds });
     const etagOf = async (key: string, person: Person, call: RouteCall) => {
       const { route, method } = routes.get(key)!;
       const response = await callRoute(route, method, { ...call, headers: { authorization: `Bearer ${person.token}` } });

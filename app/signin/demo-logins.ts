@@ -1,5 +1,5 @@
 import type { SignInFormProps } from "@/components/auth/SignInForm";
-import { DEMO_PASSWORD, demoLogins, demoSchoolId } from "@/server/db/demo-school";
+import { DEMO_PASSWORD, demoLogins, demoSchoolId } from "@/server/demo/school";
 import type { Role } from "@/server/identity/users";
 
 const roleNames: Record<Role, string> = {

@@ -20,7 +20,7 @@ import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { MarkersCard } from "./MarkersCard";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
-import { countSubmissionStates, submissionState } from "@/server/exam/submission-state";
+import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
 
 /** How often the queue refreshes, so progress made by colleagues shows up. */

@@ -1,4 +1,4 @@
-import { type SubmissionStateCounts, submissionStateLabels, submissionStates } from "@/server/exam/submission-state";
+import { type SubmissionStateCounts, submissionStateLabels, submissionStates } from "@/lib/rules/submission-state";
 
 /**
  * Progress of a batch as one stacked bar (marked, then scans still to mark) and a legend that counts

@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/Badge";
-import { type SubmissionFacts, type SubmissionState, submissionState, submissionStateLabel } from "@/server/exam/submission-state";
+import { type SubmissionFacts, type SubmissionState, submissionState, submissionStateLabel } from "@/lib/rules/submission-state";
 
 const tones: Record<SubmissionState, "success" | "neutral" | "danger"> = {
   no_scan: "neutral",
@@ -10,7 +10,7 @@ const tones: Record<SubmissionState, "success" | "neutral" | "danger"> = {
   marked: "success",
 };
 
-/** A submission's state as every screen words it (server/exam/submission-state.ts). */
+/** A submission's state as every screen words it (lib/rules/submission-state.ts). */
 export function SubmissionStateBadge({ submission, progress }: { submission: SubmissionFacts; progress?: { marked: number; of: number } }) {
   const state = submissionState(submission);
   return (

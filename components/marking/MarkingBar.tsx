@@ -4,7 +4,7 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
-import type { SubmissionFacts } from "@/server/exam/submission-state";
+import type { SubmissionFacts } from "@/lib/rules/submission-state";
 import { ariaKeyShortcuts } from "./keyboard-map";
 import type { MarkingMode } from "./marking-order";
 

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
 import { useFillHeight } from "@/components/ui/use-fill-height";
 import { useTRPC } from "@/lib/trpc/client";
-import { nameBoxOf } from "@/server/intake/name-box";
+import { nameBoxOf } from "@/lib/rules/name-box";
 import { CommentField } from "./CommentField";
 import { ConfirmRow } from "./ConfirmRow";
 import { dictationPrompt } from "./dictation-prompt";

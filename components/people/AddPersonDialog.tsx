@@ -8,7 +8,7 @@ import { Status } from "@/components/ui/Status";
 import { useOnOpen } from "@/components/ui/use-on-open";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
-import type { Role } from "@/server/identity/roles";
+import type { Role } from "@/lib/rules/roles";
 import { roleOptions } from "./person-labels";
 
 interface AddedPerson {

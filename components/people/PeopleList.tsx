@@ -11,7 +11,7 @@ import { Notice } from "@/components/ui/Notice";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { RowLink, Table } from "@/components/ui/Table";
 import { useTRPC } from "@/lib/trpc/client";
-import type { Role } from "@/server/identity/roles";
+import type { Role } from "@/lib/rules/roles";
 import { AddPersonDialog } from "./AddPersonDialog";
 import { PersonStatus, roleLabels, roleOptions } from "./person-labels";
 import { SignInSlipsDialog } from "./SignInSlipsDialog";

@@ -16,7 +16,7 @@ import { Notice } from "@/components/ui/Notice";
 import { Status } from "@/components/ui/Status";
 import { useTRPC } from "@/lib/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
-import type { Role } from "@/server/identity/roles";
+import type { Role } from "@/lib/rules/roles";
 import { PersonStatus, roleLabels, roleOptions } from "./person-labels";
 
 interface Person {

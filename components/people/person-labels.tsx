@@ -1,6 +1,6 @@
 import { roleLabels } from "@/components/shell/profile";
 import { Badge } from "@/components/ui/Badge";
-import type { Role } from "@/server/identity/roles";
+import type { Role } from "@/lib/rules/roles";
 
 export { roleLabels };
 

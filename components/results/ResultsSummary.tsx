@@ -1,4 +1,4 @@
-import { submissionStateLabels, submissionStates } from "@/server/exam/submission-state";
+import { submissionStateLabels, submissionStates } from "@/lib/rules/submission-state";
 import { formatMarks, formatPercent, type ResultsSummary as Summary } from "./results-stats";
 
 /** The states counted beside "Marked", in the order of every screen; those nobody is in are left out. */

@@ -2,7 +2,7 @@
 
 import { useMemo, useState } from "react";
 import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
-import { submissionState } from "@/server/exam/submission-state";
+import { submissionState } from "@/lib/rules/submission-state";
 import {
   formatMarks,
   formatPercent,

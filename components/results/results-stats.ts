@@ -5,7 +5,7 @@
  */
 
 import type { BatchResults } from "@/server/exam/batches";
-import { type SubmissionStateCounts, countSubmissionStates, submissionState } from "@/server/exam/submission-state";
+import { type SubmissionStateCounts, countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 
 export type ResultsQuestion = BatchResults["questions"][number];
 export type ResultRow = BatchResults["results"][number];
@@ -20,7 +20,7 @@ export interface TemplateQuestion {
   is_container: boolean;
 }
 
-/** A row with what its state needs (server/exam/submission-state.ts): how many questions have a mark. */
+/** A row with what its state needs (lib/rules/submission-state.ts): how many questions have a mark. */
 export function withMarksEntered(row: ResultRow, questions: readonly ResultsQuestion[]): ResultRow & { marks_entered: number } {
   return { ...row, marks_entered: markedCount(row, questions) };
 }
@@ -62,7 +62,7 @@ export function median(values: readonly number[]): number | null {
 }
 
 export interface ResultsSummary {
-  /** Submissions in each state (server/exam/submission-state.ts), and in all. */
+  /** Submissions in each state (lib/rules/submission-state.ts), and in all. */
   counts: SubmissionStateCounts & { submissions: number };
   maxTotal: number;
   /** Percentages of the fully marked scripts: the basis of the mean, the median and the distribution. */

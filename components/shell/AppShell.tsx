@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Wordmark } from "@/components/ui/Wordmark";
-import { landingPath, schoolRoles } from "@/components/timetables/school-roles";
+import { landingPath, schoolRoles } from "@/components/shell/school-roles";
 import { AppNav } from "./AppNav";
 import { roleNames, schoolName, type ShellProfile } from "./profile";
 import { SignOutButton } from "./SignOutButton";

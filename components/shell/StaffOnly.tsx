@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { buttonClassName } from "@/components/ui/Button";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { CalendarIcon } from "@/components/ui/icons";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import type { ShellProfile } from "./profile";
 import { PageHeader } from "./PageHeader";
 

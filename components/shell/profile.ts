@@ -1,4 +1,4 @@
-import type { Role } from "@/server/identity/roles";
+import type { Role } from "@/lib/rules/roles";
 
 /** The signed-in user as the shell shows them (a subset of `me.profile`). */
 export interface ShellProfile {

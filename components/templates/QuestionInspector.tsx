@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { RubricEditor } from "@/components/rubric/RubricEditor";
 import type { RubricItemView } from "@/components/rubric/rubric-items";
-import { MAX_MARKS_MAX, MAX_MARKS_MIN, parseMaxMarks } from "@/server/exam/max-marks";
+import { MAX_MARKS_MAX, MAX_MARKS_MIN, parseMaxMarks } from "@/lib/rules/max-marks";
 import { type EditorQuestion, childrenOf, markSchemeText, maxMarksEdit, structuredScheme, totalMarks, typedMaxMarks, withMarkSchemeText } from "./editor-state";
 
 const answerTypes = [

@@ -4,7 +4,7 @@
  * page-relative (0–1, origin top-left), as the API stores them.
  */
 
-import { parseMaxMarks, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "@/server/exam/max-marks";
+import { parseMaxMarks, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "@/lib/rules/max-marks";
 import type { TemplateStatus } from "@/server/exam/templates";
 
 export type { TemplateStatus };

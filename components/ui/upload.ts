@@ -55,4 +55,4 @@ export function uploadWithProgress<Reply>(url: string, form: FormData, onProgres
 }
 
 /** A file size as people read it (the server's messages use the same formatter). */
-export { formatByteSize as formatBytes } from "@/server/http/byte-size";
+export { formatByteSize as formatBytes } from "@/lib/rules/byte-size";

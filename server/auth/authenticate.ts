@@ -1,13 +1,9 @@
 import { sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import { AppError } from "../errors";
+import type { AuthenticatedUser } from "./authenticated-user";
 import { bearerToken, verifyUserToken } from "./tokens";
 
-export interface AuthenticatedUser {
-  id: string;
-  /** A session whose user holds a temporary password from an admin: it may only choose their own. */
-  mustChoosePassword?: true;
-}
 
 /** What a session holding a temporary password is told by every route but the one that replaces it. */
 export const CHOOSE_PASSWORD_FIRST = "Choose your own password first: you signed in with a temporary one (go to /choose-password)";

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import type { Db } from "../db/client";
 import { asService } from "../db/rls";
 import { findUserBySignInName } from "../identity/users";
@@ -21,7 +21,7 @@ export interface SignedInUser {
 
 /** Where a sign-in attempt comes from, as far as the server knows. */
 export interface SignInContext {
-  /** The client's address (server/http/client-address.ts); absent when unknown. */
+  /** The client's address (server/auth/client-address.ts); absent when unknown. */
   clientAddress?: string | null;
   /** The value of the browser's known-device cookie (server/auth/known-device.ts), if it sent one. */
   knownDevices?: string | null;

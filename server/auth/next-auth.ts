@@ -3,7 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getDatabase } from "../db/client";
 import { env } from "../env";
 import { logger } from "../logger";
-import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { signInWithPassword } from "./credentials";
 import { knownDeviceCookieIn, knownDeviceSetCookie } from "./known-device";
 import { serverSecret } from "./secret";

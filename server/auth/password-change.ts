@@ -4,7 +4,7 @@ import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
 import { users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "./passwords";
 import { accountThrottle, blockedUntil, countFailure, forgetFailures, throttledError } from "./sign-in-throttle";
 

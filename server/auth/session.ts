@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { asUser } from "../db/rls";
 import { users } from "../db/schema";
-import type { AuthenticatedUser } from "./authenticate";
+import type { AuthenticatedUser } from "./authenticated-user";
 import { SIGNED_IN_AT_CLAIM, authOptions, secureSessionCookie } from "./next-auth";
 
 export interface SessionUser {

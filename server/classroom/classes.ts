@@ -1,11 +1,12 @@
 import { and, asc, eq, inArray, isNotNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import { recordId, text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { classTeachers, classes, enrollments, institutes, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { staffRoles, isSchoolAdmin } from "../identity/roles";
-import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "./caller-school";
+import { staffRoles, isSchoolAdmin } from "../../lib/rules/roles";
+import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "../identity/caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const createClassInput = z.object({

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { classes, enrollments, instituteMemberships, userType, users } from "../db/schema";
 import { AppError, notFound } from "../errors";

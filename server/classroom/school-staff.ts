@@ -2,8 +2,8 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { instituteMemberships, users } from "../db/schema";
-import { staffRoles } from "../identity/roles";
-import { callerSchoolIdQuery } from "./caller-school";
+import { staffRoles } from "../../lib/rules/roles";
+import { callerSchoolIdQuery } from "../identity/caller-school";
 
 export const schoolStaffMemberOutput = z.object({
   id: z.uuid(),

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
 import { instituteMemberships, userType, users } from "../db/schema";
-import { callerSchoolIdQuery } from "./caller-school";
+import { callerSchoolIdQuery } from "../identity/caller-school";
 import { sortByFullName } from "../../lib/text/names";
 
 export const schoolStudentOutput = z.object({

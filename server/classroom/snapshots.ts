@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { parseJsonBytes } from "../http/request-body";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { formatByteSize } from "../http/byte-size";
+import { formatByteSize } from "../../lib/rules/byte-size";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
-import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "./graph-access";
+import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } from "../graph/access";
 
 /**
  * Canvas snapshots: `GET /get_canvas_node_file` and `PUT /put_canvas_node_file`, both addressed by

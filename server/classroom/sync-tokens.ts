@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { serverSecret } from "../auth/secret";
 import type { Tx } from "../db/client";
 import { env } from "../env";

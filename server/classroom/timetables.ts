@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { emptyAsAbsent, queryBoolean, recordId, text } from "../http/input-rules";
+import { emptyAsAbsent, queryBoolean, text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { classes, enrollments, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { staffRoles, isTimetableManager } from "../identity/roles";
-import { callerRolesIn, findCallerSchool } from "./caller-school";
+import { staffRoles, isTimetableManager } from "../../lib/rules/roles";
+import { callerRolesIn, findCallerSchool } from "../identity/caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
 export const timetableTypes = ["school", "class", "teacher", "exam"] as const;

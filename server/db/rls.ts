@@ -1,5 +1,5 @@
 import { type Placeholder, sql } from "drizzle-orm";
-import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../identity/roles";
+import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../../lib/rules/roles";
 import { type Db, type Rows, type Statement, type TransactionPreamble, type Tx, beginWithPreamble, statementTemplate, transactionInOneTrip } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */

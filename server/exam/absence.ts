@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { examBatches, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examScanPages, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
@@ -9,9 +9,9 @@ import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { env } from "../env";
-import { intakeImaging } from "../intake/imaging-port";
-import { type IntakeWriteOptions, filedPagesOf } from "../intake/move-page";
-import { rebuildSubmissionScan, withStoredObjects } from "../intake/script-pdf";
+import { intakeImaging } from "./intake/imaging-port";
+import { type IntakeWriteOptions, filedPagesOf } from "./intake/move-page";
+import { rebuildSubmissionScan, withStoredObjects } from "./intake/script-pdf";
 import { objectStorage } from "../storage/configured-storage";
 import { openBatchFor } from "./batch-gate";
 
@@ -115,7 +115,7 @@ async function givePilePagesToSlot(
   await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
   await tx.update(examScanPages).set({ submission_id: slot.id, updated_at: new Date() }).where(eq(examScanPages.submission_id, scan.id));
   // A spare copy's printed script loses its submission with the row below: its later pages find the
-  // student's through the pages moved here (server/intake/filing.ts).
+  // student's through the pages moved here (server/exam/intake/filing.ts).
   const deleted = await tx.delete(examSubmissions).where(eq(examSubmissions.id, scan.id)).returning({ id: examSubmissions.id });
   if (deleted.length !== 1) throw new AppError("internal", "The unmatched scan could not be removed");
 

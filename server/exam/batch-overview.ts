@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Tx } from "../db/client";
 import { classes, examBatches, examSubmissions, examTemplates } from "../db/schema";
 import { batchOutput, listBatchesInput } from "./batches";
-import { type SubmissionState, type SubmissionStateCounts, countSubmissionStates, submissionState, submissionStates } from "./submission-state";
+import { type SubmissionState, type SubmissionStateCounts, countSubmissionStates, submissionState, submissionStates } from "../../lib/rules/submission-state";
 
 /** One row of the batches screen: the batch, what it marks, for whom, and how far it has got. */
 export const batchOverviewOutput = z.object({

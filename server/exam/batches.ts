@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { recordId, text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { classes, enrollments, examBatches, examMarkEntries, examQuestions, examSubmissions, examTemplates, matchingMethod, users } from "../db/schema";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { integer, storableJsonObject, text } from "../http/input-rules";
+import { integer, storableJsonObject, text } from "../../lib/rules/input-rules";
 import { AppError } from "../errors";
-import { MAX_MARKS_RULE, maxMarksFault } from "./max-marks";
+import { MAX_MARKS_RULE, maxMarksFault } from "../../lib/rules/max-marks";
 
 /**
  * The canvas of a template: questions (containers and leaf parts, flat with parent_id), response

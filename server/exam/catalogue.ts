@@ -1,9 +1,9 @@
 import { asc } from "drizzle-orm";
 import { z } from "zod";
 import type { Tx } from "../db/client";
-import { demoPaperCanvas } from "../db/demo-paper-canvas";
-import { demoPaper } from "../db/demo-paper-data";
-import { type GeneratedPaper, generateDemoPaper } from "../db/demo-paper-pdf";
+import { demoPaperCanvas } from "./demo-paper/canvas";
+import { demoPaper } from "./demo-paper/data";
+import { type GeneratedPaper, generateDemoPaper } from "./demo-paper/pdf";
 import { examPapers } from "../db/schema";
 import type { Canvas, NameBoxPayload } from "./canvas";
 

@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Tx } from "../db/client";
 import { examMarkEntries, examQuestions, examSavedComments, examTemplates, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { recordId, text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 
 /**
  * The comment bank of a question: comments markers saved for it (a dictated comment too), and the

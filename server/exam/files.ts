@@ -1,15 +1,15 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { validatedReply } from "../http/validated-reply";
-import { configuredIntakeImaging } from "../intake/imaging-port";
-import { inspectPaper } from "../intake/imaging/inspect";
+import { configuredIntakeImaging } from "./intake/imaging-port";
+import { inspectPaper } from "./intake/imaging/inspect";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { decimal, jsonValue, recordId, text } from "../http/input-rules";
+import { decimal, jsonValue, text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";

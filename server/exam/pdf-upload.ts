@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { AppError } from "../errors";
-import { textProblem } from "../http/input-rules";
+import { textProblem } from "../../lib/rules/input-rules";
 import { type MultipartFile, type MultipartRules, readMultipartForm } from "../http/multipart";
-import { formatByteSize } from "../http/byte-size";
+import { formatByteSize } from "../../lib/rules/byte-size";
 import { logger } from "../logger";
 import type { ObjectStorage } from "../storage/object-storage";
 

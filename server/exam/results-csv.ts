@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { emptyAsAbsent, queryBoolean } from "../http/input-rules";
+import { emptyAsAbsent, queryBoolean } from "../../lib/rules/input-rules";
 import { scriptLabel } from "./anonymity";
 import type { BatchResults } from "./batches";
-import { submissionState, submissionStateLabel } from "./submission-state";
+import { submissionState, submissionStateLabel } from "../../lib/rules/submission-state";
 
 /**
  * The results of a batch as CSV (RFC 4180): CRLF line ends, fields quoted when they hold a comma, a
  * quote or a line break, quotes doubled. Text that a spreadsheet would run as a formula (a leading
  * =, +, -, @, tab or carriage return) is prefixed with an apostrophe, as OWASP recommends.
  * Header: student_name, student_id, status, one column per question label in order, total. The status
- * is the state a teacher reads on the screens (server/exam/submission-state.ts): "No scan yet",
+ * is the state a teacher reads on the screens (lib/rules/submission-state.ts): "No scan yet",
  * "Absent", "Being marked (2 of 5)"… Students without a script (no scan yet, or absent) are included,
  * with blank mark cells and a blank total (never a 0 nobody gave). Where names are hidden (an anonymous
  * batch not revealed by its owner) the student_name cell holds the script's label ("Script 17") and

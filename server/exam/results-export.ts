@@ -6,7 +6,7 @@ import type { Tx } from "../db/client";
 import { classes, examMarkEntries, users } from "../db/schema";
 import { type BatchResults, getResults, resultsInput } from "./batches";
 import { csvField, revealNamesQuery } from "./results-csv";
-import { type SubmissionState, submissionState } from "./submission-state";
+import { type SubmissionState, submissionState } from "../../lib/rules/submission-state";
 
 /**
  * The teacher's export of a batch's results, in the shape a spreadsheet and a school's information

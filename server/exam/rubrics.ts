@@ -3,7 +3,8 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { examMarkEntries, examQuestions, examRubricEdits, examRubricItems, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { decimal, integer, recordId, text } from "../http/input-rules";
+import { decimal, integer, text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import { findOwnTemplateForUpdate } from "./own-template";
 
 /**

@@ -1,17 +1,17 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { type NameBox, examBatches, examSubmissions, examTemplates, files } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
-import { intakeImaging } from "../intake/imaging-port";
-import { nameBoxOnScan } from "../intake/name-box";
-import type { PageRect } from "../intake/stamp";
-import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "../intake/stamp-covers";
+import { intakeImaging } from "./intake/imaging-port";
+import { nameBoxOnScan } from "../../lib/rules/name-box";
+import type { PageRect } from "./intake/stamp";
+import { type StampPlaces, readStampPlaces, stampPlacesKey, stampTextCovers } from "./intake/stamp-covers";
 import { scanPageNumbers, scanPageOf } from "./scan-page-numbers";
 import { type ObjectStorage, isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 

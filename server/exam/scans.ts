@@ -14,8 +14,8 @@ import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
 import { openBatchFor } from "./batch-gate";
-import { type IntakeImaging, configuredIntakeImaging } from "../intake/imaging-port";
-import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "../intake/scan-check";
+import { type IntakeImaging, configuredIntakeImaging } from "./intake/imaging-port";
+import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "./intake/scan-check";
 
 export const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
@@ -43,7 +43,7 @@ export interface ScanOptions {
  *    under FOR UPDATE SKIP LOCKED so concurrent uploads never take the same slot;
  * 7. the match gets the scan (status matched), or a new unmatched submission is created.
  * Before 6 (issue 33, item 12), the stored scan's pages are counted and their codes read by the pile's
- * reader (server/intake/scan-check.ts): more pages than the paper, pages of several printed scripts or of
+ * reader (server/exam/intake/scan-check.ts): more pages than the paper, pages of several printed scripts or of
  * another batch are refused (400) before any match, and at 6 a scan whose codes name another student's
  * script is refused too. A stored file whose database write or check then fails is deleted again.
  */

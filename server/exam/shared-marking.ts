@@ -5,7 +5,7 @@ import { examAllocations, examBatchMarkers, examMarkClaims, examQuestions, users
 import { AppError, notFound } from "../errors";
 import { openBatchFor, rolesIn } from "./batch-gate";
 import { findVisibleBatch } from "./batches";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 
 /**
  * Shared marking (issue 19): the owner of a batch invites colleagues of the school as markers and

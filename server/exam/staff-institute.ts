@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Tx } from "../db/client";
 import { instituteMemberships } from "../db/schema";
 import { AppError } from "../errors";
-import { staffRoles } from "../identity/roles";
+import { staffRoles } from "../../lib/rules/roles";
 import { logger } from "../logger";
 
 /**

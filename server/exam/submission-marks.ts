@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId } from "../http/input-rules";
+import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examSubmissions, examTemplates } from "../db/schema";
 import { notFound } from "../errors";

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import { integer, recordId, text } from "../http/input-rules";
+import { integer, text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import {
@@ -22,7 +23,7 @@ import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
 import { type CatalogueStructure, catalogueStructure } from "./catalogue";
-import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "./max-marks";
+import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "../../lib/rules/max-marks";
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
 

@@ -1,6 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordId, text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import type { Db, Tx } from "../db/client";
 import { asService, asUser } from "../db/rls";
 import { examPapers, examQuestions, examResponseAreas, examTemplates, institutes } from "../db/schema";

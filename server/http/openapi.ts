@@ -1,46 +1,54 @@
 import crypto from "node:crypto";
-import { restRoutes, restTags } from "../rest-routes";
-import { speechOpenApi } from "../speech/openapi";
 import { detailErrorSchema, jsonSchemaOf } from "./openapi-schema";
 import type { AnyRouteDefinition, ReplySpec } from "./route";
 
 /**
- * The OpenAPI 3.1 document served at /api/openapi.json, assembled from the route definitions
- * (server/rest-routes.ts): each route's operation comes from the same zod schemas its handler is
- * parsed and checked with, so the document cannot drift from what the routes do. The speech service
- * under /v1 is a handler of its own, with its own error body and keys: server/speech/openapi.ts.
+ * The generator of an OpenAPI 3.1 document from route definitions: each route's operation comes from
+ * the same zod schemas its handler is parsed and checked with, so the document cannot drift from what
+ * the routes do. Parts that are not route definitions (the speech service under /v1, with its own error
+ * body and keys) join as whole parts. Which routes and parts make Markbook's document served at
+ * /api/openapi.json is decided at the composition root: server/composition/openapi-document.ts.
  */
 
 type JsonSchema = Record<string, unknown>;
 
-export function buildOpenApiDocument(routes: AnyRouteDefinition[] = restRoutes) {
+/** A piece of the document described by its own code rather than by route definitions. */
+interface OpenApiPart {
+  tag: { name: string; description?: string };
+  paths: Record<string, Record<string, unknown>>;
+  securitySchemes: Record<string, unknown>;
+  schemas: Record<string, unknown>;
+}
+
+interface OpenApiDocumentSource {
+  info: { title: string; version: string; description: string };
+  routes: AnyRouteDefinition[];
+  tags: { name: string; description?: string }[];
+  parts: OpenApiPart[];
+}
+
+export function openApiDocumentOf({ info, routes, tags, parts }: OpenApiDocumentSource) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
-  const speech = speechOpenApi();
   const schemas: Record<string, unknown> = { Error: detailErrorSchema };
   hoistDefinitions(paths, schemas);
-  for (const [name, schema] of Object.entries(speech.schemas)) {
-    if (name in schemas) throw new Error(`OpenAPI: the speech schema ${name} is also a REST one`);
-    schemas[name] = schema;
-  }
+  for (const part of parts)
+    for (const [name, schema] of Object.entries(part.schemas)) {
+      if (name in schemas) throw new Error(`OpenAPI: the schema ${name} of the ${part.tag.name} part is also a REST one`);
+      schemas[name] = schema;
+    }
   return {
     openapi: "3.1.0",
-    info: {
-      title: "Markbook API",
-      version: "1.0.0",
-      description:
-        "REST paths of Markbook for external tools, whose errors carry a human-readable `detail`; and the " +
-        "OpenAI-compatible speech service under /v1, whose errors are OpenAI's `{error: {message, type, code, param}}`.",
-    },
+    info,
     servers: [{ url: "/" }],
-    tags: [...restTags, speech.tag],
+    tags: [...tags, ...parts.map((part) => part.tag)],
     security: [{ bearerAuth: [] }],
-    paths: { ...paths, ...speech.paths },
+    paths: Object.assign({}, paths, ...parts.map((part) => part.paths)) as Record<string, Record<string, unknown>>,
     components: {
-      securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A Markbook user token or personal access token" },
-        ...speech.securitySchemes,
-      },
+      securitySchemes: Object.assign(
+        { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A Markbook user token or personal access token" } },
+        ...parts.map((part) => part.securitySchemes),
+      ) as Record<string, unknown>,
       schemas,
     },
   };
@@ -92,7 +100,7 @@ function requestBodyOf(body: NonNullable<AnyRouteDefinition["body"]>): JsonSchem
 
 const etagHeader = { ETag: { description: "Strong entity tag of the reply (a hash of its bytes)", schema: { type: "string" } } };
 
-/** The If-None-Match header of the lists served through the reply cache (server/classroom/reply-cache.ts). */
+/** The If-None-Match header of the lists served through the reply cache (server/http/reply-cache.ts). */
 const ifNoneMatchParameter = {
   name: "If-None-Match",
   in: "header",

@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { formatByteSize } from "./byte-size";
+import { formatByteSize } from "../../lib/rules/byte-size";
 
 /**
  * The one reader of request bodies for classroom and exam REST routes: bounded in bytes, UTF-8, and for

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { AuthenticatedUser } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
 import { CHOOSE_PASSWORD_FIRST, MISSING_BEARER_TOKEN, authenticateRequest } from "../auth/authenticate";
 import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
-import { recordId } from "./input-rules";
+import { recordId } from "./record-id";
 import { readJsonBody } from "./request-body";
 import { validatedReply } from "./validated-reply";
 

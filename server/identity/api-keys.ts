@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { type Tx, rowsOf } from "../db/client";
 import { apiKeys, institutes, users } from "../db/schema";
 import { AppError, notFound } from "../errors";

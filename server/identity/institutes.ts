@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import type { Tx } from "../db/client";
 import { institutes } from "../db/schema";
 

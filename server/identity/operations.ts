@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chooseOwnPasswordThrottled, choosePasswordInput } from "../auth/password-change";
-import { intakeImaging } from "../intake/imaging-port";
+import { intakeImaging } from "../exam/intake/imaging-port";
 import { defineOperation } from "../operations/define";
 import {
   addPerson,

@@ -2,13 +2,14 @@ import { type SQL, and, count, eq, inArray, isNotNull, isNull, sql } from "drizz
 import { foldName, foldedIncludes, sortByName } from "../../lib/text/names";
 import { z } from "zod";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
-import { findCallerSchool } from "../classroom/caller-school";
+import { findCallerSchool } from "./caller-school";
 import type { Tx } from "../db/client";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { classes, enrollments, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { emptyAsAbsent, integer, recordId, text } from "../http/input-rules";
-import { type Role, isSchoolAdmin, roles } from "./roles";
+import { emptyAsAbsent, integer, text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
+import { type Role, isSchoolAdmin, roles } from "../../lib/rules/roles";
 import { createUser, createUserInput, emailInUse, isEmailInUse, setUserActive, userTypeOfRole } from "./users";
 
 /**

@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { recordId, text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
+import { recordId } from "../http/record-id";
 import { signUserToken } from "../auth/tokens";
 import type { Tx } from "../db/client";
 import { personalAccessTokens } from "../db/schema";

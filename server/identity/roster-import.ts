@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { parseJson } from "../http/request-body";
 import { applyRosterImportInto } from "./roster-apply";
 import { type RosterMapping, rosterMappingInput } from "./roster-mapping";

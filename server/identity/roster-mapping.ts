@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import type { CsvTable } from "./roster-csv";
 import type { Roster, RosterClass, RosterPerson } from "./roster-records";
 

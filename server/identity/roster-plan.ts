@@ -3,15 +3,15 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
 import { AppError } from "../errors";
-import { findCallerSchool } from "../classroom/caller-school";
-import { type Role, isSchoolAdmin, roles, staffRoles } from "./roles";
+import { findCallerSchool } from "./caller-school";
+import { type Role, isSchoolAdmin, roles, staffRoles } from "../../lib/rules/roles";
 import { type RosterMapping, guessMapping, mappingProblems, mappingWarnings, rosterFromCsv, sampleValues } from "./roster-mapping";
 import { rosterFromOneRoster } from "./roster-oneroster";
 import type { Roster, RosterClass, SkippedRow } from "./roster-records";
 import { rememberedMappingIs, recallMapping } from "./roster-memory";
 import { placeholderEmail } from "./placeholder-email";
 import { type CheckedPerson, MAX_EMAIL, checkPerson } from "./roster-rows";
-import { textProblem } from "../http/input-rules";
+import { textProblem } from "../../lib/rules/input-rules";
 import type { RosterSource } from "./roster-source";
 import { availableUsernames, userTypeOfRole } from "./users";
 

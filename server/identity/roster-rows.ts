@@ -1,6 +1,6 @@
-import { textProblem } from "../http/input-rules";
+import { textProblem } from "../../lib/rules/input-rules";
 import type { RosterPerson } from "./roster-records";
-import type { Role } from "./roles";
+import type { Role } from "../../lib/rules/roles";
 
 /**
  * One person of a roster on their own, before anything is looked up: their role in Markbook and the

@@ -2,13 +2,13 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { compareNames } from "../../lib/text/names";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
-import { findCallerSchool } from "../classroom/caller-school";
+import { findCallerSchool } from "./caller-school";
 import type { Tx } from "../db/client";
 import { env } from "../env";
 import { classes, enrollments, institutes, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { text } from "../http/input-rules";
-import { isSchoolAdmin } from "./roles";
+import { text } from "../../lib/rules/input-rules";
+import { isSchoolAdmin } from "../../lib/rules/roles";
 import { ONLY_ADMINS } from "./people";
 
 /**
@@ -172,7 +172,7 @@ export async function issueSignInSlips(tx: Tx, callerId: string, input: z.input<
 /**
  * Issues the slips of a choice and prints them as one PDF, in the caller's transaction: a PDF that
  * fails leaves every password as it was. Nobody to print for is a conflict that says why. `print` is
- * the intake imaging's (server/intake/imaging-port.ts), given rather than imported, so identity does
+ * the intake imaging's (server/exam/intake/imaging-port.ts), given rather than imported, so identity does
  * not import intake.
  */
 export async function printSignInSlips(

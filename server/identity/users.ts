@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { text } from "../http/input-rules";
+import { text } from "../../lib/rules/input-rules";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
 import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
@@ -9,9 +9,9 @@ import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { enqueuePersonalNodes } from "../graph/personal-node";
 import { AppError, notFound } from "../errors";
 
-import { roles } from "./roles";
+import { roles } from "../../lib/rules/roles";
 
-export { type Role, roles } from "./roles";
+export { type Role, roles } from "../../lib/rules/roles";
 
 export const createUserInput = z.object({
   email: z.email("email must be an email address").transform((email) => email.toLowerCase()),

@@ -6,7 +6,6 @@ import { logger } from "../logger";
 import { retryDelayMs } from "./backoff";
 import { type ClaimedJob, claimDueJobs, completeJob, failJobAttempt } from "./job-table";
 import type { JobKind } from "./kind";
-import { allJobKinds } from "./kinds";
 
 /** A worker's name in the job table: which machine and process holds a job. */
 export const newWorkerId = () => `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`;
@@ -41,7 +40,8 @@ export async function runClaimedJob(db: Db, kinds: JobKinds, job: ClaimedJob, wo
 }
 
 export interface RunDueJobsOptions {
-  kinds?: JobKinds;
+  /** The kinds to run: the process's whole list is composed at the composition root (server/composition/job-kinds.ts). */
+  kinds: JobKinds;
   workerId?: string;
   leaseSeconds?: number;
 }
@@ -50,7 +50,7 @@ export interface RunDueJobsOptions {
  * Runs every job that is due now, one after another, until none is left (jobs queued meanwhile
  * included), and says how many ran. Tests and scripts use it to do now what the workers would do soon.
  */
-export async function runDueJobs(db: Db, { kinds = allJobKinds, workerId = newWorkerId(), leaseSeconds = 300 }: RunDueJobsOptions = {}): Promise<number> {
+export async function runDueJobs(db: Db, { kinds, workerId = newWorkerId(), leaseSeconds = 300 }: RunDueJobsOptions): Promise<number> {
   const names = kinds.map((kind) => kind.name);
   let ran = 0;
   for (;;) {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AuthenticatedUser } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
 import type { Db, Tx } from "../db/client";
 import type { ErrorStatus, FileReplySpec, HttpMethod, StatusReply } from "../http/route";
 

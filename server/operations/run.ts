@@ -1,4 +1,4 @@
-import type { AuthenticatedUser } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
 import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import type { AnyOperation } from "./define";

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { isAlive } from "../db/data-dir-lock";
 import { AppError } from "../errors";
 import { type MultipartRequest, type MultipartRules, readMultipartForm } from "../http/multipart";
-import { formatByteSize } from "../http/byte-size";
+import { formatByteSize } from "../../lib/rules/byte-size";
 import { AUDIO_FILE_FIELD } from "./transcription-form";
 
 export interface UploadedFile {

@@ -1,3 +1,4 @@
+import "#server-only";
 import { type Env, env } from "../env";
 import { type LeftoverSweep, createLocalStorage, localStorageRoot, removeTemporaryLeftovers } from "./local";
 import { type ObjectStorage, installedObjectStorage, useObjectStorage } from "./object-storage";

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
-import { type AuthenticatedUser, CHOOSE_PASSWORD_FIRST } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
+import { CHOOSE_PASSWORD_FIRST } from "../auth/authenticate";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
 import { toTRPCError } from "../errors";

@@ -1,6 +1,6 @@
 import type { TRPCDefaultErrorShape, TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
 import type { z } from "zod";
-import type { AuthenticatedUser } from "../auth/authenticate";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
 import type { Db } from "../db/client";
 import type { AnyOperation, OperationDefinition, OperationSet } from "../operations/define";
 import { runOperation } from "../operations/run";

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { POST as pilesRoute } from "../../app/api/exam/batches/[batch_id]/piles/route";
 import { POST as filesRoute } from "../../app/api/exam/files/route";
-import { generateDemoPaper } from "../../server/db/demo-paper-pdf";
+import { generateDemoPaper } from "../../server/exam/demo-paper/pdf";
 import type { Db } from "../../server/db/client";
 import { asService } from "../../server/db/rls";
 import { examBatches, examPrintedScripts, examScanPages, examScanPiles, examSubmissions } from "../../server/db/schema";
 import { createBatch } from "../../server/exam/batches";
-import { encodePageCode, newBatchCode } from "../../server/intake/print-code";
+import { encodePageCode, newBatchCode } from "../../server/exam/intake/print-code";
 import { createClassWithStudents, multipartBody } from "./exam-fixtures";
 import type { School } from "./fixtures";
 

@@ -1,14 +1,14 @@
 import { renderSignInSlips } from "../../server/identity/sign-in-slips-pdf";
-import { inspectPaper } from "../../server/intake/imaging/inspect";
-import { redactScript, redactedPageImage } from "../../server/intake/imaging/redact";
+import { inspectPaper } from "../../server/exam/intake/imaging/inspect";
+import { redactScript, redactedPageImage } from "../../server/exam/intake/imaging/redact";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
-import type { IntakeImaging } from "../../server/intake/imaging-port";
-import type { AssembleScript, PageReading, QuarterTurn, ReadPile } from "../../server/intake/page-reading";
-import { stampScripts } from "../../server/intake/stamp";
+import type { IntakeImaging } from "../../server/exam/intake/imaging-port";
+import type { AssembleScript, PageReading, QuarterTurn, ReadPile } from "../../server/exam/intake/page-reading";
+import { stampScripts } from "../../server/exam/intake/stamp";
 
 /**
- * A stand-in for intake's imaging (server/intake/imaging/, pixels and QR codes in a worker thread), whose
+ * A stand-in for intake's imaging (server/exam/intake/imaging/, pixels and QR codes in a worker thread), whose
  * behaviour is obvious: a test pile is a PDF of tiny pages, each carrying in its page dictionary the
  * code its QR would read as (`MarkbookCode`, absent for a page whose code cannot be read) and the turn
  * that puts it upright (`MarkbookTurn`). `readPile` reads those back; `assembleScript` joins pages with

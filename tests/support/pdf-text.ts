@@ -1,4 +1,4 @@
-import { loadPdfJs, standardFontDataUrl } from "../../server/intake/imaging/pdfjs";
+import { loadPdfJs, standardFontDataUrl } from "../../server/exam/intake/imaging/pdfjs";
 
 /**
  * The text layer of every page of a PDF as pdfjs reads it (what a viewer's search and copy see): each

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildOpenApiDocument } from "../../server/http/openapi";
+import { buildOpenApiDocument } from "../../server/composition/openapi-document";
 import { type HttpMethod, httpMethods } from "../../server/http/route";
 
 /**

@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
 import sharp, { type Sharp } from "sharp";
-import type { QuarterTurn } from "../../server/intake/page-reading";
-import { type GreyImage, openForRendering } from "../../server/intake/imaging/pdfjs";
+import type { QuarterTurn } from "../../server/exam/intake/page-reading";
+import { type GreyImage, openForRendering } from "../../server/exam/intake/imaging/pdfjs";
 
 /**
  * A scanned pile, made from a printed PDF (stampScripts output) as a school copier would scan it: each

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ClassesList } from "@/components/classes/ClassesList";
 import { PageHeader } from "@/components/shell/PageHeader";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { requireSignedInProfile } from "../signed-in";
 
 export const metadata: Metadata = { title: "Classes" };

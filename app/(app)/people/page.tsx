@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { PeopleList } from "@/components/people/PeopleList";
 import { PageHeader } from "@/components/shell/PageHeader";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { UsersIcon } from "@/components/ui/icons";
 import { requireSignedInProfile } from "../signed-in";

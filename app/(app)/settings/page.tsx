@@ -5,7 +5,7 @@ import { ProfileCard } from "@/components/settings/ProfileCard";
 import { SpeechService } from "@/components/settings/SpeechService";
 import { requestOrigin } from "@/components/request-origin";
 import { PageHeader } from "@/components/shell/PageHeader";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { requireSignedInProfile } from "../signed-in";
 
 export const metadata: Metadata = { title: "Settings" };

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/shell/PageHeader";
 import { MyTimetable } from "@/components/timetables/MyTimetable";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { TimetablesList } from "@/components/timetables/TimetablesList";
 import { requireSignedInProfile } from "../signed-in";
 

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from "@/server/http/openapi";
+import { buildOpenApiDocument } from "@/server/composition/openapi-document";
 
 export const dynamic = "force-dynamic";
 

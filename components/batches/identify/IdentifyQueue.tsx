@@ -18,7 +18,7 @@ import { sortByName } from "@/lib/text/names";
 /** Names shown under the field: enough to see the right one among a few that fit, never a wall. */
 const SHOWN_CANDIDATES = 6;
 
-/** Where the name box of a script is shown, cropped and upright (server/intake/name-crop.ts). */
+/** Where the name box of a script is shown, cropped and upright (server/exam/intake/name-crop.ts). */
 export const nameCropUrl = (submissionId: string) => `/api/exam/submissions/${submissionId}/name-crop`;
 
 interface Identified {

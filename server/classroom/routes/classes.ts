@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { asUser } from "../../db/rls";
 import { bootstrapProfileOutput } from "../../identity/bootstrap-profile";
-import { queryBoolean } from "../../http/input-rules";
+import { queryBoolean } from "../../../lib/rules/input-rules";
 import { cachedJsonReply, defineRoute, jsonBody, jsonReply, recordPath } from "../../http/route";
 import { classListOutput, classOutput, listEnrolledClasses, listTaughtClasses, schoolClassListOutput, setClassTeachers } from "../classes";
 import { addStudentToClass, addStudentToClassBody, classStudentsOutput, enrollmentOutput } from "../enrollments";

@@ -211,7 +211,7 @@ export const examBatches = pgTable(
       .references(() => users.id),
     title: text().notNull(),
     status: batchStatus().notNull().default("open"),
-    /** The batch's code in the QR codes of its printed scripts (server/intake/print-code.ts); set at the first print. */
+    /** The batch's code in the QR codes of its printed scripts (server/exam/intake/print-code.ts); set at the first print. */
     print_code: text().unique("exam_batches_print_code_key"),
     /** The number the batch's next script gets (exam_submissions.script_number; kept by app.number_new_script). */
     next_script_number: integer().notNull().default(1),

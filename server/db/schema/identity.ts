@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { roles } from "../../identity/roles";
+import { roles } from "../../../lib/rules/roles";
 import { boolean, check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const membershipRole = pgEnum("membership_role", roles);

@@ -36,7 +36,7 @@ export const examPrintedScripts = pgTable(
 /** Where a scanned pile is in its reading: queued → reading → filing → done, or failed (with the reason). */
 export const scanPileStatus = pgEnum("scan_pile_status", ["queued", "reading", "filing", "done", "failed"]);
 
-/** One uploaded PDF of scanned pages, read by a background job (server/intake/pile-job.ts). */
+/** One uploaded PDF of scanned pages, read by a background job (server/exam/intake/pile-job.ts). */
 export const examScanPiles = pgTable(
   "exam_scan_piles",
   {

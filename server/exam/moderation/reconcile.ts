@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Tx } from "../../db/client";
 import { examReconciliations, examSecondMarks } from "../../db/schema";
 import { AppError } from "../../errors";
-import { recordId } from "../../http/input-rules";
+import { recordId } from "../../http/record-id";
 import { openBatchFor } from "../batch-gate";
 import { differenceOf, differenceRow, differencesAbove, pairsOfBatch } from "./pairs";
 import { firstMark, leafQuestion, lockedSubmission, marks, moderationBatchInput, moderatorBatch, reconciliationOf, sampleTolerance } from "./shared";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../../db/client";
 import { examModerationSamples, examModerationScripts, examSubmissions } from "../../db/schema";
 import { AppError } from "../../errors";
-import { integer } from "../../http/input-rules";
+import { integer } from "../../../lib/rules/input-rules";
 import { openBatchFor } from "../batch-gate";
 import { getModeration, type moderationStateOutput } from "./state";
 import { DEFAULT_TOLERANCE, marks, moderationBatchInput, moderatorBatch, toleranceOf } from "./shared";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../../db/client";
 import { examModerationScripts, examQuestions, examReconciliations, examSecondMarks, examSubmissions } from "../../db/schema";
 import { AppError } from "../../errors";
-import { recordId } from "../../http/input-rules";
+import { recordId } from "../../http/record-id";
 import { scriptLabel } from "../anonymity";
 import { openBatchFor } from "../batch-gate";
 import { findVisibleBatch } from "../batches";

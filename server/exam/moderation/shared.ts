@@ -3,7 +3,8 @@ import { z } from "zod";
 import { type Tx, rowsOf } from "../../db/client";
 import { examModerationSamples, examQuestions, examReconciliations, examSubmissions, instituteMemberships } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
-import { decimal, recordId } from "../../http/input-rules";
+import { decimal } from "../../../lib/rules/input-rules";
+import { recordId } from "../../http/record-id";
 import type { BatchRow } from "../batch-gate";
 import { findVisibleBatch } from "../batches";
 

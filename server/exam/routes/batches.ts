@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { asUser } from "../../db/rls";
-import { queryBoolean } from "../../http/input-rules";
+import { queryBoolean } from "../../../lib/rules/input-rules";
 import { defineRoute, errorMeaning, fileReply, jsonBody, jsonReply, replyWith } from "../../http/route";
 import {
   archiveBatch,

@@ -1,4 +1,4 @@
-import { intakeRoutes } from "../../intake/routes";
+import { intakeRoutes } from "../intake/routes";
 import { batchRoutes } from "./batches";
 import { fileRoutes } from "./files";
 import { commentBankRoutes } from "./comment-bank";

@@ -1,6 +1,6 @@
 import { asUser } from "../../db/rls";
 import { defineRoute, errorMeaning, jsonBody, jsonReply, recordPath } from "../../http/route";
-import { recordId } from "../../http/input-rules";
+import { recordId } from "../../http/record-id";
 import {
   claim,
   claimBody,

@@ -8,7 +8,7 @@ import { markOutput, markUpsertBody } from "../marks";
 import { openSubmissionScan, submissionIdInput } from "../scan-files";
 import { scanUploadOutput, uploadScan } from "../scans";
 import { detailResponse } from "../../errors";
-import { ScanLooksLikePileError, UPLOAD_INSTEAD_HEADER } from "../../intake/scan-check";
+import { ScanLooksLikePileError, UPLOAD_INSTEAD_HEADER } from "../intake/scan-check";
 
 /** A batch's submissions: their scans (in, out, and given to a student) and their marks. */
 

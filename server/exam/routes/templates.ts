@@ -1,5 +1,5 @@
 import { asUser } from "../../db/rls";
-import { queryBoolean } from "../../http/input-rules";
+import { queryBoolean } from "../../../lib/rules/input-rules";
 import { defineRoute, errorMeaning, jsonBody, jsonReply, recordPath, replyWith } from "../../http/route";
 import {
   archiveTemplate,

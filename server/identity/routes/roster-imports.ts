@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
-import { queryBoolean, text } from "../../http/input-rules";
+import { queryBoolean, text } from "../../../lib/rules/input-rules";
 import { readBoundedBody } from "../../http/request-body";
 import { defineRoute, errorMeaning, jsonReply, replyWith, streamedBody } from "../../http/route";
 import { parseMappingParameter, rosterLimits, runRosterImport } from "../roster-import";

@@ -93,9 +93,9 @@ import {
   templateWithCanvasOutput,
 } from "../../exam/templates";
 import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../../graph/projection-status";
-import { movePage, movePageInput, movePageOutput } from "../../intake/move-page";
-import { printProcedures } from "../../intake/print-procedures";
-import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../intake/status";
+import { movePage, movePageInput, movePageOutput } from "../../exam/intake/move-page";
+import { printProcedures } from "./intake-print";
+import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../exam/intake/status";
 import { router, userProcedure } from "../init";
 
 /**

@@ -1,4 +1,4 @@
-import { graphChildrenInput, graphChildrenOutput, listGraphChildren } from "../../classroom/graph-children";
+import { graphChildrenInput, graphChildrenOutput, listGraphChildren } from "../../graph/children";
 import { graphSyncInput, graphSyncOutput, syncTemplateGraph } from "../../graph/projection";
 import { router, userProcedure } from "../init";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ClassDetail } from "@/components/classes/ClassDetail";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { requireSignedInProfile } from "../../signed-in";
 
 export const metadata: Metadata = { title: "Class" };

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { PersonDetail } from "@/components/people/PersonDetail";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { UsersIcon } from "@/components/ui/icons";
 import { requireSignedInProfile } from "../../signed-in";

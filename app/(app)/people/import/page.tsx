@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { RosterImport } from "@/components/roster-import/RosterImport";
 import { PageHeader } from "@/components/shell/PageHeader";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { Status } from "@/components/ui/Status";
 import { requireSignedInProfile } from "../../signed-in";
 

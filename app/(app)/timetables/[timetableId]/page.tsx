@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { schoolRoles } from "@/components/timetables/school-roles";
+import { schoolRoles } from "@/components/shell/school-roles";
 import { TimetableWeek } from "@/components/timetables/TimetableWeek";
 import { requireSignedInProfile } from "../../signed-in";
 

@@ -1,4 +1,4 @@
-import { graphChildrenRoute } from "@/server/graph/routes";
+import { graphChildrenRoute } from "@/server/classroom/routes/graph-children";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

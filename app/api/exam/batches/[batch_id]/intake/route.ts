@@ -1,4 +1,4 @@
-import { intakeStatusRoute } from "@/server/intake/routes";
+import { intakeStatusRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { uploadPileRoute } from "@/server/intake/routes";
+import { uploadPileRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

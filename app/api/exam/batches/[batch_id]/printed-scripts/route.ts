@@ -1,4 +1,4 @@
-import { printScriptsRoute } from "@/server/intake/routes/print";
+import { printScriptsRoute } from "@/server/exam/intake/routes/print";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { listScanPagesRoute } from "@/server/intake/routes";
+import { listScanPagesRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

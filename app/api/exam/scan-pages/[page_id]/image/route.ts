@@ -1,4 +1,4 @@
-import { scanPageImageRoute } from "@/server/intake/routes";
+import { scanPageImageRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { movePageRoute } from "@/server/intake/routes";
+import { movePageRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { nameCropRoute } from "@/server/intake/routes";
+import { nameCropRoute } from "@/server/exam/intake/routes";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { graphSyncRoute } from "@/server/graph/routes";
+import { graphSyncRoute } from "@/server/exam/routes/graph-sync";
 import { nextRoute } from "@/server/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,7 @@
+import { writePersonalNodesJob } from "../graph/personal-node";
+import { projectTemplateJob } from "../graph/projection-job";
+import { readScanPileJob } from "../exam/intake/pile-job";
+import type { JobKind } from "../jobs/kind";
+
+/** Every kind of background job this version of Markbook runs; a worker claims only these. */
+export const allJobKinds: readonly JobKind<unknown>[] = [projectTemplateJob, readScanPileJob, writePersonalNodesJob];

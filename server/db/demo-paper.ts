@@ -1,6 +1,0 @@
-/**
- * The demo school's catalogue paper, a 4-page mock exam: its data (demo-paper-data.ts) and its PDF
- * (demo-paper-pdf.ts), kept apart so that the questions read without the drawing. Importers use this file.
- */
-export { type DemoPart, type DemoQuestion, type MarkPoint, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "./demo-paper-data";
-export { type DrawnArea, type DrawnBoundary, type GeneratedPaper, generateDemoPaper } from "./demo-paper-pdf";

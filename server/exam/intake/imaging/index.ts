@@ -1,0 +1,195 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { AppError, type AppErrorCode, errorCodes } from "../../../errors";
+import { env } from "../../../env";
+import { logger } from "../../../logger";
+import { bundledWorkerEntry } from "../../../workers/bundle";
+import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
+import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
+import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
+
+/**
+ * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
+ * started on first use, requests queued in order (the worker does one at a time). A worker that dies
+ * (a file that needs more memory than it may have, a crash) is replaced on the next request; the
+ * requests it held fail with a clear error. Byte arrays are copied over the IPC channel (structured
+ * clone): a class set's pile, tens of megabytes, is copied once.
+ */
+export interface IntakeImaging {
+  readPile: ReadPile;
+  assembleScript: AssembleScript;
+  /** stampScripts (server/exam/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
+  stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]) => Promise<StampedScripts>;
+  /**
+   * The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG, with
+   * `cover` painted over first when given; null when the page has no pixels.
+   */
+  nameBoxCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">) => Promise<Uint8Array | null>;
+  /** inspectPaper (server/exam/intake/imaging/inspect.ts): a template paper's page count, or the sentence that refuses it. */
+  inspectPaper: (paper: Uint8Array) => Promise<{ pageCount: number }>;
+  /** redactScript (server/exam/intake/imaging/redact.ts): a script's PDF as pictures of its pages, `covers` painted over. */
+  redactScript: (scriptPdf: Uint8Array, covers: PageRect[]) => Promise<Uint8Array>;
+  /** redactedPageImage (redact.ts): one scanned page, upright, as JPEG, `covers` painted over; null when it has no pixels. */
+  redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
+  /** renderSignInSlips (server/identity/sign-in-slips-pdf.ts): the slips of people's first sign-in as one PDF. */
+  signInSlips: (sheet: SignInSlipSheet) => Promise<Uint8Array>;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+const WORKER_DIED = "The scan reader stopped unexpectedly while working on this file; try again";
+/** The request the worker was working on when it ran out of memory: the file did it, so trying again would not help. */
+const OUT_OF_MEMORY =
+  "This file needs more memory to read than one file may take: it may be damaged, or made to harm the server. Scan it again, or export the PDF again";
+
+/**
+ * The worker's JavaScript heap: a file that would need more ends the worker process, never the app.
+ * A process, not a worker thread: at a worker thread's resourceLimits V8 may abort the whole process
+ * ("Reached heap limit", seen in about half the runs of tests/intake-imaging-limits.test.ts). Pixels
+ * live outside the heap (canvas, sharp, typed arrays): the caps of limits.ts bound those. The worker
+ * runs plain node on the bundled entry: the app's own flags (tsx's loader) are not passed on.
+ */
+export const imagingWorkerArgs = () => [`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`, "--max-semi-space-size=32"];
+
+/** Whether a worker process's end was V8 giving up at its heap limit (it aborts: SIGABRT, or 134 from a shell). */
+const diedOfMemory = (code: number | null, signal: NodeJS.Signals | null) => signal === "SIGABRT" || code === 134;
+
+class ImagingWorker {
+  private worker: ChildProcess | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** Counts the workers started: what a worker holds (an open pile) is gone when it changes. */
+  generation = 0;
+
+  call<K extends ImagingRequest["kind"]>(request: Extract<ImagingRequest, { kind: K }>): Promise<ImagingReplies[K]> {
+    const worker = this.started();
+    const id = this.nextId++;
+    return new Promise<ImagingReplies[K]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.send({ id, request } satisfies RequestEnvelope);
+      // Only a request in flight keeps the app's process alive, not an idle worker.
+      holdOpen(worker, true);
+    });
+  }
+
+  /** The worker process, for tests that stop it as a crash would. */
+  get process(): ChildProcess | null {
+    return this.worker;
+  }
+
+  /** Whether worker `generation` is still the one running (or none has replaced it yet). */
+  alive(generation: number): boolean {
+    return this.worker !== null && this.generation === generation;
+  }
+
+  private started(): ChildProcess {
+    if (this.worker) return this.worker;
+    this.generation++;
+    const worker = fork(fileURLToPath(imagingWorkerEntry()), [], {
+      execArgv: imagingWorkerArgs(),
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    holdOpen(worker, false);
+    worker.on("message", (reply: ReplyEnvelope) => {
+      const pending = this.pending.get(reply.id);
+      if (!pending) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) holdOpen(worker, false);
+      if (reply.ok) pending.resolve(reply.value);
+      else pending.reject(replyError(reply.error));
+    });
+    worker.on("error", (error) => logger.error("intake imaging worker failed", error));
+    worker.on("exit", (code, signal) => {
+      if (this.worker === worker) this.worker = null;
+      const outOfMemory = diedOfMemory(code, signal);
+      if (this.pending.size > 0) logger.warn(`intake imaging worker exited (${signal ?? `code ${code}`}) with ${this.pending.size} request(s) in flight`);
+      // The worker does one request at a time, in order: the oldest pending one is the one it was on.
+      // Only that file is blamed; the others (perhaps another school's) are simply tried again.
+      const inFlight = Math.min(...this.pending.keys());
+      for (const [id, pending] of this.pending) {
+        pending.reject(outOfMemory && id === inFlight ? new AppError("invalid", OUT_OF_MEMORY, "file") : new AppError("unavailable", WORKER_DIED));
+      }
+      this.pending.clear();
+    });
+    this.worker = worker;
+    return worker;
+  }
+}
+
+function replyError(error: { code: string | null; message: string; param?: string }): Error {
+  if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);
+  return new Error(`intake imaging: ${error.message}`);
+}
+
+function imagingWorkerEntry(): URL {
+  return bundledWorkerEntry("intake-imaging-worker", fileURLToPath(new URL("./worker.ts", import.meta.url)), new URL("./worker.mjs", import.meta.url));
+}
+
+/** Whether the worker (its process and its IPC channel) keeps the app's process alive. */
+function holdOpen(worker: ChildProcess, hold: boolean) {
+  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
+  if (hold) {
+    worker.ref();
+    channel?.ref();
+  } else {
+    worker.unref();
+    channel?.unref();
+  }
+}
+
+let shared: ImagingWorker | null = null;
+const imagingWorker = () => (shared ??= new ImagingWorker());
+
+/** The worker process currently running, if any (tests stop it to see a crash handled). */
+export function imagingWorkerProcess(): ChildProcess | null {
+  return shared?.process ?? null;
+}
+
+async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
+  const worker = imagingWorker();
+  options.signal?.throwIfAborted();
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages });
+  const generation = worker.generation;
+  const request = (pilePage: number) => {
+    const reading = worker.call({ kind: "readPage", pileId, pilePage });
+    // Handled here too: a page read ahead that the caller never takes must not be an unhandled rejection.
+    reading.catch(() => undefined);
+    return reading;
+  };
+  try {
+    // One page read ahead: the worker reads the next page while the caller stores this one, so the two
+    // threads work side by side. The worker still does one page at a time (at most one page's pixels exist
+    // at once), and other requests (printing, a crop) slip in between pages.
+    const first = Math.max(1, options.fromPage ?? 1);
+    let ahead = first <= pageCount ? request(first) : null;
+    for (let pilePage = first; pilePage <= pageCount; pilePage++) {
+      options.signal?.throwIfAborted();
+      // The pile was open in a worker that has died since (while serving another request).
+      if (!worker.alive(generation)) throw new AppError("unavailable", WORKER_DIED);
+      const current = ahead!;
+      ahead = pilePage < pageCount ? request(pilePage + 1) : null;
+      yield await current;
+    }
+  } finally {
+    if (worker.alive(generation)) worker.call({ kind: "closePile", pileId }).catch(() => undefined);
+  }
+}
+
+export function workerImaging(): IntakeImaging {
+  const worker = imagingWorker();
+  return {
+    readPile,
+    assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
+    stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
+    nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
+    inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
+    redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
+    redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
+    signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
+  };
+}

@@ -1,0 +1,40 @@
+import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
+import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
+import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+
+/** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
+
+export type ImagingRequest =
+  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }
+  | { kind: "readPage"; pileId: number; pilePage: number }
+  | { kind: "closePile"; pileId: number }
+  | { kind: "assembleScript"; pages: AssemblyPage[] }
+  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
+  | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
+  | { kind: "inspectPaper"; paper: Uint8Array }
+  | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
+  | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
+  | { kind: "signInSlips"; sheet: SignInSlipSheet };
+
+export interface ImagingReplies {
+  openPile: { pileId: number; pageCount: number };
+  readPage: PageReading;
+  closePile: null;
+  assembleScript: Uint8Array;
+  stamp: StampedScripts;
+  nameBoxCrop: Uint8Array | null;
+  inspectPaper: { pageCount: number };
+  redactScript: Uint8Array;
+  redactedPageImage: Uint8Array | null;
+  signInSlips: Uint8Array;
+}
+
+export interface RequestEnvelope {
+  id: number;
+  request: ImagingRequest;
+}
+
+export type ReplyEnvelope =
+  | { id: number; ok: true; value: unknown }
+  /** An AppError keeps its code and message; anything else is reported as a failure of the imaging. */
+  | { id: number; ok: false; error: { code: string | null; message: string; param?: string } };

@@ -1,0 +1,69 @@
+import { AppError } from "../../../errors";
+import { renderSignInSlips } from "../../../identity/sign-in-slips-pdf";
+import { stampScripts } from "../stamp";
+import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
+import { inspectPaper } from "./inspect";
+import { redactScript, redactedPageImage } from "./redact";
+import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
+
+/**
+ * The imaging worker process (forked by index.ts with an IPC channel): one request at a time, in the
+ * order they come. Open piles stay here between requests (the app only holds an id), so reading a
+ * 240-page pile interleaves with other requests instead of holding the worker for a minute.
+ */
+
+if (!process.send) throw new Error("the imaging worker runs as a child process with an IPC channel");
+const send = (reply: ReplyEnvelope) => process.send!(reply);
+const piles = new Map<number, OpenPile>();
+let nextPileId = 1;
+let queue = Promise.resolve();
+
+process.on("message", (envelope: RequestEnvelope) => {
+  queue = queue.then(() => handle(envelope)).catch(() => undefined);
+});
+
+async function handle({ id, request }: RequestEnvelope) {
+  try {
+    const value = await run(request);
+    send({ id, ok: true, value });
+  } catch (error) {
+    const reply: ReplyEnvelope =
+      error instanceof AppError
+        ? { id, ok: false, error: { code: error.code, message: error.message, param: error.param } }
+        : { id, ok: false, error: { code: null, message: error instanceof Error ? error.message : String(error) } };
+    send(reply);
+  }
+}
+
+async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
+  switch (request.kind) {
+    case "openPile": {
+      const pile = await openPile(request.pdf, { maxPages: request.maxPages });
+      const pileId = nextPileId++;
+      piles.set(pileId, pile);
+      return { pileId, pageCount: pile.pageCount };
+    }
+    case "readPage": {
+      const pile = piles.get(request.pileId);
+      if (!pile) throw new Error("the pile is no longer open in the imaging worker");
+      return readPilePage(pile, request.pilePage);
+    }
+    case "closePile":
+      piles.delete(request.pileId);
+      return null;
+    case "assembleScript":
+      return assembleScript(request.pages);
+    case "stamp":
+      return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
+    case "nameBoxCrop":
+      return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
+    case "inspectPaper":
+      return inspectPaper(request.paper);
+    case "redactScript":
+      return redactScript(request.scriptPdf, request.covers);
+    case "redactedPageImage":
+      return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
+    case "signInSlips":
+      return renderSignInSlips(request.sheet);
+  }
+}

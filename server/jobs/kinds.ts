@@ -1,7 +1,0 @@
-import { writePersonalNodesJob } from "../graph/personal-node";
-import { projectTemplateJob } from "../graph/projection-job";
-import { readScanPileJob } from "../intake/pile-job";
-import type { JobKind } from "./kind";
-
-/** Every kind of background job this version of Markbook runs; a worker claims only these. */
-export const allJobKinds: readonly JobKind<unknown>[] = [projectTemplateJob, readScanPileJob, writePersonalNodesJob];
