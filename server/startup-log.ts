@@ -7,7 +7,7 @@ import { logger } from "./logger";
 
 /** The steps of a start, in order; `build` happens only under `npm start` without a build. */
 export const STARTUP_STEPS = ["build", "storage", "database", "migrations", "seed", "app", "listen"] as const;
-export type StartupStep = (typeof STARTUP_STEPS)[number];
+type StartupStep = (typeof STARTUP_STEPS)[number];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -17,7 +17,7 @@ interface Allocation {
 }
 
 /** "Question 2, scripts 1–10", "Scripts 11 onwards", "Question 3". */
-export function describeAllocation(allocation: Allocation): string {
+function describeAllocation(allocation: Allocation): string {
   const { first_script: first, last_script: last } = allocation;
   const range =
     first !== null && last !== null ? `scripts ${first}–${last}` : first !== null ? `scripts ${first} onwards` : last !== null ? `scripts up to ${last}` : null;

@@ -48,7 +48,7 @@ const scans = new Map<string, OpenScan>();
 const waiting: PaintJob[] = [];
 let running: PaintJob | null = null;
 
-export class ScanReleasedError extends Error {
+class ScanReleasedError extends Error {
   constructor() {
     super("The scan was released");
   }

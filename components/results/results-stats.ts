@@ -9,7 +9,6 @@ import { type SubmissionStateCounts, countSubmissionStates, submissionState } fr
 
 export type ResultsQuestion = BatchResults["questions"][number];
 export type ResultRow = BatchResults["results"][number];
-export type SubmissionStatus = ResultRow["status"];
 
 /** What the template editor knows about a question (containers included), for spec points. */
 export interface TemplateQuestion {

@@ -35,10 +35,10 @@ export function formatPoints(points: number): string {
 }
 
 /** Points as the field shows them for an edit: "2", "-1", "0.5" (typing a minus sign is easier). */
-export const pointsInput = (points: number): string => String(Number(points.toFixed(2)));
+const pointsInput = (points: number): string => String(Number(points.toFixed(2)));
 
 /** Most points an item may have either way (numeric(8, 2) on the server). */
-export const POINTS_LIMIT = 999_999.99;
+const POINTS_LIMIT = 999_999.99;
 
 /** A sign, digits, and at most one decimal point or comma; the minus may be typed as − or -. */
 const typedPoints = /^([+\-\u2212]?)\s*(\d+)(?:[.,](\d+))?$/;

@@ -36,7 +36,7 @@ export interface EditorArea {
   height: number;
 }
 
-export interface EditorBoundary {
+interface EditorBoundary {
   id: string;
   question_id: string;
   page: number;
@@ -187,7 +187,7 @@ export function updateQuestion(doc: EditorDocument, id: string, patch: Partial<E
   return { ...doc, questions: patch.label === undefined ? questions : followParent(doc.questions, questions, id) };
 }
 
-export function descendantIds(questions: EditorQuestion[], id: string): Set<string> {
+function descendantIds(questions: EditorQuestion[], id: string): Set<string> {
   const ids = new Set([id]);
   for (let grew = true; grew; ) {
     grew = false;

@@ -4,7 +4,7 @@ import type { TemplateStatus } from "@/server/exam/templates";
 
 export type { TemplateStatus };
 
-export const statusLabels: Record<TemplateStatus, string> = { draft: "Draft", ready: "Ready", archived: "Archived" };
+const statusLabels: Record<TemplateStatus, string> = { draft: "Draft", ready: "Ready", archived: "Archived" };
 
 /** Ready templates can be marked against; drafts are still being drawn; archived ones are put away. */
 export function TemplateStatusBadge({ status }: { status: TemplateStatus }) {

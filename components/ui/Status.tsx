@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { AlertIcon, CheckCircleIcon, InfoIcon } from "./icons";
 
-export type StatusTone = "info" | "success" | "warning" | "error";
+type StatusTone = "info" | "success" | "warning" | "error";
 
 interface StatusProps {
   tone: StatusTone;

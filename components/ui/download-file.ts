@@ -29,7 +29,7 @@ export async function postForDownload(
 }
 
 /** The file name of `Content-Disposition`: RFC 6266's UTF-8 `filename*` when given, else `filename`. */
-export function attachmentName(disposition: string | null): string | null {
+function attachmentName(disposition: string | null): string | null {
   if (!disposition) return null;
   const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
   if (encoded) {

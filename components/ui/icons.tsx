@@ -90,13 +90,6 @@ export const CopyIcon = (p: IconProps) => (
   </Icon>
 );
 
-export const KeyIcon = (p: IconProps) => (
-  <Icon {...p}>
-    <circle cx="8" cy="15" r="4" />
-    <path d="m10.8 12.2 8.7-8.7M17 6l2.5 2.5M14.5 8.5 17 11" />
-  </Icon>
-);
-
 export const UsersIcon = (p: IconProps) => (
   <Icon {...p}>
     <circle cx="9" cy="8" r="3.5" />

@@ -16,7 +16,7 @@ export class UploadError extends Error {
 }
 
 /** Statuses after which the same upload may succeed later. */
-export const isTransientStatus = (status: number) => status >= 500 || status === 429;
+const isTransientStatus = (status: number) => status >= 500 || status === 429;
 
 /**
  * Posts a multipart form to one of Markbook's upload routes with the session cookie. XMLHttpRequest

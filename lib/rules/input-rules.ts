@@ -9,8 +9,8 @@ import { z } from "zod";
  */
 
 /** PostgreSQL `integer`. */
-export const PG_INTEGER_MIN = -2_147_483_648;
-export const PG_INTEGER_MAX = 2_147_483_647;
+const PG_INTEGER_MIN = -2_147_483_648;
+const PG_INTEGER_MAX = 2_147_483_647;
 
 /** C0 controls other than tab, line feed and carriage return (NUL is reported on its own). */
 // eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
@@ -73,7 +73,7 @@ export function decimal(precision: number, scale: number, { min }: { min?: numbe
 }
 
 /** How deep a JSON value stored in `jsonb` may nest (mark scheme details are a few levels at most). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** The first problem of a JSON value for `jsonb`: text as `textProblem` says (keys too), nesting. */
 function jsonProblem(value: unknown, depth = 0): { path: (string | number)[]; message: string } | null {

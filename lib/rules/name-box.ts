@@ -5,7 +5,7 @@ import type { NameBox } from "../../server/db/schema";
  * where papers ask for the name. The name crop cuts it out for the owner; the marking screen of an
  * anonymous batch blurs it. Pure, so the browser uses the same rule.
  */
-export const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height: 0.25 };
+const DEFAULT_NAME_BOX: NameBox = { page: 1, x: 0, y: 0, width: 1, height: 0.25 };
 
 export function nameBoxOf(template: { name_box: NameBox | null }): NameBox {
   return template.name_box ?? DEFAULT_NAME_BOX;

@@ -56,7 +56,7 @@ export const foldedIncludes = (text: string, foldedSearch: string) => foldedSear
 const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
 
 /** The surname of a full name as schools sort it: its last word ("Ada Lovelace" → "Lovelace"). */
-export function surnameOf(fullName: string): string {
+function surnameOf(fullName: string): string {
   const words = fullName.trim().split(/\s+/u);
   return words[words.length - 1] ?? "";
 }

@@ -7,7 +7,9 @@ import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
 
-export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+const trpcContext = createTRPCContext<AppRouter>();
+const { TRPCProvider } = trpcContext;
+export const { useTRPC, useTRPCClient } = trpcContext;
 
 /** A signed-out (expired) session: send the user to sign in, and back here afterwards. */
 function redirectWhenSignedOut(error: unknown): void {

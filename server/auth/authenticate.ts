@@ -30,7 +30,7 @@ type TokenState = keyof typeof refusals | "live" | "must_choose_password";
  * 240 µs of PostgreSQL CPU per request against about 50 and 35). The function answers only whether the
  * token's own user and token row are live.
  */
-export async function authenticateToken(db: Db, token: string): Promise<AuthenticatedUser> {
+async function authenticateToken(db: Db, token: string): Promise<AuthenticatedUser> {
   const claims = await verifyUserToken(token);
   const issuedAt = claims.issuedAtMs === undefined ? null : new Date(claims.issuedAtMs).toISOString();
   const [row] = rowsOf<{ state: TokenState }>(

@@ -8,7 +8,7 @@ import { knownDeviceOf, rememberDevice } from "./known-device";
 import { hashPassword, verifyPassword } from "./passwords";
 import { type ThrottleKey, accountThrottle, addressThrottle, blockedUntil, countFailure, deviceThrottle, forgetFailures, throttledError } from "./sign-in-throttle";
 
-export const credentialsInput = z.object({
+const credentialsInput = z.object({
   email: text(320).trim().min(1),
   password: text(1024).min(1),
 });

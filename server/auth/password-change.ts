@@ -20,7 +20,7 @@ export const choosePasswordInput = z.object({
  * them, or their old one). Their other sessions are signed out (password_changed_at); the page signs
  * them in again with the new password. Afterwards they no longer must change it.
  */
-export async function chooseOwnPassword(tx: Tx, callerId: string, input: z.input<typeof choosePasswordInput>) {
+async function chooseOwnPassword(tx: Tx, callerId: string, input: z.input<typeof choosePasswordInput>) {
   const { current_password, new_password } = choosePasswordInput.parse(input);
   const [user] = await tx.select({ password_hash: users.password_hash }).from(users).where(eq(users.id, callerId));
   if (!user) throw notFound("User");

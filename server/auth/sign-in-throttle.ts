@@ -50,7 +50,7 @@ export interface ThrottleKey {
 }
 
 /** The email as a sign-in compares it: one spelling for one account. */
-export const normaliseSignInName = (name: string) => name.normalize("NFKC").trim().toLowerCase();
+const normaliseSignInName = (name: string) => name.normalize("NFKC").trim().toLowerCase();
 
 // Keys are HMACs with the server's secret: the table holds neither the emails tried (some are passwords
 // typed into the wrong field) nor the addresses, and a digest cannot be reversed by trying names.
@@ -95,7 +95,7 @@ export async function forgetFailures(db: Db, keys: readonly ThrottleKey[]): Prom
 }
 
 /** Deletes the counts that are forgotten and refuse nothing; answers how many. */
-export async function forgetOldFailures(db: Db, now: number): Promise<number> {
+async function forgetOldFailures(db: Db, now: number): Promise<number> {
   const [row] = rowsOf<{ forgotten: number }>(await db.execute(sql`select app.forget_old_sign_in_failures(${iso(now)}::timestamptz) as forgotten`));
   return Number(row?.forgotten ?? 0);
 }

@@ -79,7 +79,7 @@ function selectClasses(tx: Tx) {
 type ClassRow = Omit<z.output<typeof classOutput>, "other_teachers">;
 
 /** The classes with their other teachers, in one more query whatever their number. */
-export async function withOtherTeachers<Row extends ClassRow>(tx: Tx, rows: Row[]): Promise<(Row & { other_teachers: { id: string; full_name: string }[] })[]> {
+async function withOtherTeachers<Row extends ClassRow>(tx: Tx, rows: Row[]): Promise<(Row & { other_teachers: { id: string; full_name: string }[] })[]> {
   const byClass = new Map<string, { id: string; full_name: string }[]>();
   if (rows.length > 0) {
     const teachers = await tx

@@ -92,7 +92,7 @@ export const listClassStudentsInput = z.object({
   includeInactive: z.boolean().default(false),
 });
 
-export const classStudentOutput = z.object({
+const classStudentOutput = z.object({
   id: z.uuid(),
   full_name: z.string(),
   display_name: z.string(),

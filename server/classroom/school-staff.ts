@@ -5,7 +5,7 @@ import { instituteMemberships, users } from "../db/schema";
 import { staffRoles } from "../../lib/rules/roles";
 import { callerSchoolIdQuery } from "../identity/caller-school";
 
-export const schoolStaffMemberOutput = z.object({
+const schoolStaffMemberOutput = z.object({
   id: z.uuid(),
   full_name: z.string(),
   display_name: z.string(),

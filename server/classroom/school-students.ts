@@ -5,7 +5,7 @@ import { instituteMemberships, userType, users } from "../db/schema";
 import { callerSchoolIdQuery } from "../identity/caller-school";
 import { sortByFullName } from "../../lib/text/names";
 
-export const schoolStudentOutput = z.object({
+const schoolStudentOutput = z.object({
   id: z.uuid(),
   full_name: z.string(),
   display_name: z.string(),

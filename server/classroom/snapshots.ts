@@ -18,11 +18,11 @@ import { findCallerGraphDatabases, globalGraphDatabase, isOwnGraphDatabase } fro
  * snapshot belongs to exactly one graph database, and only callers with that database in scope reach it.
  */
 
-export const personalNodeTypes = ["User", "Teacher", "Developer", "SuperAdmin", "UserTeacherTimetable"] as const;
-export const calendarNodeTypes = ["CalendarYear", "CalendarMonth", "CalendarWeek", "CalendarDay", "CalendarTimeChunk"] as const;
+const personalNodeTypes = ["User", "Teacher", "Developer", "SuperAdmin", "UserTeacherTimetable"] as const;
+const calendarNodeTypes = ["CalendarYear", "CalendarMonth", "CalendarWeek", "CalendarDay", "CalendarTimeChunk"] as const;
 
 /** Longest path part accepted: far above any node type or id, far below file-system limits. */
-export const MAX_SNAPSHOT_PATH_PART = 128;
+const MAX_SNAPSHOT_PATH_PART = 128;
 const nodePartShape = /^[A-Za-z0-9_-]+$/;
 
 /** A graph database name (part of the storage key, so nothing else may pass). */

@@ -16,8 +16,8 @@ import { graphDatabaseNameInput, resolveSnapshotAccess } from "./snapshots";
  */
 
 export const SYNC_TOKEN_AUDIENCE = "markbook-sync";
-export const SYNC_TOKEN_ISSUER = "markbook";
-export const SYNC_TOKEN_SCOPE = "canvas:write" as const;
+const SYNC_TOKEN_ISSUER = "markbook";
+const SYNC_TOKEN_SCOPE = "canvas:write" as const;
 
 /** SYNC_TOKEN_SECRET, or (embedded mode) one generated once and kept in DATA_DIR/secrets. */
 export const syncTokenSecret = (): string => serverSecret("SYNC_TOKEN_SECRET");

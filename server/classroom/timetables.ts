@@ -10,7 +10,7 @@ import { staffRoles, isTimetableManager } from "../../lib/rules/roles";
 import { callerRolesIn, findCallerSchool } from "../identity/caller-school";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 
-export const timetableTypes = ["school", "class", "teacher", "exam"] as const;
+const timetableTypes = ["school", "class", "teacher", "exam"] as const;
 
 
 export const listTimetablesInput = z.object({

@@ -60,7 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return { kind: "postgres", db, url: options.url, preparedStatements: prepare, close: () => client.end({ timeout: 5 }) };
 }
 
-export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
 interface ClientBehaviour {
   prepare: boolean;
@@ -241,7 +241,7 @@ export async function transactionInOneTrip(db: Db, statements: Statement[]): Pro
 }
 
 /** The database named by the configuration: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
-export function configuredDatabaseOptions(): DatabaseOptions {
+function configuredDatabaseOptions(): DatabaseOptions {
   const config = env();
   return config.DATABASE_URL
     ? {

@@ -17,7 +17,7 @@ export function latestMigration(): string {
 export const MIGRATION_LOCK_KEY = 7_263_401;
 
 /** What a migration waiting for another one's lock is told (the CLI prints it; the server logs it). */
-export interface MigrationWait {
+interface MigrationWait {
   /** A sentence for the operator: what is waited for, and who holds it when PostgreSQL says. */
   message: string;
 }

@@ -3,7 +3,7 @@ import { ConfigError } from "../env";
 import { openDatabase, rowsOf } from "./client";
 
 /** The role user-facing queries run as (SET LOCAL ROLE): the first migration creates it and grants it to the migrating role. */
-export const APP_ROLE = "markbook_app";
+const APP_ROLE = "markbook_app";
 
 /** What an administrator runs once, as a superuser, for a migrating role without CREATEROLE (docs/deploy.md says the same). */
 export function administratorSql(migratingRole: string, appRole = APP_ROLE): string {

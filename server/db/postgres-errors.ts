@@ -83,7 +83,7 @@ function parameterTexts(values: unknown[]): string[] {
 
 /** Shortest value hidden wherever it appears; a shorter one is hidden only where PostgreSQL quotes a value. */
 const HIDDEN_ANYWHERE_MIN_LENGTH = 4;
-export const HIDDEN_VALUE = "<value>";
+const HIDDEN_VALUE = "<value>";
 
 /**
  * `text` with the query's values hidden: quoted text ("…") holding one, PostgreSQL's `(column)=(values)`
@@ -106,7 +106,7 @@ function withoutValues(text: string, values: string[]): string {
  * with the query's values hidden (a detail such as `Key (email)=(…) already exists` names them), or
  * null when `error` is not a database error.
  */
-export function databaseErrorCause(error: unknown): string | null {
+function databaseErrorCause(error: unknown): string | null {
   const fields = driverError(error);
   if (!fields) return null;
   const values = parameterTexts(queryParameters(error));

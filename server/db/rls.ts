@@ -3,7 +3,7 @@ import { schoolAdminRoles, staffRoles, timetableManagerRoles } from "../../lib/r
 import { type Db, type Rows, type Statement, type TransactionPreamble, type Tx, beginWithPreamble, statementTemplate, transactionInOneTrip } from "./client";
 
 /** The role user-facing queries run as: not a superuser, not an owner, no BYPASSRLS. */
-export const APP_ROLE = "markbook_app";
+const APP_ROLE = "markbook_app";
 
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

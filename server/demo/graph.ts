@@ -18,10 +18,10 @@ import { projectTemplate } from "../graph/projection";
  */
 
 /** The years of the demo calendar: the demo school's 2025–26 academic year. */
-export const DEMO_CALENDAR_YEARS = [2025, 2026];
+const DEMO_CALENDAR_YEARS = [2025, 2026];
 export const CURRICULUM_ROOT_KEY = "curriculum";
 export const departmentKey = (name: string) => `department-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
-export const subjectKey = (name: string) => `subject-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+const subjectKey = (name: string) => `subject-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 export const timetableKey = (userId: string) => `timetable-${userId}`;
 const lessonKey = (entryId: string) => `lesson-${entryId}`;
 
@@ -102,7 +102,7 @@ export const demoSpecifications: SpecificationSeed[] = [
 ];
 
 /** A specification point's key is its full reference, as templates cite it in spec_ref. */
-export const specificationPointKey = (specification: string, code: string) => `${specification}/${code}`;
+const specificationPointKey = (specification: string, code: string) => `${specification}/${code}`;
 
 async function readDemoSchool(db: Db, instituteId: string) {
   // Seeding is an operator path: it reads the whole school with service rights.

@@ -70,7 +70,7 @@ const SEED_LOCK_KEY = 7_263_402;
 
 // Seeding ---------------------------------------------------------------------------------------
 
-export const studentEmail = (index: number) => `student${String(index).padStart(2, "0")}@northfield.example`;
+const studentEmail = (index: number) => `student${String(index).padStart(2, "0")}@northfield.example`;
 
 interface Person {
   email: string;
@@ -84,7 +84,7 @@ const people: Person[] = [
 ];
 
 /** The demo institute's id, found by its marker account, or null when the demo school is absent. */
-export async function findDemoSchool(tx: Tx): Promise<string | null> {
+async function findDemoSchool(tx: Tx): Promise<string | null> {
   const marker = await findUserByEmail(tx, DEMO_MARKER_EMAIL);
   return marker?.school_id ?? null;
 }

@@ -53,7 +53,7 @@ export const batchOutput = z.object({
 export const createdBatchOutput = batchOutput.extend({ submission_count: z.number().int() });
 export const batchListOutput = z.object({ batches: z.array(batchOutput) });
 
-export const submissionStatusValues = ["absent", "unmatched", "matched", "marking", "complete"] as const;
+const submissionStatusValues = ["absent", "unmatched", "matched", "marking", "complete"] as const;
 export const submissionOutput = z.object({
   id: z.uuid(),
   batch_id: z.uuid(),

@@ -55,9 +55,9 @@ export const boundaryPayload = z.object({
   bottom: unit,
 });
 
-export type QuestionPayload = z.output<typeof questionPayload>;
-export type ResponseAreaPayload = z.output<typeof responseAreaPayload>;
-export type BoundaryPayload = z.output<typeof boundaryPayload>;
+type QuestionPayload = z.output<typeof questionPayload>;
+type ResponseAreaPayload = z.output<typeof responseAreaPayload>;
+type BoundaryPayload = z.output<typeof boundaryPayload>;
 export type NameBoxPayload = z.output<typeof nameBoxPayload>;
 
 export interface Canvas {

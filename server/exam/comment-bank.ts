@@ -14,8 +14,8 @@ import { recordId } from "../http/record-id";
  */
 
 /** Saved comments a question may have, and how many of the most used comments are offered. */
-export const MAX_SAVED_COMMENTS = 100;
-export const FREQUENT_COMMENTS = 8;
+const MAX_SAVED_COMMENTS = 100;
+const FREQUENT_COMMENTS = 8;
 
 export const questionCommentsInput = z.object({ question_id: recordId("Question") });
 export const saveCommentBody = z.object({ text: text(2000).trim().min(1, "text is required") });

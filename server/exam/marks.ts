@@ -153,7 +153,7 @@ const lockSubmissionsStatement = statementTemplate(
   sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) order by id for update`,
 );
 
-export const lockSubmissions = (submissionIds: Iterable<string>) => lockSubmissionsStatement({ submissionIds: pgArray([...new Set(submissionIds)]) });
+const lockSubmissions = (submissionIds: Iterable<string>) => lockSubmissionsStatement({ submissionIds: pgArray([...new Set(submissionIds)]) });
 
 /**
  * Rubric writes hold their questions' rubric lock shared: a rubric edit (app.rescore_rubric_marks) takes

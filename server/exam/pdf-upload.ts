@@ -7,7 +7,7 @@ import { logger } from "../logger";
 import type { ObjectStorage } from "../storage/object-storage";
 
 /** Content types a PDF upload (a scan or a template paper) may declare. */
-export const acceptedPdfTypes = ["application/pdf", "application/x-pdf"];
+const acceptedPdfTypes = ["application/pdf", "application/x-pdf"];
 const PDF_SIGNATURE = Buffer.from("%PDF-");
 
 /**
@@ -29,7 +29,7 @@ export interface PdfUpload {
 /** What a PDF upload is, as the messages name it. */
 export type PdfKind = "scan" | "paper" | "scanned pile";
 
-export const pdfTooLarge = (what: PdfKind, maxBytes: number) =>
+const pdfTooLarge = (what: PdfKind, maxBytes: number) =>
   new AppError("too_large", `The ${what} is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
 
 /**

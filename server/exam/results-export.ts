@@ -20,7 +20,7 @@ import { type SubmissionState, submissionState } from "../../lib/rules/submissio
  */
 
 /** The states the export writes, for people and for a system that filters on them. */
-export const exportStateWords: Record<SubmissionState, string> = {
+const exportStateWords: Record<SubmissionState, string> = {
   marked: "marked",
   being_marked: "incomplete",
   not_marked: "not marked",
@@ -29,9 +29,9 @@ export const exportStateWords: Record<SubmissionState, string> = {
   needs_student: "needs a student",
 };
 
-export type ExportCell = string | number | null;
+type ExportCell = string | number | null;
 /** `fraction`: a share of 1 (0.85), written 85 in the CSV and formatted 85.0% in the workbook. */
-export type ColumnKind = "text" | "number" | "fraction";
+type ColumnKind = "text" | "number" | "fraction";
 
 export interface ResultsExport {
   batch: BatchResults["batch"];

@@ -23,7 +23,7 @@ import { findOwnTemplateForUpdate } from "./own-template";
 export const RUBRIC_LOCK_CLASS = 1917;
 
 /** Items a question may have: keys 1–9 and 0 apply the first ten; the rest are clicked. */
-export const MAX_RUBRIC_ITEMS = 50;
+const MAX_RUBRIC_ITEMS = 50;
 
 /** mark_scheme_detail of a mark made of rubric items: the items applied, each once. */
 export const rubricMarkDetail = z.strictObject({
@@ -101,7 +101,7 @@ const rubricEditSnapshot = z
   })
   .partial();
 
-export const rubricEditOutput = z.object({
+const rubricEditOutput = z.object({
   id: z.uuid(),
   question_id: z.uuid(),
   rubric_item_id: z.uuid().nullable(),
@@ -117,7 +117,7 @@ export const rubricHistoryOutput = z.object({ edits: z.array(rubricEditOutput) }
 
 type ItemRow = typeof examRubricItems.$inferSelect;
 
-export const rubricItemFromRow = (row: ItemRow): RubricItem => ({ ...row, points: Number(row.points) });
+const rubricItemFromRow = (row: ItemRow): RubricItem => ({ ...row, points: Number(row.points) });
 
 /** An item as its audit rows keep it. */
 const snapshotOf = (item: RubricItem) => ({ text: item.text, points: item.points, spec_ref: item.spec_ref, comment: item.comment, position: item.position });

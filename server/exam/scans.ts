@@ -17,7 +17,7 @@ import { openBatchFor } from "./batch-gate";
 import { type IntakeImaging, configuredIntakeImaging } from "./intake/imaging-port";
 import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "./intake/scan-check";
 
-export const scanFields = z.object({
+const scanFields = z.object({
   student_id: z.uuid("student_id must be a student's user id").optional(),
   matching_method: z.enum(["manual", "ordered"], { error: "matching_method must be manual or ordered" }).default("manual"),
 });

@@ -26,11 +26,11 @@ import { recordId } from "../http/record-id";
  */
 export const CLAIM_SECONDS = 600;
 /** Allocation rows a marker may have (a question each, or ranges): more is a mistake, not a plan. */
-export const MAX_ALLOCATIONS = 100;
+const MAX_ALLOCATIONS = 100;
 
 const scriptNumber = z.number({ error: "a script number must be a whole number" }).int("a script number must be a whole number").min(1).max(9999);
 
-export const allocationBody = z
+const allocationBody = z
   .object({
     question_id: z.uuid("question_id must be a question id").nullable().optional().describe("A leaf question; null or absent: every question"),
     first_script: scriptNumber.nullable().optional().describe("First script number of the range (inclusive); null or absent: from the first"),
@@ -50,7 +50,7 @@ export const inviteMarkerInput = batchMarkersInput.extend({ body: inviteMarkerBo
 export const markerInput = batchMarkersInput.extend({ user_id: recordId("Marker") });
 export const setAllocationsBody = z.object({ allocations: z.array(allocationBody).max(MAX_ALLOCATIONS, `at most ${MAX_ALLOCATIONS} allocations`) });
 export const setAllocationsInput = markerInput.extend({ body: setAllocationsBody });
-export const markingOrder = z.enum(["script", "question"]);
+const markingOrder = z.enum(["script", "question"]);
 export const claimBody = z
   .object({
     submission_id: z.uuid("submission_id must be a submission id").optional(),
@@ -64,14 +64,14 @@ export const claimInput = batchMarkersInput.extend({ body: claimBody });
 export const releaseBody = z.object({ submission_id: z.uuid("submission_id must be a submission id"), question_id: z.uuid("question_id must be a question id") });
 export const releaseInput = batchMarkersInput.extend({ body: releaseBody });
 
-export const allocationOutput = z.object({
+const allocationOutput = z.object({
   id: z.uuid(),
   question_id: z.uuid().nullable(),
   question_label: z.string().nullable(),
   first_script: z.number().int().nullable(),
   last_script: z.number().int().nullable(),
 });
-export const markerOutput = z.object({
+const markerOutput = z.object({
   user_id: z.uuid(),
   full_name: z.string(),
   added_at: z.date(),
@@ -83,7 +83,7 @@ export const markersOutput = z.object({
   markers: z.array(markerOutput),
   candidates: z.array(z.object({ user_id: z.uuid(), full_name: z.string() })).describe("Active staff of the school the owner may invite (empty for anyone else)"),
 });
-export const claimOutput = z.object({
+const claimOutput = z.object({
   submission_id: z.uuid(),
   question_id: z.uuid(),
   script_number: z.number().int(),

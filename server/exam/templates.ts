@@ -27,7 +27,7 @@ import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } 
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
 
-export const templateStatusValues = ["draft", "ready", "archived"] as const;
+const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
 
 // ── Schemas (shared by REST, tRPC and the OpenAPI document) ────────────────────────────────────
@@ -115,8 +115,8 @@ export const questionOutput = z.object({
   spec_ref: z.string().nullable(),
   is_container: z.boolean(),
 });
-export const responseAreaOutput = responseAreaPayload.extend({ template_id: z.uuid(), response_form: z.string().nullable() });
-export const boundaryOutput = boundaryPayload.extend({ template_id: z.uuid() });
+const responseAreaOutput = responseAreaPayload.extend({ template_id: z.uuid(), response_form: z.string().nullable() });
+const boundaryOutput = boundaryPayload.extend({ template_id: z.uuid() });
 
 export const templateWithCanvasOutput = templateOutput.extend({
   questions: z.array(questionOutput),
@@ -130,7 +130,7 @@ export const templateListOutput = z.object({ templates: z.array(templateOutput) 
 type TemplateRow = typeof examTemplates.$inferSelect;
 type QuestionRow = typeof examQuestions.$inferSelect;
 
-export function questionFromRow(row: QuestionRow): z.output<typeof questionOutput> {
+function questionFromRow(row: QuestionRow): z.output<typeof questionOutput> {
   return { ...row, max_marks: row.max_marks === null ? null : Number(row.max_marks) };
 }
 

@@ -7,11 +7,11 @@ import type { GraphNodeInput, GraphRelationshipInput } from "./port";
  * Ids are readable and stable: calendar-2026, calendar-2026-01, calendar-2026-W02, calendar-2026-01-05.
  */
 
-export const CALENDAR_ROOT_KEY = "calendar";
-export const calendarYearKey = (year: number) => `calendar-${year}`;
-export const calendarMonthKey = (year: number, month: number) => `calendar-${year}-${pad(month)}`;
-export const calendarWeekKey = (isoYear: number, week: number) => `calendar-${isoYear}-W${pad(week)}`;
-export const calendarDayKey = (date: Date) => `calendar-${isoDate(date)}`;
+const CALENDAR_ROOT_KEY = "calendar";
+const calendarYearKey = (year: number) => `calendar-${year}`;
+const calendarMonthKey = (year: number, month: number) => `calendar-${year}-${pad(month)}`;
+const calendarWeekKey = (isoYear: number, week: number) => `calendar-${isoYear}-W${pad(week)}`;
+const calendarDayKey = (date: Date) => `calendar-${isoDate(date)}`;
 
 const pad = (value: number) => String(value).padStart(2, "0");
 const isoDate = (date: Date) => date.toISOString().slice(0, 10);

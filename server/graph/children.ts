@@ -25,7 +25,7 @@ export const graphChildrenInput = z.object({
 });
 export type GraphChildrenInput = z.input<typeof graphChildrenInput>;
 
-export const graphChildSchema = z.object({
+const graphChildSchema = z.object({
   neo4j_node_id: z.string(),
   node_type: z.string(),
   labels: z.array(z.string()),

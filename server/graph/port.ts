@@ -60,7 +60,7 @@ export function ownedProperties(node: GraphNodeInput): Record<string, unknown> {
   return node.owner === undefined ? properties : { ...properties, [OWNER_PROPERTY]: node.owner };
 }
 
-export interface GraphNodeRef {
+interface GraphNodeRef {
   label: string;
   key: string;
 }

@@ -37,7 +37,7 @@ function singular(words: string): string {
  * The field a path names, in words, or "" for the whole input. A leading `body` (the tRPC input that
  * wraps a REST body) says nothing to a person and is left out.
  */
-export function fieldLabel(path: readonly PropertyKey[]): string {
+function fieldLabel(path: readonly PropertyKey[]): string {
   const keys = path[0] === "body" ? path.slice(1) : path;
   const parts: string[] = [];
   for (const key of keys) {

@@ -7,7 +7,7 @@ import type http from "node:http";
  * the API's 400 `{detail}`, for every method. Paths of the web app's pages are left to Next.js.
  */
 
-export interface MalformedPath {
+interface MalformedPath {
   status: 400;
   body: { detail: string };
 }
@@ -38,7 +38,7 @@ function firstMalformedEscape(segment: string): string | null {
 const shown = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 /** The 400 for a request whose path under a REST prefix has malformed percent-encoding, or null. */
-export function malformedPath(prefixes: ReadonlySet<string>, url: string | undefined): MalformedPath | null {
+function malformedPath(prefixes: ReadonlySet<string>, url: string | undefined): MalformedPath | null {
   if (!url || !url.startsWith("/")) return null;
   const path = url.split(/[?#]/, 1)[0]!;
   const [, first = "", ...rest] = path.split("/");

@@ -9,7 +9,7 @@ export const MAX_PART_HEADER_BYTES = 16 * 1024;
 
 const HEADER_END = Buffer.from("\r\n\r\n");
 
-export const partHeadersTooLong = () =>
+const partHeadersTooLong = () =>
   new AppError("invalid", `The headers of a multipart part are longer than the limit of ${MAX_PART_HEADER_BYTES} bytes`);
 
 /**

@@ -63,7 +63,7 @@ export function multipartBoundary(contentType: string | null | undefined): strin
 }
 
 /** The bound of an upload's whole body: its file's maximum and the room for the form around it. */
-export const multipartBodyLimit = (rules: Pick<MultipartRules, "maxFileBytes" | "formOverheadBytes">) =>
+const multipartBodyLimit = (rules: Pick<MultipartRules, "maxFileBytes" | "formOverheadBytes">) =>
   rules.maxFileBytes + rules.formOverheadBytes;
 
 /**

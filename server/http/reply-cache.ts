@@ -13,12 +13,12 @@ import { validatedReply } from "./validated-reply";
  * misses of one entry share one computation.
  */
 
-export const REPLY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const REPLY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Bytes an entry counts for besides its body: key, ETag, bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-export interface CachedReply {
+interface CachedReply {
   /** The serialised JSON. Read-only: every response sends these very bytes (see respond). */
   bytes: Uint8Array;
   /** The length of `bytes` when written: a body chunk that was transferred (detached) reads 0. */

@@ -10,7 +10,7 @@ import { formatByteSize } from "../../lib/rules/byte-size";
 /** A canvas of 2,000 questions and 10,000 areas is a few MB; anything much larger is not a request. */
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 /** Deeper than any body a route takes (a mark scheme detail is a few levels): refused before the schemas recurse. */
-export const MAX_JSON_NESTING = 64;
+const MAX_JSON_NESTING = 64;
 /**
  * Keys refused anywhere in a JSON body: harmless to JSON.parse, but a later merge or spread into a
  * plain object could reach a prototype through them, and no field of the API is named so.
@@ -18,7 +18,7 @@ export const MAX_JSON_NESTING = 64;
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** The 413 of a body over `maxBytes`, the same sentence on REST and tRPC. */
-export const requestTooLarge = (maxBytes: number) =>
+const requestTooLarge = (maxBytes: number) =>
   new AppError("too_large", `The request is too large: the largest accepted is ${formatByteSize(maxBytes)}`);
 
 /**

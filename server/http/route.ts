@@ -85,7 +85,7 @@ export const jsonBody = <Schema extends z.ZodType>(schema: Schema, options: { ma
 export const streamedBody = (contentType: string, schema: JsonSchema): StreamedBodySpec => ({ kind: "streamed", contentType, schema });
 
 /** What a handler gets of a streamed body: never read before the handler asks for it. */
-export interface StreamedRequestBody {
+interface StreamedRequestBody {
   contentType: string | null;
   /** The declared Content-Length when it is a plain number, so an upload too large is refused before reading. */
   contentLength: number | null;
@@ -111,7 +111,7 @@ interface BaseContext<Params, Query, Body> {
   body: ParsedBody<Body>;
 }
 
-export type RouteContext<Params, Query, Body, Auth> = BaseContext<Params, Query, Body> &
+type RouteContext<Params, Query, Body, Auth> = BaseContext<Params, Query, Body> &
   (Auth extends "bearer" ? { user: AuthenticatedUser } : { authenticate: () => Promise<{ id: string }> });
 
 /** A reply with a status other than the route's first, or with headers. */

@@ -6,7 +6,7 @@ import { AppError, detailResponse } from "../errors";
  * of the web app's HTML
  * page. Next.js routes every path a route file matches first; only the rest reach this.
  */
-export function unknownApiPath(request: Request): Response {
+function unknownApiPath(request: Request): Response {
   const { pathname } = new URL(request.url);
   return detailResponse(new AppError("not_found", `Nothing at ${pathname}: /api/openapi.json lists the API's paths`));
 }

@@ -23,7 +23,7 @@ export const createApiKeyInput = z.object({
   instituteId: z.uuid("institute must be an institute id").optional(),
 });
 
-export const hashApiKey = (key: string) => crypto.createHash("sha256").update(key).digest("hex");
+const hashApiKey = (key: string) => crypto.createHash("sha256").update(key).digest("hex");
 
 /** Creates a key; row-level security decides whether the caller may create it for that institute. */
 export async function createApiKey(tx: Tx, input: z.input<typeof createApiKeyInput>) {

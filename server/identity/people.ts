@@ -20,9 +20,9 @@ import { createUser, createUserInput, emailInUse, isEmailInUse, setUserActive, u
  * outside the caller's school is not found, a caller who is not an admin is refused.
  */
 
-export const statuses = ["active", "deactivated"] as const;
-export const MAX_PAGE = 200;
-export const DEFAULT_PAGE = 50;
+const statuses = ["active", "deactivated"] as const;
+const MAX_PAGE = 200;
+const DEFAULT_PAGE = 50;
 
 /** A whole number in a query string ("50") or a number (tRPC); empty is absent. */
 const queryInteger = (min: number, max: number) =>

@@ -4,27 +4,20 @@ import type { Tx } from "../db/client";
 import { violatedUniqueConstraint } from "../db/postgres-errors";
 import { classTeachers, classes, enrollments, instituteMemberships, users } from "../db/schema";
 import { AppError } from "../errors";
-import { type RosterImportResult, type RosterPlan, type RosterWrites, importingSchool, planRosterImportInto } from "./roster-plan";
+import { type RosterImportResult, type RosterPlan, type RosterWrites, planRosterImportInto } from "./roster-plan";
 import type { RosterMapping } from "./roster-mapping";
 import { rememberMapping } from "./roster-memory";
 import type { RosterSource } from "./roster-source";
 
-/**
- * Applies a roster import: the plan, then its writes, in the caller's one transaction (the edges run it
- * under asUser as the admin, so row-level security applies): all or nothing. The writes are batched,
- * a few statements per kind whatever the number of rows.
- */
-
 /** Rows per multi-row insert: well under PostgreSQL's 65,535 parameters for the widest table. */
 const CHUNK = 1000;
 
-export async function applyRosterImport(tx: Tx, callerId: string, source: RosterSource, mapping?: RosterMapping | null): Promise<RosterImportResult> {
-  return applyRosterImportInto(tx, await importingSchool(tx, callerId), source, mapping, callerId);
-}
-
 /**
- * Applies an import to a school already authorised (the CLI, with service rights). A CSV's mapping is
- * remembered for its header set (by `savedBy`, the admin; null from the CLI).
+ * Applies a roster import to a school already authorised (the edges after importingSchool, under asUser
+ * as the admin so row-level security applies; the CLI with service rights): the plan, then its writes,
+ * in the caller's one transaction, all or nothing. The writes are batched, a few statements per kind
+ * whatever the number of rows. A CSV's mapping is remembered for its header set (by `savedBy`, the
+ * admin; null from the CLI).
  */
 export async function applyRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, mapping?: RosterMapping | null, savedBy: string | null = null): Promise<RosterImportResult> {
   const plan = await planRosterImportInto(tx, instituteId, source, mapping);

@@ -16,7 +16,7 @@ export interface CsvTable {
   rows: CsvRow[];
 }
 
-export interface CsvRow {
+interface CsvRow {
   /** The line of the file where the row begins (the header is line 1). */
   line: number;
   /** Values by column name, trimmed; a missing cell is "". */
@@ -26,7 +26,7 @@ export interface CsvRow {
 const notCsv = (fileName: string, why: string) => new AppError("invalid", `${fileName} is not a CSV file: ${why}`, "file");
 
 /** Text of a CSV file's bytes, or a 400 naming the file when it is not text. */
-export function decodeCsvText(bytes: Uint8Array, fileName: string): string {
+function decodeCsvText(bytes: Uint8Array, fileName: string): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2));
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2));
   // Text files never hold NUL or most other control bytes; a PDF, an image or a spreadsheet (.xlsx) does.

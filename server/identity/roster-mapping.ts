@@ -26,10 +26,10 @@ export const rosterMappingInput = z.object({
   classCodes: z.array(column).max(20, "at most 20 class columns").default([]),
 });
 export type RosterMapping = z.output<typeof rosterMappingInput>;
-export type SingleField = Exclude<keyof RosterMapping, "classCodes">;
+type SingleField = Exclude<keyof RosterMapping, "classCodes">;
 
 /** The fields in the order the mapping screen shows them, with the words it uses. */
-export const mappingFields: { field: SingleField; label: string }[] = [
+const mappingFields: { field: SingleField; label: string }[] = [
   { field: "fullName", label: "Full name" },
   { field: "firstName", label: "First name" },
   { field: "legalFirstName", label: "Legal first name" },
@@ -117,7 +117,7 @@ export function mappingWarnings(mapping: RosterMapping, table: CsvTable): string
 }
 
 /** Class codes in one cell: "10A; 10B", "10A, 10B" or "10A". */
-export const splitClassCodes = (cell: string) =>
+const splitClassCodes = (cell: string) =>
   cell
     .split(/[;,]/)
     .map((code) => code.trim())

@@ -11,7 +11,7 @@ import { type RosterMapping, rosterMappingInput } from "./roster-mapping";
  * their case changed is the same set. Row-level security keeps a school's mappings to its admins.
  */
 
-export const normalisedHeader = (name: string) => name.normalize("NFC").trim().toLowerCase().replace(/\s+/g, " ");
+const normalisedHeader = (name: string) => name.normalize("NFC").trim().toLowerCase().replace(/\s+/g, " ");
 
 /** The key of a header set: sha256 of its normalised names, sorted (a header may be thousands of characters). */
 export function headerKey(columns: readonly string[]): string {

@@ -151,12 +151,8 @@ export async function importingSchool(tx: Tx, callerId: string): Promise<string>
   return school.instituteId;
 }
 
-/** The plan of importing `source` into the caller's school (its admins only). */
-export async function planRosterImport(tx: Tx, callerId: string, source: RosterSource, mapping?: RosterMapping | null): Promise<RosterPlan> {
-  return planRosterImportInto(tx, await importingSchool(tx, callerId), source, mapping);
-}
 
-/** The plan for a school already authorised (the edges through planRosterImport; the CLI with service rights). */
+/** The plan for a school already authorised (the edges after importingSchool; the CLI with service rights). */
 export async function planRosterImportInto(tx: Tx, instituteId: string, source: RosterSource, given?: RosterMapping | null): Promise<RosterPlan> {
   if (source.format === "oneroster") {
     const header = { format: "oneroster" as const, columns: [], mapping: null, mappingRemembered: null, mappingProblems: [], mappingWarnings: [] };

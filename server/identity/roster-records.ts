@@ -4,7 +4,7 @@
  */
 
 /** Where a record came from, as the person who made the file finds it: "row 14", "users.csv row 14". */
-export type RowLabel = string;
+type RowLabel = string;
 
 export interface RosterPerson {
   row: RowLabel;

@@ -26,12 +26,12 @@ const roleOfWord: Record<string, Role> = {
 /** OneRoster roles of people who have no account in Markbook. */
 const rolesWithoutAccounts = new Set(["aide", "guardian", "parent", "relative", "proctor", "carer", "contact"]);
 
-export const MAX_NAME = 200;
+const MAX_NAME = 200;
 export const MAX_EMAIL = 254;
-export const MAX_USERNAME = 64;
-export const MAX_YEAR_GROUP = 50;
-export const MAX_SIS_ID = 255;
-export const MAX_CLASS_NAME = 200;
+const MAX_USERNAME = 64;
+const MAX_YEAR_GROUP = 50;
+const MAX_SIS_ID = 255;
+const MAX_CLASS_NAME = 200;
 
 const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const USERNAME_SHAPE = /^[a-z0-9._-]+$/;

@@ -26,7 +26,7 @@ export type RosterSource =
  * A zip's CSV files may unpack to this many times the upload limit together (CSV packs about 5:1),
  * counted as they are inflated (server/identity/roster-zip.ts); beyond it the zip is refused.
  */
-export const UNPACKED_FACTOR = 4;
+const UNPACKED_FACTOR = 4;
 
 /** The 413 of an import over ROSTER_IMPORT_MAX_BYTES, in megabytes as a person reads a file's size. */
 export const importTooLarge = (maxBytes: number) =>

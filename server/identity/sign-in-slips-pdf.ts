@@ -13,7 +13,7 @@ import type { SignInSlipSheet } from "./sign-in-slips";
 const A4 = { width: 595.28, height: 841.89 };
 const COLUMNS = 2;
 const ROWS = 5;
-export const SLIPS_PER_PAGE = COLUMNS * ROWS;
+const SLIPS_PER_PAGE = COLUMNS * ROWS;
 const MM = 72 / 25.4;
 const PADDING = 7 * MM;
 const INK = rgb(0, 0, 0);

@@ -21,7 +21,7 @@ import { ONLY_ADMINS } from "./people";
  */
 
 export const MAX_SLIPS = 300;
-export const MAX_SELECTED = 1000;
+const MAX_SELECTED = 1000;
 const NO_CLASS = "No class";
 
 export const signInSlipsInput = z
@@ -43,7 +43,7 @@ export const signInSlipsInput = z
     message: "Choose exactly one of class_id, year_group or user_ids",
   });
 
-export interface SignInSlip {
+interface SignInSlip {
   full_name: string;
   /** The class the slip is sorted under: the chosen class, or the person's first class, or "No class". */
   class_name: string;
@@ -60,7 +60,7 @@ export interface SignInSlipSheet {
   slips: SignInSlip[];
 }
 
-export interface IssuedSlips extends SignInSlipSheet {
+interface IssuedSlips extends SignInSlipSheet {
   /** People chosen who were left out because they have a password (and `reissue` was not asked for). */
   skipped_with_password: number;
 }
@@ -119,7 +119,7 @@ async function chosenPeople(tx: Tx, schoolId: string, callerId: string, input: z
  * class then surname (lib/text/names.ts). Runs as the caller (asUser), in the caller's transaction: the
  * PDF is made in the same transaction, so a PDF that fails leaves every password as it was.
  */
-export async function issueSignInSlips(tx: Tx, callerId: string, input: z.input<typeof signInSlipsInput>, signInAddress: string): Promise<IssuedSlips> {
+async function issueSignInSlips(tx: Tx, callerId: string, input: z.input<typeof signInSlipsInput>, signInAddress: string): Promise<IssuedSlips> {
   const chosen = signInSlipsInput.parse(input);
   const school = await findCallerSchool(tx, callerId);
   if (!school || !isSchoolAdmin(school.roles)) throw new AppError("forbidden", ONLY_ADMINS);
@@ -205,7 +205,7 @@ export const signInSlipsPreviewOutput = z.object({
 export const signInAddress = () => `${env().appUrl.replace(/\/+$/, "")}/signin`;
 
 /** Why a choice printed no slip: everyone chosen has a password, or nobody was chosen. */
-export function nobodyToPrint(skippedWithPassword: number): string {
+function nobodyToPrint(skippedWithPassword: number): string {
   return skippedWithPassword > 0
     ? `Everyone chosen already has a password (${skippedWithPassword === 1 ? "1 person" : `${skippedWithPassword} people`}): choose to give them new passwords, which replaces the ones they have`
     : "Nobody to print a slip for: the class, year group or selection has no active people (you never get a slip of your own)";

@@ -25,7 +25,7 @@ export const createUserInput = z.object({
 });
 
 /** The one answer to an email that is taken, whoever holds it: never says in which school. */
-export const EMAIL_IN_USE = "Someone already uses this email address";
+const EMAIL_IN_USE = "Someone already uses this email address";
 export const emailInUse = () => new AppError("conflict", EMAIL_IN_USE, "email");
 
 /** Whether anyone at all (in any school) uses this email: a school admin sees only their own school. */
@@ -94,7 +94,7 @@ async function availableUsername(tx: Tx, email: string): Promise<string> {
 }
 
 /** The username an email suggests: its local part, in the characters a username allows. */
-export const usernameBase = (email: string) =>
+const usernameBase = (email: string) =>
   email.split("@")[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, "") || "user";
 
 /**
@@ -158,7 +158,7 @@ export async function getBootstrapProfile(tx: Tx, userId: string) {
 }
 
 /** The caller's memberships, for navigation and role checks in the UI. */
-export async function listMyMemberships(tx: Tx, userId: string) {
+async function listMyMemberships(tx: Tx, userId: string) {
   return tx
     .select({ institute_id: instituteMemberships.institute_id, institute_name: institutes.name, role: instituteMemberships.role })
     .from(instituteMemberships)

@@ -141,7 +141,7 @@ export async function extendLeases(db: Db, jobIds: string[], workerId: string, l
 }
 
 /** How long finished jobs stay readable (a template's status reads its latest) before they are deleted. */
-export const DONE_JOBS_KEPT_HOURS = 24;
+const DONE_JOBS_KEPT_HOURS = 24;
 
 /**
  * Deletes done jobs older than DONE_JOBS_KEPT_HOURS, and keeps as failed a job whose worker died

@@ -8,7 +8,7 @@ export interface Backoff {
   maxMs: number;
 }
 
-export interface JobContext {
+interface JobContext {
   /** The process's database: a handler opens its own transactions (asService or asUser). */
   db: Db;
   jobId: string;
@@ -37,7 +37,7 @@ export interface JobKind<Payload = unknown> {
 const defaultBackoff: Backoff = { baseMs: 30_000, maxMs: 60 * 60_000 };
 
 /** An error thrown by the app itself says what went wrong; anything else is detail for the log only. */
-export const describeFailureByDefault = (error: unknown) =>
+const describeFailureByDefault = (error: unknown) =>
   error instanceof AppError ? error.message : "an unexpected error on the server (its log has the details)";
 
 export function defineJobKind<Payload>(

@@ -44,7 +44,7 @@ type InputOf<Input> = Input extends z.ZodType ? z.output<Input> : undefined;
 type ResultOf<Output> = Output extends z.ZodType ? z.input<Output> : unknown;
 
 /** What a handler is given: the transaction (or the database), the caller, and the parsed input. */
-export type OperationContext<Input, Mode extends TransactionMode> = { caller: AuthenticatedUser; input: InputOf<Input> } & (Mode extends "as-user"
+type OperationContext<Input, Mode extends TransactionMode> = { caller: AuthenticatedUser; input: InputOf<Input> } & (Mode extends "as-user"
   ? { tx: Tx }
   : { db: Db });
 
@@ -55,7 +55,7 @@ export type OperationContext<Input, Mode extends TransactionMode> = { caller: Au
  * member of the input (`bodyMember`). The reply is the operation's output (JSON, checked before it leaves) with status `status`, unless `file` says it is
  * bytes, which `respond` turns into the Response.
  */
-export interface RestFace<Result = unknown> {
+interface RestFace<Result = unknown> {
   method: HttpMethod;
   /** The OpenAPI path; its `{name}` segments are the route folder's `[name]` segments under app/. */
   path: string;

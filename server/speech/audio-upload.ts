@@ -9,7 +9,7 @@ import { type MultipartRequest, type MultipartRules, readMultipartForm } from ".
 import { formatByteSize } from "../../lib/rules/byte-size";
 import { AUDIO_FILE_FIELD } from "./transcription-form";
 
-export interface UploadedFile {
+interface UploadedFile {
   path: string;
   filename: string;
   contentType: string;
@@ -64,7 +64,7 @@ export async function removeSpoolLeftovers(temporaryRoot = os.tmpdir()): Promise
   return removed;
 }
 
-export const fileTooLarge = (maxBytes: number) =>
+const fileTooLarge = (maxBytes: number) =>
   new AppError(
     "too_large",
     `The file is larger than the maximum of ${formatByteSize(maxBytes)}.`,

@@ -44,7 +44,7 @@ export interface SpeechConfig {
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** MODELS_DIR, else ../shared/models beside the repository when it exists, else DATA_DIR/models. */
-export function resolveModelsDir(configured: string | undefined, dataDir: string): string {
+function resolveModelsDir(configured: string | undefined, dataDir: string): string {
   if (configured) return path.resolve(configured);
   const shared = path.resolve(repositoryRoot, "..", "shared", "models");
   return fs.existsSync(shared) ? shared : path.join(dataDir, "models");
@@ -60,7 +60,7 @@ export function bundledFfmpegPath(): string {
 }
 
 /** "0.2,0.4,…" → [0.2, 0.4, …]; "off" (or "none") turns the fallback off. */
-export function parseTemperatureList(value: string): number[] {
+function parseTemperatureList(value: string): number[] {
   if (/^\s*(off|none)\s*$/i.test(value)) return [];
   return value
     .split(",")

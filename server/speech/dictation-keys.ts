@@ -17,7 +17,7 @@ import { users } from "../db/schema";
 export const DICTATION_KEY_PREFIX = "mkd_";
 const AUDIENCE = "markbook-speech";
 const ISSUER = "markbook";
-export const DICTATION_KEY_DEFAULT_TTL_SECONDS = 600;
+const DICTATION_KEY_DEFAULT_TTL_SECONDS = 600;
 const MAX_TTL_SECONDS = 3600;
 
 const secretKey = () => new TextEncoder().encode(serverSecret("AUTH_SECRET"));

@@ -31,7 +31,7 @@ export function requiredModelFiles(dtype: string): string[] {
 }
 
 /** transformers.js' own download cache (its default `env.cacheDir`: `.cache` in its package folder). */
-export function transformersCacheDir(): string | null {
+function transformersCacheDir(): string | null {
   try {
     const entry = createRequire(import.meta.url).resolve("@huggingface/transformers");
     return path.join(path.dirname(path.dirname(entry)), ".cache");
@@ -41,7 +41,7 @@ export function transformersCacheDir(): string | null {
 }
 
 /** A file this process can read (a folder, or a file of another user's without read permission, is not one). */
-export function isReadableFile(file: string): boolean {
+function isReadableFile(file: string): boolean {
   try {
     if (!fs.statSync(file).isFile()) return false;
     fs.accessSync(file, fs.constants.R_OK);
@@ -52,7 +52,7 @@ export function isReadableFile(file: string): boolean {
 }
 
 /** The folder in MODELS_DIR (or the download cache, or the absolute path) named by a model source. */
-export const modelFolder = (modelsDir: string, source: string) => (path.isAbsolute(source) ? source : path.join(modelsDir, source));
+const modelFolder = (modelsDir: string, source: string) => (path.isAbsolute(source) ? source : path.join(modelsDir, source));
 
 /** The folder holding every file the model needs for this dtype: in MODELS_DIR, the download cache, or an absolute path. */
 export function findModelFolder(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string, cacheDir = transformersCacheDir()): string | null {
@@ -62,7 +62,7 @@ export function findModelFolder(location: Pick<ModelLocation, "modelsDir" | "dty
 }
 
 /** The files of this dtype missing from the model's folder in MODELS_DIR, or not readable (all of them when there is no folder). */
-export function missingModelFiles(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string): string[] {
+function missingModelFiles(location: Pick<ModelLocation, "modelsDir" | "dtype">, source: string): string[] {
   const folder = modelFolder(location.modelsDir, source);
   return requiredModelFiles(location.dtype).filter((file) => !isReadableFile(path.join(folder, file)));
 }

@@ -16,10 +16,10 @@ export interface ModelObject {
   parent: null;
 }
 
-export const isSpeechModelId = (value: string): value is SpeechModelId =>
+const isSpeechModelId = (value: string): value is SpeechModelId =>
   (SPEECH_MODEL_IDS as readonly string[]).includes(value);
 
-export function modelObject(config: SpeechConfig, id: SpeechModelId): ModelObject {
+function modelObject(config: SpeechConfig, id: SpeechModelId): ModelObject {
   return { id, object: "model", created: WHISPER_RELEASED_AT, owned_by: "markbook", permission: [], root: config.modelSources[id], parent: null };
 }
 

@@ -68,7 +68,7 @@ export function fieldsOf(bytes: Uint8Array, start: number, end: number): Field[]
 }
 
 const utf8 = new TextDecoder();
-export const textOf = (bytes: Uint8Array, field: Field) => utf8.decode(bytes.subarray(field.valueStart, field.valueEnd));
+const textOf = (bytes: Uint8Array, field: Field) => utf8.decode(bytes.subarray(field.valueStart, field.valueEnd));
 /** A signed 64-bit integer field (ONNX ints are int64: -1 arrives as 2⁶⁴ − 1). */
 const int64Of = (bytes: Uint8Array, field: Field) => Number(BigInt.asIntN(64, readVarint(bytes, field.valueStart)[0]));
 

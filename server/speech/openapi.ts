@@ -22,7 +22,7 @@ import { AUDIO_FILE_FIELD, type SpeechTask, TRANSCRIPTION_FORM_FIELDS, formOptio
 
 type JsonSchema = Record<string, unknown>;
 
-export const SPEECH_TAG = {
+const SPEECH_TAG = {
   name: "Speech (OpenAI-compatible)",
   description:
     "Speech to text under /v1, in OpenAI's shapes: point an OpenAI client's base URL at `<server>/v1`. Errors are " +
@@ -30,7 +30,7 @@ export const SPEECH_TAG = {
     "are described as the GET of their handshake; their messages are in docs/realtime.md.",
 };
 
-export const SPEECH_SECURITY_SCHEMES = {
+const SPEECH_SECURITY_SCHEMES = {
   speechApiKey: {
     type: "http",
     scheme: "bearer",

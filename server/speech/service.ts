@@ -18,7 +18,7 @@ export const SPEECH_SERVICE_NAME = "markbook-speech";
 export const SPEECH_SERVICE_VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
 /** A live real-time session (/v1/websocket or /v1/realtime) as the service sees it: counted (limit, health), ended at shutdown. */
-export interface RealtimeSessionHandle {
+interface RealtimeSessionHandle {
   shutdown(): void;
 }
 

@@ -30,7 +30,7 @@ export const TRANSCRIPTION_FORM_FIELDS = {
 } as const satisfies Record<TranscriptionOption, string>;
 
 /** Options a translation refuses: it is always into English. */
-export const TRANSCRIBE_ONLY_OPTIONS: readonly TranscriptionOption[] = ["language"];
+const TRANSCRIBE_ONLY_OPTIONS: readonly TranscriptionOption[] = ["language"];
 
 /** The options a task's form takes, in the order of TRANSCRIPTION_FORM_FIELDS. */
 export const formOptionsOf = (task: SpeechTask) =>

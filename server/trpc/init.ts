@@ -23,7 +23,7 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapErrors);
+const publicProcedure = t.procedure.use(mapErrors);
 
 /**
  * A signed-in caller, even one who still holds a temporary password: only for choosing their own.

@@ -17,7 +17,7 @@ type OutputType<Output, Result> = Output extends z.ZodType ? z.output<Output> : 
 type Def<Input, Output, Result> = { input: InputType<Input>; output: OutputType<Output, Result>; meta: object; errorShape: TRPCDefaultErrorShape };
 
 /** The procedure type of one operation, as tRPC would infer it from the hand-written builder chain. */
-export type ProcedureOf<Operation> =
+type ProcedureOf<Operation> =
   Operation extends OperationDefinition<infer Input, infer Output, infer _Mode, infer Kind, infer _Trpc, infer Result>
     ? Kind extends "query"
       ? TRPCQueryProcedure<Def<Input, Output, Result>>
@@ -38,7 +38,7 @@ function procedureOf(operation: AnyOperation) {
 }
 
 /** The procedures of a domain's operations, to spread into its router (beside hand-written ones while a domain moves). */
-export function proceduresOf<Operations extends OperationSet>(operations: Operations): ProceduresOf<Operations> {
+function proceduresOf<Operations extends OperationSet>(operations: Operations): ProceduresOf<Operations> {
   return Object.fromEntries(
     Object.entries(operations)
       .filter(([, operation]) => operation.trpc !== false)

@@ -88,10 +88,6 @@ export function sampleCanvas() {
   return { ids: { q1, q1a, q1b, q2 }, questions, response_areas, boundaries };
 }
 
-export function bearer(token: string): HeadersInit {
-  return { authorization: `Bearer ${token}` };
-}
-
 /** A small PDF-looking file: the signature and a few bytes. */
 export function pdfBytes(size = 2048): Uint8Array {
   const bytes = Buffer.alloc(size, 0x20);

@@ -42,7 +42,7 @@ export function rawPdf(objects: Array<string | Uint8Array | null>, { root = 1 }:
 }
 
 /** A stream object: `dictionary` without its << >>, the data as it is stored (already encoded). */
-export function streamObject(dictionary: string, data: Uint8Array | string): Uint8Array {
+function streamObject(dictionary: string, data: Uint8Array | string): Uint8Array {
   const bytes = typeof data === "string" ? Buffer.from(data, "latin1") : Buffer.from(data);
   return Buffer.concat([Buffer.from(`<< ${dictionary} /Length ${bytes.length} >>\nstream\n`), bytes, Buffer.from("\nendstream")]);
 }
@@ -59,7 +59,7 @@ function onePage({ width, height, content, resources = "", extra = [] }: { width
 }
 
 /** A grey JPEG of `width` × `height` whose frame header is then rewritten to claim `claimed` pixels. */
-export async function lyingJpeg(claimed: { width: number; height: number }, real = { width: 16, height: 16 }): Promise<Uint8Array> {
+async function lyingJpeg(claimed: { width: number; height: number }, real = { width: 16, height: 16 }): Promise<Uint8Array> {
   const jpeg = await sharp({ create: { width: real.width, height: real.height, channels: 3, background: { r: 200, g: 200, b: 200 } } })
     .greyscale()
     .jpeg({ quality: 50 })
@@ -93,7 +93,7 @@ function scannedPage(jpeg: Uint8Array, dictionary: { width: number; height: numb
  * `pages` blank pages in a few hundred bytes: a page tree whose nodes list the same child many times
  * (a tree of 10 × 10 × … kids, all one object), as a PDF bomb does.
  */
-export function manyTinyPages(fanOut: number[]): Uint8Array {
+function manyTinyPages(fanOut: number[]): Uint8Array {
   // Object 1 the catalog, 2 the root node, 3.. inner nodes, last the one page.
   const levels = fanOut.length;
   const pageObject = 2 + levels;
@@ -110,7 +110,7 @@ export function manyTinyPages(fanOut: number[]): Uint8Array {
 }
 
 /** A seeded pseudo-random byte source (mulberry32), so a failing file can be made again. */
-export function seededBytes(seed: number, length: number): Uint8Array {
+function seededBytes(seed: number, length: number): Uint8Array {
   let state = seed >>> 0;
   const bytes = new Uint8Array(length);
   for (let index = 0; index < length; index++) {
@@ -206,7 +206,7 @@ async function contentBomb(inflated: number): Promise<Uint8Array> {
 }
 
 /** `length` bytes of `byte`, deflated a megabyte at a time (the whole is never in memory). */
-export async function deflateRepeated(byte: number, length: number): Promise<Uint8Array> {
+async function deflateRepeated(byte: number, length: number): Promise<Uint8Array> {
   const block = Buffer.alloc(1024 * 1024, byte);
   async function* source() {
     for (let left = length; left > 0; left -= block.length) yield left >= block.length ? block : block.subarray(0, left);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { freePort } from "./free-port";
 
 /** Debian's PgBouncer (`apt-get install pgbouncer`; .ci/run installs it beside PostgreSQL). */
-export const PGBOUNCER_PATH = process.env.PGBOUNCER_PATH ?? "/usr/sbin/pgbouncer";
+const PGBOUNCER_PATH = process.env.PGBOUNCER_PATH ?? "/usr/sbin/pgbouncer";
 
 /** Why the PgBouncer tests cannot run here, or null when they can. */
 export function pgbouncerMissing(): string | null {

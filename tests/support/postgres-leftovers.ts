@@ -6,7 +6,7 @@ import path from "node:path";
  * The folders of the test runs' own PostgreSQL servers: `markbook-pg-<pid of the run>-<random>` in the
  * temp folder. The pid in the name tells a live run's server from a leftover of a killed one.
  */
-export const FOLDER_PREFIX = "markbook-pg-";
+const FOLDER_PREFIX = "markbook-pg-";
 
 export function runFolderName(ownerPid: number): string {
   return `${FOLDER_PREFIX}${ownerPid}-`;

@@ -1,7 +1,7 @@
 import WebSocket from "ws";
 
 /** A server message of /v1/websocket. */
-export type RealtimeMessage = { type: string; [field: string]: unknown };
+type RealtimeMessage = { type: string; [field: string]: unknown };
 
 /** An open session: the socket, every message received so far, and the close code when it closes. */
 export interface RealtimeSession {

@@ -30,7 +30,7 @@ export interface RestRoute {
   handler(method: HttpMethod): RouteHandler;
 }
 
-export interface OpenApiOperation {
+interface OpenApiOperation {
   parameters?: { name: string; in: "query" | "path" | "header"; required?: boolean; schema?: unknown }[];
   requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
   responses: Record<string, unknown>;

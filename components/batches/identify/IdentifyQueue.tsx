@@ -19,7 +19,7 @@ import { sortByName } from "@/lib/text/names";
 const SHOWN_CANDIDATES = 6;
 
 /** Where the name box of a script is shown, cropped and upright (server/exam/intake/name-crop.ts). */
-export const nameCropUrl = (submissionId: string) => `/api/exam/submissions/${submissionId}/name-crop`;
+const nameCropUrl = (submissionId: string) => `/api/exam/submissions/${submissionId}/name-crop`;
 
 interface Identified {
   scriptId: string;

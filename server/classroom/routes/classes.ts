@@ -123,7 +123,7 @@ export const addStudentToClassRoute = defineRoute({
 });
 
 /** Body of PUT /database/timetable/classes/{class_id}/teachers. */
-export const setClassTeachersBody = z.object({
+const setClassTeachersBody = z.object({
   teacher_id: z.uuid("teacher_id must be a user id").nullable().meta({ description: "The main teacher, or null for none" }),
   other_teacher_ids: z
     .array(z.uuid("other_teacher_ids must hold user ids"))

@@ -13,7 +13,7 @@ export const demoPaper = {
   specification: "NAB-GCSE-MATH-2025",
 } as const;
 
-export interface MarkPoint {
+interface MarkPoint {
   text: string;
   marks: number;
 }

@@ -21,7 +21,7 @@ import { type Answer, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from 
  */
 
 /** A rectangle drawn on the paper, page-relative: 0–1 on both axes, y measured from the top. */
-export interface DrawnArea {
+interface DrawnArea {
   label: string;
   page: number;
   kind: "response" | "context";
@@ -33,7 +33,7 @@ export interface DrawnArea {
 }
 
 /** The vertical span of a question on one page, page-relative from the top. */
-export interface DrawnBoundary {
+interface DrawnBoundary {
   label: string;
   page: number;
   top: number;

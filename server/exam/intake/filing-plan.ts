@@ -28,7 +28,7 @@ export interface PrintedScripts {
 export type TakenPositions = ReadonlyMap<number, ReadonlyMap<number, string>>;
 
 /** A printed script of the batch, or the `index`-th new script (no student, no code) this plan makes. */
-export type FilingTarget = { kind: "script"; scriptNumber: number } | { kind: "new"; index: number };
+type FilingTarget = { kind: "script"; scriptNumber: number } | { kind: "new"; index: number };
 
 /** The printed script and page a code of this batch names; null for every other page. */
 interface Printed {
@@ -44,7 +44,7 @@ export type PlannedPlacement = Printed & { pageId: string } & (
     | { placement: "refused"; reason: RefusedReason }
   );
 
-export type RefusedReason = "other-batch" | "never-printed" | "beyond-paper";
+type RefusedReason = "other-batch" | "never-printed" | "beyond-paper";
 
 type Classified =
   | { reading: PlanReading; kind: "coded"; scriptNumber: number; page: number }

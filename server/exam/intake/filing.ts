@@ -10,7 +10,7 @@ import { PRINT_CODE_FORMAT } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
 
 /** The QR code a printed script's submission carries: the page codes' common part. */
-export const scriptCode = (batchCode: string, scriptNumber: number) => `${PRINT_CODE_FORMAT}:${batchCode}:${scriptNumber}`;
+const scriptCode = (batchCode: string, scriptNumber: number) => `${PRINT_CODE_FORMAT}:${batchCode}:${scriptNumber}`;
 
 export const pileName = (pile: { original_name: string | null }) => pile.original_name ?? "an unnamed pile";
 

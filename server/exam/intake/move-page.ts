@@ -49,7 +49,7 @@ export const filedPagesOf = (tx: Tx, submissionId: string) =>
  * Who a submission is, in a message: the student's name, or a script still to identify; in an anonymous
  * batch the script's number, whoever asks (issue 32: no message of an anonymous batch names a student).
  */
-export const scriptOwner = (submission: { student_name: string | null; script_number: number }, names: NamesShown) =>
+const scriptOwner = (submission: { student_name: string | null; script_number: number }, names: NamesShown) =>
   names === "hidden" ? scriptLabel(submission.script_number) : submission.student_name ? `${submission.student_name}'s script` : "This script";
 
 /**

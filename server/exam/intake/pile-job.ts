@@ -41,7 +41,7 @@ export async function processScanPile(db: Db, pileId: string, imaging: IntakeIma
 }
 
 /** Keeps a pile as failed, with the reason its teacher reads; its file and the pages read so far stay. */
-export async function failPile(db: Db, pileId: string, reason: string) {
+async function failPile(db: Db, pileId: string, reason: string) {
   await asService(db, (tx) => tx.update(examScanPiles).set({ status: "failed", failure: reason, finished_at: new Date() }).where(eq(examScanPiles.id, pileId)));
 }
 
@@ -53,7 +53,7 @@ const MAX_ATTEMPTS = 5;
 /** The file itself is the problem (damaged, too many pages, a page beyond the limits): reading it again would not help. */
 const fileRefused = (error: unknown) => error instanceof AppError && error.code === "invalid";
 
-export const pileJobPayload = z.object({
+const pileJobPayload = z.object({
   pile_id: z.uuid(),
   /** The pile's school: the job runner shares its slots fairly between schools (job-table.ts). Absent in jobs queued before it was added. */
   institute_id: z.uuid().optional(),

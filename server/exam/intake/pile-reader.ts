@@ -7,10 +7,10 @@ import { AppError } from "../../errors";
 import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../storage/object-storage";
 import type { ReadPile } from "./page-reading";
 
-export type PileRow = typeof examScanPiles.$inferSelect;
+type PileRow = typeof examScanPiles.$inferSelect;
 
 /** Where a pile's one-page PDFs are kept: deterministic, so a page read again after a restart overwrites itself. */
-export const pilePageKey = (pile: Pick<PileRow, "batch_id" | "id">, pilePage: number) => `exam-pages/${pile.batch_id}/${pile.id}/${pilePage}.pdf`;
+const pilePageKey = (pile: Pick<PileRow, "batch_id" | "id">, pilePage: number) => `exam-pages/${pile.batch_id}/${pile.id}/${pilePage}.pdf`;
 
 /**
  * The reading half of a pile's job, as the service: every page read is stored as a one-page PDF and

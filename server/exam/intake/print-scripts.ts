@@ -24,7 +24,7 @@ import { type PagePlacement, type PageRect, type PageSize, placeStamps } from ".
  * largest. Numbers are never reused, so a code read off any page ever printed names one script.
  */
 
-export const MAX_SPARE_COPIES = 100;
+const MAX_SPARE_COPIES = 100;
 /** Scripts in one print (a year group's worth): a clear 400 beyond, rather than a PDF nobody can open. */
 export const MAX_SCRIPTS_PER_PRINT = 2000;
 const SPARE_HEADING = "Spare copy";

@@ -149,7 +149,7 @@ export async function intakeStatus(tx: Tx, batchId: string): Promise<z.output<ty
   };
 }
 
-export const scanPageOutput = z.object({
+const scanPageOutput = z.object({
   id: z.uuid(),
   pile_id: z.uuid(),
   pile_name: z.string(),

@@ -26,7 +26,7 @@ export type MarkPair = {
 
 export type Kappa = { value: number; reason: null } | { value: null; reason: string };
 
-export type DriftBlock = { from: number; to: number; n: number; mean_difference: number };
+type DriftBlock = { from: number; to: number; n: number; mean_difference: number };
 
 export type Agreement = {
   n: number;
@@ -40,7 +40,7 @@ export type Agreement = {
 };
 
 /** Pairs per drift block. */
-export const DRIFT_BLOCK = 5;
+const DRIFT_BLOCK = 5;
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 

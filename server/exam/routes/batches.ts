@@ -158,7 +158,7 @@ export const exportResultsCsvRoute = defineRoute({
   },
 });
 
-export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 export const exportResultsXlsxRoute = defineRoute({
   method: "GET",

@@ -19,11 +19,11 @@ export interface VadParameters {
 export const FILE_VAD_DEFAULTS: VadParameters = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 200 };
 
 /** Below threshold − this, a chunk counts as silence; between the two, it continues what it is in. */
-export const HYSTERESIS = 0.15;
+const HYSTERESIS = 0.15;
 /** Audio kept after the detected speech, ms: the end of the last word, and a little silence for Whisper to see it end. */
 export const END_PADDING_MS = 200;
 /** Shorter bursts of "speech" (a click, a cough) are not regions, ms. */
-export const MIN_SPEECH_MS = 90;
+const MIN_SPEECH_MS = 90;
 
 /** The probability under which a chunk is silence, for a given threshold. */
 export const silenceBelow = (threshold: number) => Math.max(0, threshold - HYSTERESIS);

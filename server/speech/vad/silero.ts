@@ -12,7 +12,7 @@ export const VAD_CHUNK_SAMPLES = 512;
 /** The previous step's last samples, put before each chunk: the model was trained so (Silero's own wrapper does it). */
 const CONTEXT_SAMPLES = 64;
 const STATE_SIZE = 2 * 128;
-export const VAD_MODEL_FILE = "silero_vad_v6.onnx";
+const VAD_MODEL_FILE = "silero_vad_v6.onnx";
 
 type OrtTensor = { data: Float32Array; dims: readonly number[] };
 type TensorConstructor = new (type: string, data: Float32Array | BigInt64Array, dims: number[]) => unknown;
@@ -35,7 +35,7 @@ interface LoadedVad {
 let loaded: LoadedVad | null = null;
 
 /** The folder of the model file: dist/ of the installed `@ricky0123/vad-web` (its JavaScript is never loaded). */
-export function vadModelPath(): string {
+function vadModelPath(): string {
   const packageJson = createRequire(import.meta.url).resolve("@ricky0123/vad-web/package.json");
   return path.join(path.dirname(packageJson), "dist", VAD_MODEL_FILE);
 }

@@ -57,7 +57,7 @@ interface WindowPiece {
 }
 
 /** Splits a window's tokens into segments at pairs of timestamp tokens, as OpenAI's transcribe() does. */
-export function segmentsOfWindow(
+function segmentsOfWindow(
   decoded: Pick<WindowDecode, "tokens">,
   timestampBegin: number,
   windowSeconds: number,

@@ -53,7 +53,7 @@ const OUT_OF_MEMORY =
  * live outside the heap (canvas, sharp, typed arrays): the caps of limits.ts bound those. The worker
  * runs plain node on the bundled entry: the app's own flags (tsx's loader) are not passed on.
  */
-export const imagingWorkerArgs = () => [`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`, "--max-semi-space-size=32"];
+const imagingWorkerArgs = () => [`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`, "--max-semi-space-size=32"];
 
 /** Whether a worker process's end was V8 giving up at its heap limit (it aborts: SIGABRT, or 134 from a shell). */
 const diedOfMemory = (code: number | null, signal: NodeJS.Signals | null) => signal === "SIGABRT" || code === 134;

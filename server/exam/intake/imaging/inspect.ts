@@ -54,7 +54,7 @@ function unreadableReason(pdf: Uint8Array, error: unknown): string {
 }
 
 /** The most pages a template paper may have. */
-export const MAX_PAPER_PAGES = 200;
+const MAX_PAPER_PAGES = 200;
 
 /**
  * A template paper checked as a pile's pages are (openCheckedPdf, then every stream of the file

@@ -19,9 +19,9 @@ export const PAGE_PIXEL_CAP = 12_000_000;
 /** The most pixels an image may declare before it is decoded (50 megapixels: A4 at 600 dpi is 35). */
 export const DECODE_PIXEL_LIMIT = 50_000_000;
 /** The largest page side, in centimetres: larger than A0's long side (118.9 cm) is no scanned paper. */
-export const MAX_PAGE_SIDE_CM = 120;
+const MAX_PAGE_SIDE_CM = 120;
 /** The most bytes a stream that is not an image (drawing instructions, a font) may inflate to. */
-export const MAX_INFLATED_STREAM_BYTES = 32 * 1024 * 1024;
+const MAX_INFLATED_STREAM_BYTES = 32 * 1024 * 1024;
 
 const POINTS_PER_CM = 72 / 2.54;
 const cm = (points: number) => Math.round(points / POINTS_PER_CM);
@@ -116,7 +116,7 @@ function filterNames(dict: PDFDict): string[] {
 }
 
 /** Whether `data` (zlib) inflates to at most `limit` bytes; damaged data counts as within (its decoder stops early too). */
-export async function inflatesWithin(data: Uint8Array, limit: number): Promise<boolean> {
+async function inflatesWithin(data: Uint8Array, limit: number): Promise<boolean> {
   const inflate = zlib.createInflate({ chunkSize: 1024 * 1024, finishFlush: zlib.constants.Z_SYNC_FLUSH });
   let total = 0;
   try {
@@ -133,7 +133,7 @@ export async function inflatesWithin(data: Uint8Array, limit: number): Promise<b
 }
 
 /** A JPEG's frame size as its header (SOF marker) says, or null when none is found in its first markers. */
-export function jpegFrameSize(jpeg: Uint8Array): { width: number; height: number } | null {
+function jpegFrameSize(jpeg: Uint8Array): { width: number; height: number } | null {
   let at = 0;
   // Some writers put bytes before the start of image.
   while (at < Math.min(jpeg.length - 1, 1024) && !(jpeg[at] === 0xff && jpeg[at + 1] === 0xd8)) at++;

@@ -7,7 +7,7 @@ import { type GreyImage, renderPageGrey } from "./pdfjs";
  * Resolution at which a page that is not one scanned JPEG is rendered: codes print with 0.85 mm modules,
  * ~7 px each. A page larger than A3 is rendered at less, within PAGE_PIXEL_CAP (limits.ts).
  */
-export const RENDER_DPI = 200;
+const RENDER_DPI = 200;
 
 /** A page's pixels and the resolution they have on paper. */
 export interface PagePixels extends GreyImage {

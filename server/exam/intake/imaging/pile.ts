@@ -91,7 +91,7 @@ export async function assembleScript(pages: AssemblyPage[]): Promise<Uint8Array>
 export const CROP_MARGIN = 0.02;
 
 /** The grey a name box is painted over with (anonymous marking): plainly a cover, not blank paper. */
-export const COVER_GREY = 128;
+const COVER_GREY = 128;
 
 /** Paints a page-relative rectangle (origin top left, widened by the crop's margin) of a greyscale image. */
 export function paintOver(data: Buffer, width: number, height: number, rect: Omit<PageRect, "page">) {

@@ -70,7 +70,7 @@ async function decode({ data, width, height }: GreyImage): Promise<ReadResult[]>
  * scanned turned a quarter clockwise, −90 or 270 for a quarter anticlockwise); turning the page back
  * upright is the opposite turn, expressed clockwise. Small skew rounds to the nearest quarter.
  */
-export function uprightTurn(codeRotation: number): QuarterTurn {
+function uprightTurn(codeRotation: number): QuarterTurn {
   const quarters = Math.round(codeRotation / 90);
   return ((((4 - quarters) % 4) + 4) % 4 * 90) as QuarterTurn;
 }
