@@ -1,3 +1,4 @@
+import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
@@ -13,6 +14,7 @@ export const operationCatalogue = {
   me: meOperations,
   tokens: tokenOperations,
   people: peopleOperations,
+  graph: graphOperations,
 };
 
 /** Every operation of the catalogue with its path of names (`people.list`), the tRPC procedure's path. */

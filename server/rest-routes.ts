@@ -1,7 +1,7 @@
 import { operationCatalogue } from "./operation-catalogue";
 import { classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
-import { graphRoutes, graphTag } from "./graph/routes";
+import { graphChildrenRoute, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
 import { printRoutes } from "./intake/routes/print";
@@ -16,7 +16,8 @@ import { restRoutesOf } from "./operations/rest";
 export const restRoutes: AnyRouteDefinition[] = [
   ...examRoutes,
   ...printRoutes,
-  ...graphRoutes,
+  ...restRoutesOf(operationCatalogue.graph),
+  graphChildrenRoute,
   ...classroomRoutes,
   ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,

@@ -193,11 +193,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     },
   ],
   "DELETE /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "POST /api/exam/templates/{template_id}/graph-sync": [
-    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) },
-    // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
-    { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), build: ({ b }) => ({ params: [b.samePaperTemplateId] }) },
-  ],
   "PATCH /api/exam/questions/{question_id}": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
   ],
@@ -447,8 +442,11 @@ function canvasTakingQuestionId(questionId: string) {
 
 interface OperationCase {
   aim: string;
-  /** What a caller of B's who holds the operation's role must get; the others get 403. */
-  answer: Answer;
+  /**
+   * What a caller of B's who holds the operation's role must get; the others get 403. Or one answer per
+   * role, said whole (a role left out is not called): for a case only an owner can reach, say.
+   */
+  answer: Answer | Partial<Record<Role, Answer>>;
   input(aim: Aim): Record<string, unknown> | undefined;
   ghost?: false;
   check?: (reply: unknown) => Promise<void>;
@@ -465,6 +463,12 @@ const slipsAimedAtA: OperationCase[] = [
   { aim: "A's class", answer: 404, input: ({ a }) => ({ class_id: a.classId, reissue: true }) },
   { aim: "A's teacher and student", answer: 404, input: ({ a }) => ({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
 ];
+
+const graphSyncAimedAtA = [
+  { aim: "A's template", answer: 404, input: ({ a }: Aim) => ({ template_id: a.templateId }) },
+  // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
+  { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), input: ({ b }: Aim) => ({ template_id: b.samePaperTemplateId }) },
+] satisfies OperationCase[];
 
 const operationMatrix: Record<string, OperationCase[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
@@ -489,6 +493,10 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "people.changeRole": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
   "people.setActive": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
   "people.signInSlipsPreview": slipsAimedAtA,
+  "graph.syncTemplate": graphSyncAimedAtA.map((kase) => ({ ...kase, input: (aim: Aim) => ({ templateId: kase.input(aim).template_id }) })),
+  "graph.syncTemplateGraph": graphSyncAimedAtA,
+  // The REST route (GET /graph/node/children) is hand-written (the reply cache); its cases, ETag and all, aim the same input.
+  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -506,7 +514,10 @@ function restCallOf(operation: AnyOperation, input: Record<string, unknown> | un
 function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], call: (input: Record<string, unknown> | undefined) => Call): Case<Call>[] {
   return cases.map((kase) => ({
     aim: kase.aim,
-    answer: Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
+    answer:
+      typeof kase.answer === "object"
+        ? kase.answer
+        : Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
     build: (aim: Aim) => call(kase.input(aim)),
     ...(kase.ghost === false ? { ghost: false as const } : {}),
     ...(kase.check ? { check: kase.check } : {}),
@@ -627,11 +638,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       return { mark_id: call.params![0], body: jsonOf(call) };
     },
   })),
-  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{template_id}/graph-sync"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
-  })),
-  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
   "timetables.list": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },

@@ -1,32 +1,12 @@
 import { graphChildrenInput, graphChildrenOutput } from "../classroom/graph-children";
 import { graphChildrenReply } from "../classroom/reply-cache";
-import { templateIdInput } from "../exam/templates";
-import { cachedJsonReply, defineRoute, jsonReply } from "../http/route";
-import { graphSyncOutput, syncTemplateGraph } from "./projection";
+import { cachedJsonReply, defineRoute } from "../http/route";
 
-/** The knowledge graph's REST routes: a template's projection, and lazy child lookup. */
-
-export const graphSyncRoute = defineRoute({
-  method: "POST",
-  path: "/api/exam/templates/{template_id}/graph-sync",
-  operationId: "syncTemplateGraph",
-  tags: ["graph", "exam"],
-  summary: "Project a template into its school's curriculum graph now",
-  description:
-    "Owner only. Replaces the questions, parts and regions this template projected (paper keyed by exam_code and shared by " +
-    "the templates of that code, or template-<id> without one) and answers the counts. 409 when a question or area id " +
-    "is part of another template's projection.",
-  auth: "bearer",
-  params: templateIdInput,
-  replies: { 200: jsonReply(graphSyncOutput, "OK") },
-  errors: {
-    403: "Not the owner",
-    404: "Not found, or outside the caller's scope",
-    409: "A question or area id is part of another template's projection",
-    500: "The projection could not be written",
-  },
-  handler: ({ db, user, params }) => syncTemplateGraph(db, user.id, params.template_id),
-});
+/**
+ * The knowledge graph's hand-written REST route: lazy child lookup, answered through the reply cache
+ * (ETag, 304), which an operation's REST face does not say yet. The projection's route is an operation
+ * (server/graph/operations.ts).
+ */
 
 export const graphChildrenRoute = defineRoute({
   method: "GET",
@@ -43,7 +23,5 @@ export const graphChildrenRoute = defineRoute({
   errors: { 400: "Invalid request (see detail)", 403: "Outside the caller's scope", 404: "Not found, or outside the caller's scope" },
   handler: ({ request, db, user, query }) => graphChildrenReply(request, db, user.id, query),
 });
-
-export const graphRoutes = [graphSyncRoute, graphChildrenRoute];
 
 export const graphTag = { name: "graph", description: "The knowledge graph: template projection and lazy child lookup" };

@@ -2,7 +2,6 @@ import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
-import { graphRouter } from "./routers/graph";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { snapshotsRouter } from "./routers/snapshots";
@@ -12,7 +11,7 @@ import { rosterImportRouter } from "./routers/roster-import";
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
   exam: examRouter,
-  graph: graphRouter,
+  graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),
   timetables: timetablesRouter,
   classes: classesRouter,
