@@ -1,3 +1,4 @@
+import { snapshotOperations } from "./classroom/canvas-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
 import type { AnyOperation } from "./operations/define";
@@ -15,6 +16,7 @@ export const operationCatalogue = {
   tokens: tokenOperations,
   people: peopleOperations,
   graph: graphOperations,
+  snapshots: snapshotOperations,
 };
 
 /** Every operation of the catalogue with its path of names (`people.list`), the tRPC procedure's path. */

@@ -497,6 +497,16 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "graph.syncTemplateGraph": graphSyncAimedAtA,
   // The REST route (GET /graph/node/children) is hand-written (the reply cache); its cases, ETag and all, aim the same input.
   "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
+  // The canvas routes are hand-written (the path judged before the token): the operations aim the same inputs as their REST cases.
+  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
+  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
+    ...kase,
+    input: (aim: Aim) => {
+      const call = kase.build(aim);
+      return { ...(call.query as object), snapshot: jsonOf(call) };
+    },
+  })),
+  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -680,15 +690,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   })),
   "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
-  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
-  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => {
-      const call = kase.build(aim);
-      return { ...(call.query as object), snapshot: jsonOf(call) };
-    },
-  })),
-  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
   "rosterImport.preview": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "rosterImport.commit": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],

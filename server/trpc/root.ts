@@ -4,7 +4,6 @@ import { operationsRouter } from "./operations";
 import { examRouter } from "./routers/exam";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
-import { snapshotsRouter } from "./routers/snapshots";
 import { speechRouter } from "./routers/speech";
 import { rosterImportRouter } from "./routers/roster-import";
 
@@ -15,7 +14,7 @@ export const appRouter = router({
   tokens: operationsRouter(operationCatalogue.tokens),
   timetables: timetablesRouter,
   classes: classesRouter,
-  snapshots: snapshotsRouter,
+  snapshots: operationsRouter(operationCatalogue.snapshots),
   speech: speechRouter,
   people: operationsRouter(operationCatalogue.people),
   rosterImport: rosterImportRouter,
