@@ -1,6 +1,6 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { graphOperations } from "./graph/operations";
-import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
+import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
 
@@ -17,6 +17,7 @@ export const operationCatalogue = {
   people: peopleOperations,
   graph: graphOperations,
   snapshots: snapshotOperations,
+  rosterImport: rosterImportOperations,
 };
 
 /** Every operation of the catalogue with its path of names (`people.list`), the tRPC procedure's path. */

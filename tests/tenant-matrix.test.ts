@@ -506,6 +506,9 @@ const operationMatrix: Record<string, OperationCase[]> = {
       return { ...(call.query as object), snapshot: jsonOf(call) };
     },
   })),
+  // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
+  "rosterImport.preview": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "rosterImport.commit": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
 };
 
@@ -690,9 +693,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   })),
   "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
-  // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
-  "rosterImport.preview": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
-  "rosterImport.commit": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
   // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
   "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", build: () => undefined }],

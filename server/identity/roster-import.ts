@@ -62,3 +62,7 @@ export function runRosterImport(db: Db, userId: string, files: RosterFile[], map
     return (await planRosterImportInto(tx, instituteId, source, mapping)).result;
   });
 }
+
+/** The web app's import: the files as tRPC carries them (base64) and their mapping, previewed or applied. */
+export const importRosterFiles = (db: Db, userId: string, input: z.output<typeof rosterImportInput>, mode: RosterImportMode) =>
+  runRosterImport(db, userId, decodeRosterFiles(input.files), input.mapping, mode);

@@ -5,7 +5,6 @@ import { examRouter } from "./routers/exam";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
 import { speechRouter } from "./routers/speech";
-import { rosterImportRouter } from "./routers/roster-import";
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
@@ -17,7 +16,7 @@ export const appRouter = router({
   snapshots: operationsRouter(operationCatalogue.snapshots),
   speech: speechRouter,
   people: operationsRouter(operationCatalogue.people),
-  rosterImport: rosterImportRouter,
+  rosterImport: operationsRouter(operationCatalogue.rosterImport),
 });
 
 export type AppRouter = typeof appRouter;
