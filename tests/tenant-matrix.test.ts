@@ -509,6 +509,13 @@ const operationMatrix: Record<string, OperationCase[]> = {
   // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
   "rosterImport.preview": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "rosterImport.commit": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", input: () => undefined }],
+  // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
+  "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", input: () => undefined }],
+  "speech.serviceStatus": [{ aim: "the speech service's state", answer: "own", input: () => undefined }],
+  "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: "own", input: () => undefined }],
+  "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: "own", input: () => ({ name: "beta key" }) }],
+  "speech.apiKeys.revoke": [{ aim: "A's key", answer: 404, input: ({ a }) => ({ id: a.apiKeyId }) }],
   "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
 };
 
@@ -540,7 +547,6 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
 
 const timetableManagers = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: 403, student: 403 });
-const keyAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: 403, teacher: 403, student: 403 });
 const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
@@ -693,13 +699,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   })),
   "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
-  "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
-  // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
-  "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", build: () => undefined }],
-  "speech.serviceStatus": [{ aim: "the speech service's state", answer: schoolAdmins("own"), build: () => undefined }],
-  "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
-  "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
-  "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],
 };
 
 for (const { name, operation } of listedOperations) {

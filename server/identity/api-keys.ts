@@ -143,3 +143,26 @@ export async function requireSpeechKeyAdmin(tx: Tx, action = "manages speech API
   const [row] = rowsOf<{ admin: boolean }>(await tx.execute(sql`select exists (select app.my_admin_institute_ids()) as admin`));
   if (!row?.admin) throw new AppError("forbidden", `Only a school admin ${action}`);
 }
+
+/**
+ * The keys a school admin manages from Settings: those of the institute named (which they must
+ * administer), else of every institute they administer; 403 for anyone else.
+ */
+export async function listSchoolApiKeys(tx: Tx, input: { institute_id?: string | undefined } | undefined) {
+  if (input?.institute_id) await speechKeyInstitute(tx, input.institute_id);
+  else await requireSpeechKeyAdmin(tx);
+  return (await listApiKeys(tx, { instituteId: input?.institute_id })).map((key) => ({ ...key, institute_id: key.institute_id! }));
+}
+
+/** A key made by a school admin for their institute (the one named: required for an admin of several); the key itself is in this reply only. */
+export async function createSchoolApiKey(tx: Tx, userId: string, input: { name: string; institute_id?: string | undefined }) {
+  const instituteId = await speechKeyInstitute(tx, input.institute_id);
+  const created = await createApiKey(tx, { name: input.name, createdBy: userId, instituteId });
+  return { ...created, institute_id: instituteId };
+}
+
+/** A school admin revokes a key of their institute (another's, or an installation key, is 404). */
+export async function revokeSchoolApiKey(tx: Tx, input: z.input<typeof revokeApiKeyInput>) {
+  await requireSpeechKeyAdmin(tx);
+  return revokeApiKey(tx, input);
+}

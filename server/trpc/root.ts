@@ -1,10 +1,11 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
-import { operationsRouter } from "./operations";
+import { operationsRouter, proceduresOf } from "./operations";
 import { examRouter } from "./routers/exam";
 import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
-import { speechRouter } from "./routers/speech";
+
+const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
@@ -14,7 +15,7 @@ export const appRouter = router({
   timetables: timetablesRouter,
   classes: classesRouter,
   snapshots: operationsRouter(operationCatalogue.snapshots),
-  speech: speechRouter,
+  speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),
   rosterImport: operationsRouter(operationCatalogue.rosterImport),
 });
