@@ -121,7 +121,7 @@ export async function listApiKeys(tx: Tx, input: z.input<typeof listApiKeysInput
  * Someone who administers no institute is 403. Read from the caller's scope (app.my_admin_institute_ids),
  * the set the database's policies use, so this check and row-level security cannot disagree.
  */
-export async function speechKeyInstitute(tx: Tx, requested?: string | null): Promise<string> {
+async function speechKeyInstitute(tx: Tx, requested?: string | null): Promise<string> {
   const administered = rowsOf<{ id: string }>(await tx.execute(sql`select app.my_admin_institute_ids() as id`)).map((row) => row.id);
   if (administered.length === 0) throw new AppError("forbidden", "Only a school admin manages speech API keys");
   if (requested) {

@@ -32,7 +32,7 @@ export const rosterImportInput = z.object({
   mapping: rosterMappingInput.nullish(),
 });
 
-export const decodeRosterFiles = (files: z.output<typeof rosterImportInput>["files"]): RosterFile[] =>
+const decodeRosterFiles = (files: z.output<typeof rosterImportInput>["files"]): RosterFile[] =>
   files.map((file) => ({ name: file.name, bytes: new Uint8Array(Buffer.from(file.base64, "base64")) }));
 
 /** The `mapping` query parameter of REST: a JSON object such as {"email":"E-mail","classCodes":["Sets"]}. */
