@@ -1,4 +1,5 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
+import { timetableOperations } from "./classroom/timetable-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -18,6 +19,7 @@ export const operationCatalogue = {
   people: peopleOperations,
   graph: graphOperations,
   snapshots: snapshotOperations,
+  timetables: timetableOperations,
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },

@@ -1,5 +1,5 @@
 import { operationCatalogue } from "./operation-catalogue";
-import { classroomRoutes, classroomTag } from "./classroom/routes";
+import { bootstrapProfileRoute, classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphChildrenRoute, graphTag } from "./graph/routes";
 import type { AnyRouteDefinition } from "./http/route";
@@ -18,6 +18,8 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,
+  bootstrapProfileRoute,
+  ...restRoutesOf(operationCatalogue.timetables),
   ...classroomRoutes,
   ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,

@@ -346,10 +346,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     },
   ],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
-  "GET /database/timetable/timetables": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ query: { class_id: a.classId } }) },
-  ],
   "GET /database/timetable/classes": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
@@ -464,6 +460,10 @@ const slipsAimedAtA: OperationCase[] = [
   { aim: "A's teacher and student", answer: 404, input: ({ a }) => ({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
 ];
 
+/** One answer for each of B's roles, whatever role the operation declares: visibility before role. */
+const everyRole = (answer: Answer): Record<Role, Answer> => ({ admin: answer, head: answer, teacher: answer, student: answer });
+const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
+
 const graphSyncAimedAtA = [
   { aim: "A's template", answer: 404, input: ({ a }: Aim) => ({ template_id: a.templateId }) },
   // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
@@ -509,6 +509,25 @@ const operationMatrix: Record<string, OperationCase[]> = {
   // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
   "rosterImport.preview": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "rosterImport.commit": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "timetables.list": [
+    { aim: "the list", answer: "own", input: () => ({}) },
+    { aim: "filtered by A's class", answer: "own", input: ({ a }) => ({ class_id: a.classId }) },
+  ],
+  "timetables.mine": [{ aim: "the caller's own lessons", answer: "own", input: () => undefined }],
+  "timetables.get": [{ aim: "A's timetable", answer: 404, input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.create": [{ aim: "a class timetable for A's class", answer: 404, input: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
+  // A's timetables and entries are not found by anyone of B's, before any role is asked.
+  "timetables.update": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
+  "timetables.activate": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.deactivate": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.delete": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.createEntry": [
+    { aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ timetable_id: a.timetableId, ...entry }) },
+    { aim: "B's timetable with A's class", answer: 404, input: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, class_id: a.classId }) },
+    { aim: "B's timetable with A's teacher", answer: 400, input: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, teacher_id: a.teacherId }) },
+  ],
+  "timetables.updateEntry": [{ aim: "A's entry", answer: everyRole(404), input: ({ a }) => ({ id: a.entryId, room: "Taken over" }) }],
+  "timetables.deleteEntry": [{ aim: "A's entry", answer: everyRole(404), input: ({ a }) => ({ id: a.entryId }) }],
   "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", input: () => undefined }],
   // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
   "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", input: () => undefined }],
@@ -545,9 +564,6 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 }
 
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
-
-const timetableManagers = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: 403, student: 403 });
-const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
@@ -657,24 +673,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       return { mark_id: call.params![0], body: jsonOf(call) };
     },
   })),
-  "timetables.list": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },
-  ],
-  "timetables.mine": [{ aim: "the caller's own lessons", answer: "own", build: () => undefined }],
-  "timetables.get": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.create": [{ aim: "a class timetable for A's class", answer: timetableManagers(404), build: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
-  "timetables.update": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
-  "timetables.activate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.deactivate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.delete": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.createEntry": [
-    { aim: "A's timetable", answer: 404, build: ({ a }) => ({ timetable_id: a.timetableId, ...entry }) },
-    { aim: "B's timetable with A's class", answer: timetableManagers(404), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, class_id: a.classId }) },
-    { aim: "B's timetable with A's teacher", answer: timetableManagers(400), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, teacher_id: a.teacherId }) },
-  ],
-  "timetables.updateEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId, room: "Taken over" }) }],
-  "timetables.deleteEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId }) }],
   "classes.list": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.teaching": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.enrolled": [{ aim: "the list", answer: "own", build: () => undefined }],
