@@ -1,4 +1,8 @@
-import { meOperations, peopleOperations, tokenOperations } from "./identity/operations";
+import { snapshotOperations } from "./classroom/canvas-operations";
+import { timetableOperations } from "./classroom/timetable-operations";
+import { graphOperations } from "./graph/operations";
+import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
+import { speechApiKeyOperations, speechOperations } from "./speech/operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
 
@@ -13,11 +17,23 @@ export const operationCatalogue = {
   me: meOperations,
   tokens: tokenOperations,
   people: peopleOperations,
+  graph: graphOperations,
+  snapshots: snapshotOperations,
+  timetables: timetableOperations,
+  rosterImport: rosterImportOperations,
+  // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
+  speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
 };
 
-/** Every operation of the catalogue with its path of names (`people.list`), the tRPC procedure's path. */
+/** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */
+type CatalogueEntry = AnyOperation | { [name: string]: CatalogueEntry };
+const isOperation = (entry: CatalogueEntry): entry is AnyOperation => typeof entry.handler === "function" && typeof entry.kind === "string";
+const listed = (path: string, entry: CatalogueEntry): { name: string; operation: AnyOperation }[] =>
+  isOperation(entry) ? [{ name: path, operation: entry }] : Object.entries(entry).flatMap(([name, inner]) => listed(`${path}.${name}`, inner));
+
+/** Every operation of the catalogue with its path of names (`people.list`, `speech.apiKeys.list`), the tRPC procedure's path. */
 export const listedOperations: { name: string; operation: AnyOperation }[] = Object.entries(operationCatalogue).flatMap(([domain, operations]) =>
-  Object.entries(operations).map(([name, operation]) => ({ name: `${domain}.${name}`, operation: operation as AnyOperation })),
+  listed(domain, operations as CatalogueEntry),
 );
 
 /** The Next.js export of the operation at `METHOD path`: `export const GET = operationRoute("GET", "/api/school/people")`. */

@@ -1,7 +1,6 @@
 import { operationCatalogue } from "./operation-catalogue";
-import { classroomRoutes, classroomTag } from "./classroom/routes";
+import { bootstrapProfileRoute, classroomRoutes, classroomTag } from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
-import { graphSyncRoute } from "./exam/routes/graph-sync";
 import { graphTag } from "./graph/graph-tag";
 import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
@@ -18,8 +17,10 @@ import { restRoutesOf } from "./operations/rest";
 export const restRoutes: AnyRouteDefinition[] = [
   ...examRoutes,
   ...printRoutes,
-  graphSyncRoute,
+  ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,
+  bootstrapProfileRoute,
+  ...restRoutesOf(operationCatalogue.timetables),
   ...classroomRoutes,
   ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,

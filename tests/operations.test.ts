@@ -86,6 +86,7 @@ describe("the operation catalogue", () => {
     const file = { kind: "file" as const, contentType: "text/csv", description: "a CSV", schema: { type: "string" } };
     expect(() => restRouteOf(thing({ rest: { ...face, file } }))).toThrow("a file reply needs respond()");
     expect(() => restRouteOf(thing({ rest: undefined }))).toThrow("has no REST face");
+    expect(() => restRouteOf(thing({ input: z.object({ thing_id: z.uuid() }).optional() }))).toThrow("a REST face needs an object input");
   });
 });
 

@@ -194,11 +194,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     },
   ],
   "DELETE /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "POST /api/exam/templates/{template_id}/graph-sync": [
-    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) },
-    // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
-    { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), build: ({ b }) => ({ params: [b.samePaperTemplateId] }) },
-  ],
   "PATCH /api/exam/questions/{question_id}": [
     { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
   ],
@@ -352,10 +347,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     },
   ],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
-  "GET /database/timetable/timetables": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ query: { class_id: a.classId } }) },
-  ],
   "GET /database/timetable/classes": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
@@ -448,8 +439,11 @@ function canvasTakingQuestionId(questionId: string) {
 
 interface OperationCase {
   aim: string;
-  /** What a caller of B's who holds the operation's role must get; the others get 403. */
-  answer: Answer;
+  /**
+   * What a caller of B's who holds the operation's role must get; the others get 403. Or one answer per
+   * role, said whole (a role left out is not called): for a case only an owner can reach, say.
+   */
+  answer: Answer | Partial<Record<Role, Answer>>;
   input(aim: Aim): Record<string, unknown> | undefined;
   ghost?: false;
   check?: (reply: unknown) => Promise<void>;
@@ -466,6 +460,16 @@ const slipsAimedAtA: OperationCase[] = [
   { aim: "A's class", answer: 404, input: ({ a }) => ({ class_id: a.classId, reissue: true }) },
   { aim: "A's teacher and student", answer: 404, input: ({ a }) => ({ user_ids: [a.teacherId, a.studentId], reissue: true }) },
 ];
+
+/** One answer for each of B's roles, whatever role the operation declares: visibility before role. */
+const everyRole = (answer: Answer): Record<Role, Answer> => ({ admin: answer, head: answer, teacher: answer, student: answer });
+const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
+
+const graphSyncAimedAtA = [
+  { aim: "A's template", answer: 404, input: ({ a }: Aim) => ({ template_id: a.templateId }) },
+  // B projects into B's own curriculum graph: A's paper keeps its questions, parts and regions.
+  { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), input: ({ b }: Aim) => ({ template_id: b.samePaperTemplateId }) },
+] satisfies OperationCase[];
 
 const operationMatrix: Record<string, OperationCase[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
@@ -490,6 +494,49 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "people.changeRole": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, role: "school_admin" }) }],
   "people.setActive": [{ aim: "A's teacher", answer: 404, input: ({ a }) => ({ user_id: a.teacherId, active: false }) }],
   "people.signInSlipsPreview": slipsAimedAtA,
+  "graph.syncTemplate": graphSyncAimedAtA.map((kase) => ({ ...kase, input: (aim: Aim) => ({ templateId: kase.input(aim).template_id }) })),
+  "graph.syncTemplateGraph": graphSyncAimedAtA,
+  // The REST route (GET /graph/node/children) is hand-written (the reply cache); its cases, ETag and all, aim the same input.
+  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
+  // The canvas routes are hand-written (the path judged before the token): the operations aim the same inputs as their REST cases.
+  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
+  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
+    ...kase,
+    input: (aim: Aim) => {
+      const call = kase.build(aim);
+      return { ...(call.query as object), snapshot: jsonOf(call) };
+    },
+  })),
+  // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
+  "rosterImport.preview": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "rosterImport.commit": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  "timetables.list": [
+    { aim: "the list", answer: "own", input: () => ({}) },
+    { aim: "filtered by A's class", answer: "own", input: ({ a }) => ({ class_id: a.classId }) },
+  ],
+  "timetables.mine": [{ aim: "the caller's own lessons", answer: "own", input: () => undefined }],
+  "timetables.get": [{ aim: "A's timetable", answer: 404, input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.create": [{ aim: "a class timetable for A's class", answer: 404, input: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
+  // A's timetables and entries are not found by anyone of B's, before any role is asked.
+  "timetables.update": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
+  "timetables.activate": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.deactivate": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.delete": [{ aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ id: a.timetableId }) }],
+  "timetables.createEntry": [
+    { aim: "A's timetable", answer: everyRole(404), input: ({ a }) => ({ timetable_id: a.timetableId, ...entry }) },
+    { aim: "B's timetable with A's class", answer: 404, input: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, class_id: a.classId }) },
+    { aim: "B's timetable with A's teacher", answer: 400, input: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, teacher_id: a.teacherId }) },
+  ],
+  "timetables.updateEntry": [{ aim: "A's entry", answer: everyRole(404), input: ({ a }) => ({ id: a.entryId, room: "Taken over" }) }],
+  "timetables.deleteEntry": [{ aim: "A's entry", answer: everyRole(404), input: ({ a }) => ({ id: a.entryId }) }],
+  "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", input: () => undefined }],
+  // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
+  "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", input: () => undefined }],
+  "speech.serviceStatus": [{ aim: "the speech service's state", answer: "own", input: () => undefined }],
+  "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: "own", input: () => undefined }],
+  "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: "own", input: () => ({ name: "beta key" }) }],
+  "speech.apiKeys.revoke": [{ aim: "A's key", answer: 404, input: ({ a }) => ({ id: a.apiKeyId }) }],
+  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -507,7 +554,10 @@ function restCallOf(operation: AnyOperation, input: Record<string, unknown> | un
 function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], call: (input: Record<string, unknown> | undefined) => Call): Case<Call>[] {
   return cases.map((kase) => ({
     aim: kase.aim,
-    answer: Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
+    answer:
+      typeof kase.answer === "object"
+        ? kase.answer
+        : Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
     build: (aim: Aim) => call(kase.input(aim)),
     ...(kase.ghost === false ? { ghost: false as const } : {}),
     ...(kase.check ? { check: kase.check } : {}),
@@ -515,10 +565,6 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 }
 
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
-
-const timetableManagers = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: 403, student: 403 });
-const keyAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: 403, teacher: 403, student: 403 });
-const entry = { day: 2, period: 3, start_time: "11:00", end_time: "12:00" };
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
@@ -628,29 +674,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       return { mark_id: call.params![0], body: jsonOf(call) };
     },
   })),
-  "graph.syncTemplate": restMatrix["POST /api/exam/templates/{template_id}/graph-sync"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => ({ templateId: kase.build(aim).params![0] }),
-  })),
-  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
-  "timetables.list": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "filtered by A's class", answer: "own", build: ({ a }) => ({ class_id: a.classId }) },
-  ],
-  "timetables.mine": [{ aim: "the caller's own lessons", answer: "own", build: () => undefined }],
-  "timetables.get": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.create": [{ aim: "a class timetable for A's class", answer: timetableManagers(404), build: ({ a }) => ({ name: "Beta", type: "class", class_id: a.classId }) }],
-  "timetables.update": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId, name: "Taken over" }) }],
-  "timetables.activate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.deactivate": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.delete": [{ aim: "A's timetable", answer: 404, build: ({ a }) => ({ id: a.timetableId }) }],
-  "timetables.createEntry": [
-    { aim: "A's timetable", answer: 404, build: ({ a }) => ({ timetable_id: a.timetableId, ...entry }) },
-    { aim: "B's timetable with A's class", answer: timetableManagers(404), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, class_id: a.classId }) },
-    { aim: "B's timetable with A's teacher", answer: timetableManagers(400), build: ({ a, b }) => ({ timetable_id: b.timetableId, ...entry, teacher_id: a.teacherId }) },
-  ],
-  "timetables.updateEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId, room: "Taken over" }) }],
-  "timetables.deleteEntry": [{ aim: "A's entry", answer: 404, build: ({ a }) => ({ id: a.entryId }) }],
   "classes.list": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.teaching": [{ aim: "the list", answer: "own", build: () => undefined }],
   "classes.enrolled": [{ aim: "the list", answer: "own", build: () => undefined }],
@@ -675,25 +698,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     },
   })),
   "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
-  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, build: (aim: Aim) => kase.build(aim).query })),
-  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => {
-      const call = kase.build(aim);
-      return { ...(call.query as object), snapshot: jsonOf(call) };
-    },
-  })),
-  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
-  // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
-  "rosterImport.preview": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
-  "rosterImport.commit": [{ aim: "a CSV of B's own", answer: schoolAdmins("own"), build: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
-  "speech.dictationKey": [{ aim: "a key of the caller's own", answer: "own", build: () => undefined }],
-  // The server's speech state: nothing of a school's in it (no ids, names or counts), and the details for school admins only.
-  "speech.dictationStatus": [{ aim: "whether dictation works on this server", answer: "own", build: () => undefined }],
-  "speech.serviceStatus": [{ aim: "the speech service's state", answer: schoolAdmins("own"), build: () => undefined }],
-  "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: keyAdmins("own"), build: () => undefined }],
-  "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: keyAdmins("own"), build: () => ({ name: "beta key" }) }],
-  "speech.apiKeys.revoke": [{ aim: "A's key", answer: keyAdmins(404), build: ({ a }) => ({ id: a.apiKeyId }) }],
 };
 
 for (const { name, operation } of listedOperations) {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { text } from "../../lib/rules/input-rules";
 import { parseJsonBytes } from "../http/request-body";
-import type { Tx } from "../db/client";
+import type { Db, Tx } from "../db/client";
+import { asUser } from "../db/rls";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { formatByteSize } from "../../lib/rules/byte-size";
@@ -166,3 +167,19 @@ export async function storeSnapshot(address: SnapshotAddress, bytes: Uint8Array)
 }
 
 export const storeSnapshotOutput = z.object({ status: z.literal("success"), path: z.string(), bytes: z.number().int() });
+
+/**
+ * The canvas at a location, for a caller who may read it: access judged as them (row-level security),
+ * the object read after that transaction has ended. The web app's read and the REST read (once its
+ * path and token rules have passed).
+ */
+export async function readSnapshotAs(db: Db, userId: string, location: SnapshotLocationInput): Promise<LoadedSnapshot> {
+  const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "read"));
+  return loadSnapshot(address);
+}
+
+/** The web app's write of a canvas (already parsed JSON): access judged as the caller, then stored as the REST write stores its body. */
+export async function writeSnapshotAs(db: Db, userId: string, location: SnapshotLocationInput, snapshot: unknown) {
+  const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "write"));
+  return storeSnapshot(address, new TextEncoder().encode(JSON.stringify(snapshot) ?? ""));
+}

@@ -121,7 +121,7 @@ export async function listApiKeys(tx: Tx, input: z.input<typeof listApiKeysInput
  * Someone who administers no institute is 403. Read from the caller's scope (app.my_admin_institute_ids),
  * the set the database's policies use, so this check and row-level security cannot disagree.
  */
-export async function speechKeyInstitute(tx: Tx, requested?: string | null): Promise<string> {
+async function speechKeyInstitute(tx: Tx, requested?: string | null): Promise<string> {
   const administered = rowsOf<{ id: string }>(await tx.execute(sql`select app.my_admin_institute_ids() as id`)).map((row) => row.id);
   if (administered.length === 0) throw new AppError("forbidden", "Only a school admin manages speech API keys");
   if (requested) {
@@ -142,4 +142,27 @@ export async function speechKeyInstitute(tx: Tx, requested?: string | null): Pro
 export async function requireSpeechKeyAdmin(tx: Tx, action = "manages speech API keys"): Promise<void> {
   const [row] = rowsOf<{ admin: boolean }>(await tx.execute(sql`select exists (select app.my_admin_institute_ids()) as admin`));
   if (!row?.admin) throw new AppError("forbidden", `Only a school admin ${action}`);
+}
+
+/**
+ * The keys a school admin manages from Settings: those of the institute named (which they must
+ * administer), else of every institute they administer; 403 for anyone else.
+ */
+export async function listSchoolApiKeys(tx: Tx, input: { institute_id?: string | undefined } | undefined) {
+  if (input?.institute_id) await speechKeyInstitute(tx, input.institute_id);
+  else await requireSpeechKeyAdmin(tx);
+  return (await listApiKeys(tx, { instituteId: input?.institute_id })).map((key) => ({ ...key, institute_id: key.institute_id! }));
+}
+
+/** A key made by a school admin for their institute (the one named: required for an admin of several); the key itself is in this reply only. */
+export async function createSchoolApiKey(tx: Tx, userId: string, input: { name: string; institute_id?: string | undefined }) {
+  const instituteId = await speechKeyInstitute(tx, input.institute_id);
+  const created = await createApiKey(tx, { name: input.name, createdBy: userId, instituteId });
+  return { ...created, institute_id: instituteId };
+}
+
+/** A school admin revokes a key of their institute (another's, or an installation key, is 404). */
+export async function revokeSchoolApiKey(tx: Tx, input: z.input<typeof revokeApiKeyInput>) {
+  await requireSpeechKeyAdmin(tx);
+  return revokeApiKey(tx, input);
 }

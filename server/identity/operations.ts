@@ -26,6 +26,8 @@ import {
 } from "./personal-tokens";
 import { schoolTag } from "./routes/school-tag";
 import { MAX_SLIPS, printSignInSlips, previewSignInSlips, signInAddress, signInSlipsInput, signInSlipsPreviewOutput } from "./sign-in-slips";
+import { importRosterFiles, rosterImportInput } from "./roster-import";
+import { rosterImportOutput } from "./roster-plan";
 import { getMyProfile } from "./users";
 
 /**
@@ -284,5 +286,32 @@ export const meOperations = {
     role: "signed-in",
     temporaryPassword: true,
     handler: ({ db, caller, input }) => chooseOwnPasswordThrottled(db, caller.id, input),
+  }),
+};
+
+/**
+ * Roster import for a school's admins over tRPC: preview (the plan) and commit (the plan, written).
+ * REST's POST /api/school/roster-imports takes the file itself as a streamed body, which an operation's
+ * REST face does not say yet: it stays hand-written (server/identity/routes/roster-imports.ts).
+ */
+export const rosterImportOperations = {
+  preview: defineOperation({
+    kind: "mutation",
+    input: rosterImportInput,
+    output: rosterImportOutput,
+    // The import opens its own transaction as the caller (the files are read inside it).
+    transaction: "database",
+    role: "school-admin",
+    handler: ({ db, caller, input }) => importRosterFiles(db, caller.id, input, "preview"),
+  }),
+
+  // "apply" is a word tRPC reserves (a function's own method), so the writing procedure is "commit".
+  commit: defineOperation({
+    kind: "mutation",
+    input: rosterImportInput,
+    output: rosterImportOutput,
+    transaction: "database",
+    role: "school-admin",
+    handler: ({ db, caller, input }) => importRosterFiles(db, caller.id, input, "apply"),
   }),
 };

@@ -32,7 +32,7 @@ export const rosterImportInput = z.object({
   mapping: rosterMappingInput.nullish(),
 });
 
-export const decodeRosterFiles = (files: z.output<typeof rosterImportInput>["files"]): RosterFile[] =>
+const decodeRosterFiles = (files: z.output<typeof rosterImportInput>["files"]): RosterFile[] =>
   files.map((file) => ({ name: file.name, bytes: new Uint8Array(Buffer.from(file.base64, "base64")) }));
 
 /** The `mapping` query parameter of REST: a JSON object such as {"email":"E-mail","classCodes":["Sets"]}. */
@@ -62,3 +62,7 @@ export function runRosterImport(db: Db, userId: string, files: RosterFile[], map
     return (await planRosterImportInto(tx, instituteId, source, mapping)).result;
   });
 }
+
+/** The web app's import: the files as tRPC carries them (base64) and their mapping, previewed or applied. */
+export const importRosterFiles = (db: Db, userId: string, input: z.output<typeof rosterImportInput>, mode: RosterImportMode) =>
+  runRosterImport(db, userId, decodeRosterFiles(input.files), input.mapping, mode);

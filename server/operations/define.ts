@@ -39,7 +39,8 @@ export type OperationRole = keyof typeof operationRoles;
  */
 export type TransactionMode = "as-user" | "database";
 
-type AnyObjectSchema = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+/** An object, or (tRPC only: a REST face needs an object) an object the caller may leave out (`z.object({...}).optional()`). */
+type AnyObjectSchema = z.ZodType<Record<string, unknown> | undefined, Record<string, unknown> | undefined>;
 type InputOf<Input> = Input extends z.ZodType ? z.output<Input> : undefined;
 type ResultOf<Output> = Output extends z.ZodType ? z.input<Output> : unknown;
 

@@ -25,6 +25,7 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
   if ((face.method === "GET") !== (operation.kind === "query")) throw new Error(`${where}: a query is a GET and a GET a query`);
 
   const input = operation.input as ObjectSchema | undefined;
+  if (input && !("shape" in input)) throw new Error(`${where}: a REST face needs an object input (not one the caller may leave out)`);
   const pathNames = pathParameterNames(face.path);
   const members = input ? Object.keys(input.shape) : [];
   const missing = pathNames.filter((pathName) => !members.includes(pathName));

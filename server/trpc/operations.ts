@@ -38,7 +38,7 @@ function procedureOf(operation: AnyOperation) {
 }
 
 /** The procedures of a domain's operations, to spread into its router (beside hand-written ones while a domain moves). */
-function proceduresOf<Operations extends OperationSet>(operations: Operations): ProceduresOf<Operations> {
+export function proceduresOf<Operations extends OperationSet>(operations: Operations): ProceduresOf<Operations> {
   return Object.fromEntries(
     Object.entries(operations)
       .filter(([, operation]) => operation.trpc !== false)

@@ -1,25 +1,22 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
-import { operationsRouter } from "./operations";
+import { operationsRouter, proceduresOf } from "./operations";
 import { examRouter } from "./routers/exam";
-import { graphRouter } from "./routers/graph";
-import { timetablesRouter } from "./routers/timetables";
 import { classesRouter } from "./routers/classes";
-import { snapshotsRouter } from "./routers/snapshots";
-import { speechRouter } from "./routers/speech";
-import { rosterImportRouter } from "./routers/roster-import";
+
+const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
   exam: examRouter,
-  graph: graphRouter,
+  graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),
-  timetables: timetablesRouter,
+  timetables: operationsRouter(operationCatalogue.timetables),
   classes: classesRouter,
-  snapshots: snapshotsRouter,
-  speech: speechRouter,
+  snapshots: operationsRouter(operationCatalogue.snapshots),
+  speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),
-  rosterImport: rosterImportRouter,
+  rosterImport: operationsRouter(operationCatalogue.rosterImport),
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,7 @@ import { env } from "../../env";
 import { readBoundedBody } from "../../http/request-body";
 import { defineRoute, fileReply, jsonBody, jsonReply, replyWith, streamedBody } from "../../http/route";
 import { authenticateCanvasCaller } from "../canvas-caller";
-import { loadSnapshot, parseSnapshotPath, resolveSnapshotAccess, snapshotLocationInput, storeSnapshot, storeSnapshotOutput } from "../snapshots";
+import { parseSnapshotPath, readSnapshotAs, resolveSnapshotAccess, snapshotLocationInput, storeSnapshot, storeSnapshotOutput } from "../snapshots";
 import { issueSyncToken, issueSyncTokenInput, syncTokenOutput } from "../sync-tokens";
 
 /**
@@ -50,8 +50,7 @@ export const getSnapshotRoute = defineRoute({
   handler: async ({ db, query, authenticate }) => {
     parseSnapshotPath(query.path); // rule 1 comes before the token rule
     const user = await authenticate();
-    const address = await asUser(db, user.id, (tx) => resolveSnapshotAccess(tx, user.id, query, "read"));
-    const { snapshot, source } = await loadSnapshot(address);
+    const { snapshot, source } = await readSnapshotAs(db, user.id, query);
     return Response.json(snapshot, { headers: { "cache-control": "no-store", "x-snapshot-source": source } });
   },
 });

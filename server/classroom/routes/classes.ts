@@ -7,9 +7,8 @@ import { classListOutput, classOutput, listEnrolledClasses, listTaughtClasses, s
 import { addStudentToClass, addStudentToClassBody, classStudentsOutput, enrollmentOutput } from "../enrollments";
 import { bootstrapProfileReply, classStudentsReply, schoolClassesReply, schoolStudentsReply } from "../reply-cache";
 import { schoolStudentsOutput } from "../school-students";
-import { listTimetables, listTimetablesInput, listTimetablesOutput } from "../timetables";
 
-/** The classroom supporting endpoints: the caller's profile, timetables, classes and their students. */
+/** The classroom supporting endpoints: the caller's profile, classes and their students (the timetables' list is an operation). */
 
 const tags = ["classroom"];
 const invalid = "Invalid request (see detail)";
@@ -24,20 +23,6 @@ export const bootstrapProfileRoute = defineRoute({
   replies: { 200: cachedJsonReply(bootstrapProfileOutput, "OK") },
   errors: {},
   handler: ({ request, db, user }) => bootstrapProfileReply(request, db, user.id),
-});
-
-export const listTimetablesRoute = defineRoute({
-  method: "GET",
-  path: "/database/timetable/timetables",
-  operationId: "listTimetables",
-  tags,
-  summary: "Timetables of the caller's school, newest first",
-  description: "Empty when the caller has no school or is not a school_admin or department_head of it.",
-  auth: "bearer",
-  query: listTimetablesInput,
-  replies: { 200: jsonReply(listTimetablesOutput, "OK") },
-  errors: { 400: invalid },
-  handler: ({ db, user, query }) => asUser(db, user.id, (tx) => listTimetables(tx, user.id, query)),
 });
 
 export const listSchoolClassesRoute = defineRoute({
@@ -150,9 +135,8 @@ export const setClassTeachersRoute = defineRoute({
     asUser(db, user.id, (tx) => setClassTeachers(tx, user.id, { classId: params.class_id, teacherId: body.teacher_id, otherTeacherIds: body.other_teacher_ids })),
 });
 
+/** After the profile (bootstrapProfileRoute) and the timetables' list (an operation: server/classroom/timetable-operations.ts). */
 export const classRoutes = [
-  bootstrapProfileRoute,
-  listTimetablesRoute,
   listSchoolClassesRoute,
   listTaughtClassesRoute,
   listEnrolledClassesRoute,

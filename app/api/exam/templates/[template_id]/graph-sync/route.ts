@@ -1,6 +1,5 @@
-import { graphSyncRoute } from "@/server/exam/routes/graph-sync";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(graphSyncRoute);
+export const POST = operationRoute("POST", "/api/exam/templates/{template_id}/graph-sync");
