@@ -6,18 +6,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { anchorOf } from "./markdown-anchor";
 
 const root = path.join(import.meta.dirname, "..");
 // A template literal: the citations test reads a decision file's name before a double quote as a citation.
 const indexPath = path.join(root, "docs", `decisions.md`);
-
-/** GitHub's anchor for a heading (as tests/decision-citations.test.ts reads it). */
-const anchorOf = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}_\- ]/gu, "")
-    .replace(/ /g, "-");
 
 const index = fs.readFileSync(indexPath, "utf8");
 const firstSection = index.search(/^## \[/m);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { anchorOf } from "../scripts/markdown-anchor";
 
 /**
  * Comments cite the decision record as `docs/decisions.md "Heading"` and the contract as
@@ -64,14 +65,6 @@ const headingsOf = (markdown: string) =>
     .split("\n")
     .map((line) => /^#{1,6} (.*)$/.exec(line)?.[1])
     .filter((heading): heading is string => heading !== undefined);
-
-/** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
-const anchorOf = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}_\- ]/gu, "")
-    .replace(/ /g, "-");
 
 const decisionsFolder = path.join(root, "docs/decisions");
 const topicFiles = fs

@@ -127,20 +127,24 @@ export const replyWith = (status: SuccessStatus, body: unknown, headers?: Header
 
 type JsonReplyInput<R extends Replies> = { [Status in keyof R]: R[Status] extends JsonReplySpec<infer Schema> ? z.input<Schema> : never }[keyof R];
 
+/** What names a REST route and describes it in the OpenAPI document. */
+export interface RouteIdentity {
+  method: HttpMethod;
+  /** The OpenAPI path; its `{name}` segments are the route folder's `[name]` segments under app/. */
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+}
+
 export interface RouteDefinition<
   Params extends z.ZodObject | undefined = z.ZodObject | undefined,
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   Body extends BodySpec | undefined = BodySpec | undefined,
   R extends Replies = Replies,
   Auth extends RouteAuth = RouteAuth,
-> {
-  method: HttpMethod;
-  /** The OpenAPI path; its `{name}` segments are the route folder's `[name]` segments. */
-  path: string;
-  operationId: string;
-  tags: string[];
-  summary: string;
-  description?: string;
+> extends RouteIdentity {
   auth: Auth;
   params?: Params;
   query?: Query;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../auth/authenticated-user";
 import type { Db, Tx } from "../db/client";
-import type { ErrorStatus, FileReplySpec, HttpMethod, StatusReply } from "../http/route";
+import type { ErrorStatus, FileReplySpec, RouteIdentity, StatusReply } from "../http/route";
 
 /**
  * One operation, said once (issue 34, item 1): its name, input and output schemas, whether it reads
@@ -56,14 +56,7 @@ type OperationContext<Input, Mode extends TransactionMode> = { caller: Authentic
  * member of the input (`bodyMember`). The reply is the operation's output (JSON, checked before it leaves) with status `status`, unless `file` says it is
  * bytes, which `respond` turns into the Response.
  */
-interface RestFace<Result = unknown> {
-  method: HttpMethod;
-  /** The OpenAPI path; its `{name}` segments are the route folder's `[name]` segments under app/. */
-  path: string;
-  operationId: string;
-  tags: string[];
-  summary: string;
-  description?: string;
+interface RestFace<Result = unknown> extends RouteIdentity {
   /** The success status: 200 unless said (201 for something made, 202 for work accepted). */
   status?: 200 | 201 | 202;
   /** The JSON reply's description in the document. */
