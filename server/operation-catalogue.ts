@@ -1,4 +1,5 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
+import { classOperations } from "./classroom/class-operations";
 import { timetableOperations } from "./classroom/timetable-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
@@ -20,6 +21,7 @@ export const operationCatalogue = {
   graph: graphOperations,
   snapshots: snapshotOperations,
   timetables: timetableOperations,
+  classes: classOperations,
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },

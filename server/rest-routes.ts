@@ -1,12 +1,19 @@
 import { operationCatalogue } from "./operation-catalogue";
-import { bootstrapProfileRoute, classroomRoutes, classroomTag } from "./classroom/routes";
+import {
+  bootstrapProfileRoute,
+  canvasRoutes,
+  classroomTag,
+  listClassStudentsRoute,
+  listSchoolClassesRoute,
+  listSchoolStudentsRoute,
+} from "./classroom/routes";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphTag } from "./graph/graph-tag";
 import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
 import { printRoutes } from "./exam/intake/routes/print";
-import { restRoutesOf } from "./operations/rest";
+import { restRouteOf, restRoutesOf } from "./operations/rest";
 
 /**
  * Every REST route of Markbook, as the OpenAPI document lists them. Each `route.ts` under app/ exports
@@ -14,6 +21,8 @@ import { restRoutesOf } from "./operations/rest";
  * list and its tag here. The people routes are derived from the operation catalogue (server/operation-catalogue.ts),
  * in the place they always held, so the document keeps its order.
  */
+const classes = operationCatalogue.classes;
+
 export const restRoutes: AnyRouteDefinition[] = [
   ...examRoutes,
   ...printRoutes,
@@ -21,7 +30,15 @@ export const restRoutes: AnyRouteDefinition[] = [
   graphChildrenRoute,
   bootstrapProfileRoute,
   ...restRoutesOf(operationCatalogue.timetables),
-  ...classroomRoutes,
+  // The classes' routes in the document's order: the lists answered through the reply cache are hand-written, between the operations' faces.
+  listSchoolClassesRoute,
+  restRouteOf(classes.teaching),
+  restRouteOf(classes.enrolled),
+  listSchoolStudentsRoute,
+  listClassStudentsRoute,
+  restRouteOf(classes.addStudentToClass),
+  restRouteOf(classes.setClassTeachers),
+  ...canvasRoutes,
   ...restRoutesOf(operationCatalogue.people),
   ...schoolRoutes,
 ];

@@ -351,8 +351,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
   ],
-  "GET /database/timetable/classes/teaching": [{ aim: "the list", answer: "own", build: () => ({}) }],
-  "GET /database/timetable/classes/enrolled": [{ aim: "the list", answer: "own", build: () => ({}) }],
   "GET /database/timetable/classes/school/students": [
     { aim: "the list", answer: "own", build: () => ({}) },
     { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.schoolStudents! } }) },
@@ -361,18 +359,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's class", answer: 404, build: ({ a }) => ({ params: [a.classId], query: { include_inactive: "true" } }) },
     // A cached reply of A's must not answer B, not even as a 304.
     { aim: "A's class, with the ETag A got", answer: 404, build: ({ a }) => ({ params: [a.classId], headers: { "if-none-match": etagsOfA.classStudents! } }) },
-  ],
-  "POST /database/timetable/classes/{class_id}/students": [
-    { aim: "A's class and student", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ student_id: a.studentId }) }) },
-    { aim: "A's class, B's student", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ student_id: me.id }) }) },
-    { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ student_id: a.studentId }) }) },
-  ],
-  "PUT /database/timetable/classes/{class_id}/teachers": [
-    { aim: "A's class, A's teacher", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ teacher_id: a.teacherId, other_teacher_ids: [a.markerId] }) }) },
-    { aim: "A's class, B's own people", answer: 404, build: ({ a, me }) => ({ params: [a.classId], ...json({ teacher_id: me.id, other_teacher_ids: [] }) }) },
-    { aim: "A's class, no teacher", answer: 404, build: ({ a }) => ({ params: [a.classId], ...json({ teacher_id: null }) }) },
-    { aim: "B's class, A's teacher as main", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ teacher_id: a.teacherId }) }) },
-    { aim: "B's class, A's teacher among the others", answer: schoolAdmins(400), build: ({ a, b }) => ({ params: [b.classId], ...json({ teacher_id: null, other_teacher_ids: [a.markerId] }) }) },
   ],
   "POST /api/school/roster-imports": [
     { aim: "a CSV naming A's student and class ids, previewed", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { dry_run: "true" }, ...rosterCsvCall(rosterCsvAimedAt(a)) }) },
@@ -471,6 +457,22 @@ const graphSyncAimedAtA = [
   { aim: "B's own template on A's catalogue paper", answer: ownerOnly("own"), input: ({ b }: Aim) => ({ template_id: b.samePaperTemplateId }) },
 ] satisfies OperationCase[];
 
+const classStudentAimedAtA = [
+  { aim: "A's class and student", answer: everyRole(404), input: ({ a }: Aim) => ({ class_id: a.classId, student_id: a.studentId }) },
+  { aim: "A's class, B's student", answer: everyRole(404), input: ({ a, me }: Aim) => ({ class_id: a.classId, student_id: me.id }) },
+  { aim: "B's class, A's student", answer: 400, input: ({ a, b }: Aim) => ({ class_id: b.classId, student_id: a.studentId }) },
+] satisfies OperationCase[];
+
+/** The REST body of PUT /database/timetable/classes/{class_id}/teachers, with the class of its path. */
+type ClassTeachers = { class_id: string; teacher_id: string | null; other_teacher_ids?: string[] };
+const classTeachersAimedAtA: (Omit<OperationCase, "input"> & { input(aim: Aim): ClassTeachers })[] = [
+  { aim: "A's class, A's teacher", answer: everyRole(404), input: ({ a }) => ({ class_id: a.classId, teacher_id: a.teacherId, other_teacher_ids: [a.markerId] }) },
+  { aim: "A's class, B's own people", answer: everyRole(404), input: ({ a, me }) => ({ class_id: a.classId, teacher_id: me.id, other_teacher_ids: [] }) },
+  { aim: "A's class, no teacher", answer: everyRole(404), input: ({ a }) => ({ class_id: a.classId, teacher_id: null }) },
+  { aim: "B's class, A's teacher as main", answer: 400, input: ({ a, b }) => ({ class_id: b.classId, teacher_id: a.teacherId }) },
+  { aim: "B's class, A's teacher among the others", answer: 400, input: ({ a, b }) => ({ class_id: b.classId, teacher_id: null, other_teacher_ids: [a.markerId] }) },
+];
+
 const operationMatrix: Record<string, OperationCase[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
   // B's people have no password to type, whoever they are.
@@ -536,6 +538,36 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: "own", input: () => undefined }],
   "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: "own", input: () => ({ name: "beta key" }) }],
   "speech.apiKeys.revoke": [{ aim: "A's key", answer: 404, input: ({ a }) => ({ id: a.apiKeyId }) }],
+  "classes.list": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.teaching": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.enrolled": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.schoolStudents": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.schoolStaff": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.students": [{ aim: "A's class", answer: 404, input: ({ a }) => ({ classId: a.classId, includeInactive: true }) }],
+  // A's school and classes are not found by anyone of B's, before any role is asked.
+  "classes.create": [
+    { aim: "a class in A's school", answer: everyRole(404), input: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) },
+    { aim: "a class of B's taught by A's teacher", answer: 400, input: ({ a }) => ({ name: "Beta class", teacherId: a.teacherId }) },
+  ],
+  "classes.rename": [{ aim: "A's class", answer: everyRole(404), input: ({ a }) => ({ classId: a.classId, name: "Taken over" }) }],
+  "classes.setTeachers": classTeachersAimedAtA.map((kase) => ({
+    ...kase,
+    input: (aim: Aim) => {
+      const { class_id, teacher_id, other_teacher_ids } = kase.input(aim);
+      return { classId: class_id, teacherId: teacher_id, otherTeacherIds: other_teacher_ids };
+    },
+  })),
+  "classes.addStudent": classStudentAimedAtA.map((kase) => ({
+    ...kase,
+    input: (aim: Aim) => {
+      const { class_id, student_id } = kase.input(aim);
+      return { classId: class_id, studentId: student_id };
+    },
+  })),
+  "classes.removeStudent": [{ aim: "A's class and student", answer: everyRole(404), input: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
+  // REST's twins of addStudent and setTeachers: the class in the path, the rest in the body.
+  "classes.addStudentToClass": classStudentAimedAtA,
+  "classes.setClassTeachers": classTeachersAimedAtA,
   "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
 };
 
@@ -674,30 +706,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
       return { mark_id: call.params![0], body: jsonOf(call) };
     },
   })),
-  "classes.list": [{ aim: "the list", answer: "own", build: () => undefined }],
-  "classes.teaching": [{ aim: "the list", answer: "own", build: () => undefined }],
-  "classes.enrolled": [{ aim: "the list", answer: "own", build: () => undefined }],
-  "classes.schoolStudents": [{ aim: "the list", answer: "own", build: () => undefined }],
-  "classes.schoolStaff": [{ aim: "the list", answer: "own", build: () => undefined }],
-  "classes.students": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, includeInactive: true }) }],
-  "classes.create": [
-    { aim: "a class in A's school", answer: 404, build: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) },
-    { aim: "a class of B's taught by A's teacher", answer: schoolAdmins(400), build: ({ a }) => ({ name: "Beta class", teacherId: a.teacherId }) },
-  ],
-  "classes.rename": [{ aim: "A's class", answer: 404, build: ({ a }) => ({ classId: a.classId, name: "Taken over" }) }],
-  "classes.addStudent": [
-    { aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) },
-    { aim: "B's class, A's student", answer: schoolAdmins(400), build: ({ a, b }) => ({ classId: b.classId, studentId: a.studentId }) },
-  ],
-  "classes.setTeachers": restMatrix["PUT /database/timetable/classes/{class_id}/teachers"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => {
-      const call = kase.build(aim);
-      const body = jsonOf(call) as { teacher_id: string | null; other_teacher_ids?: string[] };
-      return { classId: (call.params as string[])[0]!, teacherId: body.teacher_id, otherTeacherIds: body.other_teacher_ids };
-    },
-  })),
-  "classes.removeStudent": [{ aim: "A's class and student", answer: 404, build: ({ a }) => ({ classId: a.classId, studentId: a.studentId }) }],
 };
 
 for (const { name, operation } of listedOperations) {

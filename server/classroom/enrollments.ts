@@ -51,9 +51,6 @@ export async function enrollStudent(tx: Tx, input: z.input<typeof enrollStudentI
 
 // Enrollment administration for the caller (REST and tRPC) -----------------------------------------
 
-/** Body of POST /database/timetable/classes/{class_id}/students. */
-export const addStudentToClassBody = z.object({ student_id: z.uuid("student_id must be a user id") });
-
 export const enrollmentOutput = z.object({
   class_id: z.uuid(),
   student_id: z.uuid(),

@@ -2,7 +2,6 @@ import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter, proceduresOf } from "./operations";
 import { examRouter } from "./routers/exam";
-import { classesRouter } from "./routers/classes";
 
 const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
 
@@ -12,7 +11,7 @@ export const appRouter = router({
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),
   timetables: operationsRouter(operationCatalogue.timetables),
-  classes: classesRouter,
+  classes: operationsRouter(operationCatalogue.classes),
   snapshots: operationsRouter(operationCatalogue.snapshots),
   speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),

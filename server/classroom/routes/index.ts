@@ -1,12 +1,9 @@
-import { canvasRoutes } from "./canvas";
-import { classRoutes } from "./classes";
-
-export { bootstrapProfileRoute } from "./classes";
-
 /**
- * The classroom REST routes still written by hand, in the order the OpenAPI document lists them; server/rest-routes.ts
- * puts the profile (bootstrapProfileRoute) and then the timetables' operations before them.
+ * The classroom REST routes still written by hand: the cached lists and the profile (./classes), the canvas
+ * routes (./canvas). server/rest-routes.ts puts them, the timetables' and the classes' operations in the
+ * document's order.
  */
-export const classroomRoutes = [...classRoutes, ...canvasRoutes];
+export { bootstrapProfileRoute, listClassStudentsRoute, listSchoolClassesRoute, listSchoolStudentsRoute } from "./classes";
+export { canvasRoutes } from "./canvas";
 
 export const classroomTag = { name: "classroom", description: "Profile bootstrap, timetables, classes, canvas snapshots and sync tokens" };

@@ -1,6 +1,5 @@
-import { listEnrolledClassesRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listEnrolledClassesRoute);
+export const GET = operationRoute("GET", "/database/timetable/classes/enrolled");

@@ -1,6 +1,5 @@
-import { listTaughtClassesRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listTaughtClassesRoute);
+export const GET = operationRoute("GET", "/database/timetable/classes/teaching");

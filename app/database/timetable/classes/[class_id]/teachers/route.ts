@@ -1,6 +1,5 @@
-import { setClassTeachersRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(setClassTeachersRoute);
+export const PUT = operationRoute("PUT", "/database/timetable/classes/{class_id}/teachers");
