@@ -12,7 +12,7 @@ import { operationRouteIn } from "./operations/rest";
  * routers (server/trpc/root.ts), the REST definitions (server/rest-routes.ts, hence /api/openapi.json),
  * the Next.js route exports under app/ and the cross-school matrix's expectations are derived from it.
  * Domains not yet moved onto it keep their hand-written routers and `defineRoute`s beside it
- * (docs/decisions.md "Moving the other domains: the checklist, and the pitfalls met").
+ * (docs/decisions/http-and-errors.md, "Moving the other domains: the checklist, and the pitfalls met").
  */
 export const operationCatalogue = {
   me: meOperations,
