@@ -1,6 +1,9 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
 import { timetableOperations } from "./classroom/timetable-operations";
+import { claimOperations } from "./exam/claim-operations";
+import { markerOperations } from "./exam/marker-operations";
+import { moderationOperations } from "./exam/moderation-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -25,6 +28,8 @@ export const operationCatalogue = {
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
+  // exam's sub-routers moved so far; the others are still server/trpc/routers/exam.ts's (root.ts joins them).
+  exam: { markers: markerOperations, claims: claimOperations, moderation: moderationOperations },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

@@ -77,6 +77,23 @@ describe("the operation catalogue", () => {
     expect(() => restRouteOf(thing({ input, rest: { ...face, bodyMember: "body" } }))).toThrow("a GET has no body for the input's body");
   });
 
+  it("documents a path parameter in the route's words when the face says them, leaving the input (tRPC's) as it is", () => {
+    const input = z.object({ group_id: z.uuid().describe("Group id"), thing_id: z.uuid().describe("Thing id") });
+    const path = "/api/groups/{group_id}/things/{thing_id}";
+    const route = restRouteOf(thing({ input, rest: { ...face, path, pathDescriptions: { thing_id: "The thing's own id" } } }));
+    const params = (route.params as z.ZodObject).shape;
+    expect(Object.keys(params)).toEqual(["group_id", "thing_id"]);
+    expect(z.toJSONSchema(route.params as z.ZodObject)).toMatchObject({
+      properties: { group_id: { format: "uuid", description: "Group id" }, thing_id: { format: "uuid", description: "The thing's own id" } },
+    });
+    expect(input.shape.thing_id.description).toBe("Thing id");
+    // The schema parses as the input's does.
+    expect(() => (params.thing_id as z.ZodType).parse("not a uuid")).toThrow();
+    expect(() => restRouteOf(thing({ input, rest: { ...face, path, pathDescriptions: { other_id: "Other" } } }))).toThrow(
+      `GET ${path}: {other_id} is described but not in the path`,
+    );
+  });
+
   it("refuses, when the catalogue is read, a REST face that cannot be derived, saying what is wrong", () => {
     expect(() => restRouteOf(thing({ rest: { ...face, path: "/api/things/{other_id}" } }))).toThrow("GET /api/things/{other_id}: the path's {other_id} is not a member of the input");
     expect(() => restRouteOf(thing({ kind: "mutation" }))).toThrow("a query is a GET and a GET a query");

@@ -217,47 +217,11 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
   ],
   "POST /api/exam/batches/{batch_id}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/moderation": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "PUT /api/exam/batches/{batch_id}/moderation/sample": [
-    { aim: "A's batch, a percentage", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ percent: 100, tolerance: 0 }) }) },
-    { aim: "A's batch, A's script", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/moderation/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/moderation/agreement": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/moderation/differences": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/batches/{batch_id}/sign-off": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/batches/{batch_id}/reopen": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/submissions/{submission_id}/second-marks": [
-    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ params: [a.submissionId], ...json({ question_id: a.questionId, awarded_marks: 1 }) }) },
-  ],
-  "POST /api/exam/submissions/{submission_id}/reconcile": [
-    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ params: [a.submissionId], ...json({ question_id: a.questionId, final_marks: 1 }) }) },
-  ],
   "PATCH /api/exam/batches/{batch_id}": [
     { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: true }) }) },
     { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: false }) }) },
   ],
   "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/markers": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/batches/{batch_id}/markers": [
-    { aim: "A's batch, inviting the caller", answer: 404, build: ({ a, me }) => ({ params: [a.batchId], ...json({ user_id: me.id }) }) },
-    { aim: "A's batch, inviting A's teacher", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ user_id: a.teacherId }) }) },
-    { aim: "B's own batch, inviting A's marker", answer: ownerOnly(400), build: ({ a, b }) => ({ params: [b.batchId], ...json({ user_id: a.markerId }) }) },
-  ],
-  "DELETE /api/exam/batches/{batch_id}/markers/{user_id}": [{ aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId, a.markerId] }) }],
-  "PUT /api/exam/batches/{batch_id}/markers/{user_id}/allocations": [
-    { aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId, a.markerId], ...json({ allocations: [{ question_id: a.questionId }] }) }) },
-    { aim: "B's own batch, A's marker", answer: ownerOnly(404), build: ({ a, b }) => ({ params: [b.batchId, a.markerId], ...json({ allocations: [{ first_script: 1 }] }) }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/my-work": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "POST /api/exam/batches/{batch_id}/claims": [
-    { aim: "A's batch, the next pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({}) }) },
-    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_id: a.submissionId, question_id: a.questionId }) }) },
-  ],
-  "POST /api/exam/batches/{batch_id}/claims/release": [
-    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_id: a.submissionId, question_id: a.questionId }) }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/marker-progress": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
   "GET /api/exam/batches/{batch_id}/results": [
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
     { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
@@ -569,6 +533,45 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "classes.addStudentToClass": classStudentAimedAtA,
   "classes.setClassTeachers": classTeachersAimedAtA,
   "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
+  // exam.markers, exam.claims, exam.moderation: another school's batch is not found by anyone of B's, before any role is asked.
+  "exam.markers.list": [{ aim: "A's shared batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.markers.invite": [
+    { aim: "A's batch, inviting the caller", answer: everyRole(404), input: ({ a, me }) => ({ batch_id: a.batchId, body: { user_id: me.id } }) },
+    { aim: "A's batch, inviting A's teacher", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { user_id: a.teacherId } }) },
+    { aim: "B's own batch, inviting A's marker", answer: ownerOnly(400), input: ({ a, b }) => ({ batch_id: b.batchId, body: { user_id: a.markerId } }) },
+  ],
+  "exam.markers.remove": [{ aim: "A's marker of A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId }) }],
+  "exam.markers.setAllocations": [
+    {
+      aim: "A's marker of A's batch",
+      answer: everyRole(404),
+      input: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId, body: { allocations: [{ question_id: a.questionId }] } }),
+    },
+    { aim: "B's own batch, A's marker", answer: ownerOnly(404), input: ({ a, b }) => ({ batch_id: b.batchId, user_id: a.markerId, body: { allocations: [{ first_script: 1 }] } }) },
+  ],
+  "exam.markers.myWork": [{ aim: "A's shared batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.markers.progress": [{ aim: "A's shared batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.claims.claim": [
+    { aim: "A's batch, the next pair", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: {} }) },
+    { aim: "A's claimed pair", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) },
+  ],
+  "exam.claims.release": [{ aim: "A's claimed pair", answer: 404, input: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) }],
+  "exam.moderation.state": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.setSample": [
+    { aim: "A's batch, a percentage", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { percent: 100, tolerance: 0 } }) },
+    { aim: "A's batch, A's script", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { submission_ids: [a.submissionId] } }) },
+  ],
+  "exam.moderation.queue": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.saveSecondMark": [
+    { aim: "A's script and question", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, awarded_marks: 1 } }) },
+  ],
+  "exam.moderation.agreement": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.differences": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.reconcile": [
+    { aim: "A's script and question", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, final_marks: 1 } }) },
+  ],
+  "exam.moderation.signOff": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.moderation.reopen": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -638,39 +641,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
   ],
   "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
   "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.state": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.setSample": [
-    { aim: "A's batch, a percentage", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { percent: 100, tolerance: 0 } }) },
-    { aim: "A's batch, A's script", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_ids: [a.submissionId] } }) },
-  ],
-  "exam.moderation.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.agreement": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.differences": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.signOff": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.reopen": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.moderation.saveSecondMark": [
-    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, awarded_marks: 1 } }) },
-  ],
-  "exam.moderation.reconcile": [
-    { aim: "A's script and question", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, body: { question_id: a.questionId, final_marks: 1 } }) },
-  ],
   "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.markers.list": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.markers.invite": [
-    { aim: "A's batch, inviting the caller", answer: 404, build: ({ a, me }) => ({ batch_id: a.batchId, body: { user_id: me.id } }) },
-    { aim: "B's own batch, inviting A's marker", answer: ownerOnly(400), build: ({ a, b }) => ({ batch_id: b.batchId, body: { user_id: a.markerId } }) },
-  ],
-  "exam.markers.remove": [{ aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId }) }],
-  "exam.markers.setAllocations": [
-    { aim: "A's marker of A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, user_id: a.markerId, body: { allocations: [{ question_id: a.questionId }] } }) },
-  ],
-  "exam.markers.myWork": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.markers.progress": [{ aim: "A's shared batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.claims.claim": [
-    { aim: "A's batch, the next pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: {} }) },
-    { aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) },
-  ],
-  "exam.claims.release": [{ aim: "A's claimed pair", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, body: { submission_id: a.submissionId, question_id: a.questionId } }) }],
   "exam.batches.setAnonymous": [
     { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: true }) },
     { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: false }) },

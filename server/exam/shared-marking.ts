@@ -45,13 +45,13 @@ const allocationBody = z
   });
 
 export const batchMarkersInput = z.object({ batch_id: recordId("Batch") });
-export const inviteMarkerBody = z.object({ user_id: z.uuid("user_id must be a user id") });
+const inviteMarkerBody = z.object({ user_id: z.uuid("user_id must be a user id") });
 export const inviteMarkerInput = batchMarkersInput.extend({ body: inviteMarkerBody });
 export const markerInput = batchMarkersInput.extend({ user_id: recordId("Marker") });
-export const setAllocationsBody = z.object({ allocations: z.array(allocationBody).max(MAX_ALLOCATIONS, `at most ${MAX_ALLOCATIONS} allocations`) });
+const setAllocationsBody = z.object({ allocations: z.array(allocationBody).max(MAX_ALLOCATIONS, `at most ${MAX_ALLOCATIONS} allocations`) });
 export const setAllocationsInput = markerInput.extend({ body: setAllocationsBody });
 const markingOrder = z.enum(["script", "question"]);
-export const claimBody = z
+const claimBody = z
   .object({
     submission_id: z.uuid("submission_id must be a submission id").optional(),
     question_id: z.uuid("question_id must be a question id").optional(),
@@ -61,7 +61,7 @@ export const claimBody = z
     message: "Name both submission_id and question_id, or neither (the next pair of your allocation)",
   });
 export const claimInput = batchMarkersInput.extend({ body: claimBody });
-export const releaseBody = z.object({ submission_id: z.uuid("submission_id must be a submission id"), question_id: z.uuid("question_id must be a question id") });
+const releaseBody = z.object({ submission_id: z.uuid("submission_id must be a submission id"), question_id: z.uuid("question_id must be a question id") });
 export const releaseInput = batchMarkersInput.extend({ body: releaseBody });
 
 const allocationOutput = z.object({

@@ -70,6 +70,11 @@ interface RestFace<Result = unknown> extends RouteIdentity {
    * The input then holds the path's members and this one only.
    */
   bodyMember?: string;
+  /**
+   * A path parameter's description in the document when the route says it otherwise than the input's
+   * schema (`{ user_id: "The marker's user id" }` where tRPC's input says "Marker id").
+   */
+  pathDescriptions?: Record<string, string>;
   /** Shown in the 400 for a body that is not JSON. */
   example?: string;
   maxBytes?: number;

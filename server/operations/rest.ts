@@ -32,7 +32,14 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
   if (missing.length > 0) throw new Error(`${where}: the path's {${missing.join("}, {")}} is not a member of the input`);
   // zod types the mask by the schema's keys, which a generic operation does not know.
   const pick = (names: string[]) => Object.fromEntries(names.map((member) => [member, true])) as never;
-  const params = pathNames.length > 0 ? input!.pick(pick(pathNames)) : undefined;
+  const picked = pathNames.length > 0 ? input!.pick(pick(pathNames)) : undefined;
+  const described = Object.entries(face.pathDescriptions ?? {});
+  const undescribed = described.filter(([pathName]) => !pathNames.includes(pathName)).map(([pathName]) => pathName);
+  if (undescribed.length > 0) throw new Error(`${where}: {${undescribed.join("}, {")}} is described but not in the path`);
+  const params =
+    picked && described.length > 0
+      ? picked.extend(Object.fromEntries(described.map(([pathName, description]) => [pathName, (picked.shape[pathName] as z.ZodType).describe(description)])))
+      : picked;
   const readsQuery = face.method === "GET" || face.method === "DELETE";
   const bodyMember = face.bodyMember;
   if (bodyMember !== undefined) {

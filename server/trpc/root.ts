@@ -1,13 +1,19 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter, proceduresOf } from "./operations";
-import { examRouter } from "./routers/exam";
+import { examRouters } from "./routers/exam";
 
 const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
-  exam: examRouter,
+  // The hand-written sub-routers of exam beside those of the catalogue (exam.markers, exam.claims, exam.moderation).
+  exam: router({
+    ...examRouters,
+    markers: operationsRouter(operationCatalogue.exam.markers),
+    claims: operationsRouter(operationCatalogue.exam.claims),
+    moderation: operationsRouter(operationCatalogue.exam.moderation),
+  }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),
   timetables: operationsRouter(operationCatalogue.timetables),

@@ -10,7 +10,7 @@ import { firstMark, leafQuestion, lockedSubmission, marks, moderationBatchInput,
 
 /** Reconciliation: the differences above the tolerance, and the final mark a moderator sets for one. */
 
-export const reconcileBody = z.object({ question_id: z.uuid("question_id must be a question id"), final_marks: marks() });
+const reconcileBody = z.object({ question_id: z.uuid("question_id must be a question id"), final_marks: marks() });
 export const reconcileInput = z.object({ submission_id: recordId("Submission"), body: reconcileBody });
 
 export const differencesOutput = z.object({ batch_id: z.uuid(), tolerance: z.number(), differences: z.array(differenceRow) });

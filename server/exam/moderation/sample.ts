@@ -10,7 +10,7 @@ import { DEFAULT_TOLERANCE, marks, moderationBatchInput, moderatorBatch, toleran
 
 /** The moderation sample: the scripts a moderator chooses to be second-marked, and the tolerance. */
 
-export const setSampleBody = z
+const setSampleBody = z
   .object({
     percent: integer({ min: 1, max: 100 }).optional().describe("A reproducible random pick of this share of the scripts that have marks"),
     submission_ids: z.array(z.uuid("submission_ids: must be submission ids")).min(1).max(2000).optional().describe("Or the scripts chosen one by one"),

@@ -12,7 +12,7 @@ import { firstMark, leafQuestion, lockedSubmission, marks, moderationBatchInput,
 
 /** Blind second marking: the caller's queue of sampled scripts without their first marks, and the second mark of one question. */
 
-export const secondMarkBody = z.object({ question_id: z.uuid("question_id must be a question id"), awarded_marks: marks() });
+const secondMarkBody = z.object({ question_id: z.uuid("question_id must be a question id"), awarded_marks: marks() });
 export const secondMarkInput = z.object({ submission_id: recordId("Submission"), body: secondMarkBody });
 
 export const secondMarkOutput = z.object({

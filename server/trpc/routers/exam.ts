@@ -47,33 +47,6 @@ import {
   rubricItemIdInput,
   rubricItemOutput,
 } from "../../exam/rubrics";
-import {
-  batchMarkersInput,
-  claim,
-  claimInput,
-  claimReply,
-  inviteMarker,
-  inviteMarkerInput,
-  listMarkers,
-  markerInput,
-  markerProgress,
-  markersOutput,
-  myWork,
-  myWorkOutput,
-  progressOutput,
-  releaseClaim,
-  releaseInput,
-  removeMarker,
-  setAllocations,
-  setAllocationsInput,
-} from "../../exam/shared-marking";
-import { agreementOutput, getAgreement } from "../../exam/moderation/agreement";
-import { differencesOutput, listDifferences, reconcileInput, reconcileMark, reconciliationOutput } from "../../exam/moderation/reconcile";
-import { setModerationSample, setSampleInput } from "../../exam/moderation/sample";
-import { getSecondMarkingQueue, saveSecondMark, secondMarkInput, secondMarkOutput, secondMarkingQueueOutput } from "../../exam/moderation/second-marks";
-import { moderationBatchInput } from "../../exam/moderation/shared";
-import { reopenBatch, signOffBatch } from "../../exam/moderation/sign-off";
-import { getModeration, moderationStateOutput } from "../../exam/moderation/state";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import {
   archiveTemplate,
@@ -101,9 +74,10 @@ import { router, userProcedure } from "../init";
 /**
  * The exam-marking API for the web app: the same domain functions and schemas as the REST paths under
  * /api/exam. Scan upload is REST only (multipart): the UI posts the form to
- * /api/exam/batches/{id}/scans with its session cookie.
+ * /api/exam/batches/{id}/scans with its session cookie. These are the sub-routers still written by hand;
+ * server/trpc/root.ts joins them with exam's of the operation catalogue (markers, claims, moderation).
  */
-export const examRouter = router({
+export const examRouters = {
   catalogue: router({
     list: userProcedure
       .output(catalogueListOutput)
@@ -213,83 +187,6 @@ export const examRouter = router({
       .output(resultsOutput)
       .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, ctx.user.id, input))),
   }),
-  /** Shared marking (server/exam/shared-marking.ts): markers, allocations, each marker's queue and progress. */
-  markers: router({
-    list: userProcedure
-      .input(batchMarkersInput)
-      .output(markersOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => listMarkers(tx, ctx.user.id, input))),
-    invite: userProcedure
-      .input(inviteMarkerInput)
-      .output(markersOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => inviteMarker(tx, ctx.user.id, input))),
-    remove: userProcedure
-      .input(markerInput)
-      .output(markersOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => removeMarker(tx, ctx.user.id, input))),
-    setAllocations: userProcedure
-      .input(setAllocationsInput)
-      .output(markersOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAllocations(tx, ctx.user.id, input))),
-    myWork: userProcedure
-      .input(batchMarkersInput)
-      .output(myWorkOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => myWork(tx, ctx.user.id, input))),
-    progress: userProcedure
-      .input(batchMarkersInput)
-      .output(progressOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => markerProgress(tx, input))),
-  }),
-  /** Claims of shared marking: who is marking which (script, question) now. */
-  claims: router({
-    claim: userProcedure
-      .input(claimInput)
-      .output(claimReply)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => claim(tx, ctx.user.id, input))),
-    release: userProcedure
-      .input(releaseInput)
-      .output(z.object({ released: z.boolean() }))
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => releaseClaim(tx, ctx.user.id, input))),
-  }),
-  /** Moderation (server/exam/moderation/): sample, blind second marks, agreement, reconcile, sign-off. */
-  moderation: router({
-    state: userProcedure
-      .input(moderationBatchInput)
-      .output(moderationStateOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getModeration(tx, ctx.user.id, input))),
-    setSample: userProcedure
-      .input(setSampleInput)
-      .output(moderationStateOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => setModerationSample(tx, ctx.user.id, input))),
-    queue: userProcedure
-      .input(moderationBatchInput)
-      .output(secondMarkingQueueOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getSecondMarkingQueue(tx, ctx.user.id, input))),
-    saveSecondMark: userProcedure
-      .input(secondMarkInput)
-      .output(secondMarkOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => saveSecondMark(tx, ctx.user.id, input))),
-    agreement: userProcedure
-      .input(moderationBatchInput)
-      .output(agreementOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getAgreement(tx, ctx.user.id, input))),
-    differences: userProcedure
-      .input(moderationBatchInput)
-      .output(differencesOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => listDifferences(tx, ctx.user.id, input))),
-    reconcile: userProcedure
-      .input(reconcileInput)
-      .output(reconciliationOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => reconcileMark(tx, ctx.user.id, input))),
-    signOff: userProcedure
-      .input(moderationBatchInput)
-      .output(moderationStateOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => signOffBatch(tx, ctx.user.id, input))),
-    reopen: userProcedure
-      .input(moderationBatchInput)
-      .output(moderationStateOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => reopenBatch(tx, ctx.user.id, input))),
-  }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */
     assign: userProcedure
@@ -332,5 +229,4 @@ export const examRouter = router({
       .output(markOutput)
       .mutation(({ ctx, input }) => saveMark(ctx.db, ctx.user.id, input)),
   }),
-});
-
+};

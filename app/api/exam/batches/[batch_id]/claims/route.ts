@@ -1,6 +1,5 @@
-import { claimRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(claimRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/claims");

@@ -1,6 +1,5 @@
-import { markerProgressRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(markerProgressRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/marker-progress");

@@ -1,7 +1,7 @@
-import { listMarkersRoute, inviteMarkerRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listMarkersRoute);
-export const POST = nextRoute(inviteMarkerRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/markers");
+
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/markers");

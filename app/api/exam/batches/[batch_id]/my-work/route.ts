@@ -1,6 +1,5 @@
-import { myWorkRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(myWorkRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/my-work");

@@ -1,6 +1,5 @@
-import { reopenRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(reopenRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/reopen");

@@ -1,6 +1,5 @@
-import { signOffRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(signOffRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/sign-off");

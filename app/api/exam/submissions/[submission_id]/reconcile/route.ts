@@ -1,6 +1,5 @@
-import { reconcileRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(reconcileRoute);
+export const POST = operationRoute("POST", "/api/exam/submissions/{submission_id}/reconcile");

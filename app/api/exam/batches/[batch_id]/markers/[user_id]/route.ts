@@ -1,6 +1,5 @@
-import { removeMarkerRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const DELETE = nextRoute(removeMarkerRoute);
+export const DELETE = operationRoute("DELETE", "/api/exam/batches/{batch_id}/markers/{user_id}");

@@ -1,6 +1,5 @@
-import { agreementRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(agreementRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/moderation/agreement");

@@ -1,6 +1,5 @@
-import { differencesRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(differencesRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/moderation/differences");

@@ -1,6 +1,5 @@
-import { setModerationSampleRoute } from "@/server/exam/routes/moderation";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(setModerationSampleRoute);
+export const PUT = operationRoute("PUT", "/api/exam/batches/{batch_id}/moderation/sample");

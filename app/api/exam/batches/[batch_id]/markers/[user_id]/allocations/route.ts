@@ -1,6 +1,5 @@
-import { setAllocationsRoute } from "@/server/exam/routes/shared-marking";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(setAllocationsRoute);
+export const PUT = operationRoute("PUT", "/api/exam/batches/{batch_id}/markers/{user_id}/allocations");
