@@ -1,4 +1,9 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
+import { examCatalogueOperations } from "./exam/catalogue-operations";
+import { commentOperations } from "./exam/comment-operations";
+import { questionOperations } from "./exam/question-operations";
+import { rubricOperations } from "./exam/rubric-operations";
+import { templateOperations } from "./exam/template-operations";
 import { timetableOperations } from "./classroom/timetable-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
@@ -23,6 +28,8 @@ export const operationCatalogue = {
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
+  // Exam's sub-routers on the catalogue; its others are still hand-written (server/trpc/routers/exam.ts).
+  exam: { catalogue: examCatalogueOperations, templates: templateOperations, questions: questionOperations, rubric: rubricOperations, comments: commentOperations },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

@@ -15,6 +15,10 @@ import { restRoutesOf } from "./operations/rest";
  * in the place they always held, so the document keeps its order.
  */
 export const restRoutes: AnyRouteDefinition[] = [
+  ...restRoutesOf(operationCatalogue.exam.templates),
+  ...restRoutesOf(operationCatalogue.exam.questions),
+  ...restRoutesOf(operationCatalogue.exam.rubric),
+  ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),

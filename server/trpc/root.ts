@@ -1,14 +1,22 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter, proceduresOf } from "./operations";
-import { examRouter } from "./routers/exam";
+import { handWrittenExamRouters } from "./routers/exam";
 import { classesRouter } from "./routers/classes";
 
 const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
+const exam = operationCatalogue.exam;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
-  exam: examRouter,
+  exam: router({
+    catalogue: operationsRouter(exam.catalogue),
+    templates: operationsRouter(exam.templates),
+    questions: operationsRouter(exam.questions),
+    rubric: operationsRouter(exam.rubric),
+    comments: operationsRouter(exam.comments),
+    ...handWrittenExamRouters,
+  }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),
   timetables: operationsRouter(operationCatalogue.timetables),
