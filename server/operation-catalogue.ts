@@ -1,6 +1,7 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { examCatalogueOperations } from "./exam/catalogue-operations";
 import { commentOperations } from "./exam/comment-operations";
+import { examFileOperations } from "./exam/file-operations";
 import { questionOperations } from "./exam/question-operations";
 import { rubricOperations } from "./exam/rubric-operations";
 import { templateOperations } from "./exam/template-operations";
@@ -29,7 +30,15 @@ export const operationCatalogue = {
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
   // Exam's sub-routers on the catalogue; its others are still hand-written (server/trpc/routers/exam.ts).
-  exam: { catalogue: examCatalogueOperations, templates: templateOperations, questions: questionOperations, rubric: rubricOperations, comments: commentOperations },
+  // `files` is REST only (no tRPC sub-router).
+  exam: {
+    catalogue: examCatalogueOperations,
+    templates: templateOperations,
+    questions: questionOperations,
+    rubric: rubricOperations,
+    comments: commentOperations,
+    files: examFileOperations,
+  },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

@@ -20,6 +20,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.rubric),
   ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
+  ...restRoutesOf(operationCatalogue.exam.files),
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,

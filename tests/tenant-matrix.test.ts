@@ -264,7 +264,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
   ],
-  "GET /api/exam/files/{file_id}": [{ aim: "A's paper", answer: 404, build: ({ a }) => ({ params: [a.fileId] }) }],
   "GET /api/exam/submissions/{submission_id}/scan": [
     { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
   ],
@@ -541,6 +540,7 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
+  "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
