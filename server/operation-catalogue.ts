@@ -1,5 +1,11 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
+import { examCatalogueOperations } from "./exam/catalogue-operations";
+import { commentOperations } from "./exam/comment-operations";
+import { examFileOperations } from "./exam/file-operations";
+import { questionOperations } from "./exam/question-operations";
+import { rubricOperations } from "./exam/rubric-operations";
+import { templateOperations } from "./exam/template-operations";
 import { timetableOperations } from "./classroom/timetable-operations";
 import { claimOperations } from "./exam/claim-operations";
 import { markerOperations } from "./exam/marker-operations";
@@ -28,8 +34,19 @@ export const operationCatalogue = {
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
-  // exam's sub-routers moved so far; the others are still server/trpc/routers/exam.ts's (root.ts joins them).
-  exam: { markers: markerOperations, claims: claimOperations, moderation: moderationOperations },
+  // Exam's sub-routers on the catalogue; its others are still hand-written (server/trpc/routers/exam.ts).
+  // `files` is REST only (no tRPC sub-router).
+  exam: {
+    catalogue: examCatalogueOperations,
+    templates: templateOperations,
+    questions: questionOperations,
+    rubric: rubricOperations,
+    comments: commentOperations,
+    files: examFileOperations,
+    markers: markerOperations,
+    claims: claimOperations,
+    moderation: moderationOperations,
+  },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

@@ -24,7 +24,12 @@ import { restRouteOf, restRoutesOf } from "./operations/rest";
 const classes = operationCatalogue.classes;
 
 export const restRoutes: AnyRouteDefinition[] = [
+  ...restRoutesOf(operationCatalogue.exam.templates),
+  ...restRoutesOf(operationCatalogue.exam.questions),
+  ...restRoutesOf(operationCatalogue.exam.rubric),
+  ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
+  ...restRoutesOf(operationCatalogue.exam.files),
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,

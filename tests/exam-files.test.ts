@@ -66,6 +66,11 @@ describeOnEachDatabase("exam template files", (database) => {
     const served = await download(school.otherTeacher.token, file.id);
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("application/pdf");
+    // The headers the download always sent (its REST face says them in `respond`).
+    expect(served.headers.get("content-length")).toBe(String(bytes.byteLength));
+    expect(served.headers.get("content-disposition")).toBe('inline; filename="Maths paper 1.pdf"');
+    expect(served.headers.get("cache-control")).toBe("private, max-age=3600");
+    expect(served.headers.get("x-content-type-options")).toBe("nosniff");
     expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
 
     // The file can back a template.

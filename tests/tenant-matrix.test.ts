@@ -175,39 +175,6 @@ const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher:
 const newPerson = () => ({ full_name: "Beta Person", email: `beta.${crypto.randomUUID()}@example.org`, role: "student" });
 
 const restMatrix: Record<string, Case<RouteCall>[]> = {
-  "GET /api/exam/templates": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "filtered by A's paper code", answer: "own", build: ({ a }) => ({ query: { exam_code: a.paperKey, include_archived: "true" } }) },
-  ],
-  "POST /api/exam/templates": [
-    { aim: "institute_id of A", answer: 403, build: ({ a }) => json({ title: "Beta paper", institute_id: a.instituteId }) },
-    { aim: "source_file_id of A's paper", answer: staffOnly(400), build: ({ a }) => json({ title: "Beta paper", source_file_id: a.fileId }) },
-  ],
-  "GET /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "PUT /api/exam/templates/{template_id}": [
-    { aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId], ...json({ title: "Taken over", status: "archived" }) }) },
-    {
-      aim: "B's own template saved with A's question id",
-      answer: ownerOnly(400),
-      ghost: false,
-      build: ({ a, b }) => ({ params: [b.templateId], ...json(canvasTakingQuestionId(a.questionId)) }),
-    },
-  ],
-  "DELETE /api/exam/templates/{template_id}": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ params: [a.templateId] }) }],
-  "PATCH /api/exam/questions/{question_id}": [
-    { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ max_marks: 99, spec_ref: "taken" }) }) },
-  ],
-  "POST /api/exam/questions/{question_id}/rubric-items": [
-    { aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ text: "Taken over", points: 1 }) }) },
-  ],
-  "GET /api/exam/questions/{question_id}/rubric-edits": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId] }) }],
-  "PATCH /api/exam/rubric-items/{item_id}": [
-    { aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId], ...json({ points: -5, text: "Taken over" }) }) },
-  ],
-  "DELETE /api/exam/rubric-items/{item_id}": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ params: [a.rubricItemId] }) }],
-  "GET /api/exam/questions/{question_id}/comments": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId] }) }],
-  "POST /api/exam/questions/{question_id}/comments": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ params: [a.questionId], ...json({ text: "Taken over" }) }) }],
-  "DELETE /api/exam/saved-comments/{comment_id}": [{ aim: "A's saved comment", answer: 404, build: ({ a }) => ({ params: [a.savedCommentId] }) }],
   "GET /api/exam/batches": [
     { aim: "the list", answer: "own", build: () => ({ query: { include_archived: "true" } }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ query: { include_archived: "true", template_id: a.templateId } }) },
@@ -261,7 +228,6 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
   ],
-  "GET /api/exam/files/{file_id}": [{ aim: "A's paper", answer: 404, build: ({ a }) => ({ params: [a.fileId] }) }],
   "GET /api/exam/submissions/{submission_id}/scan": [
     { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
   ],
@@ -572,6 +538,44 @@ const operationMatrix: Record<string, OperationCase[]> = {
   ],
   "exam.moderation.signOff": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.moderation.reopen": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", input: () => undefined }],
+  "exam.templates.create": [
+    { aim: "institute_id of A", answer: 403, input: ({ a }) => ({ title: "Beta paper", institute_id: a.instituteId }) },
+    { aim: "source_file_id of A's paper", answer: staffOnly(400), input: ({ a }) => ({ title: "Beta paper", source_file_id: a.fileId }) },
+  ],
+  "exam.templates.list": [
+    { aim: "the list", answer: "own", input: () => ({ include_archived: true }) },
+    { aim: "filtered by A's paper code", answer: "own", input: ({ a }) => ({ exam_code: a.paperKey, include_archived: true }) },
+  ],
+  // REST's list (GET /api/exam/templates): the query string's include_archived is a string.
+  "exam.templates.listByQuery": [
+    { aim: "the list", answer: "own", input: () => ({}) },
+    { aim: "filtered by A's paper code", answer: "own", input: ({ a }) => ({ exam_code: a.paperKey, include_archived: "true" }) },
+  ],
+  "exam.templates.get": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.save": [
+    { aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, body: { title: "Taken over", status: "archived" } }) },
+    {
+      aim: "B's own template saved with A's question id",
+      answer: ownerOnly(400),
+      ghost: false,
+      input: ({ a, b }) => ({ template_id: b.templateId, body: canvasTakingQuestionId(a.questionId) }),
+    },
+  ],
+  "exam.templates.archive": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.graphStatus": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.retryGraph": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.questions.editMarkScheme": [
+    { aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
+  ],
+  "exam.rubric.create": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over", points: 1 } }) }],
+  "exam.rubric.edit": [{ aim: "A's rubric item", answer: 404, input: ({ a }) => ({ item_id: a.rubricItemId, body: { points: -5, text: "Taken over" } }) }],
+  "exam.rubric.delete": [{ aim: "A's rubric item", answer: 404, input: ({ a }) => ({ item_id: a.rubricItemId }) }],
+  "exam.rubric.history": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
+  "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
+  "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
+  "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
+  "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -602,35 +606,6 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
-  "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", build: () => undefined }],
-  "exam.templates.list": [
-    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
-    { aim: "filtered by A's paper code", answer: "own", build: ({ a }) => ({ exam_code: a.paperKey, include_archived: true }) },
-  ],
-  "exam.templates.get": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
-  "exam.templates.create": restMatrix["POST /api/exam/templates"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
-  "exam.templates.save": [
-    { aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId, body: { title: "Taken over", status: "archived" } }) },
-    {
-      aim: "B's own template saved with A's question id",
-      answer: ownerOnly(400),
-      ghost: false,
-      build: ({ a, b }) => ({ template_id: b.templateId, body: canvasTakingQuestionId(a.questionId) }),
-    },
-  ],
-  "exam.templates.archive": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
-  "exam.templates.graphStatus": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
-  "exam.templates.retryGraph": [{ aim: "A's template", answer: 404, build: ({ a }) => ({ template_id: a.templateId }) }],
-  "exam.questions.editMarkScheme": [
-    { aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { max_marks: 99, spec_ref: "taken" } }) },
-  ],
-  "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId }) }],
-  "exam.comments.save": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
-  "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, build: ({ a }) => ({ comment_id: a.savedCommentId }) }],
-  "exam.rubric.create": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over", points: 1 } }) }],
-  "exam.rubric.edit": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId, body: { points: -5, text: "Taken over" } }) }],
-  "exam.rubric.delete": [{ aim: "A's rubric item", answer: 404, build: ({ a }) => ({ item_id: a.rubricItemId }) }],
-  "exam.rubric.history": [{ aim: "A's question", answer: 404, build: ({ a }) => ({ question_id: a.questionId }) }],
   "exam.batches.list": [
     { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
     { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },

@@ -18,7 +18,7 @@ const MAX_SAVED_COMMENTS = 100;
 const FREQUENT_COMMENTS = 8;
 
 export const questionCommentsInput = z.object({ question_id: recordId("Question") });
-export const saveCommentBody = z.object({ text: text(2000).trim().min(1, "text is required") });
+const saveCommentBody = z.object({ text: text(2000).trim().min(1, "text is required") });
 export const saveCommentInput = questionCommentsInput.extend({ body: saveCommentBody });
 export const removeCommentInput = z.object({ comment_id: recordId("Saved comment") });
 

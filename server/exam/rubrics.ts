@@ -47,7 +47,7 @@ const itemFields = {
   position: integer({ min: 0, max: 10_000 }),
 };
 
-export const createRubricItemBody = z.object({
+const createRubricItemBody = z.object({
   text: itemFields.text,
   points: itemFields.points,
   spec_ref: itemFields.spec_ref.optional(),
@@ -57,7 +57,7 @@ export const createRubricItemBody = z.object({
 export const createRubricItemInput = z.object({ question_id: recordId("Question"), body: createRubricItemBody });
 
 /** Every field optional; a change of points re-scores the marks that used the item. */
-export const editRubricItemBody = z.object({
+const editRubricItemBody = z.object({
   text: itemFields.text.optional(),
   points: itemFields.points.optional(),
   spec_ref: itemFields.spec_ref.optional(),

@@ -60,7 +60,7 @@ export const templateIdInput = z.object({ template_id: recordId("Template") });
  * The full-replace save: template-level fields (all optional) plus the canvas. The three canvas arrays
  * come together or not at all: without them only the template-level fields change.
  */
-export const saveTemplateBody = z
+const saveTemplateBody = z
   .object({
     title: text(300).trim().min(1, "title must not be blank").optional(),
     subject: text(200).trim().nullable().optional(),
@@ -79,7 +79,7 @@ export const saveTemplateBody = z
 export const saveTemplateInput = templateIdInput.extend({ body: saveTemplateBody });
 
 /** PATCH /api/exam/questions/{id}: the mark scheme of one question; every field optional. */
-export const editMarkSchemeBody = z.object({
+const editMarkSchemeBody = z.object({
   max_marks: questionPayload.shape.max_marks.unwrap().optional(),
   mark_scheme: questionPayload.shape.mark_scheme.unwrap().optional(),
   answer_type: questionPayload.shape.answer_type.unwrap().optional(),

@@ -1,18 +1,24 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter, proceduresOf } from "./operations";
-import { examRouters } from "./routers/exam";
+import { handWrittenExamRouters } from "./routers/exam";
 
 const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
+const exam = operationCatalogue.exam;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
-  // The hand-written sub-routers of exam beside those of the catalogue (exam.markers, exam.claims, exam.moderation).
+  // Exam's sub-routers on the catalogue beside those still hand-written (server/trpc/routers/exam.ts).
   exam: router({
-    ...examRouters,
-    markers: operationsRouter(operationCatalogue.exam.markers),
-    claims: operationsRouter(operationCatalogue.exam.claims),
-    moderation: operationsRouter(operationCatalogue.exam.moderation),
+    catalogue: operationsRouter(exam.catalogue),
+    templates: operationsRouter(exam.templates),
+    questions: operationsRouter(exam.questions),
+    rubric: operationsRouter(exam.rubric),
+    comments: operationsRouter(exam.comments),
+    markers: operationsRouter(exam.markers),
+    claims: operationsRouter(exam.claims),
+    moderation: operationsRouter(exam.moderation),
+    ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),

@@ -1,10 +1,10 @@
-import { defineRoute, errorMeaning, fileReply, jsonReply, replyWith, streamedBody } from "../../http/route";
-import { fileIdInput, fileOutput, openFile, uploadFileQuery, uploadTemplateFile } from "../files";
+import { defineRoute, errorMeaning, jsonReply, replyWith, streamedBody } from "../../http/route";
+import { fileOutput, uploadFileQuery, uploadTemplateFile } from "../files";
 
-/** The PDF of an exam paper, uploaded for a template's source_file_id. */
+/** The PDF of an exam paper, uploaded for a template's source_file_id (streamed; its download is an operation: server/exam/file-operations.ts). */
 
 const tags = ["exam"];
-const { invalid, notVisible } = errorMeaning;
+const { invalid } = errorMeaning;
 
 export const uploadTemplateFileRoute = defineRoute({
   method: "POST",
@@ -24,30 +24,4 @@ export const uploadTemplateFileRoute = defineRoute({
   handler: async ({ db, user, query, body }) => replyWith(201, await uploadTemplateFile(db, user.id, { ...body, instituteId: query.institute_id })),
 });
 
-export const downloadTemplateFileRoute = defineRoute({
-  method: "GET",
-  path: "/api/exam/files/{file_id}",
-  operationId: "downloadTemplateFile",
-  tags,
-  summary: "The PDF of a file the caller may see",
-  auth: "bearer",
-  params: fileIdInput,
-  replies: { 200: fileReply("application/pdf", "The PDF", { type: "string", contentMediaType: "application/pdf" }) },
-  errors: { 404: notVisible },
-  handler: async ({ db, user, params }) => {
-    const { file, body } = await openFile(db, user.id, params.file_id);
-    const name = (file.original_name ?? `${file.id}.pdf`).replace(/[^\w. -]/g, "_");
-    return new Response(body, {
-      headers: {
-        "content-type": file.content_type,
-        "content-length": String(file.byte_size),
-        "content-disposition": `inline; filename="${name}"`,
-        // The bytes behind an id never change; only the signed-in user may hold them.
-        "cache-control": "private, max-age=3600",
-        "x-content-type-options": "nosniff",
-      },
-    });
-  },
-});
-
-export const fileRoutes = [uploadTemplateFileRoute, downloadTemplateFileRoute];
+export const fileRoutes = [uploadTemplateFileRoute];

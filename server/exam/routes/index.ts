@@ -5,18 +5,16 @@ import { markerOperations } from "../marker-operations";
 import { moderationOperations } from "../moderation-operations";
 import { batchRoutes } from "./batches";
 import { fileRoutes } from "./files";
-import { commentBankRoutes } from "./comment-bank";
-import { rubricRoutes } from "./rubrics";
 import { submissionRoutes } from "./submissions";
-import { templateRoutes } from "./templates";
 
 const { progress, ...markersBeforeProgress } = markerOperations;
 
-/** The /api/exam REST routes, in the order the OpenAPI document lists them. */
+/**
+ * The /api/exam REST routes still written by hand, and the faces of exam.markers, exam.claims and
+ * exam.moderation, in the order the OpenAPI document lists them (after the faces of the catalogue's
+ * exam.templates, exam.questions, exam.rubric and exam.comments: server/rest-routes.ts).
+ */
 export const examRoutes = [
-  ...templateRoutes,
-  ...rubricRoutes,
-  ...commentBankRoutes,
   ...batchRoutes,
   // The document's old order: a marker's queue, then the claims, then everyone's progress.
   ...restRoutesOf(markersBeforeProgress),

@@ -1,8 +1,7 @@
-import { createTemplateRoute, listTemplatesRoute } from "@/server/exam/routes/templates";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listTemplatesRoute);
+export const GET = operationRoute("GET", "/api/exam/templates");
 
-export const POST = nextRoute(createTemplateRoute);
+export const POST = operationRoute("POST", "/api/exam/templates");

@@ -1,6 +1,5 @@
-import { downloadTemplateFileRoute } from "@/server/exam/routes/files";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(downloadTemplateFileRoute);
+export const GET = operationRoute("GET", "/api/exam/files/{file_id}");

@@ -1,6 +1,5 @@
-import { editMarkSchemeRoute } from "@/server/exam/routes/templates";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PATCH = nextRoute(editMarkSchemeRoute);
+export const PATCH = operationRoute("PATCH", "/api/exam/questions/{question_id}");

@@ -1,7 +1,6 @@
-import { deleteRubricItemRoute, editRubricItemRoute } from "@/server/exam/routes/rubrics";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PATCH = nextRoute(editRubricItemRoute);
-export const DELETE = nextRoute(deleteRubricItemRoute);
+export const PATCH = operationRoute("PATCH", "/api/exam/rubric-items/{item_id}");
+export const DELETE = operationRoute("DELETE", "/api/exam/rubric-items/{item_id}");

@@ -1,6 +1,5 @@
-import { removeCommentRoute } from "@/server/exam/routes/comment-bank";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const DELETE = nextRoute(removeCommentRoute);
+export const DELETE = operationRoute("DELETE", "/api/exam/saved-comments/{comment_id}");

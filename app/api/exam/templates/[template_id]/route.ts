@@ -1,10 +1,9 @@
-import { archiveTemplateRoute, getTemplateRoute, saveTemplateRoute } from "@/server/exam/routes/templates";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(getTemplateRoute);
+export const GET = operationRoute("GET", "/api/exam/templates/{template_id}");
 
-export const PUT = nextRoute(saveTemplateRoute);
+export const PUT = operationRoute("PUT", "/api/exam/templates/{template_id}");
 
-export const DELETE = nextRoute(archiveTemplateRoute);
+export const DELETE = operationRoute("DELETE", "/api/exam/templates/{template_id}");

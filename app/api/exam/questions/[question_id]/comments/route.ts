@@ -1,7 +1,6 @@
-import { listQuestionCommentsRoute, saveCommentRoute } from "@/server/exam/routes/comment-bank";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listQuestionCommentsRoute);
-export const POST = nextRoute(saveCommentRoute);
+export const GET = operationRoute("GET", "/api/exam/questions/{question_id}/comments");
+export const POST = operationRoute("POST", "/api/exam/questions/{question_id}/comments");

@@ -1,6 +1,5 @@
-import { listRubricEditsRoute } from "@/server/exam/routes/rubrics";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listRubricEditsRoute);
+export const GET = operationRoute("GET", "/api/exam/questions/{question_id}/rubric-edits");

@@ -1,6 +1,5 @@
-import { createRubricItemRoute } from "@/server/exam/routes/rubrics";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(createRubricItemRoute);
+export const POST = operationRoute("POST", "/api/exam/questions/{question_id}/rubric-items");

@@ -1,0 +1,159 @@
+import { queryBoolean } from "../../lib/rules/input-rules";
+import { getTemplateGraphStatus, retryTemplateGraphProjection, templateGraphStatusOutput } from "../graph/projection-status";
+import { errorMeaning } from "../http/route";
+import { defineOperation } from "../operations/define";
+import {
+  archiveTemplate,
+  createTemplate,
+  createTemplateInput,
+  getTemplate,
+  listTemplates,
+  listTemplatesInput,
+  saveTemplate,
+  saveTemplateInput,
+  templateIdInput,
+  templateListOutput,
+  templateOutput,
+  templateWithCanvasOutput,
+} from "./templates";
+
+/**
+ * Exam templates (`exam.templates.<name>` over tRPC; REST under /api/exam/templates). Listed in the
+ * order the OpenAPI document lists their REST faces. Every write is the owner's (the domain functions
+ * and row-level security decide): another school's template is not found, whoever asks.
+ */
+
+const tags = ["exam"];
+const { invalid, notVisible } = errorMeaning;
+
+/** REST's list takes its filters from the query string, so include_archived is "true"/"false" there. */
+const listTemplatesQuery = listTemplatesInput.extend({ include_archived: queryBoolean.default(false).meta({ description: "Include archived templates" }) });
+
+export const templateOperations = {
+  create: defineOperation({
+    kind: "mutation",
+    input: createTemplateInput,
+    output: templateOutput,
+    // createTemplate opens its own transaction (and enqueues the graph projection after it).
+    transaction: "database",
+    role: "staff",
+    handler: ({ db, caller, input }) => createTemplate(db, caller.id, input),
+    rest: {
+      method: "POST",
+      path: "/api/exam/templates",
+      operationId: "createTemplate",
+      tags,
+      summary: "Create a template (institute rule: given must be yours, omitted uses your sole membership)",
+      status: 201,
+      reply: "The template",
+      errors: { 400: invalid, 403: "Not a member of the institute, or no membership" },
+    },
+  }),
+
+  /** tRPC's list: include_archived is a boolean, and the filters may be left out. */
+  list: defineOperation({
+    kind: "query",
+    input: listTemplatesInput.optional(),
+    output: templateListOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    handler: async ({ tx, input }) => ({ templates: await listTemplates(tx, input ?? {}) }),
+  }),
+
+  /** REST's list (GET /api/exam/templates): the same domain function, its filters from the query string. */
+  listByQuery: defineOperation({
+    kind: "query",
+    input: listTemplatesQuery,
+    output: templateListOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    trpc: false,
+    handler: async ({ tx, input }) => ({ templates: await listTemplates(tx, input) }),
+    rest: {
+      method: "GET",
+      path: "/api/exam/templates",
+      operationId: "listTemplates",
+      tags,
+      summary: "Templates visible to the caller (archived ones only when asked)",
+      reply: "Newest changes first",
+      errors: { 400: invalid },
+    },
+  }),
+
+  get: defineOperation({
+    kind: "query",
+    input: templateIdInput,
+    output: templateWithCanvasOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, input }) => getTemplate(tx, input.template_id),
+    rest: {
+      method: "GET",
+      path: "/api/exam/templates/{template_id}",
+      operationId: "getTemplate",
+      tags,
+      summary: "One template with its whole canvas (questions flat with parent_id, in tree order)",
+      reply: "The template and canvas",
+      errors: { 404: notVisible },
+    },
+  }),
+
+  save: defineOperation({
+    kind: "mutation",
+    // REST's body is the input's `body`, parsed at the edge so that a refusal names the field as this client sent it (`questions.1.label`).
+    input: saveTemplateInput,
+    output: templateWithCanvasOutput,
+    // saveTemplate opens its own transaction (and enqueues the graph projection after it).
+    transaction: "database",
+    role: "signed-in",
+    handler: ({ db, caller, input }) => saveTemplate(db, caller.id, input),
+    rest: {
+      method: "PUT",
+      path: "/api/exam/templates/{template_id}",
+      operationId: "saveTemplate",
+      tags,
+      summary: "Full-replace save of the canvas (questions, response_areas and boundaries together) and template-level fields",
+      bodyMember: "body",
+      reply: "The saved template and canvas",
+      errors: { 400: invalid, 403: "Not the owner", 404: notVisible, 409: "Marks are already recorded for a batch of this template" },
+    },
+  }),
+
+  archive: defineOperation({
+    kind: "mutation",
+    input: templateIdInput,
+    output: templateOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    handler: ({ tx, caller, input }) => archiveTemplate(tx, caller.id, input.template_id),
+    rest: {
+      method: "DELETE",
+      path: "/api/exam/templates/{template_id}",
+      operationId: "archiveTemplate",
+      tags,
+      summary: "Soft delete: the template is archived, the row kept",
+      reply: "The archived template",
+      errors: { 403: "Not the owner", 404: notVisible },
+    },
+  }),
+
+  /** The owner's view of the template's graph projection (the background job after a save). */
+  graphStatus: defineOperation({
+    kind: "query",
+    input: templateIdInput,
+    output: templateGraphStatusOutput,
+    // getTemplateGraphStatus and retryTemplateGraphProjection open their own transaction as the caller.
+    transaction: "database",
+    role: "signed-in",
+    handler: ({ db, caller, input }) => getTemplateGraphStatus(db, caller.id, input.template_id),
+  }),
+
+  retryGraph: defineOperation({
+    kind: "mutation",
+    input: templateIdInput,
+    output: templateGraphStatusOutput,
+    transaction: "database",
+    role: "signed-in",
+    handler: ({ db, caller, input }) => retryTemplateGraphProjection(db, caller.id, input.template_id),
+  }),
+};
