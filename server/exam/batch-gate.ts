@@ -97,16 +97,22 @@ export function batchRefusal(action: BatchAction, refusal: "archived" | "signed_
 /** Whether a caller with these parts may do `action`. */
 const mayDo = (roles: readonly BatchRole[], action: BatchAction) => roles.some((role) => allowed[(batchActions[action] as ActionRule).who].includes(role));
 
+/** Whether the caller is a department head of the school (who moderates, signs off and reopens its batches). */
+export async function isHeadOf(tx: Tx, callerId: string, instituteId: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ role: instituteMemberships.role })
+    .from(instituteMemberships)
+    .where(and(eq(instituteMemberships.user_id, callerId), eq(instituteMemberships.institute_id, instituteId), eq(instituteMemberships.role, "department_head")));
+  return row !== undefined;
+}
+
 /**
  * Every part the caller plays in a batch they can see: one person can be several (a department head
  * who owns the batch signs it off as a head and uploads its scans as its owner); "colleague" alone
  * when none.
  */
 export async function rolesIn(tx: Tx, callerId: string, batch: BatchRow): Promise<BatchRole[]> {
-  const [head] = await tx
-    .select({ role: instituteMemberships.role })
-    .from(instituteMemberships)
-    .where(and(eq(instituteMemberships.user_id, callerId), eq(instituteMemberships.institute_id, batch.institute_id), eq(instituteMemberships.role, "department_head")));
+  const head = await isHeadOf(tx, callerId, batch.institute_id);
   const [marker] = await tx
     .select({ user_id: examBatchMarkers.user_id })
     .from(examBatchMarkers)

@@ -1,11 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Tx, rowsOf } from "../../db/client";
-import { examModerationSamples, examQuestions, examReconciliations, examSubmissions, instituteMemberships } from "../../db/schema";
+import { examModerationSamples, examQuestions, examReconciliations, examSubmissions } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
 import { decimal } from "../../../lib/rules/input-rules";
 import { recordId } from "../../http/record-id";
-import type { BatchRow } from "../batch-gate";
+import { type BatchRow, isHeadOf } from "../batch-gate";
 import { findVisibleBatch } from "../batches";
 
 /**
@@ -36,14 +36,6 @@ export async function sampleTolerance(tx: Tx, batchId: string): Promise<number> 
 export const marks = () => decimal(8, 2, { min: 0 });
 
 export const moderationBatchInput = z.object({ batch_id: recordId("Batch") });
-
-export async function isHeadOf(tx: Tx, callerId: string, instituteId: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ role: instituteMemberships.role })
-    .from(instituteMemberships)
-    .where(and(eq(instituteMemberships.user_id, callerId), eq(instituteMemberships.institute_id, instituteId), eq(instituteMemberships.role, "department_head")));
-  return row !== undefined;
-}
 
 /** The visible batch, if the caller moderates it (its owner or a department head of its school); 403 otherwise. */
 export async function moderatorBatch(tx: Tx, callerId: string, batchId: string): Promise<BatchRow> {

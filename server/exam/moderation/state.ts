@@ -4,7 +4,8 @@ import { type Tx, rowsOf } from "../../db/client";
 import { examBatchSignOffs, examModerationSamples, examModerationScripts, examSecondMarks, examSubmissions } from "../../db/schema";
 import { findVisibleBatch } from "../batches";
 import { differencesAbove } from "./pairs";
-import { isHeadOf, moderationBatchInput, toleranceOf } from "./shared";
+import { isHeadOf } from "../batch-gate";
+import { moderationBatchInput, toleranceOf } from "./shared";
 
 /** What the moderation page reads of a batch: its sample, how many second marks, its sign-off and what a sign-off would leave undone. */
 
