@@ -223,10 +223,24 @@ export const examBatches = pgTable(
      */
     has_markers: boolean().notNull().default(false),
     signed_off: boolean().notNull().default(false),
+    /**
+     * Results released to students (server/exam/returns/release.ts): when and by whom, which scripts
+     * (`all`, or only `complete` ones: exam_submissions.released_at says which each time), and until when
+     * students may ask for a review (null: no reviews). Null released_at: not released, or withdrawn.
+     */
+    released_at: timestamp({ withTimezone: true }),
+    released_by: uuid().references(() => users.id, { onDelete: "set null" }),
+    release_scope: text(),
+    reviews_until: timestamp({ withTimezone: true }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     archived_at: timestamp({ withTimezone: true }),
   },
-  (table) => [index("exam_batches_institute_idx").on(table.institute_id, table.created_at)],
+  (table) => [
+    index("exam_batches_institute_idx").on(table.institute_id, table.created_at),
+    check("exam_batches_release_scope_known", sql`${table.release_scope} is null or ${table.release_scope} in ('all', 'complete')`),
+    check("exam_batches_release_whole", sql`(${table.released_at} is null) = (${table.release_scope} is null)`),
+    check("exam_batches_reviews_only_released", sql`${table.reviews_until} is null or ${table.released_at} is not null`),
+  ],
 );
 
 export const examSubmissions = pgTable(
@@ -260,6 +274,11 @@ export const examSubmissions = pgTable(
      * docs/spec/classroom-api.md "States and transitions") does not say which.
      */
     absence_marked_at: timestamp({ withTimezone: true }),
+    /**
+     * When this script was released to its student (set for every script in the batch's release scope,
+     * cleared on withdrawal): the student's row-level security reads nothing of a script without it.
+     */
+    released_at: timestamp({ withTimezone: true }),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updated_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -274,6 +293,8 @@ export const examSubmissions = pgTable(
     index("exam_submissions_batch_idx").on(table.batch_id, table.created_at),
     // A student's own submissions: the student branch of the submission and mark read policies.
     index("exam_submissions_student_idx").on(table.student_id).where(sql`${table.student_id} is not null`),
+    // Only a student's script is released.
+    check("exam_submissions_released_has_student", sql`${table.released_at} is null or ${table.student_id} is not null`),
   ],
 );
 

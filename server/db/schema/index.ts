@@ -8,3 +8,4 @@ export * from "./intake";
 export * from "./rubrics";
 export * from "./shared-marking";
 export * from "./moderation";
+export * from "./returns";

@@ -52,3 +52,10 @@ GRANT SELECT, INSERT, DELETE ON exam_batch_markers, exam_allocations TO markbook
 GRANT SELECT, INSERT, UPDATE, DELETE ON exam_mark_claims TO markbook_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON exam_moderation_samples, exam_moderation_scripts TO markbook_app;
 GRANT SELECT, INSERT, UPDATE ON exam_second_marks, exam_reconciliations, exam_batch_sign_offs TO markbook_app;
+
+-- Marked work back to students: annotations are written and removed by the batch's writers, review
+-- requests made by students and answered by writers (never deleted), the mark history written only by
+-- app.keep_mark_history.
+GRANT SELECT, INSERT, UPDATE, DELETE ON exam_annotations TO markbook_app;
+GRANT SELECT, INSERT, UPDATE ON exam_review_requests TO markbook_app;
+GRANT SELECT ON exam_mark_history TO markbook_app;
