@@ -10,6 +10,7 @@ import { timetableOperations } from "./classroom/timetable-operations";
 import { claimOperations } from "./exam/claim-operations";
 import { markerOperations } from "./exam/marker-operations";
 import { moderationOperations } from "./exam/moderation-operations";
+import { reviewOperations, studentReviewOperations } from "./exam/returns/review-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -46,7 +47,10 @@ export const operationCatalogue = {
     markers: markerOperations,
     claims: claimOperations,
     moderation: moderationOperations,
+    reviews: reviewOperations,
   },
+  // What a student does with their released work (issue 35).
+  student: { reviews: studentReviewOperations },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

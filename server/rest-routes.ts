@@ -31,6 +31,8 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...examRoutes,
   ...restRoutesOf(operationCatalogue.exam.files),
   ...printRoutes,
+  ...restRoutesOf(operationCatalogue.exam.reviews),
+  ...restRoutesOf(operationCatalogue.student.reviews),
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,
   bootstrapProfileRoute,

@@ -76,6 +76,9 @@ const notBatchWrites: Record<string, string> = {
   "exam.rubric.delete": "templates",
   "exam.comments.save": "a question's comment bank",
   "exam.comments.remove": "a question's comment bank",
+  // A changed mark goes through the gate's `mark` (tests/returns-review-requests.test.ts); a kept one changes nothing of the batch.
+  "POST /api/exam/review-requests/{request_id}/answer": "answers a review request",
+  "exam.reviews.answer": "answers a review request",
 };
 /** Areas that hold no batch at all. */
 const notExam = (key: string) => !/^(exam\.|[A-Z]+ \/api\/exam\/)/.test(key);

@@ -330,6 +330,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         class_id: roster.class.id,
         user_id: roster.students[0]!.id,
         page_id: scanPage!.id,
+        // No review request exists: a valid answer is a 404, so hostile ones test the edge without writing.
+        request_id: crypto.randomUUID(),
       },
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
@@ -366,6 +368,9 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "POST /api/exam/files": { form: [{ name: "file", filename: "paper.pdf", bytes: paperBytes }] },
         "POST /api/exam/batches/{batch_id}/piles": { form: [{ name: "file", filename: "pile.pdf", bytes: pdfBytes() }] },
         "POST /api/exam/scan-pages/{page_id}/move": { json: { new_script: true } },
+        "POST /api/exam/review-requests/{request_id}/answer": { json: { outcome: "changed", awarded_marks: 2, reply: "Method mark given." } },
+        // The teacher's is no released script of theirs: a valid request is a 404, and writes nothing.
+        "POST /api/me/scripts/{submission_id}/reviews": { json: { question_id: canvasA.ids.q2, reason: "Please look again." } },
         // Template A has no paper PDF: a valid print is a 409, so hostile ones test the edge without stamping.
         "POST /api/exam/batches/{batch_id}/printed-scripts": { json: { spare_copies: 2 } },
         "POST /database/timetable/classes/{class_id}/students": { token: school.admin.token, json: { student_id: roster.students[1]!.id } },

@@ -19,6 +19,7 @@ import { createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes,
 import { type School, createSchool } from "./support/fixtures";
 import { imagingDouble, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, printedBatch } from "./support/intake-fixtures";
+import { releaseForTest } from "./support/release-fixtures";
 import { type HttpMethod, type RestRoute, type RouteCall, callRoute, loadRestRoutes } from "./support/rest-routes";
 
 /**
@@ -67,6 +68,8 @@ interface Target {
   intakeBatchId: string;
   scanPageId: string;
   markId: string;
+  /** A review request A's student made of A's released script. */
+  reviewRequestId: string;
   timetableId: string;
   entryId: string;
   apiKeyId: string;
@@ -538,6 +541,12 @@ const operationMatrix: Record<string, OperationCase[]> = {
   ],
   "exam.moderation.signOff": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.moderation.reopen": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.reviews.queue": [{ aim: "A's batch", answer: "own", input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.reviews.answer": [{ aim: "A's review request", answer: everyRole(404), input: ({ a }) => ({ request_id: a.reviewRequestId, outcome: "kept", reply: "Taken over" }) }],
+  "student.reviews.request": [
+    { aim: "A's released script", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, question_id: a.questionId, reason: "Taken over" }) },
+  ],
+  "student.reviews.mine": [{ aim: "A's released script", answer: "own", input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", input: () => undefined }],
   "exam.templates.create": [
     { aim: "institute_id of A", answer: 403, input: ({ a }) => ({ title: "Beta paper", institute_id: a.instituteId }) },
@@ -798,6 +807,9 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
     await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
     await as(schoolA.otherTeacher).exam.claims.claim({ batch_id: batch.id, body: { submission_id: submissionId, question_id: canvas.ids.q2 } });
+    // A's results released with reviews open, and A's student asking about question 2.
+    await releaseForTest(db, batch.id, { reviewsUntil: new Date(Date.now() + 86_400_000), submissionIds: [submissionId] });
+    const reviewRequest = await createCaller({ db, user: { id: roster.students[0]!.id } }).student.reviews.request({ submission_id: submissionId, question_id: canvas.ids.q2, reason: `alpha-review-${tag}` });
     // A pile of printed scripts, read and filed (its imaging a stand-in: tests/support/intake-imaging-double.ts).
     const imaging = setIntakeImaging(imagingDouble());
     const printed = await printedBatch(db, schoolA, template.id, { students: 1, spares: 0 });
@@ -853,6 +865,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       intakeBatchId: printed.batch.id,
       scanPageId: scanPage!.id,
       markId: mark.id,
+      reviewRequestId: reviewRequest.id,
       timetableId: timetable.id,
       entryId: timetableEntry.id,
       apiKeyId: apiKey.id,
@@ -886,6 +899,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       `alpha-pile-${tag}`,
       ...printed.roster.students.flatMap((person) => [person.id, person.email, person.full_name]),
       mark.comment!,
+      reviewRequest.reason,
       apiKey.name,
       apiKey.prefix,
       token.name,

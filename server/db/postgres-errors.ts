@@ -7,6 +7,8 @@
 
 export const UNIQUE_VIOLATION = "23505";
 export const FOREIGN_KEY_VIOLATION = "23503";
+/** A row-level security policy refused the row (or a privilege is missing). */
+export const INSUFFICIENT_PRIVILEGE = "42501";
 
 interface PostgresErrorFields {
   code: string;

@@ -18,6 +18,7 @@ export const appRouter = router({
     markers: operationsRouter(exam.markers),
     claims: operationsRouter(exam.claims),
     moderation: operationsRouter(exam.moderation),
+    reviews: operationsRouter(exam.reviews),
     ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),
@@ -28,6 +29,7 @@ export const appRouter = router({
   speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),
   rosterImport: operationsRouter(operationCatalogue.rosterImport),
+  student: router({ reviews: operationsRouter(operationCatalogue.student.reviews) }),
 });
 
 export type AppRouter = typeof appRouter;
