@@ -21,6 +21,16 @@ const envSchema = z.object({
   /** Public origin of the app, used for sign-in redirects. Defaults to http://localhost:PORT. */
   APP_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  /**
+   * The SMTP server that e-mails students when results are released and a review request is answered
+   * (smtp://user:password@host:587, smtps://… for TLS from the start). Unset: no e-mail is sent.
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The sender of those e-mails. */
+  MAIL_FROM: z.string().min(3).default("Markbook <markbook@localhost>"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")

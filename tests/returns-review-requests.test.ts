@@ -7,12 +7,12 @@ import { POST as requestRoute } from "../app/api/me/scripts/[submission_id]/revi
 import { signUserToken } from "../server/auth/tokens";
 import { rowsOf } from "../server/db/client";
 import { asService } from "../server/db/rls";
-import { examMarkEntries, examReviewRequests, examSubmissions } from "../server/db/schema";
+import { examMarkEntries, examReviewRequests } from "../server/db/schema";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
+import { callRest } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
-import { releaseForTest } from "./support/release-fixtures";
+import { markedReleasedBatch } from "./support/release-fixtures";
 import { fuzzSettings, hostileJsonToken, hostileNumber, hostileString } from "./support/hostile-input";
 
 /**
@@ -31,31 +31,7 @@ describeOnEachDatabase("review requests", (database) => {
     otherSchool = await createSchool(database().db, "Elsewhere");
   });
 
-  /** A batch of two students, both scripts marked (1a: 2 of 3, 1b: 1 of 2, 2: 3 of 5), released with `reviewsUntil`. */
-  async function markedBatch({ reviewsUntil, release = true }: { reviewsUntil: Date | null; release?: boolean }) {
-    const teacher = as(school.teacher);
-    const template = await teacher.exam.templates.create({ title: "Mock paper", page_count: 4 });
-    const canvas = sampleCanvas();
-    await teacher.exam.templates.save({ template_id: template.id, body: canvas });
-    const roster = await createClassWithStudents(database().db, school, 2);
-    const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id });
-    const scripts = await asService(database().db, (tx) =>
-      tx.update(examSubmissions).set({ scan_url: `exam-submissions/${batch.id}/s.pdf`, status: "matched" }).where(eq(examSubmissions.batch_id, batch.id)).returning(),
-    );
-    const scriptOf = (student: { id: string }) => scripts.find((script) => script.student_id === student.id)!;
-    for (const script of scripts) {
-      for (const [question, marks] of [
-        [canvas.ids.q1a, 2],
-        [canvas.ids.q1b, 1],
-        [canvas.ids.q2, 3],
-      ] as const) {
-        await teacher.exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: script.id, question_id: question, awarded_marks: marks, confirmed: true } });
-      }
-    }
-    if (release) await releaseForTest(database().db, batch.id, { reviewsUntil });
-    const [student, classmate] = [roster.students[0]!, roster.students[1]!];
-    return { batch, canvas, student, classmate, script: scriptOf(student), classmateScript: scriptOf(classmate) };
-  }
+  const markedBatch = (options: { reviewsUntil: Date | null; release?: boolean }) => markedReleasedBatch(database().db, school, options);
 
   it("a student asks about a question of their released script; the owner changes the mark; the student sees the outcome and the history keeps the change", async () => {
     const { batch, canvas, student, script } = await markedBatch({ reviewsUntil: new Date(Date.now() + 7 * day) });

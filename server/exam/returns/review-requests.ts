@@ -9,6 +9,7 @@ import { AppError, notFound } from "../../errors";
 import { recordId } from "../../http/record-id";
 import { batchNames, submissionInMessage } from "../anonymity";
 import { isHeadOf, openBatchFor } from "../batch-gate";
+import { queueStudentNotice } from "../../notifications/student-notices";
 
 /**
  * Review requests (issue 35, item 6): while a release is open for review, a student asks for one
@@ -264,5 +265,6 @@ export async function answerReviewRequest(tx: Tx, callerId: string, input: z.inp
     after = mark.awarded;
   }
   const [final] = await tx.update(examReviewRequests).set({ marks_after: after }).where(eq(examReviewRequests.id, requestId)).returning();
+  await queueStudentNotice(tx, { notice: "review-answered", request_id: requestId });
   return presentRequest(final!, current.label);
 }
