@@ -1,5 +1,6 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
+import { batchOperations } from "./exam/batch-operations";
 import { examCatalogueOperations } from "./exam/catalogue-operations";
 import { commentOperations } from "./exam/comment-operations";
 import { examFileOperations } from "./exam/file-operations";
@@ -46,6 +47,7 @@ export const operationCatalogue = {
     markers: markerOperations,
     claims: claimOperations,
     moderation: moderationOperations,
+    batches: batchOperations,
   },
 };
 

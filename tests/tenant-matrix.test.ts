@@ -175,36 +175,6 @@ const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher:
 const newPerson = () => ({ full_name: "Beta Person", email: `beta.${crypto.randomUUID()}@example.org`, role: "student" });
 
 const restMatrix: Record<string, Case<RouteCall>[]> = {
-  "GET /api/exam/batches": [
-    { aim: "the list", answer: "own", build: () => ({ query: { include_archived: "true" } }) },
-    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ query: { include_archived: "true", template_id: a.templateId } }) },
-  ],
-  "POST /api/exam/batches": [
-    { aim: "A's template", answer: 404, build: ({ a }) => json({ template_id: a.templateId, title: "Beta batch" }) },
-    { aim: "B's template with A's class", answer: 404, build: ({ a, b }) => json({ template_id: b.templateId, class_id: a.classId }) },
-  ],
-  "POST /api/exam/batches/{batch_id}/archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "PATCH /api/exam/batches/{batch_id}": [
-    { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: true }) }) },
-    { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ anonymous: false }) }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) }],
-  "GET /api/exam/batches/{batch_id}/results": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
-    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/csv": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
-    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/export/csv": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
-    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
-  ],
-  "GET /api/exam/batches/{batch_id}/export/xlsx": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId] }) },
-    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ params: [a.batchId], query: { reveal_names: "true" } }) },
-  ],
   "POST /api/exam/batches/{batch_id}/printed-scripts": [
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ spare_copies: 1 }) }) },
     { aim: "A's batch, reprinting A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
@@ -403,6 +373,18 @@ const classTeachersAimedAtA: (Omit<OperationCase, "input"> & { input(aim: Aim): 
   { aim: "B's class, A's teacher among the others", answer: 400, input: ({ a, b }) => ({ class_id: b.classId, teacher_id: null, other_teacher_ids: [a.markerId] }) },
 ];
 
+/** The results' REST reads (the JSON, the CSV and the exports): reveal_names from the query string. */
+const resultsReadsAimedAtA = (...names: string[]): Record<string, OperationCase[]> =>
+  Object.fromEntries(
+    names.map((name) => [
+      `exam.batches.${name}`,
+      [
+        { aim: "A's batch", answer: 404, input: ({ a }: Aim) => ({ batch_id: a.batchId }) },
+        { aim: "A's batch, names revealed", answer: 404, input: ({ a }: Aim) => ({ batch_id: a.batchId, reveal_names: "true" }) },
+      ],
+    ]),
+  );
+
 const operationMatrix: Record<string, OperationCase[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
   // B's people have no password to type, whoever they are.
@@ -576,6 +558,35 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
   "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
+  // exam.batches: another school's batch is not found by anyone of B's, before any role is asked.
+  "exam.batches.create": [
+    { aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, title: "Beta batch" }) },
+    { aim: "B's template with A's class", answer: 404, input: ({ a, b }) => ({ template_id: b.templateId, class_id: a.classId }) },
+  ],
+  "exam.batches.list": [
+    { aim: "the list", answer: "own", input: () => ({ include_archived: true }) },
+    { aim: "filtered by A's template", answer: "own", input: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
+  ],
+  // REST's list (GET /api/exam/batches): the query string's include_archived is a string.
+  "exam.batches.listByQuery": [
+    { aim: "the list", answer: "own", input: () => ({ include_archived: "true" }) },
+    { aim: "filtered by A's template", answer: "own", input: ({ a }) => ({ include_archived: "true", template_id: a.templateId }) },
+  ],
+  "exam.batches.overview": [
+    { aim: "the list", answer: "own", input: () => ({ include_archived: true }) },
+    { aim: "filtered by A's template", answer: "own", input: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
+  ],
+  "exam.batches.setAnonymous": [
+    { aim: "A's batch, anonymous on", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, anonymous: true }) },
+    { aim: "A's batch, anonymous off", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, anonymous: false }) },
+  ],
+  "exam.batches.archive": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.batches.queue": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.batches.results": [
+    { aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) },
+    { aim: "A's batch, names revealed", answer: 404, input: ({ a }) => ({ batch_id: a.batchId, reveal_names: true }) },
+  ],
+  ...resultsReadsAimedAtA("resultsByQuery", "resultsCsv", "exportCsv", "exportXlsx"),
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -606,25 +617,6 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
 
 const trpcMatrix: Record<string, Case<unknown>[]> = {
-  "exam.batches.list": [
-    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
-    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
-  ],
-  "exam.batches.overview": [
-    { aim: "the list", answer: "own", build: () => ({ include_archived: true }) },
-    { aim: "filtered by A's template", answer: "own", build: ({ a }) => ({ include_archived: true, template_id: a.templateId }) },
-  ],
-  "exam.batches.create": restMatrix["POST /api/exam/batches"]!.map((kase) => ({ ...kase, build: (aim: Aim) => jsonOf(kase.build(aim)) })),
-  "exam.batches.archive": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.batches.queue": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.batches.setAnonymous": [
-    { aim: "A's batch, anonymous on", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: true }) },
-    { aim: "A's batch, anonymous off", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, anonymous: false }) },
-  ],
-  "exam.batches.results": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) },
-    { aim: "A's batch, names revealed", answer: 404, build: ({ a }) => ({ batch_id: a.batchId, reveal_names: true }) },
-  ],
   "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
   "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
   "exam.intake.movePage": [

@@ -1,9 +1,9 @@
 import { restRoutesOf } from "../../operations/rest";
+import { batchOperations } from "../batch-operations";
 import { claimOperations } from "../claim-operations";
 import { intakeRoutes } from "../intake/routes";
 import { markerOperations } from "../marker-operations";
 import { moderationOperations } from "../moderation-operations";
-import { batchRoutes } from "./batches";
 import { fileRoutes } from "./files";
 import { submissionRoutes } from "./submissions";
 
@@ -15,7 +15,7 @@ const { progress, ...markersBeforeProgress } = markerOperations;
  * exam.templates, exam.questions, exam.rubric and exam.comments: server/rest-routes.ts).
  */
 export const examRoutes = [
-  ...batchRoutes,
+  ...restRoutesOf(batchOperations),
   // The document's old order: a marker's queue, then the claims, then everyone's progress.
   ...restRoutesOf(markersBeforeProgress),
   ...restRoutesOf(claimOperations),

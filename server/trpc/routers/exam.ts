@@ -1,24 +1,6 @@
 import { absenceOutput, setAbsence, setAbsenceInput } from "../../exam/absence";
 import { assignScan, assignScanInput, assignScanOutput } from "../../exam/assign-scan";
-import {
-  archiveBatch,
-  batchIdInput,
-  batchListOutput,
-  batchOutput,
-  createBatch,
-  createBatchInput,
-  createdBatchOutput,
-  getQueue,
-  getResults,
-  listBatches,
-  listBatchesInput,
-  queueOutput,
-  resultsInput,
-  resultsOutput,
-  setAnonymousInput,
-  setBatchAnonymous,
-} from "../../exam/batches";
-import { batchOverviewOutput, listBatchOverview } from "../../exam/batch-overview";
+import { batchIdInput } from "../../exam/batches";
 import { saveMark } from "../../exam/mark-writer";
 import { markOutput, upsertMarkInput } from "../../exam/marks";
 import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
@@ -33,42 +15,9 @@ import { router, userProcedure } from "../init";
  * /api/exam/batches/{id}/scans with its session cookie.
  *
  * The sub-routers not yet on the operation catalogue; server/trpc/root.ts builds `exam` from these and
- * the catalogue's `exam` sets (catalogue, templates, questions, rubric, comments, markers, claims, moderation).
+ * the catalogue's `exam` sets (catalogue, templates, questions, rubric, comments, markers, claims, moderation, batches).
  */
 export const handWrittenExamRouters = {
-  batches: router({
-    list: userProcedure
-      .input(listBatchesInput.optional())
-      .output(batchListOutput)
-      .query(async ({ ctx, input }) => ({ batches: await ctx.asUser((tx) => listBatches(tx, input ?? {})) })),
-    /** The batches screen: each batch with its template title, class name and progress counts. */
-    overview: userProcedure
-      .input(listBatchesInput.optional())
-      .output(batchOverviewOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => listBatchOverview(tx, input ?? {}))),
-    create: userProcedure
-      .input(createBatchInput)
-      .output(createdBatchOutput)
-      .mutation(({ ctx, input }) => createBatch(ctx.db, ctx.user.id, input)),
-    archive: userProcedure
-      .input(batchIdInput)
-      .output(batchOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => archiveBatch(tx, ctx.user.id, input.batch_id))),
-    /** Anonymous marking on or off (owner only): PATCH /api/exam/batches/{id} on REST. */
-    setAnonymous: userProcedure
-      .input(setAnonymousInput)
-      .output(batchOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => setBatchAnonymous(tx, ctx.user.id, input))),
-    queue: userProcedure
-      .input(batchIdInput)
-      .output(queueOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getQueue(tx, input.batch_id))),
-    /** reveal_names: the names of an anonymous batch, for its owner (403 for anyone else). */
-    results: userProcedure
-      .input(resultsInput)
-      .output(resultsOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => getResults(tx, ctx.user.id, input))),
-  }),
   submissions: router({
     /** An unmatched scan given to a student afterwards (its marks move with it). */
     assign: userProcedure
