@@ -1,6 +1,8 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
 import { batchOperations } from "./exam/batch-operations";
+import { markOperations } from "./exam/mark-operations";
+import { submissionOperations } from "./exam/submission-operations";
 import { examCatalogueOperations } from "./exam/catalogue-operations";
 import { commentOperations } from "./exam/comment-operations";
 import { examFileOperations } from "./exam/file-operations";
@@ -48,6 +50,8 @@ export const operationCatalogue = {
     claims: claimOperations,
     moderation: moderationOperations,
     batches: batchOperations,
+    submissions: submissionOperations,
+    marks: markOperations,
   },
 };
 

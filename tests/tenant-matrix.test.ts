@@ -198,54 +198,10 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
   ],
-  "GET /api/exam/submissions/{submission_id}/scan": [
-    { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
-  ],
   "GET /api/exam/submissions/{submission_id}/name-crop": [
     { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
   ],
   "GET /api/exam/scan-pages/{page_id}/image": [{ aim: "A's scanned page", answer: 404, build: ({ a }) => ({ params: [a.scanPageId] }) }],
-  "POST /api/exam/submissions/{submission_id}/assign": [
-    { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ params: [a.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }) },
-    {
-      aim: "B's unmatched scan given to A's student",
-      answer: { admin: 403, head: 403, teacher: 400, student: 404 },
-      build: ({ a, b }) => ({ params: [b.unmatchedSubmissionId], ...json({ student_id: a.studentId }) }),
-    },
-  ],
-  "PUT /api/exam/submissions/{submission_id}/absence": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) }],
-  "DELETE /api/exam/submissions/{submission_id}/absence": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) }],
-  "PUT /api/exam/marks/{mark_id}": [
-    {
-      aim: "A's submission and question",
-      answer: 404,
-      build: ({ a }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
-    },
-    {
-      aim: "A's mark id on A's submission",
-      answer: 404,
-      build: ({ a }) => ({ params: [a.markId], ...json({ submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 0, comment: "taken" }) }),
-    },
-    {
-      aim: "B's own submission with A's question",
-      answer: ownerOnly(404),
-      build: ({ a, b }) => ({ params: [crypto.randomUUID()], ...json({ submission_id: b.submissionId, question_id: a.questionId, awarded_marks: 1 }) }),
-    },
-    {
-      aim: "B's own submission and question, applying A's rubric item",
-      answer: ownerOnly(400),
-      build: ({ a, b }) => ({
-        params: [crypto.randomUUID()],
-        ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [a.rubricItemId] } }),
-      }),
-    },
-    {
-      aim: "A's mark id on B's own submission",
-      answer: ownerOnly(409),
-      ghost: false,
-      build: ({ a, b }) => ({ params: [a.markId], ...json({ submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 }) }),
-    },
-  ],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
   "GET /database/timetable/classes": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -587,6 +543,54 @@ const operationMatrix: Record<string, OperationCase[]> = {
     { aim: "A's batch, names revealed", answer: 404, input: ({ a }) => ({ batch_id: a.batchId, reveal_names: true }) },
   ],
   ...resultsReadsAimedAtA("resultsByQuery", "resultsCsv", "exportCsv", "exportXlsx"),
+  // exam.submissions and exam.marks: another school's submission is not found by anyone of B's, before any role is asked.
+  "exam.submissions.downloadScan": [{ aim: "A's scanned submission", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.submissions.assign": [
+    { aim: "A's unmatched scan", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
+    {
+      aim: "B's unmatched scan given to A's student",
+      answer: { admin: 403, head: 403, teacher: 400, student: 404 },
+      input: ({ a, b }) => ({ submission_id: b.unmatchedSubmissionId, student_id: a.studentId }),
+    },
+  ],
+  "exam.submissions.setAbsence": [
+    { aim: "A's submission marked absent", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, absent: true }) },
+    { aim: "A's submission's absence undone", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, absent: false }) },
+  ],
+  "exam.submissions.markAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.submissions.undoAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.marks.upsert": [
+    {
+      aim: "A's submission and question",
+      answer: everyRole(404),
+      input: ({ a }) => ({ mark_id: crypto.randomUUID(), body: { submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 1 } }),
+    },
+    {
+      aim: "A's mark id on A's submission",
+      answer: everyRole(404),
+      input: ({ a }) => ({ mark_id: a.markId, body: { submission_id: a.submissionId, question_id: a.questionId, awarded_marks: 0, comment: "taken" } }),
+    },
+    {
+      aim: "B's own submission with A's question",
+      answer: ownerOnly(404),
+      input: ({ a, b }) => ({ mark_id: crypto.randomUUID(), body: { submission_id: b.submissionId, question_id: a.questionId, awarded_marks: 1 } }),
+    },
+    {
+      aim: "B's own submission and question, applying A's rubric item",
+      answer: ownerOnly(400),
+      input: ({ a, b }) => ({
+        mark_id: crypto.randomUUID(),
+        body: { submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [a.rubricItemId] } },
+      }),
+    },
+    {
+      aim: "A's mark id on B's own submission",
+      answer: ownerOnly(409),
+      ghost: false,
+      input: ({ a, b }) => ({ mark_id: a.markId, body: { submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 } }),
+    },
+  ],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -624,26 +628,6 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {
     { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ page_id: a.scanPageId, submission_id: b.submissionId }) },
   ],
   "exam.intake.printPreview": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-  "exam.submissions.assign": [
-    { aim: "A's unmatched scan", answer: 404, build: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
-    {
-      aim: "B's unmatched scan given to A's student",
-      answer: { admin: 403, head: 403, teacher: 400, student: 404 },
-      build: ({ a, b }) => ({ submission_id: b.unmatchedSubmissionId, student_id: a.studentId }),
-    },
-  ],
-  "exam.submissions.setAbsence": [
-    { aim: "A's submission marked absent", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, absent: true }) },
-    { aim: "A's submission's absence undone", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId, absent: false }) },
-  ],
-  "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, build: ({ a }) => ({ submission_id: a.submissionId }) }],
-  "exam.marks.upsert": restMatrix["PUT /api/exam/marks/{mark_id}"]!.map((kase) => ({
-    ...kase,
-    build: (aim: Aim) => {
-      const call = kase.build(aim);
-      return { mark_id: call.params![0], body: jsonOf(call) };
-    },
-  })),
 };
 
 for (const { name, operation } of listedOperations) {

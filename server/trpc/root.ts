@@ -19,6 +19,8 @@ export const appRouter = router({
     claims: operationsRouter(exam.claims),
     moderation: operationsRouter(exam.moderation),
     batches: operationsRouter(exam.batches),
+    submissions: operationsRouter(exam.submissions),
+    marks: operationsRouter(exam.marks),
     ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),

@@ -5,6 +5,8 @@ import { intakeRoutes } from "../intake/routes";
 import { markerOperations } from "../marker-operations";
 import { moderationOperations } from "../moderation-operations";
 import { fileRoutes } from "./files";
+import { markOperations } from "../mark-operations";
+import { submissionOperations } from "../submission-operations";
 import { submissionRoutes } from "./submissions";
 
 const { progress, ...markersBeforeProgress } = markerOperations;
@@ -22,6 +24,8 @@ export const examRoutes = [
   ...restRoutesOf({ progress }),
   ...restRoutesOf(moderationOperations),
   ...submissionRoutes,
+  ...restRoutesOf(submissionOperations),
+  ...restRoutesOf(markOperations),
   ...intakeRoutes,
   ...fileRoutes,
 ];

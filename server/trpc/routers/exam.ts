@@ -1,9 +1,4 @@
-import { absenceOutput, setAbsence, setAbsenceInput } from "../../exam/absence";
-import { assignScan, assignScanInput, assignScanOutput } from "../../exam/assign-scan";
 import { batchIdInput } from "../../exam/batches";
-import { saveMark } from "../../exam/mark-writer";
-import { markOutput, upsertMarkInput } from "../../exam/marks";
-import { listSubmissionMarks, submissionMarksInput, submissionMarksOutput } from "../../exam/submission-marks";
 import { movePage, movePageInput, movePageOutput } from "../../exam/intake/move-page";
 import { printProcedures } from "./intake-print";
 import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "../../exam/intake/status";
@@ -15,21 +10,9 @@ import { router, userProcedure } from "../init";
  * /api/exam/batches/{id}/scans with its session cookie.
  *
  * The sub-routers not yet on the operation catalogue; server/trpc/root.ts builds `exam` from these and
- * the catalogue's `exam` sets (catalogue, templates, questions, rubric, comments, markers, claims, moderation, batches).
+ * the catalogue's `exam` sets (catalogue, templates, questions, rubric, comments, markers, claims, moderation, batches, submissions, marks).
  */
 export const handWrittenExamRouters = {
-  submissions: router({
-    /** An unmatched scan given to a student afterwards (its marks move with it). */
-    assign: userProcedure
-      .input(assignScanInput)
-      .output(assignScanOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => assignScan(tx, ctx.user.id, input))),
-    /** "Mark absent" (absent: true) and its "Undo" (absent: false). */
-    setAbsence: userProcedure
-      .input(setAbsenceInput)
-      .output(absenceOutput)
-      .mutation(({ ctx, input }) => ctx.asUser((tx) => setAbsence(tx, ctx.user.id, input))),
-  }),
   /**
    * Class-set intake. Over REST only: the printed scripts' PDF (POST /api/exam/batches/{id}/printed-scripts)
    * and pile uploads (multipart, POST /api/exam/batches/{id}/piles).
@@ -48,16 +31,5 @@ export const handWrittenExamRouters = {
       .input(movePageInput)
       .output(movePageOutput)
       .mutation(({ ctx, input }) => ctx.asUser((tx) => movePage(tx, ctx.user.id, input))),
-  }),
-  marks: router({
-    /** The marking screen: one submission with its recorded mark entries. */
-    forSubmission: userProcedure
-      .input(submissionMarksInput)
-      .output(submissionMarksOutput)
-      .query(({ ctx, input }) => ctx.asUser((tx) => listSubmissionMarks(tx, input))),
-    upsert: userProcedure
-      .input(upsertMarkInput)
-      .output(markOutput)
-      .mutation(({ ctx, input }) => saveMark(ctx.db, ctx.user.id, input)),
   }),
 };
