@@ -1,6 +1,7 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
 import { batchOperations } from "./exam/batch-operations";
+import { intakeOperations } from "./exam/intake/intake-operations";
 import { markOperations } from "./exam/mark-operations";
 import { submissionOperations } from "./exam/submission-operations";
 import { examCatalogueOperations } from "./exam/catalogue-operations";
@@ -37,8 +38,7 @@ export const operationCatalogue = {
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
-  // Exam's sub-routers on the catalogue; its others are still hand-written (server/trpc/routers/exam.ts).
-  // `files` is REST only (no tRPC sub-router).
+  // Exam's sub-routers, every one on the catalogue (server/trpc/root.ts nests them); `files` is REST only (no tRPC sub-router).
   exam: {
     catalogue: examCatalogueOperations,
     templates: templateOperations,
@@ -51,6 +51,7 @@ export const operationCatalogue = {
     moderation: moderationOperations,
     batches: batchOperations,
     submissions: submissionOperations,
+    intake: intakeOperations,
     marks: markOperations,
   },
 };

@@ -175,10 +175,6 @@ const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher:
 const newPerson = () => ({ full_name: "Beta Person", email: `beta.${crypto.randomUUID()}@example.org`, role: "student" });
 
 const restMatrix: Record<string, Case<RouteCall>[]> = {
-  "POST /api/exam/batches/{batch_id}/printed-scripts": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ spare_copies: 1 }) }) },
-    { aim: "A's batch, reprinting A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...json({ submission_ids: [a.submissionId] }) }) },
-  ],
   "POST /api/exam/batches/{batch_id}/scans": [
     { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
     { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
@@ -189,19 +185,9 @@ const restMatrix: Record<string, Case<RouteCall>[]> = {
     { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
     { aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
   ],
-  "GET /api/exam/batches/{batch_id}/intake": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId] }) }],
-  "GET /api/exam/batches/{batch_id}/scan-pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId] }) }],
-  "POST /api/exam/scan-pages/{page_id}/move": [
-    { aim: "A's page, to a new script", answer: 404, build: ({ a }) => ({ params: [a.scanPageId], ...json({ new_script: true }) }) },
-    { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ params: [a.scanPageId], ...json({ submission_id: b.submissionId }) }) },
-  ],
   "POST /api/exam/files": [
     { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
   ],
-  "GET /api/exam/submissions/{submission_id}/name-crop": [
-    { aim: "A's scanned submission", answer: 404, build: ({ a }) => ({ params: [a.submissionId] }) },
-  ],
-  "GET /api/exam/scan-pages/{page_id}/image": [{ aim: "A's scanned page", answer: 404, build: ({ a }) => ({ params: [a.scanPageId] }) }],
   "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
   "GET /database/timetable/classes": [
     { aim: "the list", answer: "own", build: () => ({}) },
@@ -559,6 +545,20 @@ const operationMatrix: Record<string, OperationCase[]> = {
   ],
   "exam.submissions.markAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.submissions.undoAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  // exam.intake: another school's batch, page or submission is not found by anyone of B's, before any role is asked.
+  "exam.intake.printPreview": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, input: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
+  "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, input: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
+  "exam.intake.movePage": [
+    { aim: "A's page, to a new script", answer: everyRole(404), input: ({ a }) => ({ page_id: a.scanPageId, new_script: true }) },
+    { aim: "A's page, into B's submission", answer: everyRole(404), input: ({ a, b }) => ({ page_id: a.scanPageId, submission_id: b.submissionId }) },
+  ],
+  "exam.intake.nameCrop": [{ aim: "A's scanned submission", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.intake.scanPageImage": [{ aim: "A's scanned page", answer: 404, input: ({ a }) => ({ page_id: a.scanPageId }) }],
+  "exam.intake.printScripts": [
+    { aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { spare_copies: 1 } }) },
+    { aim: "A's batch, reprinting A's student", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, body: { submission_ids: [a.submissionId] } }) },
+  ],
   "exam.marks.forSubmission": [{ aim: "A's submission", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.marks.upsert": [
     {
@@ -620,15 +620,8 @@ function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], c
 
 // ── The tRPC table: procedure path → how B aims at A, and what it must answer ────────────────────
 
-const trpcMatrix: Record<string, Case<unknown>[]> = {
-  "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
-  "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
-  "exam.intake.movePage": [
-    { aim: "A's page, to a new script", answer: 404, build: ({ a }) => ({ page_id: a.scanPageId, new_script: true }) },
-    { aim: "A's page, into B's submission", answer: 404, build: ({ a, b }) => ({ page_id: a.scanPageId, submission_id: b.submissionId }) },
-  ],
-  "exam.intake.printPreview": [{ aim: "A's batch", answer: 404, build: ({ a }) => ({ batch_id: a.batchId }) }],
-};
+// Every procedure is an operation of the catalogue now: its cases are filled in from operationMatrix below.
+const trpcMatrix: Record<string, Case<unknown>[]> = {};
 
 for (const { name, operation } of listedOperations) {
   const cases = operationMatrix[name];
