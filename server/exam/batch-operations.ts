@@ -20,8 +20,9 @@ import {
   setBatchAnonymous,
 } from "./batches";
 import { batchOverviewOutput, listBatchOverview } from "./batch-overview";
-import { attachmentDisposition, renderResultsCsv, resultsCsvFileName, resultsCsvQuery, revealNamesQuery, titledCsvFileName, titledFileName } from "./results-csv";
-import { getResultsExport, renderExportCsv, renderExportXlsx, resultsExportQuery } from "./results-export";
+import { attachmentDisposition, resultsCsvQuery, revealNamesQuery } from "./results-csv";
+import { exportCsvDownload, exportXlsxDownload, resultsCsvDownload } from "./results-downloads";
+import { resultsExportQuery } from "./results-export";
 
 /**
  * Batches (`exam.batches.<name>` over tRPC; REST under /api/exam/batches): one sitting of a template by
@@ -201,13 +202,11 @@ export const batchOperations = {
   resultsCsv: defineOperation({
     kind: "query",
     input: resultsCsvInput,
-    transaction: "as-user",
+    // The results are read in a transaction of their own as the caller, and rendered after it.
+    transaction: "database",
     role: "signed-in",
     trpc: false,
-    handler: async ({ tx, caller, input }) => {
-      const results = await getResults(tx, caller.id, { batch_id: input.batch_id, reveal_names: input.reveal_names });
-      return { csv: renderResultsCsv(results), fileName: input.name === "title" ? titledCsvFileName(results.batch) : resultsCsvFileName(input.batch_id) };
-    },
+    handler: ({ db, caller, input }) => resultsCsvDownload(db, caller.id, input),
     rest: {
       method: "GET",
       path: "/api/exam/batches/{batch_id}/csv",
@@ -224,13 +223,10 @@ export const batchOperations = {
   exportCsv: defineOperation({
     kind: "query",
     input: resultsExportInput,
-    transaction: "as-user",
+    transaction: "database",
     role: "signed-in",
     trpc: false,
-    handler: async ({ tx, caller, input }) => {
-      const table = await getResultsExport(tx, caller.id, { batch_id: input.batch_id, reveal_names: input.reveal_names });
-      return { csv: renderExportCsv(table), fileName: titledFileName(table.batch, "csv") };
-    },
+    handler: ({ db, caller, input }) => exportCsvDownload(db, caller.id, { batch_id: input.batch_id, reveal_names: input.reveal_names }),
     rest: {
       method: "GET",
       path: "/api/exam/batches/{batch_id}/export/csv",
@@ -247,13 +243,10 @@ export const batchOperations = {
   exportXlsx: defineOperation({
     kind: "query",
     input: resultsExportInput,
-    transaction: "as-user",
+    transaction: "database",
     role: "signed-in",
     trpc: false,
-    handler: async ({ tx, caller, input }) => {
-      const table = await getResultsExport(tx, caller.id, { batch_id: input.batch_id, reveal_names: input.reveal_names });
-      return { bytes: await renderExportXlsx(table), fileName: titledFileName(table.batch, "xlsx") };
-    },
+    handler: ({ db, caller, input }) => exportXlsxDownload(db, caller.id, { batch_id: input.batch_id, reveal_names: input.reveal_names }),
     rest: {
       method: "GET",
       path: "/api/exam/batches/{batch_id}/export/xlsx",
