@@ -1,5 +1,9 @@
 import { snapshotOperations } from "./classroom/canvas-operations";
 import { classOperations } from "./classroom/class-operations";
+import { batchOperations } from "./exam/batch-operations";
+import { intakeOperations } from "./exam/intake/intake-operations";
+import { markOperations } from "./exam/mark-operations";
+import { submissionOperations } from "./exam/submission-operations";
 import { examCatalogueOperations } from "./exam/catalogue-operations";
 import { commentOperations } from "./exam/comment-operations";
 import { examFileOperations } from "./exam/file-operations";
@@ -35,8 +39,7 @@ export const operationCatalogue = {
   rosterImport: rosterImportOperations,
   // A sub-router is a set of operations inside a domain's (`speech.apiKeys.list`); server/trpc/root.ts builds the nesting.
   speech: { ...speechOperations, apiKeys: speechApiKeyOperations },
-  // Exam's sub-routers on the catalogue; its others are still hand-written (server/trpc/routers/exam.ts).
-  // `files` is REST only (no tRPC sub-router).
+  // Exam's sub-routers, every one on the catalogue (server/trpc/root.ts nests them); `files` is REST only (no tRPC sub-router).
   exam: {
     catalogue: examCatalogueOperations,
     templates: templateOperations,
@@ -47,6 +50,10 @@ export const operationCatalogue = {
     markers: markerOperations,
     claims: claimOperations,
     moderation: moderationOperations,
+    batches: batchOperations,
+    submissions: submissionOperations,
+    intake: intakeOperations,
+    marks: markOperations,
     reviews: reviewOperations,
   },
   // What a student does with their released work (issue 35).

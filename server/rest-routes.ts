@@ -12,7 +12,6 @@ import { graphTag } from "./graph/graph-tag";
 import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
 import { schoolRoutes, schoolTag } from "./identity/routes";
-import { printRoutes } from "./exam/intake/routes/print";
 import { restRouteOf, restRoutesOf } from "./operations/rest";
 
 /**
@@ -30,7 +29,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
   ...restRoutesOf(operationCatalogue.exam.files),
-  ...printRoutes,
+  restRouteOf(operationCatalogue.exam.intake.printScripts),
   ...restRoutesOf(operationCatalogue.exam.reviews),
   ...restRoutesOf(operationCatalogue.student.reviews),
   ...restRoutesOf(operationCatalogue.graph),

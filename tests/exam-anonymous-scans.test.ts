@@ -252,6 +252,11 @@ describeOnEachDatabase("anonymous batches show their scanned pages without the n
     const boxGrey = async (token: string, pilePage: number) => {
       const response = await callRest(pageImageRoute, { token, params: { page_id: pages.get(pilePage)! } });
       expect(response.status).toBe(200);
+      // The headers the image always sent (exam.intake.scanPageImage's `respond`): pages can move between scripts.
+      expect(response.headers.get("content-type")).toBe("image/jpeg");
+      expect(response.headers.get("content-length")).toBe(String((await response.clone().arrayBuffer()).byteLength));
+      expect(response.headers.get("cache-control")).toBe("private, max-age=60");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       return jpegMeanGrey(Buffer.from(await response.arrayBuffer()), inner(NAME_BOX));
     };
     const covered = (grey: number) => Math.abs(grey - 128) < 6;

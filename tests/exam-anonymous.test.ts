@@ -230,6 +230,11 @@ describeOnEachDatabase("anonymous marking", (database) => {
     const ownCrop = await crop(school.teacher);
     expect(ownCrop.status).toBe(200);
     expect(ownCrop.headers.get("content-type")).toBe("image/jpeg");
+    // The headers the crop always sent (its REST face, exam.intake.nameCrop, says them in `respond`).
+    const cropBytes = await ownCrop.clone().arrayBuffer();
+    expect(ownCrop.headers.get("content-length")).toBe(String(cropBytes.byteLength));
+    expect(ownCrop.headers.get("cache-control")).toBe("private, max-age=60");
+    expect(ownCrop.headers.get("x-content-type-options")).toBe("nosniff");
     expect((await crop(otherSchool.teacher)).status).toBe(404);
   }, timeoutFor(8)); // every REST and tRPC read, both exports read back: about 8 s of work alone
 

@@ -56,6 +56,10 @@ describeOnEachDatabase("exam submission scans", (database) => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/pdf");
     expect(response.headers.get("content-length")).toBe(String(scanBytes.byteLength));
+    // The headers the download always sent (exam.submissions.downloadScan's `respond`): a later upload may replace the scan.
+    expect(response.headers.get("content-disposition")).toBe("inline");
+    expect(response.headers.get("cache-control")).toBe("private, max-age=60");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(scanBytes))).toBe(true);
   });
 

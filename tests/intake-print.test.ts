@@ -92,6 +92,8 @@ describeOnEachDatabase("printing a batch's scripts", (database) => {
     expect(response.headers.get("content-disposition")).toBe(
       `attachment; filename="10A - Mock Zoe - scripts.pdf"; filename*=UTF-8''10A%20-%20Mock%20Zo%C3%AB%20-%20scripts.pdf`,
     );
+    // A print is made anew each time: never kept (exam.intake.printScripts' `respond`).
+    expect(response.headers.get("cache-control")).toBe("no-store");
     const bytes = Buffer.from(await response.clone().arrayBuffer());
     expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
     expect(await pagesOf(response)).toBe((3 + 2) * paperPages);

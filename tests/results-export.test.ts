@@ -124,6 +124,8 @@ describeOnEachDatabase("results export", (database) => {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       expect(response.headers.get("content-disposition")).toBe(`attachment; filename="batch-${batch.id}.csv"; filename*=UTF-8''batch-${batch.id}.csv`);
+      // The results change as marking goes on: the download is never kept (exam.batches.resultsCsv's `respond`).
+      expect(response.headers.get("cache-control")).toBe("no-store");
       const bytes = new Uint8Array(await response.arrayBuffer());
       expect([...bytes.slice(0, 3)]).not.toEqual([0xef, 0xbb, 0xbf]);
       expect(new TextDecoder().decode(bytes)).toBe(
@@ -187,6 +189,7 @@ describeOnEachDatabase("results export", (database) => {
       const day = new Date(batch.created_at);
       const date = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, "0")}-${String(day.getDate()).padStart(2, "0")}`;
       expect(response.headers.get("content-disposition")).toBe(`attachment; filename="10A Maths mock - ${date}.csv"; filename*=UTF-8''10A%20Maths%20mock%20-%20${date}.csv`);
+      expect(response.headers.get("cache-control")).toBe("no-store");
       const bytes = new Uint8Array(await response.arrayBuffer());
       expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -278,6 +281,7 @@ describeOnEachDatabase("results export", (database) => {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
       expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="10A Maths mock - \d{4}-\d{2}-\d{2}\.xlsx"/);
+      expect(response.headers.get("cache-control")).toBe("no-store");
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load(await response.arrayBuffer());
       const sheet = workbook.getWorksheet("Results")!;

@@ -15,7 +15,7 @@ import { rebuildSubmissionScan, withStoredObjects } from "./intake/script-pdf";
 import { objectStorage } from "../storage/configured-storage";
 import { openBatchFor } from "./batch-gate";
 
-export const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
+const assignScanBody = z.object({ student_id: z.uuid("student_id must be a student's user id") });
 export const assignScanInput = assignScanBody.extend({ submission_id: recordId("Submission") });
 export const assignScanOutput = submissionOutput;
 

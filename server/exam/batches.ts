@@ -28,7 +28,7 @@ export const listBatchesInput = z.object({
 });
 export const batchIdInput = z.object({ batch_id: recordId("Batch") });
 /** PATCH /api/exam/batches/{id}: the batch's settings the owner may change. */
-export const batchSettingsBody = z.object({
+const batchSettingsBody = z.object({
   anonymous: z.boolean({ error: "anonymous must be true or false" }).describe('Anonymous marking: reads of the batch name each script "Script N", never its student'),
 });
 export const setAnonymousInput = batchSettingsBody.extend({ batch_id: recordId("Batch") });

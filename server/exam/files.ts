@@ -14,7 +14,7 @@ import { logger } from "../logger";
 import { objectStorage } from "../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../storage/object-storage";
 import type { MultipartFile } from "../http/multipart";
-import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
+import { type PdfUpload, readPdfUpload, recordStoredPdf, streamPdfToStorage } from "./pdf-upload";
 import { resolveStaffInstitute } from "./staff-institute";
 
 /**
@@ -73,23 +73,9 @@ export async function uploadTemplateFile(db: Db, callerId: string, upload: FileU
     if (!file) throw new AppError("invalid", "File: choose the paper (a PDF file) to upload", "file");
     const pageCount = await countPages(file.bytes);
     const { key, bytes, sha256, originalName } = file;
-    const row = await asUser(db, callerId, async (tx) => {
-      const [file] = await tx
-        .insert(files)
-        .values({
-          institute_id: instituteId,
-          owner_id: callerId,
-          bucket,
-          storage_key: key,
-          content_type: "application/pdf",
-          byte_size: bytes.byteLength,
-          sha256,
-          original_name: originalName?.slice(0, 255) ?? null,
-          page_count: pageCount,
-        })
-        .returning();
-      return file!;
-    });
+    const row = await asUser(db, callerId, (tx) =>
+      recordStoredPdf(tx, { instituteId, ownerId: callerId }, { bucket, key, byteSize: bytes.byteLength, sha256, originalName }, pageCount),
+    );
     return publicFile(row);
   } catch (error) {
     if (stored) {

@@ -12,7 +12,7 @@ import { batchRefusal } from "./batch-gate";
 import { CLAIM_SECONDS } from "./shared-marking";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
-export const markUpsertBody = z.object({
+const markUpsertBody = z.object({
   submission_id: z.uuid("submission_id must be a submission id"),
   question_id: z.uuid("question_id must be a question id"),
   // exam_mark_entries.awarded_marks is numeric(8, 2); the range against max_marks is a rule of upsertMarks.

@@ -1,4 +1,6 @@
 import crypto from "node:crypto";
+import type { Tx } from "../db/client";
+import { files } from "../db/schema";
 import { AppError } from "../errors";
 import { textProblem } from "../../lib/rules/input-rules";
 import { type MultipartFile, type MultipartRules, readMultipartForm } from "../http/multipart";
@@ -101,4 +103,35 @@ export async function streamPdfToStorage(
     throw new AppError("upstream", `The ${what} could not be stored; try again`);
   }
   return { byteSize: size, sha256: hash.digest("hex"), bytes: options.keepBytes ? Buffer.concat(kept) : null };
+}
+
+/** A PDF in storage, as its upload left it: where it is, its size, its hash and the name it was sent with. */
+export interface StoredPdfFile {
+  bucket: string;
+  key: string;
+  byteSize: number;
+  sha256: string;
+  originalName: string | null;
+}
+
+/**
+ * The `files` row of a PDF just streamed into storage (a scan, a scanned pile, a template's paper), in
+ * the caller's transaction: owned by the caller, in the institute given; a paper also keeps its page count.
+ */
+export async function recordStoredPdf(tx: Tx, owner: { instituteId: string; ownerId: string }, pdf: StoredPdfFile, pageCount?: number) {
+  const [row] = await tx
+    .insert(files)
+    .values({
+      institute_id: owner.instituteId,
+      owner_id: owner.ownerId,
+      bucket: pdf.bucket,
+      storage_key: pdf.key,
+      content_type: "application/pdf",
+      byte_size: pdf.byteSize,
+      sha256: pdf.sha256,
+      original_name: pdf.originalName?.slice(0, 255) ?? null,
+      ...(pageCount === undefined ? {} : { page_count: pageCount }),
+    })
+    .returning();
+  return row!;
 }

@@ -3,7 +3,7 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "../db/client";
 import { asUser } from "../db/rls";
-import { examSubmissions, examTemplates, files } from "../db/schema";
+import { examSubmissions, examTemplates } from "../db/schema";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
@@ -12,7 +12,7 @@ import { type ObjectStorage, readObjectBytes } from "../storage/object-storage";
 import { batchNames, presentSubmission } from "./anonymity";
 import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
-import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "./pdf-upload";
+import { type PdfUpload, readPdfUpload, recordStoredPdf, streamPdfToStorage } from "./pdf-upload";
 import { openBatchFor } from "./batch-gate";
 import { type IntakeImaging, configuredIntakeImaging } from "./intake/imaging-port";
 import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "./intake/scan-check";
@@ -103,20 +103,8 @@ async function recordScan(
 ) {
   const batch = await openBatchFor(tx, callerId, batchId, "upload_scan");
   const scriptNumber = contents ? await refuseScanOfSeveralScripts(tx, contents, batch, paperPages) : null;
-  const [file] = await tx
-    .insert(files)
-    .values({
-      institute_id: batch.institute_id,
-      owner_id: callerId,
-      bucket: scan.bucket,
-      storage_key: scan.key,
-      content_type: "application/pdf",
-      byte_size: scan.byteSize,
-      sha256: scan.sha256,
-      original_name: scan.originalName?.slice(0, 255) ?? null,
-    })
-    .returning({ id: files.id });
-  const scanFields = { scan_url: scan.key, scan_file_id: file!.id, qr_code: null, matching_method: scan.method, page_count: null, updated_at: new Date() };
+  const file = await recordStoredPdf(tx, { instituteId: batch.institute_id, ownerId: callerId }, scan);
+  const scanFields = { scan_url: scan.key, scan_file_id: file.id, qr_code: null, matching_method: scan.method, page_count: null, updated_at: new Date() };
 
   const [slot] =
     scan.method === "manual"

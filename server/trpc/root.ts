@@ -1,14 +1,13 @@
 import { operationCatalogue } from "../operation-catalogue";
 import { createCallerFactory, router } from "./init";
 import { operationsRouter, proceduresOf } from "./operations";
-import { handWrittenExamRouters } from "./routers/exam";
 
 const { apiKeys: speechApiKeys, ...speech } = operationCatalogue.speech;
 const exam = operationCatalogue.exam;
 
 export const appRouter = router({
   me: operationsRouter(operationCatalogue.me),
-  // Exam's sub-routers on the catalogue beside those still hand-written (server/trpc/routers/exam.ts).
+  // Exam's sub-routers, each a set of the catalogue's `exam` entry.
   exam: router({
     catalogue: operationsRouter(exam.catalogue),
     templates: operationsRouter(exam.templates),
@@ -18,8 +17,11 @@ export const appRouter = router({
     markers: operationsRouter(exam.markers),
     claims: operationsRouter(exam.claims),
     moderation: operationsRouter(exam.moderation),
+    batches: operationsRouter(exam.batches),
+    submissions: operationsRouter(exam.submissions),
+    marks: operationsRouter(exam.marks),
+    intake: operationsRouter(exam.intake),
     reviews: operationsRouter(exam.reviews),
-    ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),

@@ -16,7 +16,7 @@ import { isPageOfPaper, notAPageOfPaper } from "./filing-plan";
 import { MAX_PRINTED_PAGE } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
 
-export const movePageBody = z.object({
+const movePageBody = z.object({
   submission_id: z.uuid("submission_id must be a submission id").optional().describe("A submission of the same batch"),
   student_id: z.uuid("student_id must be a student's user id").optional().describe("The student whose submission in this batch gets the page"),
   new_script: z.literal(true, "new_script must be true when given").optional().describe("A new script without a student (to identify later)"),

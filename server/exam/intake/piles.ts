@@ -2,11 +2,11 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { asUser } from "../../db/rls";
-import { examScanPiles, files } from "../../db/schema";
+import { examScanPiles } from "../../db/schema";
 import { env } from "../../env";
 import { AppError } from "../../errors";
 import { openBatchFor } from "../batch-gate";
-import { type PdfUpload, readPdfUpload, streamPdfToStorage } from "../pdf-upload";
+import { type PdfUpload, readPdfUpload, recordStoredPdf, streamPdfToStorage } from "../pdf-upload";
 import { enqueueJob } from "../../jobs/enqueue";
 import { logger } from "../../logger";
 import { objectStorage } from "../../storage/configured-storage";
@@ -59,22 +59,10 @@ export async function uploadPile(db: Db, callerId: string, batchId: string, uplo
     if (!file) throw new AppError("invalid", "File: choose the scanned pile (a PDF file) to upload", "file");
     return await asUser(db, callerId, async (tx) => {
       const batch = await openBatchFor(tx, callerId, batchId, "upload_pile");
-      const [stored] = await tx
-        .insert(files)
-        .values({
-          institute_id: batch.institute_id,
-          owner_id: callerId,
-          bucket,
-          storage_key: file.key,
-          content_type: "application/pdf",
-          byte_size: file.byteSize,
-          sha256: file.sha256,
-          original_name: file.originalName?.slice(0, 255) ?? null,
-        })
-        .returning({ id: files.id });
+      const stored = await recordStoredPdf(tx, { instituteId: batch.institute_id, ownerId: callerId }, { ...file, bucket });
       const [pile] = await tx
         .insert(examScanPiles)
-        .values({ batch_id: batchId, file_id: stored!.id, uploaded_by: callerId, original_name: file.originalName?.slice(0, 255) ?? null, byte_size: file.byteSize })
+        .values({ batch_id: batchId, file_id: stored.id, uploaded_by: callerId, original_name: file.originalName?.slice(0, 255) ?? null, byte_size: file.byteSize })
         .returning();
       if (!pile) throw new AppError("internal", "The pile could not be recorded");
       await enqueueJob(tx, readScanPileJob, { pile_id: pile.id, institute_id: batch.institute_id }, { dedupeKey: pileJobKey(pile.id) });

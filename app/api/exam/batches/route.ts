@@ -1,8 +1,7 @@
-import { createBatchRoute, listBatchesRoute } from "@/server/exam/routes/batches";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listBatchesRoute);
+export const GET = operationRoute("GET", "/api/exam/batches");
 
-export const POST = nextRoute(createBatchRoute);
+export const POST = operationRoute("POST", "/api/exam/batches");

@@ -1,6 +1,5 @@
-import { updateBatchRoute } from "@/server/exam/routes/batches";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PATCH = nextRoute(updateBatchRoute);
+export const PATCH = operationRoute("PATCH", "/api/exam/batches/{batch_id}");

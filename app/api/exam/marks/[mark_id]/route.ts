@@ -1,6 +1,5 @@
-import { upsertMarkRoute } from "@/server/exam/routes/submissions";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(upsertMarkRoute);
+export const PUT = operationRoute("PUT", "/api/exam/marks/{mark_id}");

@@ -1,6 +1,5 @@
-import { archiveBatchRoute } from "@/server/exam/routes/batches";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(archiveBatchRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/archive");

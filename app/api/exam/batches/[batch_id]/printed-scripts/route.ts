@@ -1,6 +1,5 @@
-import { printScriptsRoute } from "@/server/exam/intake/routes/print";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(printScriptsRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/printed-scripts");

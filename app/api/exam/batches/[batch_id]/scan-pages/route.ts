@@ -1,6 +1,5 @@
-import { listScanPagesRoute } from "@/server/exam/intake/routes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listScanPagesRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/scan-pages");

@@ -1,6 +1,5 @@
-import { scanPageImageRoute } from "@/server/exam/intake/routes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(scanPageImageRoute);
+export const GET = operationRoute("GET", "/api/exam/scan-pages/{page_id}/image");

@@ -1,6 +1,5 @@
-import { movePageRoute } from "@/server/exam/intake/routes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(movePageRoute);
+export const POST = operationRoute("POST", "/api/exam/scan-pages/{page_id}/move");

@@ -1,7 +1,6 @@
-import { markAbsentRoute, undoAbsentRoute } from "@/server/exam/routes/submissions";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(markAbsentRoute);
-export const DELETE = nextRoute(undoAbsentRoute);
+export const PUT = operationRoute("PUT", "/api/exam/submissions/{submission_id}/absence");
+export const DELETE = operationRoute("DELETE", "/api/exam/submissions/{submission_id}/absence");

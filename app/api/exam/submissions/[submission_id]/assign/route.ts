@@ -1,6 +1,5 @@
-import { assignScanRoute } from "@/server/exam/routes/submissions";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(assignScanRoute);
+export const POST = operationRoute("POST", "/api/exam/submissions/{submission_id}/assign");

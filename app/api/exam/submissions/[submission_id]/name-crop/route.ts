@@ -1,6 +1,5 @@
-import { nameCropRoute } from "@/server/exam/intake/routes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(nameCropRoute);
+export const GET = operationRoute("GET", "/api/exam/submissions/{submission_id}/name-crop");

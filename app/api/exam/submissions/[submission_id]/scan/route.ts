@@ -1,6 +1,5 @@
-import { downloadScanRoute } from "@/server/exam/routes/submissions";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(downloadScanRoute);
+export const GET = operationRoute("GET", "/api/exam/submissions/{submission_id}/scan");

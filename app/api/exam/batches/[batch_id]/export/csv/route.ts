@@ -1,6 +1,5 @@
-import { exportResultsCsvRoute } from "@/server/exam/routes/batches";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(exportResultsCsvRoute);
+export const GET = operationRoute("GET", "/api/exam/batches/{batch_id}/export/csv");
