@@ -18,6 +18,7 @@ export const appRouter = router({
     markers: operationsRouter(exam.markers),
     claims: operationsRouter(exam.claims),
     moderation: operationsRouter(exam.moderation),
+    release: operationsRouter(exam.release),
     ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),

@@ -3,6 +3,7 @@ import { claimOperations } from "../claim-operations";
 import { intakeRoutes } from "../intake/routes";
 import { markerOperations } from "../marker-operations";
 import { moderationOperations } from "../moderation-operations";
+import { releaseOperations } from "../returns/release-operations";
 import { batchRoutes } from "./batches";
 import { fileRoutes } from "./files";
 import { submissionRoutes } from "./submissions";
@@ -21,6 +22,7 @@ export const examRoutes = [
   ...restRoutesOf(claimOperations),
   ...restRoutesOf({ progress }),
   ...restRoutesOf(moderationOperations),
+  ...restRoutesOf(releaseOperations),
   ...submissionRoutes,
   ...intakeRoutes,
   ...fileRoutes,
