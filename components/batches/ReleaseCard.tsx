@@ -76,7 +76,7 @@ export function ReleaseCard({ batchId }: { batchId: string }) {
       )}
       {state.scripts_without_work > 0 ? (
         <p className="field__hint">
-          {state.scripts_without_work === 1 ? "1 student has" : `${state.scripts_without_work} students have`} no scan and no mark (absent): nothing is released to them.
+          {state.scripts_without_work === 1 ? "1 student has" : `${state.scripts_without_work} students have`} neither a scan nor a mark: nothing is released to them.
         </p>
       ) : null}
       {state.moderation_pending ? (
@@ -186,7 +186,7 @@ function ReleaseDialog({
       onSubmit={() => void submit()}
       onClose={close}
     >
-      <fieldset className="stack release__scope">
+      <fieldset className="release__scope">
         <legend className="field__label">Which scripts</legend>
         <label className="checkbox">
           <input type="radio" name={`${id}-scope`} value="all" checked={scope === "all"} onChange={() => setScope("all")} />
