@@ -11,7 +11,7 @@ const dayFromNow = (days: number) => {
   return `${moment.getFullYear()}-${String(moment.getMonth() + 1).padStart(2, "0")}-${String(moment.getDate()).padStart(2, "0")}`;
 };
 
-test("release: the owner releases a batch's complete scripts with reviews open until a day, sees the release's state, and withdraws it; a colleague sees the state only", async ({ browser, page }, testInfo) => {
+test("release: the owner releases a batch's complete scripts with reviews open until a day (confirming past the moderation warning), sees the release's state, and withdraws it; a colleague sees the state only", async ({ browser, page }, testInfo) => {
   test.setTimeout(180_000);
   await signIn(page);
   // A batch of two scripts: the first completely marked, the second marked on one question.
@@ -42,13 +42,25 @@ test("release: the owner releases a batch's complete scripts with reviews open u
   const card = page.getByRole("region", { name: "Results for students" });
   await expect(card.getByTestId("release-state")).toHaveText(/Not released: students see nothing of this batch yet\. 1 script completely marked, 1 script not yet\./);
 
-  // The dialog: only complete scripts, reviews open for a week.
+  // The owner samples the batch for moderation: until a head signs it off, a release warns and asks.
+  const sampled = await page.request.put(`/api/exam/batches/${batchId}/moderation/sample`, { data: { submission_ids: [scripts[0]] } });
+  expect(sampled.status()).toBe(200);
+  await page.reload();
+  await expect(card.getByText("Moderation is not signed off yet: marks may still change.")).toBeVisible();
+
+  // The dialog: only complete scripts, reviews open for a week, released despite the moderation.
   await card.getByRole("button", { name: "Release results" }).click();
   const dialog = page.getByRole("dialog", { name: "Release results to students" });
   await expect(dialog.getByLabel("All scripts students sat (2)")).toBeChecked();
   await dialog.getByLabel("Only completely marked scripts (1)").check();
   await dialog.getByLabel("Reviews open until (optional)").fill(dayFromNow(7));
+  await expect(dialog.getByText("This batch is being moderated and a department head has not signed it off")).toBeVisible();
   await screenshot(page, testInfo, "release-dialog");
+  // Without "Release anyway", the server refuses with its warning, and nothing is released.
+  await dialog.getByRole("button", { name: "Release results" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText(/being moderated and is not signed off yet/);
+  await expect(card.getByTestId("release-state")).toHaveText(/^Not released/);
+  await dialog.getByLabel("Release anyway").check();
   await dialog.getByRole("button", { name: "Release results" }).click();
   await expect(dialog).toBeHidden();
   await expect(card.getByText("Released", { exact: true })).toBeVisible();
