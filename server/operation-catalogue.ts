@@ -15,6 +15,7 @@ import { claimOperations } from "./exam/claim-operations";
 import { markerOperations } from "./exam/marker-operations";
 import { moderationOperations } from "./exam/moderation-operations";
 import { reviewOperations, studentReviewOperations } from "./exam/returns/review-operations";
+import { releaseOperations } from "./exam/returns/release-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -55,6 +56,7 @@ export const operationCatalogue = {
     intake: intakeOperations,
     marks: markOperations,
     reviews: reviewOperations,
+    release: releaseOperations,
   },
   // What a student does with their released work (issue 35).
   student: { reviews: studentReviewOperations },

@@ -216,6 +216,17 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
       "exam.moderation.signOff": { action: "sign_off", call: (p, fx) => trpcAnswer(as(p).exam.moderation.signOff({ batch_id: fx.batchId })) },
       "POST /api/exam/batches/{batch_id}/reopen": { action: "reopen", call: (p, fx) => rest("POST", "/api/exam/batches/{batch_id}/reopen")(p.token, [fx.batchId]) },
       "exam.moderation.reopen": { action: "reopen", call: (p, fx) => trpcAnswer(as(p).exam.moderation.reopen({ batch_id: fx.batchId })) },
+      // Release changes no mark: allowed on a signed-off batch (returns/release.ts); withdrawal on an archived one too.
+      "PUT /api/exam/batches/{batch_id}/release": {
+        action: "release",
+        call: (p, fx) => rest("PUT", "/api/exam/batches/{batch_id}/release")(p.token, [fx.batchId], json({ scope: "all" })),
+      },
+      "exam.release.release": { action: "release", call: (p, fx) => trpcAnswer(as(p).exam.release.release({ batch_id: fx.batchId, scope: "all" })) },
+      "DELETE /api/exam/batches/{batch_id}/release": {
+        action: "withdraw_release",
+        call: (p, fx) => rest("DELETE", "/api/exam/batches/{batch_id}/release")(p.token, [fx.batchId]),
+      },
+      "exam.release.withdraw": { action: "withdraw_release", call: (p, fx) => trpcAnswer(as(p).exam.release.withdraw({ batch_id: fx.batchId })) },
       "POST /api/exam/batches/{batch_id}/scans": { action: "upload_scan", call: (p, fx) => rest("POST", "/api/exam/batches/{batch_id}/scans")(p.token, [fx.batchId], pdf()) },
       "POST /api/exam/batches/{batch_id}/piles": { action: "upload_pile", call: (p, fx) => rest("POST", "/api/exam/batches/{batch_id}/piles")(p.token, [fx.batchId], pdf()) },
       "POST /api/exam/batches/{batch_id}/printed-scripts": {

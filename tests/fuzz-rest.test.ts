@@ -352,6 +352,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "POST /api/exam/batches/{batch_id}/claims": { json: { by: "question" } },
         "POST /api/exam/batches/{batch_id}/claims/release": { json: { submission_id: submission.id, question_id: canvasA.ids.q2 } },
         "PUT /api/exam/batches/{batch_id}/moderation/sample": { json: { percent: 50, tolerance: 1 } },
+        // No script of the batch is complete: a valid release of complete scripts is a 409, so hostile ones test the edge.
+        "PUT /api/exam/batches/{batch_id}/release": { json: { scope: "complete", reviews_until: null, confirm_unmoderated: false } },
         // The teacher gave the first mark (a 403) and there is no second mark to reconcile (a 409): hostile ones test the edge.
         "POST /api/exam/submissions/{submission_id}/second-marks": { json: { question_id: canvasA.ids.q2, awarded_marks: 1 } },
         "POST /api/exam/submissions/{submission_id}/reconcile": { json: { question_id: canvasA.ids.q2, final_marks: 1 } },
@@ -406,6 +408,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       ["api/exam/batches", [], { include_archived: "true" }],
       ["api/exam/batches/[batch_id]/queue", [pathValues.batch_id!]],
       ["api/exam/batches/[batch_id]/results", [pathValues.batch_id!]],
+      ["api/exam/batches/[batch_id]/release", [pathValues.batch_id!]],
       ["database/timetable/classes/[class_id]/students", [pathValues.class_id!], { include_inactive: "true" }, school.admin.token],
       ["database/timetable/classes", [], undefined, school.admin.token],
       ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],

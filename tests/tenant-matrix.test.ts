@@ -471,6 +471,12 @@ const operationMatrix: Record<string, OperationCase[]> = {
     { aim: "A's released script", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, question_id: a.questionId, reason: "Taken over" }) },
   ],
   "student.reviews.mine": [{ aim: "A's released script", answer: "own", input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.release.status": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.release.release": [
+    { aim: "A's batch, every script", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, scope: "all" }) },
+    { aim: "A's batch, complete ones, confirmed", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, scope: "complete", confirm_unmoderated: true }) },
+  ],
+  "exam.release.withdraw": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.catalogue.list": [{ aim: "the shared catalogue", answer: "own", input: () => undefined }],
   "exam.templates.create": [
     { aim: "institute_id of A", answer: 403, input: ({ a }) => ({ title: "Beta paper", institute_id: a.instituteId }) },
@@ -931,6 +937,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       markerWork: await as(schoolA.otherTeacher).exam.markers.myWork({ batch_id: target.batchId }),
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       moderation: await teacher.exam.moderation.state({ batch_id: target.batchId }),
+      release: await teacher.exam.release.status({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
       scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,

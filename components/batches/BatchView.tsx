@@ -19,6 +19,7 @@ import { ScanIntake } from "./ScanIntake";
 import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { MarkersCard } from "./MarkersCard";
+import { ReleaseCard } from "./ReleaseCard";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -26,7 +27,7 @@ import { errorMessage } from "@/lib/trpc/errors";
 /** How often the queue refreshes, so progress made by colleagues shows up. */
 const QUEUE_REFRESH_MS = 4000;
 
-/** The batch page: progress, scan intake, the queue, archive and the CSV download. */
+/** The batch page: progress, the release of results to students, scan intake, the queue, archive and the CSV download. */
 export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -207,6 +208,8 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
         </header>
         <BatchProgressBar states={states} />
       </section>
+
+      <ReleaseCard batchId={batchId} />
 
       <MarkersCard
         batchId={batchId}

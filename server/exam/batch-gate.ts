@@ -53,6 +53,13 @@ export const batchActions = {
   second_mark: { who: "staff", doing: "second-mark it", changes: "second marks" },
   sign_off: { who: "heads", doing: "sign it off", changes: "sign-offs", exceptions: ["archived", "signed_off"] },
   reopen: { who: "heads", doing: "reopen it", changes: "reopenings", exceptions: ["archived", "signed_off"] },
+  /**
+   * Results back to students (returns/release.ts): a release changes no mark, so a signed-off batch may
+   * be released (its marks are final: what a release wants); an archived one may not (its reviews could
+   * not be answered), but its release may always be withdrawn.
+   */
+  release: { who: "owner", doing: "release its results to students", changes: "releases of its results", exceptions: ["signed_off"] },
+  withdraw_release: { who: "owner", doing: "withdraw its results from students", changes: "withdrawals of its results", exceptions: ["archived", "signed_off"] },
 } as const satisfies Record<string, ActionRule>;
 
 export type BatchAction = keyof typeof batchActions;

@@ -25,15 +25,16 @@ export const submissionMarksOutput = z.object({
  * One submission with every mark entry recorded for it (what the marking screen shows and edits).
  * Read as the caller: a submission outside their scope is 404. An anonymous batch's submission comes
  * to staff without its student's name and id. A student reads no submission here, not even their own:
- * not until results are released (row-level security), and not here after (the batch stays closed to them).
+ * before release row-level security hides it, after release its batch stays hidden to them (404 either
+ * way; docs/decisions.md "Students read no marks"; their released script is the student slice's read).
  */
 export async function listSubmissionMarks(tx: Tx, input: z.input<typeof submissionMarksInput>): Promise<z.output<typeof submissionMarksOutput>> {
   const { submission_id: submissionId } = submissionMarksInput.parse(input);
   const [found] = await tx
     .select({ submission: examSubmissions, anonymous: examBatches.anonymous, paperPageCount: examTemplates.page_count })
     .from(examSubmissions)
-    // Inner: the submission is read only with its batch, which only staff see. A student reads their
-    // own released script (row-level security) through the student's edges, never the markers'.
+    // Inner: a student reads their own released submission (row-level security), never its batch; this
+    // read names the marker and the scan's key, so it is staff's only (student-scripts.ts is the student's).
     .innerJoin(examBatches, eq(examBatches.id, examSubmissions.batch_id))
     .leftJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
     .where(eq(examSubmissions.id, submissionId));

@@ -22,6 +22,7 @@ export const appRouter = router({
     marks: operationsRouter(exam.marks),
     intake: operationsRouter(exam.intake),
     reviews: operationsRouter(exam.reviews),
+    release: operationsRouter(exam.release),
   }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),

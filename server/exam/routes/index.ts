@@ -5,6 +5,7 @@ import { intakeOperations } from "../intake/intake-operations";
 import { intakeRoutes } from "../intake/routes";
 import { markerOperations } from "../marker-operations";
 import { moderationOperations } from "../moderation-operations";
+import { releaseOperations } from "../returns/release-operations";
 import { fileRoutes } from "./files";
 import { markOperations } from "../mark-operations";
 import { submissionOperations } from "../submission-operations";
@@ -27,6 +28,7 @@ export const examRoutes = [
   ...restRoutesOf(claimOperations),
   ...restRoutesOf({ progress }),
   ...restRoutesOf(moderationOperations),
+  ...restRoutesOf(releaseOperations),
   ...submissionRoutes,
   ...restRoutesOf(submissionOperations),
   ...restRoutesOf(markOperations),
