@@ -13,6 +13,7 @@ import { moderationOperations } from "./exam/moderation-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
+import { studentScriptOperations } from "./exam/returns/student-operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
 
@@ -47,6 +48,8 @@ export const operationCatalogue = {
     claims: claimOperations,
     moderation: moderationOperations,
   },
+  // The student's "My work" (issue 35): `scan` is REST only.
+  student: { scripts: studentScriptOperations },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

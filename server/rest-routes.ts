@@ -30,6 +30,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
   ...restRoutesOf(operationCatalogue.exam.files),
+  ...restRoutesOf(operationCatalogue.student.scripts),
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,

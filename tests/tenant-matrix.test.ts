@@ -20,6 +20,7 @@ import { type School, createSchool } from "./support/fixtures";
 import { imagingDouble, testPile } from "./support/intake-imaging-double";
 import { pagesOfPile, printedBatch } from "./support/intake-fixtures";
 import { type HttpMethod, type RestRoute, type RouteCall, callRoute, loadRestRoutes } from "./support/rest-routes";
+import { releaseForTest } from "./support/release";
 
 /**
  * The cross-school matrix (issue 14): every REST route and every tRPC procedure, called by each of
@@ -576,6 +577,10 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
   "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
+  // A's scanned script is released to A's student: B's student (and anyone of B) still reads nothing of it.
+  "student.scripts.list": [{ aim: "the caller's released scripts", answer: "own", input: () => undefined }],
+  "student.scripts.get": [{ aim: "A's released script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "student.scripts.scan": [{ aim: "A's released script's scan", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -794,6 +799,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
     });
+    await releaseForTest(db, batch.id);
     // Shared marking: A's colleague marks question 2 of A's batch and holds a claim on the scanned script's.
     await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
     await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });

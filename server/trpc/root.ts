@@ -28,6 +28,7 @@ export const appRouter = router({
   speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),
   rosterImport: operationsRouter(operationCatalogue.rosterImport),
+  student: router({ scripts: operationsRouter(operationCatalogue.student.scripts) }),
 });
 
 export type AppRouter = typeof appRouter;
