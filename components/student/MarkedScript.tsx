@@ -18,7 +18,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";
 import { formatMarks, marksInWords } from "./marks";
 
-export type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
+type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 
 // pdf.js cannot run on the server: the scan loads in the browser only.
 const PdfPages = dynamic(() => import("@/components/templates/PdfPages"), {

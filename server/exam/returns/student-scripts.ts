@@ -38,7 +38,7 @@ export const scriptIdInput = z.object({ submission_id: recordId("Script") });
 const marks = z.number().describe("Marks, to two decimals");
 const dateTime = z.string().describe("ISO 8601 date-time");
 
-export const myScriptSummary = z.object({
+const myScriptSummary = z.object({
   submission_id: z.uuid(),
   batch_id: z.uuid(),
   batch_title: z.string(),
@@ -174,14 +174,16 @@ export async function listMyScripts(tx: Tx): Promise<z.output<typeof myScriptsOu
 }
 
 /** Names specification points as the curriculum graph names them (reference → name); a port, so the read model stays under the student's transaction. */
-export type PointNames = (curriculumDatabase: string, refs: string[]) => Promise<Map<string, string>>;
+type PointNames = (curriculumDatabase: string, refs: string[]) => Promise<Map<string, string>>;
 
 const kindInWords = { tick: "Tick", cross: "Cross", text: "Comment", pen: "Pen mark", highlight: "Highlight", stamp: "Stamp" } as const;
 
 /**
  * One released script of the caller, as the student reads it: the pages with the first marking's
  * annotations (each with its text alternative), the questions in the paper's order with their marks,
- * comments, rubric items applied and response areas, the total, and what to revise.
+ * comments, rubric items applied and response areas, the total, and what to revise. The marked PDF
+ * (server/exam/returns/marked-pdf/) reads a script through it too.
+ * @public
  */
 export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?: PointNames): Promise<MarkedScript> {
   const { submission_id: id } = scriptIdInput.parse({ submission_id: submissionId });
@@ -274,7 +276,7 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
 }
 
 /** The curriculum graph's names of specification points (its `name`), read with the application's rights: the graph is not under row-level security. */
-export const curriculumPointNames =
+const curriculumPointNames =
   (db: Db): PointNames =>
   async (curriculumDatabase, refs) => {
     const store = graphStore(db);
