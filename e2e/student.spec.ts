@@ -5,7 +5,7 @@ test("a student starts at their timetable, is offered only their own pages, and 
   await signIn(page, STUDENT_EMAIL, DEMO_PASSWORD, /\/timetables$/);
   await expect(page.getByRole("heading", { level: 1, name: "My timetable" })).toBeVisible();
   const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link")).toHaveText(["Timetables", "Settings"]);
+  await expect(nav.getByRole("link")).toHaveText(["My work", "Timetables", "Settings"]);
   await screenshot(page, testInfo, "student-timetable");
 
   // A link to a staff page (a teacher's batch, a template, the classes) explains instead of a staff screen.

@@ -19,6 +19,7 @@ import { releaseOperations } from "./exam/returns/release-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
+import { studentScriptOperations } from "./exam/returns/student-operations";
 import type { AnyOperation } from "./operations/define";
 import { operationRouteIn } from "./operations/rest";
 
@@ -58,8 +59,8 @@ export const operationCatalogue = {
     reviews: reviewOperations,
     release: releaseOperations,
   },
-  // What a student does with their released work (issue 35).
-  student: { reviews: studentReviewOperations },
+  // What a student does with their released work (issue 35): My work (`scripts.scan` is REST only) and review requests.
+  student: { scripts: studentScriptOperations, reviews: studentReviewOperations },
 };
 
 /** A catalogue's entry: an operation, or a set of them (a domain, or a sub-router of one). */

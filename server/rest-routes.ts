@@ -32,6 +32,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   restRouteOf(operationCatalogue.exam.intake.printScripts),
   ...restRoutesOf(operationCatalogue.exam.reviews),
   ...restRoutesOf(operationCatalogue.student.reviews),
+  ...restRoutesOf(operationCatalogue.student.scripts),
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,
   bootstrapProfileRoute,

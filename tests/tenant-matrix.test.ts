@@ -606,6 +606,10 @@ const operationMatrix: Record<string, OperationCase[]> = {
       input: ({ a, b }) => ({ mark_id: a.markId, body: { submission_id: b.submissionId, question_id: b.questionId, awarded_marks: 1 } }),
     },
   ],
+  // A's scanned script is released to A's student: B's student (and anyone of B) still reads nothing of it.
+  "student.scripts.list": [{ aim: "the caller's released scripts", answer: "own", input: () => undefined }],
+  "student.scripts.get": [{ aim: "A's released script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "student.scripts.scan": [{ aim: "A's released script's scan", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
 };
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
@@ -782,8 +786,8 @@ describeOnEachDatabase("cross-school matrix", (database) => {
     await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
     await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
     await as(schoolA.otherTeacher).exam.claims.claim({ batch_id: batch.id, body: { submission_id: submissionId, question_id: canvas.ids.q2 } });
-    // A's results released with reviews open, and A's student asking about question 2.
-    await releaseForTest(db, batch.id, { reviewsUntil: new Date(Date.now() + 86_400_000), submissionIds: [submissionId] });
+    // A's results released to its students with reviews open, and A's student asking about question 2.
+    await releaseForTest(db, batch.id, { reviewsUntil: new Date(Date.now() + 86_400_000) });
     const reviewRequest = await createCaller({ db, user: { id: roster.students[0]!.id } }).student.reviews.request({ submission_id: submissionId, question_id: canvas.ids.q2, reason: `alpha-review-${tag}` });
     // A pile of printed scripts, read and filed (its imaging a stand-in: tests/support/intake-imaging-double.ts).
     const imaging = setIntakeImaging(imagingDouble());

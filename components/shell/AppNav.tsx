@@ -2,13 +2,14 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { BatchIcon, CalendarIcon, PeopleIcon, SettingsIcon, TemplateIcon, UsersIcon } from "@/components/ui/icons";
+import { BatchIcon, CalendarIcon, MarkedWorkIcon, PeopleIcon, SettingsIcon, TemplateIcon, UsersIcon } from "@/components/ui/icons";
 
-type Audience = "everyone" | "staff" | "admins";
+type Audience = "everyone" | "staff" | "admins" | "students";
 
 const items: readonly { href: string; label: string; Icon: typeof TemplateIcon; audience: Audience }[] = [
   { href: "/templates", label: "Templates", Icon: TemplateIcon, audience: "staff" },
   { href: "/batches", label: "Batches", Icon: BatchIcon, audience: "staff" },
+  { href: "/my-work", label: "My work", Icon: MarkedWorkIcon, audience: "students" },
   { href: "/timetables", label: "Timetables", Icon: CalendarIcon, audience: "everyone" },
   { href: "/classes", label: "Classes", Icon: UsersIcon, audience: "staff" },
   { href: "/people", label: "People", Icon: PeopleIcon, audience: "admins" },
@@ -17,11 +18,12 @@ const items: readonly { href: string; label: string; Icon: typeof TemplateIcon; 
 
 /**
  * The main navigation; the current area is marked with aria-current="page". Templates, batches and
- * classes are for staff (a student has a timetable and settings); People is for school admins.
+ * classes are for staff; a student has their marked work, a timetable and settings; People is for school admins.
  */
-export function AppNav({ isStaff = false, isSchoolAdmin = false }: { isStaff?: boolean; isSchoolAdmin?: boolean }) {
+export function AppNav({ isStaff = false, isSchoolAdmin = false, isStudent = false }: { isStaff?: boolean; isSchoolAdmin?: boolean; isStudent?: boolean }) {
   const pathname = usePathname();
-  const shown = (audience: Audience) => audience === "everyone" || (audience === "staff" ? isStaff : isSchoolAdmin);
+  const shown = (audience: Audience) =>
+    audience === "everyone" || (audience === "staff" ? isStaff : audience === "students" ? isStudent : isSchoolAdmin);
   return (
     <nav aria-label="Main">
       <ul className="nav-list">

@@ -9,14 +9,14 @@ import { SignOutButton } from "./SignOutButton";
 export function AppShell({ profile, children }: { profile: ShellProfile; children: ReactNode }) {
   const school = schoolName(profile);
   const roles = roleNames(profile);
-  const { isStaff, isSchoolAdmin } = schoolRoles(profile);
+  const { isStaff, isSchoolAdmin, isStudent } = schoolRoles(profile);
   return (
     <div className="shell">
       <header className="sidebar">
         <div className="sidebar__brand">
           <Wordmark href={landingPath(profile)} />
         </div>
-        <AppNav isStaff={isStaff} isSchoolAdmin={isSchoolAdmin} />
+        <AppNav isStaff={isStaff} isSchoolAdmin={isSchoolAdmin} isStudent={isStudent} />
         <div className="sidebar__account">
           <p className="account">
             <span className="visually-hidden">Signed in as </span>

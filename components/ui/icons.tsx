@@ -40,6 +40,14 @@ export const BatchIcon = (p: IconProps) => (
   </Icon>
 );
 
+export const MarkedWorkIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
+    <path d="M14 3v5h5" />
+    <path d="m8.5 14 2 2 4-4.5" />
+  </Icon>
+);
+
 export const CalendarIcon = (p: IconProps) => (
   <Icon {...p}>
     <rect x="3.5" y="5" width="17" height="15" rx="2" />

@@ -32,7 +32,7 @@ export const appRouter = router({
   speech: router({ ...proceduresOf(speech), apiKeys: operationsRouter(speechApiKeys) }),
   people: operationsRouter(operationCatalogue.people),
   rosterImport: operationsRouter(operationCatalogue.rosterImport),
-  student: router({ reviews: operationsRouter(operationCatalogue.student.reviews) }),
+  student: router({ scripts: operationsRouter(operationCatalogue.student.scripts), reviews: operationsRouter(operationCatalogue.student.reviews) }),
 });
 
 export type AppRouter = typeof appRouter;

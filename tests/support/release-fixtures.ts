@@ -22,6 +22,14 @@ export async function releaseForTest(db: Db, batchId: string, { reviewsUntil = n
   });
 }
 
+/** Withdraws a release as exam.release.withdraw does: the batch's and every script's released_at cleared. */
+export async function withdrawForTest(db: Db, batchId: string) {
+  await asService(db, async (tx) => {
+    await tx.update(examBatches).set({ released_at: null, release_scope: null, reviews_until: null }).where(eq(examBatches.id, batchId));
+    await tx.update(examSubmissions).set({ released_at: null }).where(eq(examSubmissions.batch_id, batchId));
+  });
+}
+
 /**
  * A batch of two students of `school`, both scripts scanned and marked (1a: 2 of 3, 1b: 1 of 2, 2: 3 of
  * 5, all confirmed), released with reviews open until `reviewsUntil` (unless `release` is false).
