@@ -10,6 +10,7 @@ import { timetableOperations } from "./classroom/timetable-operations";
 import { claimOperations } from "./exam/claim-operations";
 import { markerOperations } from "./exam/marker-operations";
 import { moderationOperations } from "./exam/moderation-operations";
+import { annotationOperations } from "./exam/returns/annotation-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -46,6 +47,7 @@ export const operationCatalogue = {
     markers: markerOperations,
     claims: claimOperations,
     moderation: moderationOperations,
+    annotations: annotationOperations,
   },
 };
 

@@ -30,6 +30,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.comments),
   ...examRoutes,
   ...restRoutesOf(operationCatalogue.exam.files),
+  ...restRoutesOf(operationCatalogue.exam.annotations),
   ...printRoutes,
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,

@@ -67,6 +67,8 @@ interface Target {
   intakeBatchId: string;
   scanPageId: string;
   markId: string;
+  /** A text comment of A's teacher on A's scanned script. */
+  annotationId: string;
   timetableId: string;
   entryId: string;
   apiKeyId: string;
@@ -576,7 +578,34 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
   "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
+  // exam.annotations: another school's script (and shape) is not found by anyone of B's, before any role is asked.
+  "exam.annotations.list": [
+    { aim: "A's script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) },
+    { aim: "A's script, the second marking's layer", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId, layer: "second_marking" }) },
+  ],
+  "exam.annotations.save": [
+    { aim: "A's script", answer: everyRole(404), input: ({ a }) => ({ annotation_id: crypto.randomUUID(), body: tickOn(a.submissionId) }) },
+    { aim: "A's shape on A's script", answer: everyRole(404), input: ({ a }) => ({ annotation_id: a.annotationId, body: { ...tickOn(a.submissionId), page: 2 } }) },
+    // A's shape id is taken: B cannot store a shape under it (an id nobody holds would be saved).
+    { aim: "A's shape id on B's own script", answer: ownerOnly(404), ghost: false, input: ({ a, b }) => ({ annotation_id: a.annotationId, body: tickOn(b.submissionId) }) },
+    {
+      aim: "B's own script, naming A's question",
+      answer: ownerOnly(400),
+      input: ({ a, b }) => ({ annotation_id: crypto.randomUUID(), body: { ...tickOn(b.submissionId), question_id: a.questionId } }),
+    },
+    {
+      aim: "B's own script, stamping A's rubric item",
+      answer: ownerOnly(400),
+      input: ({ a, b }) => ({ annotation_id: crypto.randomUUID(), body: { ...tickOn(b.submissionId), kind: "stamp", rubric_item_id: a.rubricItemId } }),
+    },
+  ],
+  "exam.annotations.remove": [{ aim: "A's shape", answer: everyRole(404), input: ({ a }) => ({ annotation_id: a.annotationId }) }],
 };
+
+/** A tick on page 1 of a script. */
+function tickOn(submissionId: string) {
+  return { submission_id: submissionId, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } };
+}
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
 function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined): RouteCall {
@@ -794,6 +823,10 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
     });
+    const annotation = await as(teacher).exam.annotations.save({
+      annotation_id: crypto.randomUUID(),
+      body: { submission_id: submissionId, kind: "text", page: 1, geometry: { x: 0.4, y: 0.6 }, text: `alpha-annotation-${tag}`, question_id: canvas.ids.q2 },
+    });
     // Shared marking: A's colleague marks question 2 of A's batch and holds a claim on the scanned script's.
     await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
     await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
@@ -853,6 +886,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       intakeBatchId: printed.batch.id,
       scanPageId: scanPage!.id,
       markId: mark.id,
+      annotationId: annotation.id,
       timetableId: timetable.id,
       entryId: timetableEntry.id,
       apiKeyId: apiKey.id,
@@ -886,6 +920,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       `alpha-pile-${tag}`,
       ...printed.roster.students.flatMap((person) => [person.id, person.email, person.full_name]),
       mark.comment!,
+      annotation.text!,
       apiKey.name,
       apiKey.prefix,
       token.name,
@@ -949,6 +984,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       results: await teacher.exam.batches.results({ batch_id: target.batchId }),
       moderation: await teacher.exam.moderation.state({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
+      annotations: await teacher.exam.annotations.list({ submission_id: target.submissionId }),
       scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
       classes: await admin.classes.list(),

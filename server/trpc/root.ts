@@ -18,6 +18,7 @@ export const appRouter = router({
     markers: operationsRouter(exam.markers),
     claims: operationsRouter(exam.claims),
     moderation: operationsRouter(exam.moderation),
+    annotations: operationsRouter(exam.annotations),
     ...handWrittenExamRouters,
   }),
   graph: operationsRouter(operationCatalogue.graph),
