@@ -289,14 +289,20 @@ describeOnEachDatabase("annotations on a script's scan", (database) => {
     expect(none).toMatchObject({ awarded_marks: 3, annotation_shape_ids: [] });
   });
 
-  it("a stroke of 4000 points saves over HTTP; one of 4001 is a 400 and nothing is written", async () => {
+  it("a stroke of 4000 points, as a pointer gives them (full doubles), saves over HTTP rounded; one of 4001 is a 400 and nothing is written", async () => {
     const { scripts } = await batchOf();
     const id = crypto.randomUUID();
-    const body = (count: number) => JSON.stringify({ submission_id: scripts[0], kind: "pen", page: 1, geometry: { points: stroke(count) } });
-    const saved = await http("PUT", `/api/exam/annotations/${id}`, school.teacher.token, body(4000));
+    // The worst case for its size: every number with 17 significant digits.
+    const pointer = (count: number) => Array.from({ length: count }, () => [Math.random(), Math.random(), Math.random()]);
+    const drawn = pointer(4000);
+    const body = (points: number[][]) => JSON.stringify({ submission_id: scripts[0], kind: "pen", page: 1, geometry: { points } });
+    const saved = await http("PUT", `/api/exam/annotations/${id}`, school.teacher.token, body(drawn));
     expect(saved.status).toBe(200);
-    expect(((await saved.json()) as { geometry: { points: unknown[] } }).geometry.points).toHaveLength(4000);
-    const tooLong = await http("PUT", `/api/exam/annotations/${crypto.randomUUID()}`, school.teacher.token, body(4001));
+    const points = ((await saved.json()) as { geometry: { points: number[][] } }).geometry.points;
+    expect(points).toHaveLength(4000);
+    expect(points[17]).toEqual([Math.round(drawn[17]![0]! * 1e5) / 1e5, Math.round(drawn[17]![1]! * 1e5) / 1e5, Math.round(drawn[17]![2]! * 1e3) / 1e3]);
+    expect((await list(school.teacher, scripts[0]!)).annotations[0]!.geometry).toEqual({ points });
+    const tooLong = await http("PUT", `/api/exam/annotations/${crypto.randomUUID()}`, school.teacher.token, body(pointer(4001)));
     expect(tooLong.status).toBe(400);
     expect(await tooLong.json()).toEqual({ detail: "Geometry, points: a stroke has at most 4000 points; split a longer one" });
     expect(await rowsOf(scripts[0]!)).toHaveLength(1);

@@ -24,12 +24,23 @@ export const MAX_COMMENT_LENGTH = 2000;
 /** Pages a script may have at most (a template's page count has the same bound). */
 export const MAX_SCRIPT_PAGES = 2000;
 
+/**
+ * Decimals kept of a position (1/100000 of an A4 page is 3 thousandths of a millimetre) and of a pen's
+ * pressure. A pointer gives full doubles (17 digits): 4000 such points would pass the database's bound on
+ * a shape (exam_annotations_geometry_bounded, 256 kB); rounded, a stroke of 4000 points is about 205 kB.
+ */
+export const POSITION_DECIMALS = 5;
+export const PRESSURE_DECIMALS = 3;
+const rounded = (decimals: number) => (value: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
+
 /** A fraction of the page (0 is its left or top edge, 1 its right or bottom one). */
-const fraction = (what: string) =>
+const fractionOf = (what: string) =>
   z
     .number({ error: `must be a number from 0 to 1 (a fraction of the page's ${what})` })
     .min(0, `must be from 0 to 1 (a fraction of the page's ${what})`)
     .max(1, `must be from 0 to 1 (a fraction of the page's ${what})`);
+/** The same, rounded to POSITION_DECIMALS. */
+const fraction = (what: string) => fractionOf(what).transform(rounded(POSITION_DECIMALS));
 
 /** Where a tick, a cross, a comment or a stamp is anchored. */
 export const annotationPoint = z.strictObject({ x: fraction("width"), y: fraction("height") });
@@ -39,18 +50,19 @@ export const annotationRectangle = z
   .strictObject({
     x: fraction("width"),
     y: fraction("height"),
-    width: fraction("width").positive("must be more than 0"),
-    height: fraction("height").positive("must be more than 0"),
+    width: fractionOf("width").positive("must be more than 0").transform(rounded(POSITION_DECIMALS)),
+    height: fractionOf("height").positive("must be more than 0").transform(rounded(POSITION_DECIMALS)),
   })
   .check((context) => {
     const { x, y, width, height } = context.value;
-    // A rounding margin: 0.1 + 0.9 is 1.0000000000000002 in floating point.
-    if (x + width > 1 + 1e-9) context.issues.push({ code: "custom", message: "the highlight must end inside the page (x + width at most 1)", input: context.value, path: ["width"] });
-    if (y + height > 1 + 1e-9) context.issues.push({ code: "custom", message: "the highlight must end inside the page (y + height at most 1)", input: context.value, path: ["height"] });
+    // A margin for the rounding of each (0.123455 and 0.876545 become 0.12346 and 0.87655).
+    const margin = 1.5 * 10 ** -POSITION_DECIMALS;
+    if (x + width > 1 + margin) context.issues.push({ code: "custom", message: "the highlight must end inside the page (x + width at most 1)", input: context.value, path: ["width"] });
+    if (y + height > 1 + margin) context.issues.push({ code: "custom", message: "the highlight must end inside the page (y + height at most 1)", input: context.value, path: ["height"] });
   });
 
 /** One sample of a pen stroke: [x, y, pressure from 0 to 1]. */
-const strokePoint = z.tuple([fraction("width"), fraction("height"), z.number({ error: "pressure must be a number from 0 to 1" }).min(0, "pressure must be from 0 to 1").max(1, "pressure must be from 0 to 1")], {
+const strokePoint = z.tuple([fraction("width"), fraction("height"), z.number({ error: "pressure must be a number from 0 to 1" }).min(0, "pressure must be from 0 to 1").max(1, "pressure must be from 0 to 1").transform(rounded(PRESSURE_DECIMALS))], {
   error: "each point must be [x, y, pressure]",
 });
 
@@ -62,8 +74,13 @@ export const annotationStroke = z.strictObject({
     .max(MAX_STROKE_POINTS, `a stroke has at most ${MAX_STROKE_POINTS} points; split a longer one`),
 });
 
-/** The geometry of any kind (what a stored annotation holds). */
-export const annotationGeometry = z.union([annotationStroke, annotationRectangle, annotationPoint]);
+/** The geometry of any kind as a stored annotation holds it (already checked and rounded: a reply's schema). */
+const storedFraction = z.number().min(0).max(1);
+export const annotationGeometry = z.union([
+  z.strictObject({ points: z.array(z.tuple([storedFraction, storedFraction, storedFraction])).min(MIN_STROKE_POINTS).max(MAX_STROKE_POINTS) }),
+  z.strictObject({ x: storedFraction, y: storedFraction, width: storedFraction.positive(), height: storedFraction.positive() }),
+  z.strictObject({ x: storedFraction, y: storedFraction }),
+]);
 
 const questionId = z.uuid("must be a question id");
 const rubricItemId = z.uuid("must be a rubric item id");
