@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DELETE as removeRoute, PUT as saveRoute } from "../app/api/exam/annotations/[annotation_id]/route";
 import { GET as listRoute } from "../app/api/exam/submissions/[submission_id]/annotations/route";
+import { annotationSchema } from "../lib/rules/annotation";
 import { asService, asUser } from "../server/db/rls";
 import { examAnnotations, examSubmissions } from "../server/db/schema";
 import { batchRefusal } from "../server/exam/batch-gate";
@@ -110,6 +111,12 @@ describeOnEachDatabase("annotations on a script's scan", (database) => {
     expect(read.annotations[2]).toMatchObject({ text: "Show your working — ½ mark lost", question_id: canvas.ids.q1b });
     expect(read.annotations[5]).toMatchObject({ kind: "stamp", text: "Correct gradient", rubric_item_id: item.id, question_id: canvas.ids.q2 });
     expect(read.annotations[1]).toMatchObject({ text: null, question_id: null, rubric_item_id: null });
+    // What the server keeps is a shape the marking screen's schema takes back into its queue as it is.
+    for (const shape of read.annotations) {
+      const { id, submission_id, page, kind, geometry, text, question_id, rubric_item_id } = shape;
+      const again = { id, submission_id, page, kind, geometry, text: text ?? undefined, question_id: question_id ?? undefined, rubric_item_id: rubric_item_id ?? undefined };
+      expect(annotationSchema.parse(again), kind).toEqual(Object.fromEntries(Object.entries(again).filter(([, value]) => value !== undefined)));
+    }
     // Over REST, the same list.
     const reply = await http("GET", `/api/exam/submissions/${script}/annotations`, school.teacher.token);
     expect(reply.status).toBe(200);

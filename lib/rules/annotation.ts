@@ -13,24 +13,23 @@ import { integer, text } from "./input-rules";
  */
 
 export const annotationKinds = ["tick", "cross", "text", "pen", "highlight", "stamp"] as const;
-export type AnnotationKind = (typeof annotationKinds)[number];
 export const annotationLayers = ["marking", "second_marking"] as const;
 export type AnnotationLayer = (typeof annotationLayers)[number];
 
 /** A pen stroke's bounds: two points make a line; 4000 is about a minute of drawing at 60 samples a second. */
-export const MIN_STROKE_POINTS = 2;
-export const MAX_STROKE_POINTS = 4000;
+const MIN_STROKE_POINTS = 2;
+const MAX_STROKE_POINTS = 4000;
 export const MAX_COMMENT_LENGTH = 2000;
 /** Pages a script may have at most (a template's page count has the same bound). */
-export const MAX_SCRIPT_PAGES = 2000;
+const MAX_SCRIPT_PAGES = 2000;
 
 /**
  * Decimals kept of a position (1/100000 of an A4 page is 3 thousandths of a millimetre) and of a pen's
  * pressure. A pointer gives full doubles (17 digits): 4000 such points would pass the database's bound on
  * a shape (exam_annotations_geometry_bounded, 256 kB); rounded, a stroke of 4000 points is about 205 kB.
  */
-export const POSITION_DECIMALS = 5;
-export const PRESSURE_DECIMALS = 3;
+const POSITION_DECIMALS = 5;
+const PRESSURE_DECIMALS = 3;
 const rounded = (decimals: number) => (value: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
 
 /** A fraction of the page (0 is its left or top edge, 1 its right or bottom one). */
@@ -43,10 +42,10 @@ const fractionOf = (what: string) =>
 const fraction = (what: string) => fractionOf(what).transform(rounded(POSITION_DECIMALS));
 
 /** Where a tick, a cross, a comment or a stamp is anchored. */
-export const annotationPoint = z.strictObject({ x: fraction("width"), y: fraction("height") });
+const annotationPoint = z.strictObject({ x: fraction("width"), y: fraction("height") });
 
 /** A highlight: a rectangle that lies inside the page. */
-export const annotationRectangle = z
+const annotationRectangle = z
   .strictObject({
     x: fraction("width"),
     y: fraction("height"),
@@ -67,7 +66,7 @@ const strokePoint = z.tuple([fraction("width"), fraction("height"), z.number({ e
 });
 
 /** A freehand stroke. */
-export const annotationStroke = z.strictObject({
+const annotationStroke = z.strictObject({
   points: z
     .array(strokePoint, { error: "must be a list of [x, y, pressure] points" })
     .min(MIN_STROKE_POINTS, `a stroke needs at least ${MIN_STROKE_POINTS} points`)
@@ -129,6 +128,3 @@ function kindsWith<Extra extends z.core.$ZodLooseShape>(extra: Extra) {
 export const annotationBody = kindsWith({});
 /** One annotation with its client-owned id, as the marking screen keeps it in its queue of drafts. */
 export const annotationSchema = kindsWith({ id: z.uuid("must be an annotation id") });
-
-export type AnnotationBody = z.output<typeof annotationBody>;
-export type Annotation = z.output<typeof annotationSchema>;
