@@ -7,7 +7,7 @@ import { DELETE as removeRoute, PUT as saveRoute } from "../app/api/exam/annotat
 import { GET as listRoute } from "../app/api/exam/submissions/[submission_id]/annotations/route";
 import { annotationSchema } from "../lib/rules/annotation";
 import { asService, asUser } from "../server/db/rls";
-import { examAnnotations, examSubmissions } from "../server/db/schema";
+import { examAnnotations, examBatches, examSubmissions } from "../server/db/schema";
 import { batchRefusal } from "../server/exam/batch-gate";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -253,6 +253,33 @@ describeOnEachDatabase("annotations on a script's scan", (database) => {
     });
     expect(await as(school.otherTeacher).exam.annotations.remove({ annotation_id: secondShape })).toEqual({ id: secondShape });
     expect((await rowsOf(sampled)).map((row) => row.id)).toEqual([firstShape]);
+  });
+
+  it("a student whose script is released reads its first marking's shapes, never the second marking's, and the annotation operations stay staff's", async () => {
+    const { batch, canvas, scripts } = await batchOf();
+    const script = scripts[0]!;
+    const firstShape = crypto.randomUUID();
+    await save(school.teacher, firstShape, { submission_id: script, kind: "text", page: 1, geometry: { x: 0.2, y: 0.2 }, text: "Well argued" });
+    await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: script, question_id: canvas.ids.q2, awarded_marks: 4, confirmed: true } });
+    await as(school.head).exam.moderation.setSample({ batch_id: batch.id, body: { submission_ids: [script] } });
+    const secondShape = crypto.randomUUID();
+    await save(school.otherTeacher, secondShape, { submission_id: script, kind: "cross", page: 1, layer: "second_marking", geometry: { x: 0.6, y: 0.6 } });
+    // Released as the release slice releases (exam_batches.released_at and the script's own).
+    const studentId = await asService(db(), async (tx) => {
+      await tx.update(examBatches).set({ released_at: new Date(), released_by: school.teacher.id, release_scope: "all" }).where(eq(examBatches.id, batch.id));
+      const [released] = await tx.update(examSubmissions).set({ released_at: new Date() }).where(eq(examSubmissions.id, script)).returning();
+      return released!.student_id!;
+    });
+    const student = { id: studentId } as Person;
+    const seen = await asUser(db(), studentId, (tx) => tx.select({ id: examAnnotations.id }).from(examAnnotations).where(eq(examAnnotations.submission_id, script)));
+    expect(seen.map((row) => row.id)).toEqual([firstShape]);
+    expect(await refusal(list(student, script))).toEqual({ code: "NOT_FOUND", message: "Submission not found" });
+    expect(await refusal(save(student, crypto.randomUUID(), { submission_id: script, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } }))).toEqual({
+      code: "NOT_FOUND",
+      message: "Submission not found",
+    });
+    expect(await refusal(as(student).exam.annotations.remove({ annotation_id: firstShape }))).toEqual({ code: "NOT_FOUND", message: "Annotation not found" });
+    expect((await rowsOf(script)).map((row) => row.id).sort()).toEqual([firstShape, secondShape].sort());
   });
 
   it("a signed-off batch refuses every save and removal with the gate's sentence, and keeps its shapes", async () => {
