@@ -146,6 +146,16 @@ describeOnEachDatabase("annotations on a script's scan", (database) => {
       expect((await rowsOf(scripts[1]!)).filter((row) => row.id === id)).toHaveLength(1);
     }
     expect(await rowsOf(scripts[1]!)).toHaveLength(3);
+    // One id sent for two scripts at once (the locks of two scripts do not order them): one is stored, the other not found, never an error.
+    for (let round = 0; round < 3; round++) {
+      const id = crypto.randomUUID();
+      const saves = await Promise.allSettled(scripts.map((script) => save(school.teacher, id, { submission_id: script, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } })));
+      expect(saves.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+      const refused = saves.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+      expect(refused.map((outcome) => (outcome.reason as TRPCError).message)).toEqual(["Annotation not found"]);
+      const stored = await asService(db(), (tx) => tx.select().from(examAnnotations).where(eq(examAnnotations.id, id)));
+      expect(stored).toHaveLength(1);
+    }
   });
 
   it("an id that names a shape of another script is not found there, and the shape stays as it was", async () => {
