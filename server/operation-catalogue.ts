@@ -16,6 +16,7 @@ import { markerOperations } from "./exam/marker-operations";
 import { moderationOperations } from "./exam/moderation-operations";
 import { reviewOperations, studentReviewOperations } from "./exam/returns/review-operations";
 import { releaseOperations } from "./exam/returns/release-operations";
+import { annotationOperations } from "./exam/returns/annotation-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -58,6 +59,7 @@ export const operationCatalogue = {
     marks: markOperations,
     reviews: reviewOperations,
     release: releaseOperations,
+    annotations: annotationOperations,
   },
   // What a student does with their released work (issue 35): My work (`scripts.scan` is REST only) and review requests.
   student: { scripts: studentScriptOperations, reviews: studentReviewOperations },

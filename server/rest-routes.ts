@@ -33,6 +33,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.reviews),
   ...restRoutesOf(operationCatalogue.student.reviews),
   ...restRoutesOf(operationCatalogue.student.scripts),
+  ...restRoutesOf(operationCatalogue.exam.annotations),
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,
   bootstrapProfileRoute,

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asService } from "../server/db/rls";
-import { examScanPages, examScanPiles, examSubmissions, files } from "../server/db/schema";
+import { examAnnotations, examScanPages, examScanPiles, examSubmissions, files } from "../server/db/schema";
 import { type BatchAction, batchActions, batchRefusal } from "../server/exam/batch-gate";
 import { signOffWarnings } from "../components/moderation/sign-off-warnings";
 import { errorCodes } from "../server/errors";
@@ -36,6 +36,8 @@ interface Fixture {
   questionId: string;
   pageId: string;
   markerId: string;
+  /** A shape of the first marking on the scanned submission. */
+  annotationId: string;
 }
 
 /** What a path answered: its status, and its sentence when it refused. */
@@ -143,7 +145,11 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
         .returning();
       const [pile] = await tx.insert(examScanPiles).values({ batch_id: batch.id, file_id: file!.id, uploaded_by: school.teacher.id, byte_size: 10, status: "done" }).returning();
       const [page] = await tx.insert(examScanPages).values({ pile_id: pile!.id, batch_id: batch.id, pile_page: 1, file_id: file!.id, placement: "duplicate" }).returning();
-      return { scannedId: slots[0]!.id, unscannedId: slots[1]!.id, unmatchedId: unmatched!.id, pageId: page!.id };
+      const [annotation] = await tx
+        .insert(examAnnotations)
+        .values({ id: crypto.randomUUID(), batch_id: batch.id, submission_id: slots[0]!.id, page: 1, kind: "tick", geometry: { x: 0.5, y: 0.5 }, author_id: school.teacher.id })
+        .returning();
+      return { scannedId: slots[0]!.id, unscannedId: slots[1]!.id, unmatchedId: unmatched!.id, pageId: page!.id, annotationId: annotation!.id };
     });
     if (state === "signed_off") await as(school.head).exam.moderation.signOff({ batch_id: batch.id });
     if (state === "archived") await owner.exam.batches.archive({ batch_id: batch.id });
@@ -158,6 +164,7 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
       return { body: new Uint8Array(form.body), headers: { "content-type": form.contentType } };
     };
     const markBody = (fx: Fixture) => ({ submission_id: fx.scannedId, question_id: fx.questionId, awarded_marks: 1 });
+    const shapeBody = (fx: Fixture) => ({ submission_id: fx.scannedId, kind: "tick" as const, page: 1, geometry: { x: 0.5, y: 0.5 } });
     return {
       "PATCH /api/exam/batches/{batch_id}": { action: "change_settings", call: (p, fx) => rest("PATCH", "/api/exam/batches/{batch_id}")(p.token, [fx.batchId], json({ anonymous: true })) },
       "exam.batches.setAnonymous": { action: "change_settings", call: (p, fx) => trpcAnswer(as(p).exam.batches.setAnonymous({ batch_id: fx.batchId, anonymous: true })) },
@@ -248,6 +255,13 @@ describeOnEachDatabase("the batch gate: every write path of a batch, refused on 
       "exam.submissions.setAbsence": { action: "set_absence", call: (p, fx) => trpcAnswer(as(p).exam.submissions.setAbsence({ submission_id: fx.unscannedId, absent: true })) },
       "PUT /api/exam/marks/{mark_id}": { action: "mark", call: (p, fx) => rest("PUT", "/api/exam/marks/{mark_id}")(p.token, [crypto.randomUUID()], json(markBody(fx))) },
       "exam.marks.upsert": { action: "mark", call: (p, fx) => trpcAnswer(as(p).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: markBody(fx) })) },
+      "PUT /api/exam/annotations/{annotation_id}": {
+        action: "annotate",
+        call: (p, fx) => rest("PUT", "/api/exam/annotations/{annotation_id}")(p.token, [crypto.randomUUID()], json(shapeBody(fx))),
+      },
+      "exam.annotations.save": { action: "annotate", call: (p, fx) => trpcAnswer(as(p).exam.annotations.save({ annotation_id: crypto.randomUUID(), body: shapeBody(fx) })) },
+      "DELETE /api/exam/annotations/{annotation_id}": { action: "annotate", call: (p, fx) => rest("DELETE", "/api/exam/annotations/{annotation_id}")(p.token, [fx.annotationId]) },
+      "exam.annotations.remove": { action: "annotate", call: (p, fx) => trpcAnswer(as(p).exam.annotations.remove({ annotation_id: fx.annotationId })) },
     };
   }
 

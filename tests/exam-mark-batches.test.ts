@@ -6,7 +6,7 @@ import { POST as createBatchRoute } from "../app/api/exam/batches/route";
 import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { asService } from "../server/db/rls";
-import { examAllocations, examBatchMarkers, examMarkEntries, examSubmissions } from "../server/db/schema";
+import { examAllocations, examAnnotations, examBatchMarkers, examMarkEntries, examSubmissions } from "../server/db/schema";
 import { AppError } from "../server/errors";
 import { saveMark } from "../server/exam/mark-writer";
 import { type MarkOutcome, type MarkUpsert, upsertMarks } from "../server/exam/marks";
@@ -101,12 +101,16 @@ describeOnEachDatabase("exam marks written together", (database) => {
 
   it("writes only the optional fields each write supplies, when writes of one call supply different ones", async () => {
     const submission = await newSubmission();
-    await asTeacher([write(submission, canvas.ids.q1a, { comment: "kept", confirmed: true, annotation_shape_ids: ["a"] })]);
+    // A mark keeps the annotation ids that name a shape of its script (docs/decisions-new/annotations.md).
+    const [shape] = await asService(database().db, (tx) =>
+      tx.insert(examAnnotations).values({ id: crypto.randomUUID(), batch_id: batchId, submission_id: submission, page: 1, kind: "tick", geometry: { x: 0.5, y: 0.5 } }).returning(),
+    );
+    await asTeacher([write(submission, canvas.ids.q1a, { comment: "kept", confirmed: true, annotation_shape_ids: [shape!.id] })]);
     const outcomes = await asTeacher([
       write(submission, canvas.ids.q1a, { awarded_marks: 2 }),
       write(submission, canvas.ids.q1b, { awarded_marks: 2, mark_scheme_detail: { B1: true } }),
     ]);
-    expect(markOf(outcomes[0])).toMatchObject({ awarded_marks: 2, comment: "kept", confirmed: true, annotation_shape_ids: ["a"] });
+    expect(markOf(outcomes[0])).toMatchObject({ awarded_marks: 2, comment: "kept", confirmed: true, annotation_shape_ids: [shape!.id] });
     expect(markOf(outcomes[1])).toMatchObject({ awarded_marks: 2, comment: null, confirmed: false, mark_scheme_detail: { B1: true } });
   });
 

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { POST as createBatchRoute } from "../app/api/exam/batches/route";
+import { PUT as saveAnnotationRoute } from "../app/api/exam/annotations/[annotation_id]/route";
 import { PUT as markRoute } from "../app/api/exam/marks/[mark_id]/route";
 import { PUT as putTemplate } from "../app/api/exam/templates/[template_id]/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
@@ -49,12 +50,21 @@ describeOnEachDatabase("exam marks", (database) => {
   it("upserts with batch_id from the submission and marked_by teacher; writes optional fields only when supplied", async () => {
     const submission = submissions[0]!;
     const markId = crypto.randomUUID();
+    // A mark keeps the annotation ids that name a shape of its script (docs/decisions-new/annotations.md).
+    const shapeId = crypto.randomUUID();
+    const shape = await callRest(saveAnnotationRoute, {
+      method: "PUT",
+      token: school.teacher.token,
+      body: { submission_id: submission.id, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } },
+      params: { annotation_id: shapeId },
+    });
+    expect(shape.status).toBe(200);
     const first = await mark(school.teacher.token, {
       submission_id: submission.id,
       question_id: canvas.ids.q1a,
       awarded_marks: 2,
       comment: "good method",
-      annotation_shape_ids: ["shape-1"],
+      annotation_shape_ids: [shapeId],
       mark_scheme_detail: { M1: true, A1: false },
       batch_id: crypto.randomUUID(), // ignored: taken from the submission
     }, markId);
@@ -66,7 +76,7 @@ describeOnEachDatabase("exam marks", (database) => {
       batch_id: batchId,
       awarded_marks: 2,
       comment: "good method",
-      annotation_shape_ids: ["shape-1"],
+      annotation_shape_ids: [shapeId],
       mark_scheme_detail: { M1: true, A1: false },
       confirmed: false,
       marked_by: "teacher",
@@ -75,7 +85,7 @@ describeOnEachDatabase("exam marks", (database) => {
     // A department head changes the value only: the other fields stay, the entry keeps its id.
     const second = await mark(school.head.token, { submission_id: submission.id, question_id: canvas.ids.q1a, awarded_marks: 3 }, crypto.randomUUID());
     expect(second.status).toBe(200);
-    expect(await second.json()).toMatchObject({ id: markId, awarded_marks: 3, comment: "good method", annotation_shape_ids: ["shape-1"], marked_by_user_id: school.head.id });
+    expect(await second.json()).toMatchObject({ id: markId, awarded_marks: 3, comment: "good method", annotation_shape_ids: [shapeId], marked_by_user_id: school.head.id });
     const cleared = await mark(school.teacher.token, { submission_id: submission.id, question_id: canvas.ids.q1a, awarded_marks: 3, comment: null }, markId);
     expect((await cleared.json()).comment).toBeNull();
     expect(await statusOf(submission.id)).toBe("marking");

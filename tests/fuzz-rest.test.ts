@@ -332,6 +332,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         page_id: scanPage!.id,
         // No review request exists: a valid answer is a 404, so hostile ones test the edge without writing.
         request_id: crypto.randomUUID(),
+        // A shape id nobody holds yet: a valid save makes it, a removal of it is a 404 until then.
+        annotation_id: crypto.randomUUID(),
       },
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
@@ -346,6 +348,9 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         "POST /api/exam/questions/{question_id}/comments": { json: { text: "Units! cm² not cm" } },
         "POST /api/exam/batches": { json: { template_id: templateA.id, class_id: roster.class.id, title: "Another" } },
         "PUT /api/exam/marks/{mark_id}": { json: markBody },
+        "PUT /api/exam/annotations/{annotation_id}": {
+          json: { submission_id: submission.id, kind: "pen", page: 1, question_id: canvasA.ids.q2, geometry: { points: [[0.1, 0.2, 0.5], [0.3, 0.4, 1]] } },
+        },
         // Shared marking: the path's user_id is a student, so allocations are a 404 (not a marker); the shapes are what is fuzzed.
         "POST /api/exam/batches/{batch_id}/markers": { json: { user_id: school.otherTeacher.id } },
         "PUT /api/exam/batches/{batch_id}/markers/{user_id}/allocations": { json: { allocations: [{ question_id: canvasA.ids.q2 }, { first_script: 1, last_script: 2 }] } },
@@ -409,6 +414,7 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       ["api/exam/batches/[batch_id]/queue", [pathValues.batch_id!]],
       ["api/exam/batches/[batch_id]/results", [pathValues.batch_id!]],
       ["api/exam/batches/[batch_id]/release", [pathValues.batch_id!]],
+      ["api/exam/submissions/[submission_id]/annotations", [pathValues.submission_id!]],
       ["database/timetable/classes/[class_id]/students", [pathValues.class_id!], { include_inactive: "true" }, school.admin.token],
       ["database/timetable/classes", [], undefined, school.admin.token],
       ["get_canvas_node_file", [], fixture.valid["GET /get_canvas_node_file"]!.query],

@@ -70,6 +70,8 @@ interface Target {
   markId: string;
   /** A review request A's student made of A's released script. */
   reviewRequestId: string;
+  /** A text comment of A's teacher on A's scanned script. */
+  annotationId: string;
   timetableId: string;
   entryId: string;
   apiKeyId: string;
@@ -610,7 +612,34 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "student.scripts.list": [{ aim: "the caller's released scripts", answer: "own", input: () => undefined }],
   "student.scripts.get": [{ aim: "A's released script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "student.scripts.scan": [{ aim: "A's released script's scan", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  // exam.annotations: another school's script (and shape) is not found by anyone of B's, before any role is asked.
+  "exam.annotations.list": [
+    { aim: "A's script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) },
+    { aim: "A's script, the second marking's layer", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId, layer: "second_marking" }) },
+  ],
+  "exam.annotations.save": [
+    { aim: "A's script", answer: everyRole(404), input: ({ a }) => ({ annotation_id: crypto.randomUUID(), body: tickOn(a.submissionId) }) },
+    { aim: "A's shape on A's script", answer: everyRole(404), input: ({ a }) => ({ annotation_id: a.annotationId, body: { ...tickOn(a.submissionId), page: 2 } }) },
+    // A's shape id is taken: B cannot store a shape under it (an id nobody holds would be saved).
+    { aim: "A's shape id on B's own script", answer: ownerOnly(404), ghost: false, input: ({ a, b }) => ({ annotation_id: a.annotationId, body: tickOn(b.submissionId) }) },
+    {
+      aim: "B's own script, naming A's question",
+      answer: ownerOnly(400),
+      input: ({ a, b }) => ({ annotation_id: crypto.randomUUID(), body: { ...tickOn(b.submissionId), question_id: a.questionId } }),
+    },
+    {
+      aim: "B's own script, stamping A's rubric item",
+      answer: ownerOnly(400),
+      input: ({ a, b }) => ({ annotation_id: crypto.randomUUID(), body: { ...tickOn(b.submissionId), kind: "stamp", rubric_item_id: a.rubricItemId } }),
+    },
+  ],
+  "exam.annotations.remove": [{ aim: "A's shape", answer: everyRole(404), input: ({ a }) => ({ annotation_id: a.annotationId }) }],
 };
+
+/** A tick on page 1 of a script. */
+function tickOn(submissionId: string) {
+  return { submission_id: submissionId, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } };
+}
 
 /** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
 function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined): RouteCall {
@@ -782,6 +811,10 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       mark_id: crypto.randomUUID(),
       body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, comment: `alpha-comment-${tag}` },
     });
+    const annotation = await as(teacher).exam.annotations.save({
+      annotation_id: crypto.randomUUID(),
+      body: { submission_id: submissionId, kind: "text", page: 1, geometry: { x: 0.4, y: 0.6 }, text: `alpha-annotation-${tag}`, question_id: canvas.ids.q2 },
+    });
     // Shared marking: A's colleague marks question 2 of A's batch and holds a claim on the scanned script's.
     await as(teacher).exam.markers.invite({ batch_id: batch.id, body: { user_id: schoolA.otherTeacher.id } });
     await as(teacher).exam.markers.setAllocations({ batch_id: batch.id, user_id: schoolA.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
@@ -845,6 +878,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       scanPageId: scanPage!.id,
       markId: mark.id,
       reviewRequestId: reviewRequest.id,
+      annotationId: annotation.id,
       timetableId: timetable.id,
       entryId: timetableEntry.id,
       apiKeyId: apiKey.id,
@@ -879,6 +913,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       ...printed.roster.students.flatMap((person) => [person.id, person.email, person.full_name]),
       mark.comment!,
       reviewRequest.reason,
+      annotation.text!,
       apiKey.name,
       apiKey.prefix,
       token.name,
@@ -943,6 +978,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       moderation: await teacher.exam.moderation.state({ batch_id: target.batchId }),
       release: await teacher.exam.release.status({ batch_id: target.batchId }),
       marks: await teacher.exam.marks.forSubmission({ submission_id: target.submissionId }),
+      annotations: await teacher.exam.annotations.list({ submission_id: target.submissionId }),
       scanPages: await teacher.exam.intake.pages({ batch_id: target.intakeBatchId }),
       file: `${file.status} ${crypto.createHash("sha256").update(Buffer.from(await file.arrayBuffer())).digest("hex")}`,
       classes: await admin.classes.list(),

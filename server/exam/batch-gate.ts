@@ -34,6 +34,8 @@ interface ActionRule {
 
 export const batchActions = {
   mark: { who: "writers", doing: "mark it", changes: "marks" },
+  /** A shape on a script's scan (first marking's layer; a blind second marker's own shapes are `second_mark`'s). */
+  annotate: { who: "writers", doing: "annotate its scripts", changes: "annotations" },
   set_absence: { who: "writers", doing: "change its attendance", changes: "changes to attendance" },
   claim: { who: "writers", doing: "claim its marking", changes: "claims" },
   /** Letting go of a claim changes no mark: anyone who sees the batch may, whatever its state (the claims' policies say whose). */

@@ -317,6 +317,9 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
     ...supplied.map((field) => sql`${sql.placeholder(field)}::${optionalColumns[field].type}`),
   ];
   const suppliedNames = supplied.map((field) => sql.raw(`, ${field}`));
+  // What is written of each supplied field: annotation_shape_ids keeps only the ids that name a shape of
+  // the first marking on the same script, in the order given (docs/decisions-new/annotations.md).
+  const writtenValues = supplied.map((field) => (field === "annotation_shape_ids" ? sql`, ${keptShapeIds}` : sql.raw(`, ${field}`)));
   const isConfirmedValue = sql`saved.confirmed and saved.awarded_marks is not null`;
   // A write with a detail may apply rubric items: their sum is the mark, and items not of the question are refused.
   const withRubric = supplied.includes("mark_scheme_detail");
@@ -350,7 +353,7 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
     ),
     saved as (
       insert into ${examMarkEntries} (id, submission_id, question_id, batch_id, awarded_marks, marked_by, marked_by_user_id${sql.join(suppliedNames, sql``)})
-      select id, submission_id, question_id, batch_id, coalesce(rubric_awarded, awarded_marks), 'teacher', ${callerId}::uuid${sql.join(suppliedNames, sql``)}
+      select id, submission_id, question_id, batch_id, coalesce(rubric_awarded, awarded_marks), 'teacher', ${callerId}::uuid${sql.join(writtenValues, sql``)}
       from context where refusal is null
       on conflict (submission_id, question_id) do update set awarded_marks = excluded.awarded_marks, marked_by = excluded.marked_by,
         marked_by_user_id = excluded.marked_by_user_id, updated_at = now()${keepDetail}${sql.join(
@@ -377,6 +380,16 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
       saved.marked_by, saved.marked_by_user_id, saved.created_at, saved.updated_at
     from context c left join saved on saved.submission_id = c.submission_id and saved.question_id = c.question_id`;
 }
+
+/**
+ * A write's annotation_shape_ids (inside writeMarks' insert, over `context`) without the ids that name no
+ * shape of the first marking on its script: a shape not saved (yet), removed, of another script or of a
+ * blind second marking. The mark is saved all the same: the mark is what matters, a shape only shows it.
+ */
+const keptShapeIds = sql`(select coalesce(jsonb_agg(shape.id order by shape.position), '[]'::jsonb)
+      from jsonb_array_elements_text(context.annotation_shape_ids) with ordinality as shape(id, position)
+      where exists (select 1 from exam_annotations a
+        where a.id::text = lower(shape.id) and a.submission_id = context.submission_id and a.layer = 'marking'))`;
 
 /** A mark as writeMarks answers it (timestamps as the driver gives them: a Date or a string). */
 function markFromWrittenRow(row: Record<string, unknown>): Mark {

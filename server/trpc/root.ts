@@ -23,6 +23,7 @@ export const appRouter = router({
     intake: operationsRouter(exam.intake),
     reviews: operationsRouter(exam.reviews),
     release: operationsRouter(exam.release),
+    annotations: operationsRouter(exam.annotations),
   }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),

@@ -1,5 +1,7 @@
--- The batch's writers move and edit its annotations.
+-- The batch's writers move and edit the first marking's annotations; a second marking's shape, its author only.
 
 CREATE POLICY exam_annotations_writer_update ON exam_annotations FOR UPDATE TO markbook_app
-  USING (batch_id IN (SELECT id FROM exam_batches) AND app.may_write_batch(batch_id))
-  WITH CHECK (batch_id IN (SELECT id FROM exam_batches) AND app.may_write_batch(batch_id));;
+  USING (batch_id IN (SELECT id FROM exam_batches)
+    AND ((layer = 'marking' AND app.may_write_batch(batch_id)) OR (layer = 'second_marking' AND author_id = app.current_user_id())))
+  WITH CHECK (batch_id IN (SELECT id FROM exam_batches)
+    AND ((layer = 'marking' AND app.may_write_batch(batch_id)) OR (layer = 'second_marking' AND author_id = app.current_user_id())));
