@@ -60,10 +60,33 @@ export function formatMark(value: number): string {
 export const markText = (question: Pick<MarkedQuestion, "awarded" | "max">) =>
   `${question.awarded === null ? "–" : formatMark(question.awarded)} / ${formatMark(question.max)}`;
 
+const advances = new WeakMap<PDFFont, Map<string, number>>();
+
+/**
+ * The width of `text` at `size`, from each character's advance (measured once per font): pdf-lib's
+ * widthOfTextAtSize lays the whole string out with fontkit on every call, and wrapping measures each
+ * line as it grows. pdf-lib draws glyphs at their advances (no kerning), so the sum is the width drawn
+ * (a ligature such as "fi" is within a fraction of a point of its letters).
+ */
+export function textWidth(text: string, font: PDFFont, size: number): number {
+  let known = advances.get(font);
+  if (!known) advances.set(font, (known = new Map<string, number>()));
+  let width = 0;
+  for (const char of text) {
+    let advance = known.get(char);
+    if (advance === undefined) {
+      advance = font.widthOfTextAtSize(char, 1000);
+      known.set(char, advance);
+    }
+    width += advance;
+  }
+  return (width * size) / 1000;
+}
+
 /** Lines of `text` at `size` within `width`: breaks at spaces and line breaks, and inside a word longer than the line. */
 export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
   const lines: string[] = [];
-  const fits = (value: string) => font.widthOfTextAtSize(value, size) <= width;
+  const fits = (value: string) => textWidth(value, font, size) <= width;
   for (const paragraph of text.split(/\r?\n/)) {
     let line = "";
     for (const word of paragraph.split(/\s+/).filter(Boolean)) {
@@ -94,7 +117,7 @@ function capped(lines: string[], max: number, font: PDFFont, size: number, width
   if (lines.length <= max) return lines;
   const kept = lines.slice(0, max);
   let last = kept[max - 1]!;
-  while (last.length > 0 && font.widthOfTextAtSize(`${last}…`, size) > width) last = last.slice(0, -1);
+  while (last.length > 0 && textWidth(`${last}…`, font, size) > width) last = last.slice(0, -1);
   kept[max - 1] = `${last}…`;
   return kept;
 }
@@ -313,7 +336,7 @@ function drawMarginNotes(scan: ScanPage, fonts: NameFonts, questions: MarkedQues
     .sort((a, b) => a.area.y - b.area.y);
   for (const { question, area } of placed) {
     const mark = drawableText(markText(question), bold);
-    const markWidth = bold.widthOfTextAtSize(mark, 9);
+    const markWidth = textWidth(mark, bold, 9);
     const lines = capped(
       [
         ...(question.comment ? wrapText(drawableText(question.comment, regular), regular, 7.5, noteWidth) : []),
@@ -342,7 +365,7 @@ function drawMarginNotes(scan: ScanPage, fonts: NameFonts, questions: MarkedQues
 
 function fitToWidth(text: string, font: PDFFont, size: number, width: number): string {
   let value = text;
-  while (value.length > 1 && font.widthOfTextAtSize(value, size) > width) value = `${[...value].slice(0, -2).join("")}…`;
+  while (value.length > 1 && textWidth(value, font, size) > width) value = `${[...value].slice(0, -2).join("")}…`;
   return value;
 }
 
@@ -401,7 +424,7 @@ function drawShape(scan: ScanPage, fonts: NameFonts, shape: MarkedAnnotation) {
       const anchor = at(scan, shape.x, shape.y);
       const maxWidth = Math.max(60, Math.min(180, scan.width - anchor.x - 4));
       const lines = capped(wrapText(drawableText(shape.text, font), font, size, maxWidth - 8), SHAPE_LINES, font, size, maxWidth - 8);
-      const boxWidth = Math.max(...lines.map((line) => font.widthOfTextAtSize(line, size))) + 8;
+      const boxWidth = Math.max(...lines.map((line) => textWidth(line, font, size))) + 8;
       const boxHeight = lines.length * (size + 2) + 6;
       // Kept on the page: moved left or up when the anchor is near the right or bottom edge.
       const x = Math.max(0, Math.min(anchor.x, scan.width - boxWidth));
