@@ -1,9 +1,9 @@
 import { unzipSync } from "fflate";
 import fc from "fast-check";
-import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
+import { PDFDocument, StandardFonts, degrees, rgb } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../server/errors";
-import { openForRendering } from "../server/exam/intake/imaging/pdfjs";
+import { loadPdfJs, openForRendering, standardFontDataUrl } from "../server/exam/intake/imaging/pdfjs";
 import type { CoverSheet, MarkedAnnotation, MarkedQuestion, MarkedScriptDocument } from "../server/exam/returns/marked-pdf/document";
 import { MarkedPdfWorker, markedScriptsZip, zipEntryName } from "../server/exam/returns/marked-pdf/index";
 import { MARGIN, formatMark, renderClassFeedback, renderMarkedScript } from "../server/exam/returns/marked-pdf/render";
@@ -144,6 +144,62 @@ describe("the cover sheet", () => {
   }, timeoutFor(30));
 });
 
+/** Page `pageNumber` at 72 dpi in grey, as a viewer shows it (its /Rotate applied). */
+async function renderAsShown(pdf: Uint8Array, pageNumber: number) {
+  const pdfjs = await loadPdfJs();
+  const task = pdfjs.getDocument({ data: new Uint8Array(pdf), standardFontDataUrl, verbosity: 0, isOffscreenCanvasSupported: false });
+  try {
+    const document = await task.promise;
+    const page = await document.getPage(pageNumber);
+    const viewport = page.getViewport({ scale: 1 });
+    const factory = document.canvasFactory as { create(width: number, height: number): { canvas: HTMLCanvasElement; context: CanvasRenderingContext2D } };
+    const { canvas, context } = factory.create(Math.round(viewport.width), Math.round(viewport.height));
+    context.fillStyle = "#ffffff";
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    await page.render({ canvas, canvasContext: context, viewport }).promise;
+    const rgba = new Uint8Array(context.getImageData(0, 0, canvas.width, canvas.height).data);
+    const data = new Uint8Array(canvas.width * canvas.height);
+    for (let pixel = 0; pixel < data.length; pixel++) data[pixel] = Math.round(0.299 * rgba[pixel * 4]! + 0.587 * rgba[pixel * 4 + 1]! + 0.114 * rgba[pixel * 4 + 2]!);
+    return { data, rgba, width: canvas.width, height: canvas.height };
+  } finally {
+    await task.destroy();
+  }
+}
+
+type Shown = Awaited<ReturnType<typeof renderAsShown>>;
+
+/** The bounding box of the red pixels (the marks' ink) within the first `width` columns. */
+function redBox(image: Shown, width: number) {
+  let box: { left: number; top: number; right: number; bottom: number } | null = null;
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (y * image.width + x) * 4;
+      if (image.rgba[at]! - image.rgba[at + 1]! < 60) continue;
+      box = box ? { left: Math.min(box.left, x), top: Math.min(box.top, y), right: Math.max(box.right, x), bottom: Math.max(box.bottom, y) } : { left: x, top: y, right: x, bottom: y };
+    }
+  }
+  return box;
+}
+
+/** How many `size`-pixel blocks of `b`'s area have means more than `threshold` grey levels apart in `a` and `b`. */
+function blocksDiffering(a: Shown, b: Shown, size: number, threshold: number): number {
+  let differing = 0;
+  for (let top = 0; top + size <= b.height; top += size) {
+    for (let left = 0; left + size <= b.width; left += size) {
+      let sumA = 0;
+      let sumB = 0;
+      for (let y = top; y < top + size; y++) {
+        for (let x = left; x < left + size; x++) {
+          sumA += a.data[y * a.width + x]!;
+          sumB += b.data[y * b.width + x]!;
+        }
+      }
+      if (Math.abs(sumA - sumB) / (size * size) > threshold) differing++;
+    }
+  }
+  return differing;
+}
+
 /** The bounding box of the pixels that differ (by more than `threshold` grey levels) between two images, within the first `width` columns. */
 function differingBox(a: { data: Uint8Array; width: number; height: number }, b: { data: Uint8Array; width: number }, width: number, threshold = 8) {
   let box: { left: number; top: number; right: number; bottom: number } | null = null;
@@ -194,6 +250,36 @@ describe("the scan pages", () => {
     } finally {
       await output.close();
       await input.close();
+    }
+  }, timeoutFor(5));
+
+  it("shows a scan page turned by its /Rotate as a reader sees it, with the tick where the marker saw it", async () => {
+    const turned = await PDFDocument.load(scan);
+    turned.getPage(1).setRotation(degrees(180));
+    turned.getPage(2).setRotation(degrees(90));
+    turned.getPage(3).setRotation(degrees(270));
+    const rotatedScan = await turned.save();
+    const ticks: [number, MarkedAnnotation & { kind: "tick" }][] = [
+      [2, { kind: "tick", x: 0.3, y: 0.2 }],
+      [3, { kind: "tick", x: 0.7, y: 0.35 }],
+      [4, { kind: "tick", x: 0.15, y: 0.8 }],
+    ];
+    const document = documentFor({ scan: rotatedScan, questions: questions().map((q) => ({ ...q, responseAreas: [] })), annotations: ticks.map(([page, shape]) => ({ page, shapes: [shape] })) });
+    const output = await renderMarkedScript(document);
+    for (const [page, tick] of ticks) {
+      // The input as a viewer shows it (pdfjs applies /Rotate); the output page has none of its own.
+      const before = await renderAsShown(rotatedScan, page);
+      const after = await renderAsShown(output, 1 + page);
+      expect(after.height).toBe(before.height);
+      // The ink of the marks is red, the scan grey: the tick is where the red is.
+      const red = redBox(after, before.width)!;
+      expect(red).not.toBeNull();
+      expect((red.right - red.left) / before.width).toBeLessThan(0.05);
+      expect(Math.abs((red.left + red.right) / 2 / before.width - tick.x)).toBeLessThan(0.01);
+      expect(Math.abs((red.top + red.bottom) / 2 / before.height - tick.y)).toBeLessThan(0.01);
+      // The scan is the same way up as the viewer shows it: 12-pixel blocks' means agree (a pixel's
+      // rounding apart), all but the few the tick darkens. A page the wrong way up differs in dozens.
+      expect(blocksDiffering(after, before, 12, 10)).toBeLessThanOrEqual(4);
     }
   }, timeoutFor(5));
 
