@@ -322,7 +322,7 @@ describe("bounds", () => {
     );
     const comment = "word ".repeat(200_000);
     expect(await refusal(documentFor({ questions: questions().map((q) => ({ ...q, comment })) }))).toBe(
-      `The PDF of ${ACCENTED} cannot be made: the comment on question 1a is 1,000,000 characters long, more than the 4,000 it may have.`,
+      `The PDF of ${ACCENTED} cannot be made: the comment on question 1a is 1,000,000 characters long, more than the 10,000 it may have.`,
     );
     expect(await refusal(documentFor({ who: "x".repeat(1_000_000) }))).toMatch(/^The PDF of x{59}… cannot be made: the student's name is 1,000,000 characters long/);
     const stroke = { kind: "pen" as const, points: Array.from({ length: 250_000 }, (_, index) => [0.5, index / 250_000, 0.5] as [number, number, number]) };

@@ -82,7 +82,8 @@ export const markedPdfLimits = {
   name: 200,
   title: 300,
   label: 50,
-  comment: 4_000,
+  /** As a mark's comment may be (markUpsertBody). */
+  comment: 10_000,
   shapeText: 2_000,
   /** Students in one class PDF or zip. */
   students: 500,
