@@ -9,7 +9,7 @@ import { AppError } from "../../../errors";
  */
 
 /** A page-relative rectangle, 0–1, origin top left (as response areas and highlights). */
-export interface PageRectangle {
+interface PageRectangle {
   x: number;
   y: number;
   width: number;

@@ -16,9 +16,9 @@ import type { MarkedPdfReplyEnvelope, MarkedPdfRequest, MarkedPdfRequestEnvelope
  */
 
 /** The worker's JavaScript heap: pdf-lib holds one script's objects (its scan's streams stay as bytes). */
-export const MARKED_PDF_HEAP_MB = 384;
+const MARKED_PDF_HEAP_MB = 384;
 /** How long one script's PDF (or one class's cover sheets) may take: a 40-page script takes well under a second. */
-export const MARKED_PDF_TIMEOUT_MS = 60_000;
+const MARKED_PDF_TIMEOUT_MS = 60_000;
 
 const WORKER_DIED = "Making the PDF stopped unexpectedly; try again";
 const OUT_OF_MEMORY = (what: string) => `The PDF of ${what} cannot be made: it needs more memory than one script may take. Upload its scan again, or leave it out.`;

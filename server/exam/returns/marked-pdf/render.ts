@@ -57,7 +57,7 @@ export function formatMark(value: number): string {
 }
 
 /** How a question's mark reads on the cover and in the margin: "3 / 4", or "– / 4" when not marked. */
-export const markText = (question: Pick<MarkedQuestion, "awarded" | "max">) =>
+const markText = (question: Pick<MarkedQuestion, "awarded" | "max">) =>
   `${question.awarded === null ? "–" : formatMark(question.awarded)} / ${formatMark(question.max)}`;
 
 const advances = new WeakMap<PDFFont, Map<string, number>>();
@@ -68,7 +68,7 @@ const advances = new WeakMap<PDFFont, Map<string, number>>();
  * line as it grows. pdf-lib draws glyphs at their advances (no kerning), so the sum is the width drawn
  * (a ligature such as "fi" is within a fraction of a point of its letters).
  */
-export function textWidth(text: string, font: PDFFont, size: number): number {
+function textWidth(text: string, font: PDFFont, size: number): number {
   let known = advances.get(font);
   if (!known) advances.set(font, (known = new Map<string, number>()));
   let width = 0;
@@ -84,7 +84,7 @@ export function textWidth(text: string, font: PDFFont, size: number): number {
 }
 
 /** Lines of `text` at `size` within `width`: breaks at spaces and line breaks, and inside a word longer than the line. */
-export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
+function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
   const lines: string[] = [];
   const fits = (value: string) => textWidth(value, font, size) <= width;
   for (const paragraph of text.split(/\r?\n/)) {
