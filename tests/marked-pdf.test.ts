@@ -115,6 +115,23 @@ describe("the cover sheet", () => {
     }
   });
 
+  it("runs a long cover on to more pages, every mark still read back, a comment's run-on labelled", async () => {
+    const many = Array.from({ length: 40 }, (_, index) => ({
+      label: `Q${index + 1}`,
+      max: 4,
+      awarded: index % 5,
+      comment: index === 5 ? "Set out each step on its own line. ".repeat(250) : null,
+      rubricItems: index % 3 === 0 ? ["Correct method", "Accurate answer"] : [],
+      responseAreas: [],
+    }));
+    const pages = await pdfTextPages(await renderClassFeedback([{ who: ACCENTED, batchTitle: "11X", paperTitle: "Paper", questions: many, total: { awarded: 80, max: 160 }, revise: [] }]));
+    expect(pages.length).toBeGreaterThan(1);
+    const lines = pages.flatMap(linesOf);
+    expect(coverMarks(lines, many.map((q) => q.label))).toEqual(Object.fromEntries(many.map((q) => [q.label, expectedMark(q)])));
+    expect(lines).toContain("Q6 (continued)");
+    pages.forEach((page, index) => expect(linesOf(page).at(-1)).toBe(`${ACCENTED} · Paper · page ${index + 1} of ${pages.length}`));
+  });
+
   it("gives any marks, labels and names back as given (generated), and the class PDF keeps the class list's order", async () => {
     const label = fc.stringMatching(/^[1-9][0-9]?[a-h]?(\([ivx]{1,3}\))?$/);
     const mark = fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 160 }).map((quarters) => quarters / 4));
@@ -335,14 +352,12 @@ describe("bounds", () => {
         (pdf) => ({ pdf }),
         (error: unknown) => ({ error }),
       );
-      if ("error" in outcome) {
-        expect(outcome.error, file.threat).toBeInstanceOf(AppError);
-        expect((outcome.error as AppError).code, file.threat).toBe("invalid");
-        expect((outcome.error as AppError).message, file.threat).toMatch(/^The PDF of Zoë Ñúñez-Ødegård cannot be made: its scan cannot be used\. .+\.$/);
-      } else {
-        // What it could make is a PDF with the cover first.
-        expect(linesOf((await pdfTextPages(outcome.pdf))[0]!), file.threat).toContain(ACCENTED);
-      }
+      // Every one of them is refused before pdf-lib copies a page (the intake's checks, limits.ts).
+      expect("error" in outcome, file.threat).toBe(true);
+      const error = (outcome as { error: unknown }).error;
+      expect(error, file.threat).toBeInstanceOf(AppError);
+      expect((error as AppError).code, file.threat).toBe("invalid");
+      expect((error as AppError).message, file.threat).toMatch(/^The PDF of Zoë Ñúñez-Ødegård cannot be made: its scan cannot be used\. .+\.$/);
     }
   }, timeoutFor(60));
 

@@ -260,18 +260,22 @@ function drawCover(doc: PDFDocumentType, fonts: NameFonts, sheet: CoverSheet) {
     for (const [index, line] of labelLines.entries()) writer.page.drawText(line, { x: columns.question, y: top - 10 - index * 12, size: 10, font: bold, color: INK });
     writer.page.drawText(drawableText(markText(question), bold), { x: columns.mark, y: top - 10, size: 10, font: bold, color: INK });
     let y = top;
+    let runOn = false;
     const commentLine = (line: string, size: number, color: RGB) => {
       if (y - size - 2 < PAD + 20) {
         writer.newPage();
         header();
         y = writer.y;
+        runOn = true;
+        writer.page.drawText(drawableText(`${question.label} (continued)`, regular), { x: columns.question, y: y - 9, size: 8, font: regular, color: GREY });
       }
       writer.page.drawText(line, { x: columns.comment, y: y - size, size, font: regular, color });
       y -= size + 2;
     };
     for (const line of commentLines) commentLine(line, 9, INK);
     for (const line of rubricLines) commentLine(line, 8, GREY);
-    writer.y = Math.min(y, top - 12 * labelLines.length) - 6;
+    // A comment that ran on to a new page ends the row there; otherwise the row is as tall as its label or comment.
+    writer.y = (runOn ? y : Math.min(y, top - 12 * labelLines.length)) - 6;
     writer.page.drawLine({ start: { x: PAD, y: writer.y + 2 }, end: { x: A4.width - PAD, y: writer.y + 2 }, thickness: 0.3, color: RULE });
     writer.y -= 4;
   }
