@@ -28,7 +28,7 @@ import { writeBenchmarkSection } from "./benchmarks-doc";
 process.env.LOG_LEVEL ??= "error";
 const STUDENTS = Number(process.env.BENCH_RETURNS_STUDENTS ?? 30);
 const PAGES = 8;
-const CHECKPOINTS = [5, 15, 30].filter((student) => student <= STUDENTS);
+const CHECKPOINTS = [...new Set([5, 15, 30, STUDENTS])].filter((student) => student <= STUDENTS);
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
 /** A process's resident memory now and at its peak (Linux /proc), in bytes. */
@@ -157,6 +157,8 @@ async function main() {
     "| --- | --- | --- |",
     `| before the first student | ${mb(before.app).toFixed(0)} MB | ${mb(before.worker).toFixed(0)} MB |`,
     ...rows,
+    "",
+    `Largest growth above the start at any checkpoint: app ${mb(Math.max(...checkpoints.map((point) => point.app)) - before.app).toFixed(0)} MB, worker ${mb(Math.max(...checkpoints.map((point) => point.worker)) - before.worker).toFixed(0)} MB, against ${mb(scan.byteLength * STUDENTS).toFixed(0)} MB of scans and ${mb(zipBytes).toFixed(0)} MB of zip passed through (what is above the start is garbage not yet collected: a few students' scans and PDFs). \`BENCH_RETURNS_STUDENTS=100\` adds a checkpoint after the last student, to see the plateau.`,
     "",
     `The class's ${STUDENTS} cover sheets as one PDF (feedback on paper, item 5): ${coverSeconds.toFixed(2)} s, ${(classPdf.byteLength / 1024).toFixed(0)} kB.`,
   ].join("\n");
