@@ -371,6 +371,18 @@ describe("bounds", () => {
     }
   }, timeoutFor(10));
 
+  it("answers a request a crashed worker held with a sentence, and makes the next one in a fresh worker", async () => {
+    const crashing = new MarkedPdfWorker();
+    try {
+      const held = crashing.script(documentFor());
+      crashing.process!.kill("SIGKILL");
+      await expect(held).rejects.toMatchObject({ code: "unavailable", message: "Making the PDF stopped unexpectedly; try again" });
+      expect((await pdfTextPages(await crashing.script(documentFor())))[0]).toContain(ACCENTED);
+    } finally {
+      crashing.stop();
+    }
+  }, timeoutFor(10));
+
   it("refuses anything the renderer was not made for (generated documents) with a sentence, never another error", async () => {
     const anything = fc.oneof(hostileString, fc.double(), fc.integer(), fc.constant(null), fc.constant(undefined), fc.array(fc.double(), { maxLength: 3 }));
     const document = fc.record({
@@ -414,6 +426,24 @@ describe("the class's zip", () => {
     }
     expect(new TextDecoder().decode(files["Broken Scan - not made.txt"])).toMatch(/^The PDF of Broken Scan cannot be made: its scan cannot be used\./);
   }, timeoutFor(20));
+
+  it("ends the stream with the loader's error when the next student cannot be read", async () => {
+    async function* documents() {
+      yield documentFor({ who: "First" });
+      throw new AppError("not_found", "Submission not found");
+    }
+    await expect(new Response(markedScriptsZip(documents(), { worker })).arrayBuffer()).rejects.toMatchObject({ code: "not_found" });
+  }, timeoutFor(10));
+
+  it("makes the class's cover sheets in the worker, in the order given", async () => {
+    const names = ["Zoë Ñúñez-Ødegård", "Ali Khan", "Script 4"];
+    const sheets: CoverSheet[] = names.map((who) => {
+      const { scan: _scan, annotations: _annotations, ...sheet } = documentFor({ who });
+      return sheet;
+    });
+    const pages = await pdfTextPages(await worker.classFeedback(sheets, "11X feedback"));
+    expect(pages.map((page) => linesOf(page)[2])).toEqual(names);
+  }, timeoutFor(10));
 
   it("renders the next student only when the reader asks for more", async () => {
     let taken = 0;
