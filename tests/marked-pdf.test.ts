@@ -445,6 +445,25 @@ describe("the class's zip", () => {
     expect(pages.map((page) => linesOf(page)[2])).toEqual(names);
   }, timeoutFor(10));
 
+  it("makes the class's marked scripts as one PDF in the worker, in the order given; a scan that cannot be used ends it with its sentence", async () => {
+    const names = [ACCENTED, "Ali Khan", "Script 4"];
+    const pdf = await worker.classScripts((function* () {
+      for (const who of names) yield documentFor({ who });
+    })(), "11X marked scripts");
+    const pages = await pdfTextPages(pdf);
+    expect(pages).toHaveLength(names.length * (1 + SCAN_PAGES));
+    expect(names.map((_, index) => linesOf(pages[index * (1 + SCAN_PAGES)]!)[2])).toEqual(names);
+    for (const [index] of names.entries()) {
+      const cover = linesOf(pages[index * (1 + SCAN_PAGES)]!);
+      expect(coverMarks(cover, questions().map((q) => q.label))).toEqual(Object.fromEntries(questions().map((q) => [q.label, expectedMark(q)])));
+    }
+    await expect(worker.classScripts([documentFor({ who: "Ali Khan" }), documentFor({ who: "Broken Scan", scan: new Uint8Array([37, 80, 68, 70]) })])).rejects.toThrow(
+      /^The PDF of Broken Scan cannot be made: its scan cannot be used\./,
+    );
+    // The worker goes on.
+    expect((await pdfTextPages(await worker.script(documentFor())))[0]).toContain(ACCENTED);
+  }, timeoutFor(20));
+
   it("renders the next student only when the reader asks for more", async () => {
     let taken = 0;
     function* documents() {

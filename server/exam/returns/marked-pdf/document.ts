@@ -85,6 +85,8 @@ export const markedPdfLimits = {
   /** As a mark's comment may be (markUpsertBody). */
   comment: 10_000,
   shapeText: 2_000,
+  /** All the scans of one class PDF (held together until it is saved; a zip holds one at a time). */
+  classScanBytes: 256 * 1024 * 1024,
   /** Students in one class PDF or zip. */
   students: 500,
 } as const;

@@ -25,7 +25,7 @@ const OUT_OF_MEMORY = (what: string) => `The PDF of ${what} cannot be made: it n
 const TOO_SLOW = (what: string, ms: number) => `The PDF of ${what} took longer than ${Math.round(ms / 1000)} seconds, the most one script may take, and was stopped. Try again; if it happens again, upload its scan again.`;
 
 interface Pending {
-  resolve: (value: Uint8Array) => void;
+  resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   what: string;
   timer: NodeJS.Timeout;
@@ -42,6 +42,8 @@ export class MarkedPdfWorker {
   /** Why the current worker is being ended (a request took too long), for the requests it held. */
   private ending: { id: number; error: AppError } | null = null;
   private nextId = 1;
+  /** Counts the workers started: a class PDF being built is lost when it changes. */
+  private generation = 0;
   private readonly heapMb: number;
   private readonly timeoutMs: number;
 
@@ -52,12 +54,36 @@ export class MarkedPdfWorker {
 
   /** One student's marked script as a PDF. */
   script(document: MarkedScriptDocument): Promise<Uint8Array> {
-    return this.call({ kind: "script", document }, typeof document?.who === "string" ? document.who.slice(0, 60) : "this script");
+    return this.call<Uint8Array>({ kind: "script", document }, whoOf(document));
   }
 
   /** The class's cover sheets as one PDF, in the order given. */
   classFeedback(sheets: CoverSheet[], title = "Feedback"): Promise<Uint8Array> {
-    return this.call({ kind: "classFeedback", sheets, title }, "this class");
+    return this.call<Uint8Array>({ kind: "classFeedback", sheets, title }, "this class");
+  }
+
+  /**
+   * The class's marked scripts as one PDF, in the order given, each student's document sent (and read
+   * from `documents`) only when the one before is in. The first script that cannot be added ends it with
+   * its sentence (the zip, markedScriptsZip, makes the others and says which failed).
+   */
+  async classScripts(documents: AsyncIterable<MarkedScriptDocument> | Iterable<MarkedScriptDocument>, title = "Marked scripts"): Promise<Uint8Array> {
+    const classId = await this.call<number>({ kind: "classOpen", title }, "this class");
+    const generation = this.generation;
+    const stillOpen = () => {
+      if (this.generation !== generation || !this.worker) throw new AppError("unavailable", WORKER_DIED);
+    };
+    try {
+      for await (const document of documents) {
+        stillOpen();
+        await this.call<null>({ kind: "classAdd", classId, document }, whoOf(document));
+      }
+      stillOpen();
+      return await this.call<Uint8Array>({ kind: "classSave", classId }, "this class");
+    } catch (error) {
+      if (this.generation === generation && this.worker) this.call<null>({ kind: "classClose", classId }, "this class").catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The worker process, for tests. */
@@ -70,10 +96,10 @@ export class MarkedPdfWorker {
     this.worker?.kill("SIGKILL");
   }
 
-  private call(request: MarkedPdfRequest, what: string): Promise<Uint8Array> {
+  private call<T>(request: MarkedPdfRequest, what: string): Promise<T> {
     const worker = this.started();
     const id = this.nextId++;
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       // The clock starts when the request is sent; the worker does one at a time, so a request waits
       // behind the ones before it. A batch sends one script at a time (markedScriptsZip), so it never waits.
       const timer = setTimeout(() => {
@@ -82,7 +108,7 @@ export class MarkedPdfWorker {
         worker.kill("SIGKILL");
       }, this.timeoutMs);
       timer.unref();
-      this.pending.set(id, { resolve, reject, what, timer });
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, what, timer });
       worker.send({ id, request } satisfies MarkedPdfRequestEnvelope);
       holdOpen(worker, true);
     });
@@ -90,6 +116,7 @@ export class MarkedPdfWorker {
 
   private started(): ChildProcess {
     if (this.worker) return this.worker;
+    this.generation++;
     const worker = fork(fileURLToPath(workerEntry()), [], {
       execArgv: [`--max-old-space-size=${this.heapMb}`, "--max-semi-space-size=16"],
       serialization: "advanced",
@@ -102,7 +129,7 @@ export class MarkedPdfWorker {
       this.pending.delete(reply.id);
       clearTimeout(pending.timer);
       if (this.pending.size === 0) holdOpen(worker, false);
-      if (reply.ok) pending.resolve(new Uint8Array(reply.value.buffer, reply.value.byteOffset, reply.value.byteLength));
+      if (reply.ok) pending.resolve(reply.value instanceof Uint8Array ? new Uint8Array(reply.value.buffer, reply.value.byteOffset, reply.value.byteLength) : reply.value);
       else pending.reject(replyError(reply.error));
     });
     worker.on("error", (error) => logger.error("marked-PDF worker failed", error));
@@ -127,6 +154,8 @@ export class MarkedPdfWorker {
     return worker;
   }
 }
+
+const whoOf = (document: MarkedScriptDocument) => (typeof document?.who === "string" ? document.who.slice(0, 60) : "this script");
 
 function replyError(error: { code: string | null; message: string; param?: string }): Error {
   if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);

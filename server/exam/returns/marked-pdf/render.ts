@@ -133,9 +133,17 @@ async function newDocument(title: string): Promise<{ doc: PDFDocumentType; fonts
 /** One marked script: its cover, then its scan with the annotations and the marks in the margin. */
 export async function renderMarkedScript(document: MarkedScriptDocument): Promise<Uint8Array> {
   checkMarkedScript(document);
-  const scan = await loadScan(document);
   const { doc, fonts } = await newDocument(`${document.paperTitle} — ${document.who}`);
-  drawCover(doc, fonts, document);
+  await addMarkedScript(doc, fonts, document);
+  return doc.save();
+}
+
+/**
+ * Adds one checked script to `doc`. Everything that can fail (the scan opened, its pages embedded) is
+ * done before the first page is added, so a script refused leaves a class's PDF as it was.
+ */
+async function addMarkedScript(doc: PDFDocumentType, fonts: NameFonts, document: MarkedScriptDocument) {
+  const scan = await loadScan(document);
   const pageCount = scan.getPageCount();
   let embedded: PDFEmbeddedPage[];
   try {
@@ -143,6 +151,7 @@ export async function renderMarkedScript(document: MarkedScriptDocument): Promis
   } catch {
     throw scanRefused(document.who, "It is damaged.");
   }
+  drawCover(doc, fonts, document);
   const shapesByPage = new Map<number, MarkedAnnotation[]>();
   for (const { page, shapes } of document.annotations) shapesByPage.set(page, [...(shapesByPage.get(page) ?? []), ...shapes]);
   for (let index = 0; index < pageCount; index++) {
@@ -153,7 +162,46 @@ export async function renderMarkedScript(document: MarkedScriptDocument): Promis
     for (const shape of shapesByPage.get(index + 1) ?? []) drawShape(page, fonts, shape);
   }
   // Shapes on a page the scan no longer has are left out: the marks are on the cover all the same.
-  return doc.save();
+}
+
+/**
+ * The class's marked scripts as ONE PDF (item 4's "one PDF for the class"), built a student at a time
+ * (the worker holds it between requests). Unlike the zip it cannot be streamed while it is made: pdf-lib
+ * writes a document whole, so it holds every student's embedded scan until it is saved (about the size of
+ * the scans: 70 MB for 30 × 8 pages), bounded by markedPdfLimits.students and the worker's heap.
+ */
+export class MarkedScriptsPdf {
+  private students = 0;
+  private scanBytes = 0;
+  private constructor(
+    private readonly doc: PDFDocumentType,
+    private readonly fonts: NameFonts,
+  ) {}
+
+  static async create(title: string): Promise<MarkedScriptsPdf> {
+    const { doc, fonts } = await newDocument(title);
+    return new MarkedScriptsPdf(doc, fonts);
+  }
+
+  async add(document: MarkedScriptDocument): Promise<void> {
+    if (this.students >= markedPdfLimits.students) {
+      throw new AppError("invalid", `One class PDF holds at most ${markedPdfLimits.students} students' scripts.`);
+    }
+    checkMarkedScript(document);
+    if (this.scanBytes + document.scan.byteLength > markedPdfLimits.classScanBytes) {
+      throw new AppError(
+        "invalid",
+        `One class PDF holds at most ${markedPdfLimits.classScanBytes / 1024 / 1024} MB of scans, and ${document.who.slice(0, 60)}'s would take it past that: download the class as a zip of one PDF per student instead.`,
+      );
+    }
+    await addMarkedScript(this.doc, this.fonts, document);
+    this.students++;
+    this.scanBytes += document.scan.byteLength;
+  }
+
+  save(): Promise<Uint8Array> {
+    return this.doc.save();
+  }
 }
 
 /** Feedback on paper: the cover sheets of a class in the order given (the class list's), one PDF. */

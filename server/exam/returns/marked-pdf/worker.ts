@@ -1,6 +1,6 @@
 import { AppError } from "../../../errors";
 import type { MarkedPdfReplyEnvelope, MarkedPdfRequest, MarkedPdfRequestEnvelope } from "./protocol";
-import { renderClassFeedback, renderMarkedScript } from "./render";
+import { MarkedScriptsPdf, renderClassFeedback, renderMarkedScript } from "./render";
 
 /**
  * The marked-PDF worker process (forked by index.ts with an IPC channel): one request at a time, in
@@ -11,6 +11,9 @@ import { renderClassFeedback, renderMarkedScript } from "./render";
 if (!process.send) throw new Error("the marked-PDF worker runs as a child process with an IPC channel");
 const send = (reply: MarkedPdfReplyEnvelope) => process.send!(reply);
 let queue = Promise.resolve();
+/** Class PDFs being built (index.ts's markedScriptsPdf), by id: gone if this process ends. */
+const classes = new Map<number, MarkedScriptsPdf>();
+let nextClassId = 1;
 
 process.on("message", (envelope: MarkedPdfRequestEnvelope) => {
   queue = queue.then(() => handle(envelope)).catch(() => undefined);
@@ -28,11 +31,33 @@ async function handle({ id, request }: MarkedPdfRequestEnvelope) {
   }
 }
 
-function run(request: MarkedPdfRequest): Promise<Uint8Array> {
+async function run(request: MarkedPdfRequest): Promise<Uint8Array | number | null> {
   switch (request.kind) {
     case "script":
       return renderMarkedScript(request.document);
     case "classFeedback":
       return renderClassFeedback(request.sheets, request.title);
+    case "classOpen": {
+      const classId = nextClassId++;
+      classes.set(classId, await MarkedScriptsPdf.create(request.title));
+      return classId;
+    }
+    case "classAdd":
+      await openClass(request.classId).add(request.document);
+      return null;
+    case "classSave": {
+      const pdf = await openClass(request.classId).save();
+      classes.delete(request.classId);
+      return pdf;
+    }
+    case "classClose":
+      classes.delete(request.classId);
+      return null;
   }
+}
+
+function openClass(classId: number): MarkedScriptsPdf {
+  const open = classes.get(classId);
+  if (!open) throw new Error("the class PDF is no longer open in the marked-PDF worker");
+  return open;
 }
