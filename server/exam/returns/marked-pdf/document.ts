@@ -86,7 +86,7 @@ export const markedPdfLimits = {
   comment: 10_000,
   shapeText: 2_000,
   /** All the scans of one class PDF (held together until it is saved; a zip holds one at a time). */
-  classScanBytes: 256 * 1024 * 1024,
+  classScanBytes: 128 * 1024 * 1024,
   /** Students in one class PDF or zip. */
   students: 500,
 } as const;
