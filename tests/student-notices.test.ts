@@ -83,6 +83,30 @@ describeOnEachDatabase("e-mails to students", (database) => {
     expect((await noticeJobs(request.id))[0]).toMatchObject({ state: "done" });
   });
 
+  it("a release e-mails each student whose script it releases, once, in the same transaction", async () => {
+    setMailer(smtpMailer(`smtp://127.0.0.1:${port}`, "Markbook <markbook@school.example>"));
+    const { batch, student, classmate } = await markedReleasedBatch(database().db, school, { reviewsUntil: null, release: false });
+    const owner = as(school.teacher);
+    await expect(owner.exam.release.release({ batch_id: batch.id, scope: "complete", reviews_until: "2020-01-01T00:00:00Z" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await owner.exam.release.release({ batch_id: batch.id, scope: "all" });
+    // Releasing again, with another scope, tells nobody twice.
+    await owner.exam.release.release({ batch_id: batch.id, scope: "complete" });
+    const released = await asService(database().db, (tx) =>
+      tx
+        .select({ payload: backgroundJobs.payload })
+        .from(backgroundJobs)
+        .where(and(eq(backgroundJobs.kind, studentNoticeJob.name), sql`${backgroundJobs.payload} ->> 'notice' = 'released'`, sql`${backgroundJobs.payload} ->> 'submission_id' in (select id::text from exam_submissions where batch_id = ${batch.id})`)),
+    );
+    expect(released).toHaveLength(2);
+    await runDueJobs(database().db, { kinds: [studentNoticeJob] });
+    for (const person of [student, classmate]) {
+      const mail = received.filter((message) => message.to.includes(person.email));
+      expect(mail).toHaveLength(1);
+      expect(mail[0]!.data).toContain("Subject: Your marked script for");
+      expect(mail[0]!.data).toContain(`Hello ${person.display_name}`);
+    }
+  });
+
   it("a refused send is retried later and never undoes the answer", async () => {
     setMailer(smtpMailer(`smtp://127.0.0.1:${port}`, "Markbook <markbook@school.example>"));
     refuse = true;

@@ -6,6 +6,7 @@ import { AppError } from "../../errors";
 import { recordId } from "../../http/record-id";
 import { type BatchRow, openBatchFor } from "../batch-gate";
 import { findVisibleBatch } from "../batches";
+import { queueStudentNotice } from "../../notifications/student-notices";
 
 /**
  * Results back to students (issue 35, item 2): the batch's owner releases them (every script a student
@@ -102,6 +103,10 @@ export async function releaseResults(tx: Tx, callerId: string, input: z.input<ty
         : "No student of this batch has a scan or a mark yet: there is nothing to release",
     );
   }
+  // Released now for the first time (or again after a withdrawal): their students are told, when e-mail is set up.
+  const newlyReleased = rowsOf<{ id: string }>(
+    await tx.execute(sql`select id from exam_submissions where batch_id = ${batchId} and released_at is null and ${inScope(scope)}`),
+  );
   // One statement: a script in scope keeps the time it was first released, one out of scope is un-released.
   await tx.execute(sql`update exam_submissions
     set released_at = case when ${inScope(scope)} then coalesce(released_at, now()) else null end
@@ -110,6 +115,7 @@ export async function releaseResults(tx: Tx, callerId: string, input: z.input<ty
     .update(examBatches)
     .set({ released_at: batch.released_at ?? now, released_by: callerId, release_scope: scope, reviews_until: until })
     .where(eq(examBatches.id, batchId));
+  for (const { id } of newlyReleased) await queueStudentNotice(tx, { notice: "released", submission_id: id });
   return releaseStatus(tx, callerId, { batch_id: batchId });
 }
 
