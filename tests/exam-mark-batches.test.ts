@@ -101,7 +101,7 @@ describeOnEachDatabase("exam marks written together", (database) => {
 
   it("writes only the optional fields each write supplies, when writes of one call supply different ones", async () => {
     const submission = await newSubmission();
-    // A mark keeps the annotation ids that name a shape of its script (docs/decisions-new/annotations.md).
+    // A mark keeps the annotation ids that name a shape of its script (docs/decisions/marking-quality.md, "Annotations on the scan").
     const [shape] = await asService(database().db, (tx) =>
       tx.insert(examAnnotations).values({ id: crypto.randomUUID(), batch_id: batchId, submission_id: submission, page: 1, kind: "tick", geometry: { x: 0.5, y: 0.5 } }).returning(),
     );

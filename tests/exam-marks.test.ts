@@ -50,7 +50,7 @@ describeOnEachDatabase("exam marks", (database) => {
   it("upserts with batch_id from the submission and marked_by teacher; writes optional fields only when supplied", async () => {
     const submission = submissions[0]!;
     const markId = crypto.randomUUID();
-    // A mark keeps the annotation ids that name a shape of its script (docs/decisions-new/annotations.md).
+    // A mark keeps the annotation ids that name a shape of its script (docs/decisions/marking-quality.md, "Annotations on the scan").
     const shapeId = crypto.randomUUID();
     const shape = await callRest(saveAnnotationRoute, {
       method: "PUT",

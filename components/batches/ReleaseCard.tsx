@@ -18,7 +18,7 @@ type ReleaseState = inferRouterOutputs<AppRouter>["exam"]["release"]["status"];
 const scripts = (n: number) => `${n} script${n === 1 ? "" : "s"}`;
 
 /** The end of a calendar day (`2026-12-20`) in the reader's time zone, as the ISO date-time the server takes. */
-export const endOfDay = (day: string) => new Date(`${day}T23:59:59`).toISOString();
+const endOfDay = (day: string) => new Date(`${day}T23:59:59`).toISOString();
 /** A moment's calendar day in the reader's time zone, as an <input type="date"> value. */
 const dayOf = (moment: Date) => `${moment.getFullYear()}-${String(moment.getMonth() + 1).padStart(2, "0")}-${String(moment.getDate()).padStart(2, "0")}`;
 const today = () => dayOf(new Date());

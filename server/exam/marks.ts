@@ -318,7 +318,7 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
   ];
   const suppliedNames = supplied.map((field) => sql.raw(`, ${field}`));
   // What is written of each supplied field: annotation_shape_ids keeps only the ids that name a shape of
-  // the first marking on the same script, in the order given (docs/decisions-new/annotations.md).
+  // the first marking on the same script, in the order given (docs/decisions/marking-quality.md, "Annotations on the scan").
   const writtenValues = supplied.map((field) => (field === "annotation_shape_ids" ? sql`, ${keptShapeIds}` : sql.raw(`, ${field}`)));
   const isConfirmedValue = sql`saved.confirmed and saved.awarded_marks is not null`;
   // A write with a detail may apply rubric items: their sum is the mark, and items not of the question are refused.

@@ -10,7 +10,7 @@ import { findVisibleBatch } from "../batches";
 import { scanPageNumbers } from "../scan-page-numbers";
 
 /**
- * Annotations on a script's scan (issue 35, item 1; docs/decisions-new/annotations.md): vector shapes a
+ * Annotations on a script's scan (issue 35, item 1; docs/decisions/marking-quality.md, "Annotations on the scan"): vector shapes a
  * marker puts over a page, never a change to the scan. Each has a client-owned id, so a save is an
  * idempotent upsert (the marking screen may send it again after a lost connection) and a mark's
  * annotation_shape_ids may name it.

@@ -13,11 +13,11 @@ import { queueStudentNotice } from "../../notifications/student-notices";
  * sat, or only the completely marked ones), with review requests open until a date or not, and may
  * withdraw the release. What a student may then read is the database's rule (row-level security reads
  * exam_submissions.released_at and exam_batches.released_at: drizzle/…_returns_security.sql); this module
- * sets and clears both, in the caller's one transaction. docs/decisions-new/release.md says why.
+ * sets and clears both, in the caller's one transaction. docs/decisions/marking-quality.md ("Decisions: releasing results to students") says why.
  */
 
-export const releaseScopes = ["all", "complete"] as const;
-export type ReleaseScope = (typeof releaseScopes)[number];
+const releaseScopes = ["all", "complete"] as const;
+type ReleaseScope = (typeof releaseScopes)[number];
 
 /** The sentence of the 409 a release of a batch under moderation gets without `confirm_unmoderated`: the dialog shows it as its warning. */
 export const UNMODERATED_RELEASE =
