@@ -20,9 +20,10 @@ import type { MarkedAnnotation, MarkedQuestion, MarkedScriptDocument, RevisePoin
  * no batch), or a script without a scan: 404 "Submission not found" / "Scan not found".
  *
  * Names: an anonymous batch's script is "Script 17" for every reader; otherwise the student's name
- * (a script still to identify: its number). Pages: response areas and annotations are on the paper's
- * pages; each is placed on the scan page that holds that paper page (scan_page_numbers), and left off
- * the scan (kept on the cover) when that page was not scanned. What to revise is the caller's to give
+ * (a script still to identify: its number). Pages: response areas are on the paper's pages; each is
+ * placed on the scan page that holds that paper page (scan_page_numbers), and left off the scan (kept on
+ * the cover) when that page was not scanned. Annotations are on the scan's own pages (where the marker
+ * drew them: exam.annotations' `page`), so they stay where they were drawn. What to revise is the caller's to give
  * (the student slice's what-to-revise.ts computes it from the curriculum graph); none by default.
  */
 
@@ -110,9 +111,9 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
 
   const byPage = new Map<number, MarkedAnnotation[]>();
   for (const row of read.annotations) {
-    const page = onScan(row.page);
+    const page = row.page;
     const shape = annotationOf(row);
-    if (page === null || shape === null) continue;
+    if (shape === null) continue;
     byPage.set(page, [...(byPage.get(page) ?? []), shape]);
   }
 
