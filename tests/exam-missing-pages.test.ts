@@ -17,7 +17,7 @@ import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/sc
 import { POST as postTemplate } from "../app/api/exam/templates/route";
 import { PDFDocument } from "pdf-lib";
 import { asService } from "../server/db/rls";
-import { examTemplates } from "../server/db/schema";
+import { examSubmissions, examTemplates } from "../server/db/schema";
 import { setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { renderPageGrey } from "../server/exam/intake/imaging/pdfjs";
 import { processScanPile } from "../server/exam/intake/pile-job";
@@ -30,6 +30,7 @@ import { type School, createSchool } from "./support/fixtures";
 import { postPile, printedBatch } from "./support/intake-fixtures";
 import { imagingDouble, sheetsOf, testPile } from "./support/intake-imaging-double";
 import { fuzzSettings } from "./support/hostile-input";
+import { releaseForTest } from "./support/release-fixtures";
 
 describeOnEachDatabase("a script with a page not scanned: what the server sends to place its pages", (database) => {
   let school: School;
@@ -158,6 +159,19 @@ describeOnEachDatabase("a script with a page not scanned: what the server sends 
     expect(queue).toMatchObject({ batch_id: batchId, template_id: templateId, scripts: [{ submission_id: submissionId, scan_page_numbers: [1, 3, 4] }] });
     const text = JSON.stringify(queue);
     for (const leak of ["3.25", "first-comment-x", school.teacher.id]) expect(text).not.toContain(leak);
+  });
+  it("the student of a released script filed without its page 2 reads its marks beside the pages that hold them", async () => {
+    const { templateId, batchId, submissionId } = await filedScript(4, [1, 3, 4]);
+    const canvas = sampleCanvas();
+    await as(school.teacher).exam.templates.save({ template_id: templateId, body: canvas });
+    await as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: submissionId, question_id: canvas.ids.q2, awarded_marks: 4, confirmed: true } });
+    await releaseForTest(database().db, batchId);
+    const [script] = await asService(database().db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId)));
+    const read = await as({ id: script!.student_id! }).student.scripts.get({ submission_id: submissionId });
+    const areasOf = (id: string) => read.questions.find((question) => question.id === id)!.areas.map((area) => area.page);
+    // sampleCanvas's areas: 1a on paper page 1, 1b on page 2 (not scanned), 2 on page 3 (the scan's second page).
+    expect([areasOf(canvas.ids.q1a), areasOf(canvas.ids.q1b), areasOf(canvas.ids.q2)]).toEqual([[1], [], [2]]);
+    expect(read.scan.page_count).toBe(3);
   });
 });
 

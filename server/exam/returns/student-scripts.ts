@@ -20,6 +20,7 @@ import { logger } from "../../logger";
 import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound } from "../../storage/object-storage";
 import { isRubricDetail } from "../rubrics";
+import { scanPageOf } from "../scan-page-numbers";
 import { whatToRevise } from "./what-to-revise";
 
 /**
@@ -53,7 +54,7 @@ export const myScriptsOutput = z.object({ scripts: z.array(myScriptSummary) });
 const rectangle = { x: z.number(), y: z.number(), width: z.number(), height: z.number() };
 const annotationOutput = z.object({
   id: z.uuid(),
-  page: z.number().int().describe("The paper's page the shape is on, 1-based"),
+  page: z.number().int().describe("The page of the scan the shape is on, 1-based"),
   kind: z.enum(["tick", "cross", "text", "pen", "highlight", "stamp"]),
   geometry: z
     .object({
@@ -88,7 +89,7 @@ export const markedScriptOutput = z.object({
       awarded_marks: marks.nullable().describe("null when the question has no mark"),
       comment: z.string().nullable(),
       rubric_items: z.array(z.object({ id: z.uuid(), text: z.string(), points: marks })),
-      areas: z.array(z.object({ page: z.number().int(), ...rectangle })),
+      areas: z.array(z.object({ page: z.number().int().describe("The page of the scan that holds this area (a page not scanned: no area)"), ...rectangle })),
       spec_ref: z.string().nullable(),
     }),
   ),
@@ -194,7 +195,15 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
   const allQuestions = await leafQuestions(tx, [batch.template_id]);
   const byId = new Map(allQuestions.map((question) => [question.id, question]));
   const questions = allQuestions.filter((question) => !question.is_container);
-  const areas = await tx.select().from(examResponseAreas).where(eq(examResponseAreas.template_id, batch.template_id)).orderBy(asc(examResponseAreas.page), asc(examResponseAreas.y), asc(examResponseAreas.x));
+  const paperAreas = await tx.select().from(examResponseAreas).where(eq(examResponseAreas.template_id, batch.template_id)).orderBy(asc(examResponseAreas.page), asc(examResponseAreas.y), asc(examResponseAreas.x));
+  // Response areas are on the paper's pages; placed on the scan page that holds each (a page missing from
+  // the pile shifts nothing), and left off where that page was not scanned. Annotations are on the scan's pages.
+  const [placement] = rowsOf<{ pages: number[] | null }>(await tx.execute(sql`select app.my_released_scan_page_numbers(${id}) as pages`));
+  const pageNumbers = placement?.pages ?? null;
+  const areas = paperAreas.flatMap((area) => {
+    const page = scanPageOf(pageNumbers, area.page);
+    return page === null ? [] : [{ ...area, page }];
+  });
   const rubricItems = await tx.select().from(examRubricItems).where(eq(examRubricItems.template_id, batch.template_id));
   const markRows = await tx.select().from(examMarkEntries).where(eq(examMarkEntries.submission_id, id));
   const annotations = await tx
@@ -253,7 +262,7 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
     };
   });
 
-  const pageCount = Math.max(submission.page_count ?? template?.page_count ?? 0, ...areas.map((area) => area.page), ...annotations.map((annotation) => annotation.page), 1);
+  const pageCount = Math.max(submission.page_count ?? pageNumbers?.length ?? template?.page_count ?? 0, ...areas.map((area) => area.page), ...annotations.map((annotation) => annotation.page), 1);
   const ranked = whatToRevise(scriptQuestions.map((question) => ({ label: question.label, specRef: question.spec_ref, maxMarks: question.max_marks, awardedMarks: question.awarded_marks })));
   let names = new Map<string, string>();
   if (pointNames && ranked.length > 0) {
