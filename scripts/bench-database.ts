@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Database, openDatabase } from "../server/db/client";
+import { type Database, type Db, openDatabase } from "../server/db/client";
 
 /** A fresh PostgreSQL database for one benchmark run (from an admin URL), and its removal. */
 export async function openScratchPostgres(adminUrl: string, poolMax: number): Promise<{ database: Database; drop: () => Promise<void> }> {
@@ -14,8 +14,20 @@ export async function openScratchPostgres(adminUrl: string, poolMax: number): Pr
     database,
     async drop() {
       await database.close();
-      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      await dropScratchDatabase(admin.db, name);
       await admin.close();
     },
   };
+}
+
+/**
+ * Drops a benchmark's database. FORCE cannot end an autovacuum worker busy in it (after a bench's bulk
+ * writes) without a superuser; a plain DROP DATABASE then stops the worker itself.
+ */
+export async function dropScratchDatabase(admin: Db, name: string) {
+  try {
+    await admin.execute(sql.raw(`drop database if exists ${name} with (force)`));
+  } catch {
+    await admin.execute(sql.raw(`drop database if exists ${name}`));
+  }
 }

@@ -29,6 +29,7 @@ import { uploadScan } from "../server/exam/scans";
 import { createInstitute } from "../server/identity/institutes";
 import { createUser } from "../server/identity/users";
 import { createLocalStorage } from "../server/storage/local";
+import { dropScratchDatabase } from "./bench-database";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 const QUESTIONS = 60;
@@ -369,7 +370,7 @@ async function main() {
     await pool.end();
     // BENCH_KEEP_DATABASE=1 keeps the seeded database for EXPLAIN ANALYZE sessions.
     if (process.env.BENCH_KEEP_DATABASE === "1") console.log(`kept database ${name}`);
-    else await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+    else await dropScratchDatabase(admin.db, name);
     await admin.close();
   }
 }
