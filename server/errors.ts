@@ -77,6 +77,15 @@ export const DATABASE_REFUSED_VALUE =
 
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
+/**
+ * The error a worker process sent back over its channel: the AppError it threw, made again on this
+ * side (its code and sentence), or a plain Error for the log naming the worker (`what`).
+ */
+export function workerReplyError(what: string, error: { code: string | null; message: string; param?: string }): Error {
+  if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);
+  return new Error(`${what}: ${error.message}`);
+}
+
 /** What a person is told when the database did not answer in time (a 503: try again, not their mistake). */
 export const DATABASE_TOO_SLOW = "The database did not answer in time. Please try again in a moment.";
 

@@ -1,9 +1,10 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { AppError, type AppErrorCode, errorCodes } from "../../../errors";
+import { AppError, workerReplyError } from "../../../errors";
 import { env } from "../../../env";
 import { logger } from "../../../logger";
 import { bundledWorkerEntry } from "../../../workers/bundle";
+import { holdWorkerOpen } from "../../../workers/child-process";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
@@ -72,7 +73,7 @@ class ImagingWorker {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.send({ id, request } satisfies RequestEnvelope);
       // Only a request in flight keeps the app's process alive, not an idle worker.
-      holdOpen(worker, true);
+      holdWorkerOpen(worker, true);
     });
   }
 
@@ -94,14 +95,14 @@ class ImagingWorker {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    holdOpen(worker, false);
+    holdWorkerOpen(worker, false);
     worker.on("message", (reply: ReplyEnvelope) => {
       const pending = this.pending.get(reply.id);
       if (!pending) return;
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) holdOpen(worker, false);
+      if (this.pending.size === 0) holdWorkerOpen(worker, false);
       if (reply.ok) pending.resolve(reply.value);
-      else pending.reject(replyError(reply.error));
+      else pending.reject(workerReplyError("intake imaging", reply.error));
     });
     worker.on("error", (error) => logger.error("intake imaging worker failed", error));
     worker.on("exit", (code, signal) => {
@@ -121,26 +122,11 @@ class ImagingWorker {
   }
 }
 
-function replyError(error: { code: string | null; message: string; param?: string }): Error {
-  if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);
-  return new Error(`intake imaging: ${error.message}`);
-}
 
 function imagingWorkerEntry(): URL {
   return bundledWorkerEntry("intake-imaging-worker", fileURLToPath(new URL("./worker.ts", import.meta.url)), new URL("./worker.mjs", import.meta.url));
 }
 
-/** Whether the worker (its process and its IPC channel) keeps the app's process alive. */
-function holdOpen(worker: ChildProcess, hold: boolean) {
-  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
-  if (hold) {
-    worker.ref();
-    channel?.ref();
-  } else {
-    worker.unref();
-    channel?.unref();
-  }
-}
 
 let shared: ImagingWorker | null = null;
 const imagingWorker = () => (shared ??= new ImagingWorker());

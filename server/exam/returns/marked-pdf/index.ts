@@ -1,9 +1,10 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Zip, ZipPassThrough, strToU8 } from "fflate";
-import { AppError, type AppErrorCode, errorCodes } from "../../../errors";
+import { AppError, workerReplyError } from "../../../errors";
 import { logger } from "../../../logger";
 import { bundledWorkerEntry } from "../../../workers/bundle";
+import { holdWorkerOpen } from "../../../workers/child-process";
 import { type CoverSheet, type MarkedScriptDocument, markedPdfLimits } from "./document";
 import type { MarkedPdfReplyEnvelope, MarkedPdfRequest, MarkedPdfRequestEnvelope } from "./protocol";
 
@@ -110,7 +111,7 @@ export class MarkedPdfWorker {
       timer.unref();
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, what, timer });
       worker.send({ id, request } satisfies MarkedPdfRequestEnvelope);
-      holdOpen(worker, true);
+      holdWorkerOpen(worker, true);
     });
   }
 
@@ -122,15 +123,15 @@ export class MarkedPdfWorker {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    holdOpen(worker, false);
+    holdWorkerOpen(worker, false);
     worker.on("message", (reply: MarkedPdfReplyEnvelope) => {
       const pending = this.pending.get(reply.id);
       if (!pending) return;
       this.pending.delete(reply.id);
       clearTimeout(pending.timer);
-      if (this.pending.size === 0) holdOpen(worker, false);
+      if (this.pending.size === 0) holdWorkerOpen(worker, false);
       if (reply.ok) pending.resolve(reply.value instanceof Uint8Array ? new Uint8Array(reply.value.buffer, reply.value.byteOffset, reply.value.byteLength) : reply.value);
-      else pending.reject(replyError(reply.error));
+      else pending.reject(workerReplyError("marked PDF", reply.error));
     });
     worker.on("error", (error) => logger.error("marked-PDF worker failed", error));
     worker.on("exit", (code, signal) => {
@@ -157,26 +158,11 @@ export class MarkedPdfWorker {
 
 const whoOf = (document: MarkedScriptDocument) => (typeof document?.who === "string" ? document.who.slice(0, 60) : "this script");
 
-function replyError(error: { code: string | null; message: string; param?: string }): Error {
-  if (error.code && error.code in errorCodes) return new AppError(error.code as AppErrorCode, error.message, error.param);
-  return new Error(`marked PDF: ${error.message}`);
-}
 
 function workerEntry(): URL {
   return bundledWorkerEntry("marked-pdf-worker", fileURLToPath(new URL("./worker.ts", import.meta.url)), new URL("./worker.mjs", import.meta.url));
 }
 
-/** Whether the worker (its process and its IPC channel) keeps the app's process alive: only while it has work. */
-function holdOpen(worker: ChildProcess, hold: boolean) {
-  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
-  if (hold) {
-    worker.ref();
-    channel?.ref();
-  } else {
-    worker.unref();
-    channel?.unref();
-  }
-}
 
 let shared: MarkedPdfWorker | null = null;
 /** The app's one marked-PDF worker. */
