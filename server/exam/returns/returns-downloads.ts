@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, ne, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { asUser } from "../../db/rls";
 import { type AnnotationGeometry, examSubmissions } from "../../db/schema";
@@ -38,7 +38,8 @@ export async function staffMarkedPdf(db: Db, callerId: string, submissionId: str
 /**
  * The batch's submissions in the class list's order (the results table's: by name, or by script number
  * where names are hidden, as in every anonymous batch here: the order would otherwise tell who is who).
- * `scanned`: only those with a scan (the zip); otherwise every student's but the ones marked absent.
+ * `scanned`: only those with a scan (the zip); otherwise every student's but those explicitly marked
+ * absent (a student not yet scanned gets a sheet with no marks: the teacher sees who is missing).
  */
 async function classList(db: Db, callerId: string, batchId: string, scanned: boolean) {
   return asUser(db, callerId, async (tx) => {
@@ -50,7 +51,7 @@ async function classList(db: Db, callerId: string, batchId: string, scanned: boo
         and(
           eq(examSubmissions.batch_id, batch.id),
           isNotNull(examSubmissions.student_id),
-          scanned ? isNotNull(examSubmissions.scan_file_id) : ne(examSubmissions.status, "absent"),
+          scanned ? isNotNull(examSubmissions.scan_file_id) : isNull(examSubmissions.absence_marked_at),
         ),
       )
       .orderBy(...rosterOrder(batchNames(batch)));

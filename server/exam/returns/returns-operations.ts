@@ -89,7 +89,7 @@ export const returnsOperations = {
       operationId: "downloadFeedbackSheets",
       tags,
       summary:
-        "Feedback on paper: one print-ready PDF with every student's cover sheet (name, or script number in an anonymous batch; marks per question, comments, what to revise), each on a new page, in the class list's order (by script number in an anonymous batch). Students marked absent are left out.",
+        "Feedback on paper: one print-ready PDF with every student's cover sheet (name, or script number in an anonymous batch; marks per question, comments, what to revise), each on a new page, in the class list's order (by script number in an anonymous batch). Students marked absent are left out; a student not scanned yet gets a sheet without marks.",
       file: pdfReply("attachment `<title> - feedback sheets - <yyyy-mm-dd>.pdf`"),
       respond: pdfAttachment,
       errors: { 400: "The batch has more students than one PDF holds, or a cover breaks a limit", 404: notVisible, 409: "The batch has no students", 503: workerDown },
