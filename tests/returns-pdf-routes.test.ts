@@ -216,4 +216,13 @@ describeOnEachDatabase("marked PDFs over HTTP", (database) => {
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
     expect(sheets.headers.get("content-disposition")).not.toContain("Student");
   }, timeoutFor(20));
+
+  it("leaves a student marked absent out of the feedback sheets", async () => {
+    const results = await as(school.teacher).exam.batches.results({ batch_id: batchId });
+    const unscanned = results.results.find((result) => !scripts.some((script) => script.id === result.submission_id))!;
+    await as(school.teacher).exam.submissions.setAbsence({ submission_id: unscanned.submission_id, absent: true });
+    const pages = await pdfTextPages(await bytesOf(await callRest(feedbackSheetsRoute, { token: school.teacher.token, params: { batch_id: batchId } })));
+    const numbers = pages.map((page) => Number(/Script (\d+)/.exec(page)?.[1])).filter((number, index, all) => number !== all[index - 1]);
+    expect(numbers).toHaveLength(2);
+  }, timeoutFor(10));
 });
