@@ -25,7 +25,7 @@ test.describe.configure({ mode: "serial", timeout: 240_000 });
 let node: MarkbookNode | undefined;
 let admin: postgres.Sql;
 let stopServices: () => Promise<void>;
-let fixture: { submissionId: string; otherNames: string[]; ownName: string };
+let fixture: { submissionId: string; batchId: string; otherNames: string[]; ownName: string };
 
 async function startServices() {
   const ownServer = process.env.TEST_DATABASE_URL ? undefined : await (await import("../tests/support/embedded-postgres")).startRunPostgres();
@@ -131,6 +131,7 @@ test.beforeAll(async () => {
 
   fixture = {
     submissionId: mine.id,
+    batchId: batch.id,
     ownName: mine.student_name,
     otherNames: queue.submissions.filter((submission) => submission.id !== mine.id && submission.student_name).map((submission) => submission.student_name),
   };
@@ -207,4 +208,52 @@ test("a student on a phone opens My work and reads their marked script: the serv
     const leaks = bodies.filter((body) => body.text.includes(name)).map((body) => body.url);
     expect(leaks, `responses naming ${name}`).toEqual([]);
   }
+});
+
+test("the student downloads their script as a PDF; the batch page offers the class's marked scripts (zip) and feedback sheets (PDF)", async ({ page, browser }, testInfo) => {
+  const base = node!.url;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/signin`);
+  await fillSignIn(page, STUDENT_EMAIL, DEMO_PASSWORD);
+  await expect(page).toHaveURL(/\/timetables$/);
+  await page.goto(`${base}/my-work/${fixture.submissionId}`);
+  const download = page.getByRole("link", { name: "Download as PDF" });
+  await expect(download).toBeVisible();
+  await screenshot(page, testInfo, "student-script-pdf-390");
+  const pdf = await page.request.get(`${base}${await download.getAttribute("href")}`);
+  expect(pdf.status()).toBe(200);
+  expect(pdf.headers()["content-type"]).toBe("application/pdf");
+  expect((await pdf.body()).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(download).toBeVisible();
+  await screenshot(page, testInfo, "student-script-pdf-1280");
+
+  const staff = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const teacher = await staff.newPage();
+  await teacher.goto(`${base}/signin`);
+  await fillSignIn(teacher, TEACHER_EMAIL, DEMO_PASSWORD);
+  await expect(teacher).not.toHaveURL(/\/signin/);
+  await teacher.goto(`${base}/batches/${fixture.batchId}`);
+  const card = teacher.getByRole("region", { name: "Marked scripts to hand back" });
+  const zip = card.getByRole("link", { name: "Marked scripts (zip)" });
+  const sheets = card.getByRole("link", { name: "Feedback sheets (PDF)" });
+  await expect(zip).toBeVisible();
+  await expect(sheets).toBeVisible();
+  await card.scrollIntoViewIfNeeded();
+  await teacher.screenshot({ path: "e2e/artifacts/returns-downloads-1280.png" });
+  await testInfo.attach("returns-downloads-1280", { path: "e2e/artifacts/returns-downloads-1280.png", contentType: "image/png" });
+  const zipReply = await teacher.request.get(`${base}${await zip.getAttribute("href")}`);
+  expect(zipReply.status()).toBe(200);
+  expect(zipReply.headers()["content-type"]).toBe("application/zip");
+  expect((await zipReply.body()).subarray(0, 2).toString("latin1")).toBe("PK");
+  const sheetsReply = await teacher.request.get(`${base}${await sheets.getAttribute("href")}`);
+  expect(sheetsReply.status()).toBe(200);
+  expect((await sheetsReply.body()).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+  await teacher.setViewportSize({ width: 390, height: 844 });
+  await expect(zip).toBeVisible();
+  await card.scrollIntoViewIfNeeded();
+  await teacher.screenshot({ path: "e2e/artifacts/returns-downloads-390.png" });
+  await testInfo.attach("returns-downloads-390", { path: "e2e/artifacts/returns-downloads-390.png", contentType: "image/png" });
+  await expectNoAxeViolations(teacher);
+  await staff.close();
 });

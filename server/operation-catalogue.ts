@@ -17,6 +17,7 @@ import { moderationOperations } from "./exam/moderation-operations";
 import { reviewOperations, studentReviewOperations } from "./exam/returns/review-operations";
 import { releaseOperations } from "./exam/returns/release-operations";
 import { annotationOperations } from "./exam/returns/annotation-operations";
+import { returnsOperations } from "./exam/returns/returns-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
@@ -60,6 +61,8 @@ export const operationCatalogue = {
     reviews: reviewOperations,
     release: releaseOperations,
     annotations: annotationOperations,
+    // Marked work as files (REST only: no tRPC sub-router).
+    returns: returnsOperations,
   },
   // What a student does with their released work (issue 35): My work (`scripts.scan` is REST only) and review requests.
   student: { scripts: studentScriptOperations, reviews: studentReviewOperations },

@@ -13,6 +13,7 @@ import { localStorageRoot } from "./storage/local";
 import { useObjectStorage } from "./storage/object-storage";
 import { workerImaging } from "./exam/intake/imaging";
 import { setIntakeImaging } from "./exam/intake/imaging-port";
+import { markedPdfWorker } from "./exam/returns/marked-pdf/index";
 
 export interface OpenedDatabase {
   database: Database;
@@ -88,6 +89,8 @@ export async function startMarkbook(): Promise<StartedMarkbook> {
     useObjectStorage(storage);
     // Reading scanned piles, stamping printed scripts and cropping names run in a worker thread, started on first use.
     setIntakeImaging(workerImaging());
+    // The marked scripts' PDFs (issue 35) likewise: made here so the routes' bundles find this one (its process starts on first use).
+    markedPdfWorker();
     await removeCrashLeftovers(config.databaseKind === "pglite"); // after the DATA_DIR lock: see there
     let demoInstituteId: string | null = null;
     if (config.seedDemo) {

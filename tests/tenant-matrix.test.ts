@@ -612,6 +612,11 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "student.scripts.list": [{ aim: "the caller's released scripts", answer: "own", input: () => undefined }],
   "student.scripts.get": [{ aim: "A's released script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "student.scripts.scan": [{ aim: "A's released script's scan", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "student.scripts.pdf": [{ aim: "A's released script as a PDF", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  // exam.returns (files): another school's script or batch is not found by anyone of B's.
+  "exam.returns.markedPdf": [{ aim: "A's scanned submission as a marked PDF", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.returns.markedZip": [{ aim: "A's batch's marked scripts", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.returns.feedbackSheets": [{ aim: "A's batch's feedback sheets", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
   // exam.annotations: another school's script (and shape) is not found by anyone of B's, before any role is asked.
   "exam.annotations.list": [
     { aim: "A's script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) },

@@ -20,6 +20,7 @@ import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { MarkersCard } from "./MarkersCard";
 import { ReleaseCard } from "./ReleaseCard";
+import { ReturnsDownloads } from "./ReturnsDownloads";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -210,6 +211,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
       </section>
 
       <ReleaseCard batchId={batchId} />
+      <ReturnsDownloads batchId={batchId} />
 
       <MarkersCard
         batchId={batchId}

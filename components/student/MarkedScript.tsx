@@ -17,6 +17,7 @@ import { errorCode } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";
 import { formatMarks, marksInWords } from "./marks";
+import { ScriptPdfLink } from "./ScriptPdfLink";
 
 type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 
@@ -78,6 +79,7 @@ function ScriptView({ script }: { script: MarkedScriptData }) {
           {script.batch_title !== script.paper_title ? `${script.batch_title} · ` : null}released <LocalDate value={script.released_at} />
         </p>
       </header>
+      {script.scan.url ? <ScriptPdfLink submissionId={script.submission_id} /> : null}
       <div className="my-script__summary">
         <Card className="my-script__total">
           <p className="my-script__total-label">Your total</p>

@@ -219,7 +219,7 @@ export async function setBatchAnonymous(tx: Tx, callerId: string, input: z.input
  * Roster order: by name (unnamed, unmatched scans last), then arrival. Where names are hidden, by script
  * number: an order by name would tell where each script's student comes in the class list.
  */
-const rosterOrder = (names: NamesShown) =>
+export const rosterOrder = (names: NamesShown) =>
   names === "shown"
     ? [sql`${examSubmissions.student_name} asc nulls last`, asc(examSubmissions.created_at), asc(examSubmissions.id)]
     : [asc(examSubmissions.script_number), asc(examSubmissions.id)];

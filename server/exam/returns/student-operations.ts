@@ -1,5 +1,7 @@
 import { fileReply } from "../../http/route";
 import { defineOperation } from "../../operations/define";
+import { myMarkedPdf } from "./returns-downloads";
+import { pdfAttachment } from "./returns-operations";
 import { getMyScript, listMyScripts, markedScriptOutput, myScriptsOutput, openMyScriptScan, scriptIdInput } from "./student-scripts";
 
 /**
@@ -75,6 +77,26 @@ export const studentScriptOperations = {
           },
         }),
       errors: { 404: `${notMine}; or no scan`, 502: "Scan storage failed" },
+    },
+  }),
+
+  pdf: defineOperation({
+    kind: "query",
+    input: scriptIdInput,
+    // The script and its scan are read under the caller's row-level security, then drawn in the marked-PDF worker.
+    transaction: "database",
+    role: "signed-in",
+    trpc: false,
+    handler: ({ db, caller, input }) => myMarkedPdf(db, caller.id, input.submission_id),
+    rest: {
+      method: "GET",
+      path: "/api/me/scripts/{submission_id}/marked-pdf",
+      operationId: "downloadMyMarkedPdf",
+      tags,
+      summary: "One released script of the caller as a marked PDF: a cover sheet (total, mark and comment per question, what to revise), then the scan with the marking drawn on it",
+      file: fileReply("application/pdf", "attachment `<paper title> - <batch title>.pdf`", { type: "string", contentMediaType: "application/pdf" }),
+      respond: pdfAttachment,
+      errors: { 400: "The PDF cannot be made: the script breaks one of its limits or its scan is damaged", 404: `${notMine}; or no scan`, 502: "Scan storage failed", 503: "Making the PDF stopped or took too long; try again" },
     },
   }),
 };

@@ -285,7 +285,7 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
 }
 
 /** The curriculum graph's names of specification points (its `name`), read with the application's rights: the graph is not under row-level security. */
-const curriculumPointNames =
+export const curriculumPointNames =
   (db: Db): PointNames =>
   async (curriculumDatabase, refs) => {
     const store = graphStore(db);

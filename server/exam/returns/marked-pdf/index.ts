@@ -164,9 +164,15 @@ function workerEntry(): URL {
 }
 
 
-let shared: MarkedPdfWorker | null = null;
-/** The app's one marked-PDF worker. */
-export const markedPdfWorker = () => (shared ??= new MarkedPdfWorker());
+/**
+ * The process's one marked-PDF worker, on globalThis as intake imaging's port is: Next's bundles of the
+ * routes load their own copy of this module, whose `import.meta.url` is inside .next where no worker.ts
+ * is; the server process makes the worker first (server/startup.ts), from the sources, and the routes
+ * find that one here.
+ */
+const slot = globalThis as typeof globalThis & { __markbookMarkedPdfWorker?: MarkedPdfWorker };
+/** The app's one marked-PDF worker (its process starts on first use). */
+export const markedPdfWorker = () => (slot.__markbookMarkedPdfWorker ??= new MarkedPdfWorker());
 
 /**
  * A file name for a student's PDF in the zip: their name (or "Script 17"), without the characters file

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { asUser } from "../../../db/rls";
-import { examAnnotations, examBatches, examMarkEntries, examQuestions, examResponseAreas, examRubricItems, examSubmissions, examTemplates } from "../../../db/schema";
+import { examAnnotations, examBatches, examMarkEntries, examQuestions, examResponseAreas, examRubricItems, examSubmissions, examTemplates, institutes } from "../../../db/schema";
 import { notFound } from "../../../errors";
 import { recordId } from "../../../http/record-id";
 import type { ObjectStorage } from "../../../storage/object-storage";
@@ -9,7 +9,9 @@ import { scriptLabel } from "../../anonymity";
 import { isRubricDetail } from "../../rubrics";
 import { openSubmissionScan } from "../../scan-files";
 import { scanPageNumbers, scanPageOf } from "../../scan-page-numbers";
-import type { MarkedAnnotation, MarkedQuestion, MarkedScriptDocument, RevisePoint } from "./document";
+import { curriculumPointNames } from "../student-scripts";
+import { whatToRevise } from "../what-to-revise";
+import type { CoverSheet, MarkedAnnotation, MarkedQuestion, MarkedScriptDocument, RevisePoint } from "./document";
 
 /**
  * A marked script's document (document.ts) for STAFF, read as the caller (row-level security): the
@@ -35,6 +37,27 @@ export interface LoadOptions {
 const submissionId = recordId("Submission");
 
 export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: string, options: LoadOptions = {}): Promise<MarkedScriptDocument> {
+  const { cover, annotations, scanFileId, submissionId: parsedId } = await readForStaff(db, callerId, id, options);
+  if (scanFileId === null) throw notFound("Scan");
+  const scan = await openSubmissionScan(db, callerId, parsedId, { storage: options.storage });
+  const scanBytes = new Uint8Array(await new Response(scan.body).arrayBuffer());
+  return { ...cover, scan: scanBytes, annotations };
+}
+
+/**
+ * A script's cover sheet for STAFF (feedback on paper, item 5), read as loadMarkedScriptForStaff reads
+ * it, without the scan: a script not yet scanned has one too (its marks, if any).
+ */
+export async function loadCoverSheetForStaff(db: Db, callerId: string, id: string, options: Pick<LoadOptions, "revise"> = {}): Promise<CoverSheet> {
+  return (await readForStaff(db, callerId, id, options)).cover;
+}
+
+async function readForStaff(
+  db: Db,
+  callerId: string,
+  id: string,
+  options: Pick<LoadOptions, "revise">,
+): Promise<{ cover: CoverSheet; annotations: MarkedScriptDocument["annotations"]; scanFileId: string | null; submissionId: string }> {
   // A malformed id is a submission not found (recordId throws the 404 itself).
   const parsed = { data: submissionId.parse(id) };
   const read = await asUser(db, callerId, async (tx) => {
@@ -45,6 +68,7 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
         batchTitle: examBatches.title,
         anonymous: examBatches.anonymous,
         templateId: examBatches.template_id,
+        instituteId: examBatches.institute_id,
         paperTitle: examTemplates.title,
       })
       .from(examSubmissions)
@@ -52,11 +76,13 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
       .innerJoin(examTemplates, eq(examTemplates.id, examBatches.template_id))
       .where(eq(examSubmissions.id, parsed.data));
     if (!head) return null;
-    const questions = await tx
-      .select({ id: examQuestions.id, label: examQuestions.label, max: examQuestions.max_marks })
+    // Containers too: a part without its own specification point counts toward its question's (what to revise).
+    const allQuestions = await tx
+      .select({ id: examQuestions.id, label: examQuestions.label, max: examQuestions.max_marks, container: examQuestions.is_container, parent: examQuestions.parent_id, specRef: examQuestions.spec_ref })
       .from(examQuestions)
-      .where(and(eq(examQuestions.template_id, head.templateId), eq(examQuestions.is_container, false)))
+      .where(eq(examQuestions.template_id, head.templateId))
       .orderBy(asc(examQuestions.order), asc(examQuestions.label), asc(examQuestions.id));
+    const questions = allQuestions.filter((question) => !question.container);
     const areas = await tx
       .select()
       .from(examResponseAreas)
@@ -75,14 +101,11 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
       .where(and(eq(examAnnotations.submission_id, parsed.data), eq(examAnnotations.layer, "marking")))
       .orderBy(asc(examAnnotations.created_at), asc(examAnnotations.id));
     const pageNumbers = head.submission.scan_file_id === null ? null : await scanPageNumbers(tx, parsed.data);
-    return { head, questions, areas, marks, items, annotations, pageNumbers };
+    const [school] = head.instituteId ? await tx.select({ curriculum: institutes.curriculum_db_name }).from(institutes).where(eq(institutes.id, head.instituteId)) : [];
+    return { head, allQuestions, questions, areas, marks, items, annotations, pageNumbers, curriculum: school?.curriculum ?? null };
   });
   if (!read) throw notFound("Submission");
   const { head, pageNumbers } = read;
-  if (head.submission.scan_file_id === null) throw notFound("Scan");
-
-  const scan = await openSubmissionScan(db, callerId, parsed.data, { storage: options.storage });
-  const scanBytes = new Uint8Array(await new Response(scan.body).arrayBuffer());
 
   const itemById = new Map(read.items.map((item) => [item.id.toLowerCase(), item]));
   const markByQuestion = new Map(read.marks.map((mark) => [mark.question_id, mark]));
@@ -118,7 +141,8 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
   }
 
   const submission = head.submission;
-  return {
+  const revise = options.revise ?? (await revisePoints(db, read.allQuestions, read.questions, questions, read.curriculum));
+  const cover: CoverSheet = {
     who: head.anonymous || !submission.student_name ? scriptLabel(submission.script_number) : submission.student_name,
     batchTitle: head.batchTitle,
     paperTitle: head.paperTitle,
@@ -128,16 +152,51 @@ export async function loadMarkedScriptForStaff(db: Db, callerId: string, id: str
       awarded: questions.reduce((sum, question) => sum + (question.awarded ?? 0), 0),
       max: questions.reduce((sum, question) => sum + question.max, 0),
     },
-    revise: options.revise ?? [],
-    scan: scanBytes,
-    annotations: [...byPage].sort(([a], [b]) => a - b).map(([page, shapes]) => ({ page, shapes })),
+    revise,
   };
+  const annotations = [...byPage].sort(([a], [b]) => a - b).map(([page, shapes]) => ({ page, shapes }));
+  return { cover, annotations, scanFileId: submission.scan_file_id, submissionId: parsed.data };
 }
 
-type AnnotationRow = typeof examAnnotations.$inferSelect;
+interface QuestionRow {
+  id: string;
+  label: string;
+  parent: string | null;
+  specRef: string | null;
+}
+
+/**
+ * What to revise, as the student's page ranks it (what-to-revise.ts): a part without its own
+ * specification point counts toward its nearest ancestor's; the points are named from the school's
+ * curriculum graph (read with the application's handle, after the caller's transaction).
+ */
+/** `leaves[i]` is the row of `marked[i]`. */
+async function revisePoints(db: Db, all: QuestionRow[], leaves: QuestionRow[], marked: MarkedQuestion[], curriculum: string | null): Promise<RevisePoint[]> {
+  const byId = new Map(all.map((question) => [question.id, question]));
+  const specRefOf = (question: QuestionRow | undefined): string | null => {
+    for (let depth = 0; question && depth < 16; question = question.parent ? byId.get(question.parent) : undefined, depth++) {
+      const ref = question.specRef?.trim();
+      if (ref) return ref;
+    }
+    return null;
+  };
+  const ranked = whatToRevise(
+    marked.map((question, index) => ({
+      label: question.label,
+      specRef: specRefOf(leaves[index]),
+      maxMarks: question.max,
+      awardedMarks: question.awarded,
+    })),
+  );
+  if (ranked.length === 0) return [];
+  const names = curriculum ? await curriculumPointNames(db)(curriculum, ranked.map((point) => point.spec_ref)) : new Map<string, string>();
+  return ranked.map((point) => ({ name: names.get(point.spec_ref) ?? point.spec_ref, lost: point.marks_lost, available: point.marks_available }));
+}
+
+type AnnotationRow = Pick<typeof examAnnotations.$inferSelect, "kind" | "geometry" | "text">;
 
 /** A stored annotation as the renderer draws it; null for a row whose geometry does not fit its kind (drawn nowhere). */
-function annotationOf(row: AnnotationRow): MarkedAnnotation | null {
+export function annotationOf(row: AnnotationRow): MarkedAnnotation | null {
   const { x, y, width, height, points } = row.geometry;
   const hasPoint = typeof x === "number" && typeof y === "number";
   switch (row.kind) {
