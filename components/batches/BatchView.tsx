@@ -20,6 +20,7 @@ import { printedScriptNumber } from "./script-label";
 import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { MarkersCard } from "./MarkersCard";
 import { ReleaseCard } from "./ReleaseCard";
+import { ReviewRequestsLink } from "./reviews/ReviewRequestsLink";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -140,6 +141,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
             Results
           </Link>
+          <ReviewRequestsLink batchId={batchId} />
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/moderation`}>
             Moderation
           </Link>

@@ -17,6 +17,7 @@ import { errorCode } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";
 import { formatMarks, marksInWords } from "./marks";
+import { ReviewRequests } from "./ReviewRequests";
 
 type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 
@@ -93,6 +94,7 @@ function ScriptView({ script }: { script: MarkedScriptData }) {
         <WhatToRevise points={script.what_to_revise} />
       </div>
       <QuestionTable questions={script.questions} />
+      <ReviewRequests script={script} />
       <ScanPages script={script} />
     </>
   );
