@@ -111,11 +111,18 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   const askDialog = student.getByRole("dialog", { name: "Ask for a review of question 2" });
   const reason = askDialog.getByLabel("Why should it be looked at again?");
   await expect(reason).toBeFocused();
+  // Escape closes it, and focus goes back to the question's button.
+  await student.keyboard.press("Escape");
+  await expect(askDialog).toBeHidden();
+  await expect(ask).toBeFocused();
+  await student.keyboard.press("Enter");
+  await expect(reason).toBeFocused();
   // Empty: the dialog says what is missing, and nothing is sent.
   await askDialog.getByRole("button", { name: "Send request" }).click();
   await expect(askDialog.getByText("Say why the question should be looked at again.")).toBeVisible();
   const words = "I set up the equation in the second line: x + 3 = 7, so x = 4. Please look again.";
   await reason.fill(words);
+  await expect(askDialog.getByText("Say why the question should be looked at again.")).toHaveCount(0);
   await expect(askDialog.getByText(`${2000 - words.length} of 2000 characters left.`)).toBeVisible();
   await expectNoAxeViolations(student, "the ask-for-a-review dialog");
   await screenshot(student, testInfo, "returns-journey-ask-390");
@@ -142,9 +149,10 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   const cards = page.getByTestId("review-card");
   await expect(cards).toHaveCount(2);
   const q2 = page.getByRole("article", { name: `${STUDENT_NAME}, question 2` });
-  await expect(q2).toContainText("1 / 4");
+  await expect(q2.getByRole("definition").first()).toHaveText("1 / 4");
   await expect(q2).toContainText(words);
   await expectNoAxeViolations(page, "the review requests page");
+  await screenshot(page, testInfo, "returns-journey-reviews-open-1280", true);
 
   // Meanwhile the 1a request is answered elsewhere: answering it here reloads the list with the server's sentence.
   const elsewhere = await page.request.post(`/api/exam/review-requests/${otherId}/answer`, { data: { outcome: "kept", reply: "Your method earns 2: the last line has an error." } });
@@ -152,7 +160,7 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   const q1a = page.getByRole("article", { name: `${STUDENT_NAME}, question 1a` });
   await q1a.getByLabel("Reply to the student").fill("Kept.");
   await q1a.getByRole("button", { name: "Send answer" }).click();
-  await expect(page.getByRole("alert")).toContainText("This review request has already been answered: reload to see the answer.");
+  await expect(page.getByRole("alert").filter({ hasText: "Your answer was not saved" })).toContainText("This review request has already been answered: reload to see the answer.");
   await expect(page.getByRole("region", { name: "Answered (1)" })).toContainText("Kept at 2");
 
   // Question 2: changed to 3, with a reply. A mark over the maximum is refused on the page first.

@@ -124,10 +124,10 @@ function RequestItem({ request, max }: { request: Request; max: number }) {
               <>Mark kept{request.marks_before !== null ? <> at <strong>{formatMarks(request.marks_before)}</strong></> : null}</>
             )}
             {request.answered_at ? (
-              <>
+              <span className="review-request__when">
                 {" "}
                 · answered <LocalDate value={request.answered_at} />
-              </>
+              </span>
             ) : null}
           </p>
           {request.reply ? <p className="review-request__reply">Your teacher: “{request.reply}”</p> : null}
@@ -187,7 +187,10 @@ function AskDialog({ submissionId, question, onClose, onSent }: { submissionId: 
           value={reason}
           aria-invalid={problem ? true : undefined}
           aria-describedby={`${id}-count${problem ? ` ${id}-error` : ""}`}
-          onChange={(event) => setReason(event.currentTarget.value)}
+          onChange={(event) => {
+            setReason(event.currentTarget.value);
+            setProblem(null);
+          }}
         />
         <p className="field__hint" id={`${id}-count`}>
           {left === REASON_MAX ? `Up to ${REASON_MAX} characters.` : `${left} of ${REASON_MAX} characters left.`}

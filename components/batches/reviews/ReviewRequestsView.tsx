@@ -132,7 +132,7 @@ function RequestCard({ request, children }: { request: QueuedRequest; children: 
       </header>
       <dl className="review-card__facts">
         <div>
-          <dt>Mark</dt>
+          <dt>Mark when asked</dt>
           <dd>
             {markOf(request.marks_before)}
             {request.max_marks !== null ? ` / ${formatMarks(request.max_marks)}` : ""}
