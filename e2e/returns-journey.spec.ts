@@ -140,8 +140,10 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   await expectNoAxeViolations(student, "the student's script with a review request");
   await screenshot(student, testInfo, "returns-journey-asked-390", true);
 
-  // The teacher: the batch page links to the two open requests.
-  await page.reload();
+  // The teacher: the marking screen's bar and the batch page link to the two open requests.
+  await page.goto(`/batches/${batch.id}/mark?submission=${mine.id}`);
+  await expect(page.locator(".marking__bar").getByRole("link", { name: "Review requests (2 open)" })).toBeVisible();
+  await page.goto(`/batches/${batch.id}`);
   const link = page.getByRole("link", { name: "Review requests (2 open)" });
   await expect(link).toBeVisible();
   await followLink(page, link, new RegExp(`/batches/${batch.id}/reviews$`));
