@@ -130,6 +130,8 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   await expect(askDialog).toBeHidden();
   await expect(ask).toHaveCount(0); // an open request: no second one for the question
   await expect(reviews.getByRole("status")).toContainText("Your request about question 2 went to your teacher.");
+  // Its button gone (the request is open), focus is on the confirmation, not lost to the page.
+  await expect(student.locator(".review-requests__sent")).toBeFocused();
   const forQuestion2 = reviews.getByRole("list", { name: "Your requests for question 2" });
   await expect(forQuestion2).toContainText("Waiting for your teacher.");
   await expect(forQuestion2).toContainText(words);

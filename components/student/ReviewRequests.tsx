@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { FormDialog } from "@/components/ui/FormDialog";
@@ -38,6 +38,11 @@ export function ReviewRequests({ script }: { script: Script }) {
   const [openedAt] = useState(() => Date.now());
   const open = until !== null && until.getTime() > openedAt;
   const requests = mine.data?.requests ?? [];
+  // Sent: the question's button is gone (its request is open), so focus goes to the confirmation instead.
+  const sentNote = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (sent) sentNote.current?.focus();
+  }, [sent]);
   if (until === null && requests.length === 0) return null;
 
   return (
@@ -59,9 +64,11 @@ export function ReviewRequests({ script }: { script: Script }) {
       }
     >
       {sent ? (
-        <Status tone="success" title="Request sent">
-          {sent}
-        </Status>
+        <div ref={sentNote} tabIndex={-1} className="review-requests__sent">
+          <Status tone="success" title="Request sent">
+            {sent}
+          </Status>
+        </div>
       ) : null}
       {mine.isError ? <LoadFailed what="Your review requests" error={mine.error} onRetry={() => mine.refetch()} /> : null}
       <ul className="review-requests">
