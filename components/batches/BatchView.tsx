@@ -21,6 +21,7 @@ import { IntakeProgress, intakeRefreshMs } from "./intake/IntakeProgress";
 import { MarkersCard } from "./MarkersCard";
 import { ReleaseCard } from "./ReleaseCard";
 import { ReturnsDownloads } from "./ReturnsDownloads";
+import { ReviewRequestsLink } from "./reviews/ReviewRequestsLink";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
@@ -141,6 +142,7 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>
             Results
           </Link>
+          <ReviewRequestsLink batchId={batchId} />
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/moderation`}>
             Moderation
           </Link>

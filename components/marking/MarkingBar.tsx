@@ -4,6 +4,7 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { SubmissionStateBadge } from "@/components/batches/SubmissionStateBadge";
+import { ReviewRequestsLink } from "@/components/batches/reviews/ReviewRequestsLink";
 import type { SubmissionFacts } from "@/lib/rules/submission-state";
 import { ariaKeyShortcuts } from "./keyboard-map";
 import type { MarkingMode } from "./marking-order";
@@ -75,6 +76,7 @@ export function MarkingBar({
         <Button variant="secondary" size="small" onClick={() => onGoToScript(scriptIndex + 1)} disabled={scriptIndex >= scriptCount - 1} aria-keyshortcuts={ariaKeyShortcuts("nextScript")}>
           Next script →
         </Button>
+        <ReviewRequestsLink batchId={batchId} size="small" />
         <Button variant="secondary" size="small" onClick={onShowShortcuts} aria-keyshortcuts={ariaKeyShortcuts("showShortcuts")}>
           Shortcuts <kbd>?</kbd>
         </Button>

@@ -18,6 +18,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";
 import { formatMarks, marksInWords } from "./marks";
 import { ScriptPdfLink } from "./ScriptPdfLink";
+import { ReviewRequests } from "./ReviewRequests";
 
 type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 
@@ -95,6 +96,7 @@ function ScriptView({ script }: { script: MarkedScriptData }) {
         <WhatToRevise points={script.what_to_revise} />
       </div>
       <QuestionTable questions={script.questions} />
+      <ReviewRequests script={script} />
       <ScanPages script={script} />
     </>
   );
