@@ -20,7 +20,7 @@ type Question = Script["questions"][number];
 type Request = Outputs["student"]["reviews"]["mine"]["requests"][number];
 
 /** The longest reason the server takes (server/exam/returns/review-requests.ts). */
-export const REASON_MAX = 2000;
+const REASON_MAX = 2000;
 
 /**
  * Review requests on the student's script (issue 35, item 6): while the release's reviews are open, each
