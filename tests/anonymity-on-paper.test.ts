@@ -108,8 +108,8 @@ async function ocrStampBands(image: GreyImage): Promise<string> {
 }
 
 /** Page 1 of a PDF as the marker's viewer draws it, OCR'd where a stamp can be. */
-async function ocrPdfStamps(pdf: Uint8Array): Promise<string> {
-  return ocrStampBands((await renderPageGrey(pdf, 1, RENDER_DPI))!);
+async function ocrPdfStamps(pdf: Uint8Array, dpi = RENDER_DPI): Promise<string> {
+  return ocrStampBands((await renderPageGrey(pdf, 1, dpi))!);
 }
 
 async function ocrJpegStamps(jpeg: Uint8Array): Promise<string> {
@@ -361,11 +361,15 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
       expect(pages.some((text) => new RegExp(`Script ${script} · Page 1 of \\d+ · [0-9A-Z]{6}`).test(text))).toBe(true);
     }
     expect(pages.some((text) => text.includes("Spare copy"))).toBe(false);
-    const read = await ocrPdfStamps(printed);
-    expect(namesIn(read, OCR_PARTS)).toEqual([]);
     // The OCR reads the stamp that is there. Its digits are checked in the text layer above: OCR reads a
-    // lone "1" as "l" as often as not, so the control asks only for the stamp's words.
-    expect(read, read).toMatch(/script.{0,6}page 1 of \d/);
+    // lone "1" as "l" as often as not, so the control asks only for the stamp's words. A small stamp is
+    // now and then misread whole (it depends on the code printed beside it: seen once in CI), so a reading
+    // that misses it is followed by one at a finer resolution; names are looked for in both.
+    const stampRead = /script.{0,6}page 1 of \d/;
+    let read = await ocrPdfStamps(printed);
+    if (!stampRead.test(read)) read += `\n${await ocrPdfStamps(printed, RENDER_DPI * 1.5)}`;
+    expect(namesIn(read, OCR_PARTS)).toEqual([]);
+    expect(read, read).toMatch(stampRead);
   }, timeoutFor(20));
 
   it("answers another school's staff and a student with 404 for the scans, page images, crops and print of an anonymous batch", async () => {
