@@ -177,6 +177,17 @@ describeOnEachDatabase("returns: releasing results to students, and withdrawing 
       await expect(as(person).exam.release.withdraw({ batch_id: fx.batch.id })).rejects.toBeDefined();
     }
     expect(await readsOf(fx.complete, fx)).toEqual(ownScript(fx, fx.complete, 3));
+
+    // The database holds it too: a head and a marker, who may otherwise change the batch's submissions,
+    // cannot release or withdraw a script by writing its released_at in their own transaction.
+    for (const writer of [school.head, school.admin]) {
+      for (const releasedAt of [null, new Date()]) {
+        await expect(
+          asUser(database().db, writer.id, (tx) => tx.update(examSubmissions).set({ released_at: releasedAt }).where(eq(examSubmissions.id, fx.partial.submissionId))),
+        ).rejects.toMatchObject({ cause: expect.objectContaining({ code: "42501" }) });
+      }
+    }
+    expect(await readsOf(fx.complete, fx)).toEqual(ownScript(fx, fx.complete, 3));
   });
 
   it("a batch under moderation and not signed off is released only when the owner confirms; a signed-off one is released as it is", async () => {
