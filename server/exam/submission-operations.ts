@@ -17,6 +17,21 @@ const { notVisible } = errorMeaning;
 const notWriter = "Not a writer of the batch (its owner, its markers or a department head)";
 const absenceConflict = "The batch is archived or signed off; or the submission has a scan or marks, or is a scan without a student (marking absent only)";
 
+/**
+ * A scan shown in the browser (the marker's, or a student's own released one): inline, never sniffed,
+ * kept by the browser briefly only (a scan can be replaced by a later upload, a release withdrawn).
+ */
+export const inlineScanResponse = (scan: Awaited<ReturnType<typeof openSubmissionScan>>) =>
+  new Response(scan.body, {
+    headers: {
+      "content-type": scan.contentType,
+      "content-length": String(scan.byteSize),
+      "content-disposition": "inline",
+      "cache-control": "private, max-age=60",
+      "x-content-type-options": "nosniff",
+    },
+  });
+
 export const submissionOperations = {
   /** The scanned PDF of a submission (REST only: a file). */
   downloadScan: defineOperation({
@@ -34,17 +49,7 @@ export const submissionOperations = {
       tags,
       summary: "The scanned PDF of a submission the caller may see",
       file: fileReply("application/pdf", "The PDF", { type: "string", contentMediaType: "application/pdf" }),
-      respond: (scan) =>
-        new Response(scan.body, {
-          headers: {
-            "content-type": scan.contentType,
-            "content-length": String(scan.byteSize),
-            "content-disposition": "inline",
-            // A submission's scan can be replaced by a later upload: the browser may keep it briefly only.
-            "cache-control": "private, max-age=60",
-            "x-content-type-options": "nosniff",
-          },
-        }),
+      respond: inlineScanResponse,
       errors: {
         404: "Not found, outside the caller's scope, or no scan yet",
         409: "An anonymous batch, and the scan cannot be read to hide the name written on it",

@@ -1,4 +1,5 @@
 import { fileReply } from "../../http/route";
+import { inlineScanResponse } from "../submission-operations";
 import { defineOperation } from "../../operations/define";
 import { myMarkedPdf } from "./returns-downloads";
 import { pdfAttachment } from "./returns-operations";
@@ -65,17 +66,7 @@ export const studentScriptOperations = {
       tags,
       summary: "The scanned PDF of one released script of the caller",
       file: fileReply("application/pdf", "The PDF", { type: "string", contentMediaType: "application/pdf" }),
-      respond: (scan) =>
-        new Response(scan.body, {
-          headers: {
-            "content-type": scan.contentType,
-            "content-length": String(scan.byteSize),
-            "content-disposition": "inline",
-            // A release can be withdrawn: the browser keeps the scan briefly only.
-            "cache-control": "private, max-age=60",
-            "x-content-type-options": "nosniff",
-          },
-        }),
+      respond: inlineScanResponse,
       errors: { 404: `${notMine}; or no scan`, 502: "Scan storage failed" },
     },
   }),
