@@ -147,10 +147,12 @@ export function markWrites(callerId: string, writes: MarkUpsert[]): { statements
  * `asService`): one statement for a whole transaction, whoever its callers, so two transactions never
  * wait for each other crosswise. The lock only orders writers: what a caller may write is decided by
  * the caller's own statements under row-level security (a submission out of the caller's reach is a
- * 404 there, and nothing of it is read or written).
+ * 404 there, and nothing of it is read or written). FOR NO KEY UPDATE, not FOR UPDATE: a rubric edit's
+ * re-score, holding the question's rubric lock, writes mark history rows whose foreign key takes KEY SHARE
+ * on these submissions; FOR UPDATE would make a write waiting for that rubric lock block it (a deadlock).
  */
 const lockSubmissionsStatement = statementTemplate(
-  sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) order by id for update`,
+  sql`select id from ${examSubmissions} where id = any(${sql.placeholder("submissionIds")}::uuid[]) order by id for no key update`,
 );
 
 const lockSubmissions = (submissionIds: Iterable<string>) => lockSubmissionsStatement({ submissionIds: pgArray([...new Set(submissionIds)]) });
