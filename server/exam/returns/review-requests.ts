@@ -2,7 +2,6 @@ import { and, asc, desc, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { decimal, text } from "../../../lib/rules/input-rules";
 import type { Tx } from "../../db/client";
-import { rowsOf } from "../../db/client";
 import { INSUFFICIENT_PRIVILEGE, postgresErrorCode } from "../../db/postgres-errors";
 import { examBatches, examMarkEntries, examQuestions, examReviewRequests, examSubmissions, users } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
@@ -10,6 +9,7 @@ import { recordId } from "../../http/record-id";
 import { batchNames, submissionInMessage } from "../anonymity";
 import { isHeadOf, openBatchFor } from "../batch-gate";
 import { queueStudentNotice } from "../../notifications/student-notices";
+import { myReleasedBatches } from "./released-batches";
 
 /**
  * Review requests (issue 35, item 6): while a release is open for review, a student asks for one
@@ -100,14 +100,6 @@ function presentRequest(row: RequestRow, questionLabel: string): z.input<typeof 
   };
 }
 
-/** A released script's batch heading, as its student may know it (app.my_released_batches). */
-async function releasedBatchOf(tx: Tx, batchId: string) {
-  const [row] = rowsOf<{ id: string; reviews_until: string | Date | null }>(
-    await tx.execute(sql`select id, reviews_until from app.my_released_batches() where id = ${batchId}`),
-  );
-  return row;
-}
-
 const dateFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
 
 const mayNotChange = "You may not change this mark: it is another marker's to write.";
@@ -131,7 +123,7 @@ async function refusedAs<T>(refusal: AppError, write: () => Promise<T>): Promise
 export async function requestReview(tx: Tx, callerId: string, input: z.input<typeof requestReviewInput>) {
   const { submission_id: submissionId, question_id: questionId, reason } = requestReviewInput.parse(input);
   const [submission] = await tx.select().from(examSubmissions).where(and(eq(examSubmissions.id, submissionId), eq(examSubmissions.student_id, callerId)));
-  const batch = submission && (await releasedBatchOf(tx, submission.batch_id));
+  const batch = submission && (await myReleasedBatches(tx, submission.batch_id)).get(submission.batch_id);
   if (!submission || !batch) throw notFound("Script");
   if (batch.reviews_until === null) throw new AppError("conflict", "Your teacher has not opened this paper for review requests.");
   const until = new Date(batch.reviews_until);

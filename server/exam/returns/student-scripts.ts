@@ -22,6 +22,7 @@ import { type ObjectStorage, isObjectNotFound } from "../../storage/object-stora
 import { isRubricDetail } from "../rubrics";
 import { scanPageOf } from "../scan-page-numbers";
 import { whatToRevise } from "./what-to-revise";
+import { myReleasedBatches } from "./released-batches";
 
 /**
  * The student's "My work" (issue 35, item 3): their released scripts, read under the student's own
@@ -108,24 +109,10 @@ export const markedScriptOutput = z.object({
 });
 export type MarkedScript = z.output<typeof markedScriptOutput>;
 
-interface ReleasedBatch {
-  id: string;
-  title: string;
-  template_id: string;
-  institute_id: string;
-  released_at: string | Date;
-  reviews_until: string | Date | null;
-}
-
 const iso = (value: string | Date) => new Date(value).toISOString();
 const toMarks = (value: string | number | null) => (value === null ? 0 : Math.round(Number(value) * 100) / 100);
 const sum = (values: number[]) => values.reduce((total, value) => total + Math.round(value * 100), 0) / 100;
 const mine = sql`${examSubmissions.id} IN (SELECT app.my_released_submission_ids())`;
-
-async function releasedBatches(tx: Tx): Promise<Map<string, ReleasedBatch>> {
-  const rows = rowsOf<ReleasedBatch>(await tx.execute(sql`SELECT id, title, template_id, institute_id, released_at, reviews_until FROM app.my_released_batches()`));
-  return new Map(rows.map((row) => [row.id, row]));
-}
 
 /** Leaf questions of the templates, in the paper's order (containers never hold marks). */
 async function leafQuestions(tx: Tx, templateIds: string[]) {
@@ -139,7 +126,7 @@ async function leafQuestions(tx: Tx, templateIds: string[]) {
 
 /** The caller's released scripts, newest release first. */
 export async function listMyScripts(tx: Tx): Promise<z.output<typeof myScriptsOutput>> {
-  const batches = await releasedBatches(tx);
+  const batches = await myReleasedBatches(tx);
   const submissions = await tx
     .select({ id: examSubmissions.id, batch_id: examSubmissions.batch_id, released_at: examSubmissions.released_at })
     .from(examSubmissions)
@@ -189,7 +176,7 @@ const kindInWords = { tick: "Tick", cross: "Cross", text: "Comment", pen: "Pen m
 export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?: PointNames): Promise<MarkedScript> {
   const { submission_id: id } = scriptIdInput.parse({ submission_id: submissionId });
   const [submission] = await tx.select().from(examSubmissions).where(and(eq(examSubmissions.id, id), mine));
-  const batch = submission && (await releasedBatches(tx)).get(submission.batch_id);
+  const batch = submission && (await myReleasedBatches(tx, submission.batch_id)).get(submission.batch_id);
   if (!submission?.released_at || !batch) throw notFound("Script");
   const [template] = await tx.select({ title: examTemplates.title, page_count: examTemplates.page_count }).from(examTemplates).where(eq(examTemplates.id, batch.template_id));
   const allQuestions = await leafQuestions(tx, [batch.template_id]);
