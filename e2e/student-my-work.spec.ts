@@ -257,3 +257,25 @@ test("the student downloads their script as a PDF; the batch page offers the cla
   await expectNoAxeViolations(teacher);
   await staff.close();
 });
+
+test("once reviews have closed, the student reads since when, on the list and the script, and is offered no request", async ({ page }, testInfo) => {
+  await admin`update exam_batches set reviews_until = now() - interval '1 day' where id = ${fixture.batchId}`;
+  const base = node!.url;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/signin`);
+  await fillSignIn(page, STUDENT_EMAIL, DEMO_PASSWORD);
+  await expect(page).toHaveURL(/\/timetables$/);
+  await page.goto(`${base}/my-work`);
+  await expect(page.getByText(/reviews closed on/)).toBeVisible();
+  await expect(page.getByText(/you can ask for a review until/)).toHaveCount(0);
+
+  await page.goto(`${base}/my-work/${fixture.submissionId}`);
+  const card = page.getByRole("region", { name: "Review requests" });
+  await expect(card.getByText(/^Reviews closed on .*: you can no longer ask for a question to be looked at again\.$/)).toBeVisible();
+  await expect(page.getByText(/^Review requests closed on /)).toBeVisible();
+  await expect(page.getByText(/You can ask for a question to be looked at again until/)).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Ask for a review of question/ })).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  await card.scrollIntoViewIfNeeded();
+  await screenshot(page, testInfo, "student-reviews-closed-390");
+});

@@ -19,6 +19,7 @@ import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";
 import { formatMarks, marksInWords } from "./marks";
 import { ScriptPdfLink } from "./ScriptPdfLink";
 import { ReviewRequests } from "./ReviewRequests";
+import { useReviewWindow } from "./review-window";
 
 type MarkedScriptData = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 
@@ -87,11 +88,7 @@ function ScriptView({ script }: { script: MarkedScriptData }) {
           <p className="my-script__total-value" aria-label={`${formatMarks(script.total_awarded)} out of ${marksInWords(script.total_available)}`}>
             {formatMarks(script.total_awarded)} <span className="my-script__out-of">/ {formatMarks(script.total_available)}</span>
           </p>
-          {script.reviews_until ? (
-            <p className="muted">
-              You can ask for a question to be looked at again until <LocalDate value={script.reviews_until} style="dateTime" />.
-            </p>
-          ) : null}
+          <ReviewWindowNote reviewsUntil={script.reviews_until} />
         </Card>
         <WhatToRevise points={script.what_to_revise} />
       </div>
@@ -231,5 +228,17 @@ function PageInWords({ page, script }: { page: number; script: MarkedScriptData 
         ))}
       </ul>
     </div>
+  );
+}
+
+/** Under the total: until when the student may ask for a review, or since when they may not. */
+function ReviewWindowNote({ reviewsUntil }: { reviewsUntil: string | null }) {
+  const reviews = useReviewWindow(reviewsUntil);
+  if (reviews.state === "none") return null;
+  return (
+    <p className="muted">
+      {reviews.state === "open" ? "You can ask for a question to be looked at again until " : "Review requests closed on "}
+      <LocalDate value={reviews.until} style="dateTime" />.
+    </p>
   );
 }

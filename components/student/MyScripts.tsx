@@ -8,6 +8,7 @@ import { MarkedWorkIcon } from "@/components/ui/icons";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { useTRPC } from "@/lib/trpc/client";
 import { formatMarks } from "./marks";
+import { useReviewWindow } from "./review-window";
 
 /** The student's released scripts, newest first: a card each, so a phone reads them without a table. */
 export function MyScripts() {
@@ -40,12 +41,7 @@ export function MyScripts() {
                   </p>
                   <p className="muted">
                     Released <LocalDate value={script.released_at} />
-                    {script.reviews_until ? (
-                      <>
-                        {" "}
-                        · you can ask for a review until <LocalDate value={script.reviews_until} style="dateTime" />
-                      </>
-                    ) : null}
+                    <ReviewWindowPhrase reviewsUntil={script.reviews_until} />
                   </p>
                 </li>
               ))}
@@ -54,5 +50,17 @@ export function MyScripts() {
         )
       }
     </QueryStates>
+  );
+}
+
+/** After the release date: until when a review may be asked for, or since when not. */
+function ReviewWindowPhrase({ reviewsUntil }: { reviewsUntil: string | null }) {
+  const reviews = useReviewWindow(reviewsUntil);
+  if (reviews.state === "none") return null;
+  return (
+    <>
+      {" "}
+      · {reviews.state === "open" ? "you can ask for a review until" : "reviews closed on"} <LocalDate value={reviews.until} style="dateTime" />
+    </>
   );
 }

@@ -13,6 +13,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 import { formatMarks } from "./marks";
+import { useReviewWindow } from "./review-window";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Script = Outputs["student"]["scripts"]["get"];
@@ -33,30 +34,28 @@ export function ReviewRequests({ script }: { script: Script }) {
   const mine = useQuery(trpc.student.reviews.mine.queryOptions({ submission_id: script.submission_id }));
   const [asking, setAsking] = useState<Question | null>(null);
   const [sent, setSent] = useState<string | null>(null);
-  const until = script.reviews_until ? new Date(script.reviews_until) : null;
-  // The window is read when the page opens; the server asks again at the moment of the request.
-  const [openedAt] = useState(() => Date.now());
-  const open = until !== null && until.getTime() > openedAt;
+  const reviews = useReviewWindow(script.reviews_until);
+  const open = reviews.state === "open";
   const requests = mine.data?.requests ?? [];
   // Sent: the question's button is gone (its request is open), so focus goes to the confirmation instead.
   const sentNote = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (sent) sentNote.current?.focus();
   }, [sent]);
-  if (until === null && requests.length === 0) return null;
+  if (reviews.state === "none" && requests.length === 0) return null;
 
   return (
     <Card
       title="Review requests"
       id="review-requests"
       description={
-        open ? (
+        reviews.state === "open" ? (
           <>
-            If you think a question was marked wrongly, ask for it to be looked at again, and say why. You can ask until <LocalDate value={until} style="dateTime" />.
+            If you think a question was marked wrongly, ask for it to be looked at again, and say why. You can ask until <LocalDate value={reviews.until} style="dateTime" />.
           </>
-        ) : until ? (
+        ) : reviews.state === "closed" ? (
           <>
-            Reviews closed on <LocalDate value={until} style="dateTime" />: you can no longer ask for a question to be looked at again.
+            Reviews closed on <LocalDate value={reviews.until} style="dateTime" />: you can no longer ask for a question to be looked at again.
           </>
         ) : (
           "Your teacher's answers to your requests."
