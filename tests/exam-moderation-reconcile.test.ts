@@ -1,10 +1,11 @@
 import crypto from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
+import { PUT as upsertMarkRoute } from "../app/api/exam/marks/[mark_id]/route";
 import { POST as reconcileRoute } from "../app/api/exam/submissions/[submission_id]/reconcile/route";
-import { asService } from "../server/db/rls";
-import { examMarkClaims, examSubmissions } from "../server/db/schema";
+import { asService, asUser } from "../server/db/rls";
+import { examMarkClaims, examMarkEntries, examSubmissions } from "../server/db/schema";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { callRest, createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
@@ -30,7 +31,7 @@ describeOnEachDatabase("moderation: a department head reconciles a shared batch"
    * A batch of three scanned scripts, shared: the colleague is its only marker (allocated question 2),
    * the owner first-marks 1a and the colleague 2; everything is in the sample, and the head second-marks.
    */
-  async function sharedModeratedBatch() {
+  async function sharedModeratedBatch({ shared = true } = {}) {
     const owner = as(school.teacher);
     const template = await owner.exam.templates.create({ title: `Reconciled ${crypto.randomUUID().slice(0, 6)}`, page_count: 4 });
     const canvas = sampleCanvas();
@@ -41,13 +42,15 @@ describeOnEachDatabase("moderation: a department head reconciles a shared batch"
       await tx.update(examSubmissions).set({ scan_url: sql`'exam-submissions/' || ${batch.id} || '/' || ${examSubmissions.id} || '.pdf'`, status: "matched" }).where(eq(examSubmissions.batch_id, batch.id));
       return tx.select({ id: examSubmissions.id }).from(examSubmissions).where(eq(examSubmissions.batch_id, batch.id)).orderBy(examSubmissions.script_number);
     });
-    await owner.exam.markers.invite({ batch_id: batch.id, body: { user_id: school.otherTeacher.id } });
-    await owner.exam.markers.setAllocations({ batch_id: batch.id, user_id: school.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
+    if (shared) {
+      await owner.exam.markers.invite({ batch_id: batch.id, body: { user_id: school.otherTeacher.id } });
+      await owner.exam.markers.setAllocations({ batch_id: batch.id, user_id: school.otherTeacher.id, body: { allocations: [{ question_id: canvas.ids.q2 }] } });
+    }
     const mark = (marker: { id: string }, submissionId: string, questionId: string, awarded: number) =>
       as(marker).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: submissionId, question_id: questionId, awarded_marks: awarded, comment: "first", confirmed: true } });
     for (const script of scripts) {
       await mark(school.teacher, script.id, canvas.ids.q1a, 3);
-      await mark(school.otherTeacher, script.id, canvas.ids.q2, 4);
+      await mark(shared ? school.otherTeacher : school.teacher, script.id, canvas.ids.q2, 4);
     }
     await owner.exam.moderation.setSample({ batch_id: batch.id, body: { submission_ids: scripts.map((script) => script.id), tolerance: 0 } });
     for (const script of scripts) {
@@ -97,6 +100,47 @@ describeOnEachDatabase("moderation: a department head reconciles a shared batch"
       as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: scripts[2]!, question_id: canvas.ids.q2, awarded_marks: 1 } }),
     ).rejects.toMatchObject({ code: "CONFLICT" });
     await asService(database().db, (tx) => tx.delete(examMarkClaims).where(eq(examMarkClaims.batch_id, batch.id)));
+  });
+
+  it("a final mark set in moderation stays the moderator's: a marker's later save is a 409 that says so, on tRPC, REST and a direct write; another moderator reconciles again", async () => {
+    for (const shared of [true, false]) {
+      const { canvas, scripts } = await sharedModeratedBatch({ shared });
+      const [script] = scripts;
+      const q2Marker = shared ? school.otherTeacher : school.teacher;
+      await as(school.head).exam.moderation.reconcile({ submission_id: script!, body: { question_id: canvas.ids.q2, final_marks: 2.5 } });
+      const save = (user: { id: string }, awarded: number) =>
+        as(user).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: script!, question_id: canvas.ids.q2, awarded_marks: awarded, confirmed: true } });
+      const q2Mark = async () => (await as(school.teacher).exam.marks.forSubmission({ submission_id: script! })).marks.find((entry) => entry.question_id === canvas.ids.q2)!;
+
+      for (const user of new Set([q2Marker, school.teacher])) {
+        await expect(save(user, 4)).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/^Question 2 of this script has a final mark set in moderation/) });
+      }
+      const reply = await callRest(upsertMarkRoute, {
+        method: "PUT",
+        token: q2Marker.token,
+        params: { mark_id: crypto.randomUUID() },
+        body: { submission_id: script!, question_id: canvas.ids.q2, awarded_marks: 4 },
+      });
+      expect(reply.status).toBe(409);
+      expect((await reply.json()).detail).toMatch(/final mark set in moderation/);
+      // A write that skips the mark write's statement meets the same rule in the policies.
+      await expect(
+        asUser(database().db, q2Marker.id, (tx) =>
+          tx.update(examMarkEntries).set({ awarded_marks: "4" }).where(and(eq(examMarkEntries.submission_id, script!), eq(examMarkEntries.question_id, canvas.ids.q2))),
+        ),
+      ).rejects.toThrow();
+      expect((await q2Mark()).awarded_marks).toBe(2.5);
+
+      // The moderator who set it may change it; another moderator (the owner) reconciles it again, and then it is theirs.
+      await expect(save(school.head, 3)).resolves.toMatchObject({ awarded_marks: 3 });
+      await as(school.teacher).exam.moderation.reconcile({ submission_id: script!, body: { question_id: canvas.ids.q2, final_marks: 1 } });
+      await expect(save(school.head, 5)).rejects.toMatchObject({ code: "CONFLICT" });
+      await expect(save(school.teacher, 1.5)).resolves.toMatchObject({ awarded_marks: 1.5 });
+      // The other pairs keep their markers.
+      await expect(
+        as(school.teacher).exam.marks.upsert({ mark_id: crypto.randomUUID(), body: { submission_id: script!, question_id: canvas.ids.q1a, awarded_marks: 2 } }),
+      ).resolves.toMatchObject({ awarded_marks: 2 });
+    }
   });
 
   it("another school's head gets 404 and nothing changes", async () => {

@@ -4,7 +4,7 @@ import { decimal, jsonValue, text } from "../../lib/rules/input-rules";
 import { recordId } from "../http/record-id";
 import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate } from "../db/client";
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
-import { examBatches, examMarkEntries, examQuestions, examSubmissions } from "../db/schema";
+import { examBatches, examMarkEntries, examQuestions, examReconciliations, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
@@ -180,7 +180,7 @@ export function lockWritten(writes: MarkUpsert[]): Statement[] {
 }
 
 /** Why a write is refused, as writeMarks' statement names it. */
-type Refusal = "submission" | "not_writer" | "archived" | "signed_off" | "question" | "template" | "container" | "allocation" | "claimed" | "rubric" | "awarded_marks";
+type Refusal = "submission" | "not_writer" | "archived" | "signed_off" | "question" | "template" | "container" | "reconciled" | "allocation" | "claimed" | "rubric" | "awarded_marks";
 
 /**
  * The rules a write must keep, in their order, over the columns `writeMarks` reads: the submission `s`
@@ -189,7 +189,7 @@ type Refusal = "submission" | "not_writer" | "archived" | "signed_off" | "questi
  * enforce as well, and the caller's claim on the pair renewed when there is none — also for a write a
  * later rule refuses: the marker is at work on the pair all the same).
  */
-const refusalCase = (withRubric: boolean) => sql`case
+const refusalCase = (withRubric: boolean, callerId: ReturnType<typeof sql.placeholder>) => sql`case
     when s.id is null or b.id is null then 'submission'
     when writer.refusal = 'not_writer' then 'not_writer'
     when b.status = 'archived' then 'archived'
@@ -197,6 +197,7 @@ const refusalCase = (withRubric: boolean) => sql`case
     when q.id is null then 'question'
     when q.template_id <> b.template_id then 'template'
     when q.is_container then 'container'
+    when reconciled.reconciled_by is distinct from ${callerId}::uuid and reconciled.id is not null then 'reconciled'
     when shared.refusal is not null then shared.refusal${withRubric ? sql`
     when rubric.unknown_items > 0 then 'rubric'` : sql``}
     when ${withRubric ? sql`coalesce(rubric.awarded, w.awarded_marks)` : sql`w.awarded_marks`} < 0
@@ -217,6 +218,11 @@ function refusalError(refusal: Refusal, { body }: MarkUpsert, row: Record<string
       return new AppError("invalid", "Question: not a question of this batch's paper", "question_id");
     case "container":
       return new AppError("invalid", `Question: question ${String(row.label)} takes no mark itself; mark its parts`, "question_id");
+    case "reconciled":
+      return new AppError(
+        "conflict",
+        `Question ${String(row.label)} of this script has a final mark set in moderation, which a marker's save does not change: ask the moderator who set it`,
+      );
     case "allocation":
       return new AppError("forbidden", `Question ${String(row.label)} of this script is not in your allocation: ask the batch's owner to allocate it to you`);
     case "claimed":
@@ -343,11 +349,12 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
     ),
     context as materialized (
       select w.*, ${withRubric ? sql`rubric.awarded` : sql`null::numeric`} as rubric_awarded, s.batch_id, s.status, b.template_id, q.label,
-        q.max_marks::text as max_marks, ${refusalCase(withRubric)} as refusal
+        q.max_marks::text as max_marks, ${refusalCase(withRubric, callerId)} as refusal
       from w
       left join (select id, batch_id, status from ${examSubmissions} where id = any(${submissionIds}::uuid[]) and ${isRunningAs(callerId)}) s on s.id = w.submission_id
       left join ${examBatches} b on b.id = s.batch_id
       left join (select id, template_id, label, is_container, max_marks from ${examQuestions} where id = any(${questionIds}::uuid[])) q on q.id = w.question_id
+      left join ${examReconciliations} reconciled on reconciled.submission_id = w.submission_id and reconciled.question_id = w.question_id
       left join lateral (select case when b.teacher_id <> ${callerId}::uuid and not b.has_markers
         then app.mark_write_refusal(b.id, w.submission_id, w.question_id) end as refusal) writer on true
       left join lateral (select case when b.has_markers

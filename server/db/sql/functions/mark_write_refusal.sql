@@ -6,8 +6,9 @@
 --   school, and its invited markers. Other staff of the school read the batch and write nothing of it.
 -- - 'allocation': a marker (neither the owner nor a head) outside their allocation (question, script range).
 -- - 'claimed': on a batch with markers, another marker holds an unexpired claim on the pair.
--- A pair the caller has reconciled (exam_reconciliations) is theirs to write, whoever holds its claim: a
--- moderator's final mark. It answers null for a batch outside the caller's school (the other policies
+-- - 'reconciled': the pair was reconciled in moderation (exam_reconciliations) by someone else: its final
+--   mark is the moderator's, and no marker's later save overwrites it. The moderator who reconciled it
+--   writes it, whoever holds its claim; another moderator changes it by reconciling it again. It answers null for a batch outside the caller's school (the other policies
 -- refuse there), so it tells nothing about another school.
 -- SECURITY DEFINER: a policy of exam_mark_entries reads markers, allocations and claims whatever the
 -- caller may read. No SET search_path, because it is asked per row of every mark write and a SET clause
@@ -24,6 +25,7 @@ CREATE OR REPLACE FUNCTION app.mark_write_refusal(p_batch uuid, p_submission uui
     institute uuid;
     shared boolean;
     script integer;
+    reconciler uuid;
   BEGIN
     IF p_batch IS NULL THEN
       RETURN NULL;
@@ -34,12 +36,11 @@ CREATE OR REPLACE FUNCTION app.mark_write_refusal(p_batch uuid, p_submission uui
     IF NOT FOUND THEN
       RETURN NULL;
     END IF;
-    -- A pair the caller has just reconciled is theirs to write (the previous migration's rule, kept).
-    IF EXISTS (
-      SELECT 1 FROM public.exam_reconciliations r
-      WHERE r.submission_id = p_submission AND r.question_id = p_question AND r.batch_id = p_batch AND r.reconciled_by = caller
-    ) THEN
-      RETURN NULL;
+    -- A reconciled pair is its moderator's to write, and no one else's.
+    SELECT r.reconciled_by INTO reconciler FROM public.exam_reconciliations r
+      WHERE r.submission_id = p_submission AND r.question_id = p_question AND r.batch_id = p_batch;
+    IF FOUND THEN
+      RETURN CASE WHEN reconciler = caller THEN NULL ELSE 'reconciled' END;
     END IF;
     IF owner IS DISTINCT FROM caller AND institute NOT IN (SELECT app.my_head_institute_ids()) THEN
       IF NOT EXISTS (SELECT 1 FROM public.exam_batch_markers WHERE batch_id = p_batch AND user_id = caller) THEN
