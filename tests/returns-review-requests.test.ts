@@ -148,6 +148,24 @@ describeOnEachDatabase("review requests", (database) => {
     await expect(as(school.head).exam.reviews.answer({ request_id: request.id, outcome: "changed", awarded_marks: 4, reply: "Yes." })).resolves.toMatchObject({ marks_after: 4 });
   });
 
+  it("a request about a mark set in moderation goes to the moderator who set it, who may change it; the owner may not", async () => {
+    const { batch, canvas, student, script } = await markedBatch({ reviewsUntil: new Date(Date.now() + day) });
+    await as(school.teacher).exam.moderation.setSample({ batch_id: batch.id, body: { submission_ids: [script.id], tolerance: 0 } });
+    await as(school.head).exam.moderation.saveSecondMark({ submission_id: script.id, body: { question_id: canvas.ids.q2, awarded_marks: 1 } });
+    await as(school.head).exam.moderation.reconcile({ submission_id: script.id, body: { question_id: canvas.ids.q2, final_marks: 2 } });
+    const request = await as(student).student.reviews.request({ submission_id: script.id, question_id: canvas.ids.q2, reason: "The method was right." });
+    expect(request).toMatchObject({ marks_before: 2 });
+    const queued = (await as(school.head).exam.reviews.queue({ batch_id: batch.id })).requests;
+    expect(queued.map((entry) => [entry.id, entry.assigned_to])).toEqual([[request.id, school.head.id]]);
+    await expect(as(school.teacher).exam.reviews.answer({ request_id: request.id, outcome: "changed", awarded_marks: 4, reply: "Yes." })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(as(school.head).exam.reviews.answer({ request_id: request.id, outcome: "changed", awarded_marks: 3, reply: "Method mark given." })).resolves.toMatchObject({
+      marks_before: 2,
+      marks_after: 3,
+    });
+  });
+
   describe("over REST, hostile bodies are refused with the contract's error and write nothing", () => {
     it("requests and answers", async () => {
       const { batch, canvas, student, script } = await markedBatch({ reviewsUntil: new Date(Date.now() + day) });

@@ -1,6 +1,7 @@
 -- Trigger of exam_review_requests: fills a new request from the script it names: its batch, the mark
--- before, and who it goes to (a signed-off batch's heads: null; else the marker whose allocation covers
--- the question and script, invited first; else the owner). SECURITY DEFINER: the student who asks reads
+-- before, and who it goes to (a signed-off batch's heads: null; else the moderator who set the pair's
+-- final mark, the only one who may change it; else the marker whose allocation covers the question and
+-- script, invited first; else the owner). SECURITY DEFINER: the student who asks reads
 -- none of the batch's marking.
 
 CREATE OR REPLACE FUNCTION app.fill_review_request() RETURNS trigger
@@ -18,6 +19,7 @@ CREATE OR REPLACE FUNCTION app.fill_review_request() RETURNS trigger
       NEW.assigned_to := NULL;
     ELSE
       NEW.assigned_to := coalesce(
+        (SELECT r.reconciled_by FROM exam_reconciliations r WHERE r.submission_id = NEW.submission_id AND r.question_id = NEW.question_id),
         (SELECT a.marker_id FROM exam_allocations a JOIN exam_batch_markers m ON m.batch_id = a.batch_id AND m.user_id = a.marker_id
           WHERE a.batch_id = v_batch.id
             AND (a.question_id IS NULL OR a.question_id = NEW.question_id)
