@@ -3,15 +3,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PDFDocument } from "pdf-lib";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { GET as getFileRoute } from "../app/api/exam/files/[file_id]/route";
 import { POST as uploadRoute } from "../app/api/exam/files/route";
 import { POST as postTemplate } from "../app/api/exam/templates/route";
+import { asService } from "../server/db/rls";
+import { examSubmissions } from "../server/db/schema";
 import { createCaller } from "../server/trpc/root";
 import { createLocalStorage } from "../server/storage/local";
 import { type ObjectStorage, useObjectStorage } from "../server/storage/object-storage";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createCataloguePaper, multipartBody, pdfBytes } from "./support/exam-fixtures";
+import { callRest, createCataloguePaper, createClassWithStudents, multipartBody, pdfBytes, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
 const BUCKET = "cc.exam.submissions";
@@ -88,6 +91,21 @@ describeOnEachDatabase("exam template files", (database) => {
     // Another school cannot build a template on it either (the file reads as unknown).
     const template = await callRest(postTemplate, { method: "POST", token: otherSchool.teacher.token, body: { title: "Borrowed", source_file_id: file.id } });
     expect(template.status).toBe(400);
+  });
+
+  it("serves no scan, to anyone of the school: its pages name students, and the scan routes apply the batch's rules", async () => {
+    const owner = createCaller({ db: database().db, user: { id: school.teacher.id } });
+    const template = await owner.exam.templates.create({ title: "Scanned", page_count: 1 });
+    const roster = await createClassWithStudents(database().db, school, 1);
+    const batch = await owner.exam.batches.create({ template_id: template.id, class_id: roster.class.id });
+    expect((await uploadScanInOrder(school.teacher.token, batch.id, await realPdf(1))).status).toBe(200);
+    const [scan] = await asService(database().db, (tx) => tx.select({ fileId: examSubmissions.scan_file_id }).from(examSubmissions).where(eq(examSubmissions.batch_id, batch.id)));
+    expect(scan?.fileId).toEqual(expect.any(String));
+    for (const user of [school.teacher, school.otherTeacher, school.head]) {
+      const reply = await download(user.token, scan!.fileId!);
+      expect(reply.status).toBe(404);
+      expect(await reply.json()).toEqual({ detail: "File not found" });
+    }
   });
 
   it("refuses a non-PDF with 415 and stores nothing", async () => {

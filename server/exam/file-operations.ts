@@ -20,7 +20,7 @@ export const examFileOperations = {
       path: "/api/exam/files/{file_id}",
       operationId: "downloadTemplateFile",
       tags: ["exam"],
-      summary: "The PDF of a file the caller may see",
+      summary: "The PDF of a paper the caller may see (never a scan: the scan routes serve those)",
       file: fileReply("application/pdf", "The PDF", { type: "string", contentMediaType: "application/pdf" }),
       respond: ({ file, body }) => {
         const name = (file.original_name ?? `${file.id}.pdf`).replace(/[^\w. -]/g, "_");

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { recordId } from "../http/record-id";
-import type { Db } from "../db/client";
-import { asUser } from "../db/rls";
-import { files } from "../db/schema";
+import { type Db, rowsOf } from "../db/client";
+import { asService, asUser } from "../db/rls";
+import { examScanPages, examScanPiles, examSubmissions, files } from "../db/schema";
 import { env } from "../env";
 import { AppError, notFound } from "../errors";
 import { validatedReply } from "../http/validated-reply";
@@ -118,7 +118,13 @@ async function countPages(bytes: Buffer): Promise<number> {
   }
 }
 
-/** A file the caller may read (RLS: their school's or the catalogue's) with its bytes as a stream. */
+/**
+ * A paper the caller may read (RLS: their school's or the catalogue's) with its bytes as a stream. A
+ * scan or a pile is a file of the school too, but not served here: its pages name students, and the scan
+ * routes serve them to whom the batch's rules allow, redacted where it is anonymous; here it is a 404, as
+ * for a file that does not exist. Whether a file is a scan is asked with the service's rights, since the
+ * caller may see none of the batch that holds it.
+ */
 export async function openFile(db: Db, callerId: string, fileId: string, options: { storage?: ObjectStorage } = {}) {
   const { file_id: id } = fileIdInput.parse({ file_id: fileId });
   const row = await asUser(db, callerId, async (tx) => {
@@ -126,6 +132,7 @@ export async function openFile(db: Db, callerId: string, fileId: string, options
     if (!file) throw notFound("File");
     return file;
   });
+  if (await isScan(db, row.id)) throw notFound("File");
   const storage = options.storage ?? objectStorage();
   try {
     return { file: publicFile(row), body: await storage.get(row.bucket, row.storage_key) };
@@ -134,4 +141,16 @@ export async function openFile(db: Db, callerId: string, fileId: string, options
     logger.error("file read failed", error);
     throw new AppError("upstream", "The file could not be read from storage; try again");
   }
+}
+
+/** Whether a stored file holds scanned pages: a script's scan, a pile, or a page of one. */
+async function isScan(db: Db, fileId: string): Promise<boolean> {
+  const [row] = rowsOf<{ scan: boolean }>(
+    await asService(db, (tx) =>
+      tx.execute(sql`select exists (select 1 from ${examSubmissions} where scan_file_id = ${fileId})
+        or exists (select 1 from ${examScanPiles} where file_id = ${fileId})
+        or exists (select 1 from ${examScanPages} where file_id = ${fileId}) as scan`),
+    ),
+  );
+  return row?.scan === true;
 }

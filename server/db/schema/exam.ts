@@ -293,6 +293,8 @@ export const examSubmissions = pgTable(
     index("exam_submissions_batch_idx").on(table.batch_id, table.created_at),
     // A student's own submissions: the student branch of the submission and mark read policies.
     index("exam_submissions_student_idx").on(table.student_id).where(sql`${table.student_id} is not null`),
+    // The file routes ask whether a file is a scan (server/exam/files.ts).
+    index("exam_submissions_scan_file_idx").on(table.scan_file_id).where(sql`${table.scan_file_id} is not null`),
     // Only a student's script is released.
     check("exam_submissions_released_has_student", sql`${table.released_at} is null or ${table.student_id} is not null`),
   ],

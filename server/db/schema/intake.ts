@@ -62,6 +62,7 @@ export const examScanPiles = pgTable(
   },
   (table) => [
     index("exam_scan_piles_batch_idx").on(table.batch_id, table.created_at),
+    index("exam_scan_piles_file_idx").on(table.file_id),
     check("exam_scan_piles_pages_read_range", sql`${table.pages_read} >= 0 and (${table.page_count} is null or ${table.pages_read} <= ${table.page_count})`),
   ],
 );
@@ -114,6 +115,7 @@ export const examScanPages = pgTable(
     // One page per position of a submission: a deferred unique constraint written by hand in
     // drizzle/0013, so that a move can renumber a submission's pages inside one transaction.
     index("exam_scan_pages_batch_idx").on(table.batch_id, table.placement),
+    index("exam_scan_pages_file_idx").on(table.file_id),
     check(
       "exam_scan_pages_one_place",
       sql`(${table.placement} = 'filed') = (${table.submission_id} is not null and ${table.page_number} is not null)`,
