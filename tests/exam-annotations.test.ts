@@ -350,7 +350,7 @@ describeOnEachDatabase("annotations on a script's scan", (database) => {
     expect(tooLong.status).toBe(400);
     expect(await tooLong.json()).toEqual({ detail: "Geometry, points: a stroke has at most 4000 points; split a longer one" });
     expect(await rowsOf(scripts[0]!)).toHaveLength(1);
-  });
+  }, 120_000); // 8,000 points parsed and two ~200 kB rows written through PGlite: seconds alone, far more on a loaded machine
 
   it("answers hostile shapes over HTTP with a 400 and the contract's {detail}, writes nothing, never a 500", async () => {
     const { canvas, scripts } = await batchOf();
