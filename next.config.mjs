@@ -1,5 +1,6 @@
 /**
- * MARKBOOK_START_BUILD=1 is set by `npm start` (scripts/start.ts) for the build of a first start: that
+ * MARKBOOK_START_BUILD=1 is set by `npm start` (scripts/start.ts) for the build of a first start, and by
+ * the end-to-end tests' build (playwright.config.ts, after `npm test`'s own type-check): that
  * build skips type-checking, which `npm test` does (`npm run typecheck`, with lint), and `npm run build`
  * still does. It was 107 s of a 219 s first build on two cores. (Next 16's build runs no lint.) It
  * writes no Turbopack cache either (about 35 s on two cores): a later start does not build again, so

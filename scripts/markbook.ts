@@ -24,7 +24,7 @@ import { type Role, createUser, findUserByEmail, roles, setUserActive } from "..
 import { applyRosterImportInto } from "../server/identity/roster-apply";
 import { parseMappingParameter, rosterLimits } from "../server/identity/roster-import";
 import { planRosterImportInto } from "../server/identity/roster-plan";
-import { readRosterSource } from "../server/identity/roster-source";
+import { importTooLarge, readRosterSource } from "../server/identity/roster-source";
 import { describeRosterImport } from "../server/identity/roster-summary";
 import { logger } from "../server/logger";
 import { openConfiguredDatabase } from "../server/startup";
@@ -178,13 +178,17 @@ const commands: Record<string, Command> = {
     optional: ["dry-run", "mapping"],
     argument: "FILE",
     run: async (db, o, file) => {
+      const limits = rosterLimits();
       let bytes: Uint8Array;
       try {
+        // The size first: a file over the limit (a wrong path to a disk image, say) is never read into memory.
+        if (fs.statSync(file!).size > limits.maxBytes) throw importTooLarge(limits.maxBytes);
         bytes = new Uint8Array(fs.readFileSync(file!));
       } catch (error) {
+        if (error instanceof AppError) throw error;
         throw new CliError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
       }
-      const source = await readRosterSource([{ name: path.basename(file!), bytes }], rosterLimits());
+      const source = await readRosterSource([{ name: path.basename(file!), bytes }], limits);
       const mapping = parseMappingParameter(o.mapping);
       const result = await asService(db, async (tx) => {
         await findInstitute(tx, o.institute!);

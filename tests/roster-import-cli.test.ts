@@ -40,11 +40,19 @@ describe("npm run markbook -- user import", () => {
 
       const missing = await markbook(["user", "import", "--institute", institute, "no-such-file.csv"]);
       expect(missing).toMatchObject({ code: 1, stderr: "markbook: no-such-file.csv: cannot be read (ENOENT)\n" });
+      // A file over the import limit is refused by its size, never read whole (a sparse 3 GB file).
+      const huge = path.join(dataDir, "huge.csv");
+      fs.writeFileSync(huge, "");
+      fs.truncateSync(huge, 3 * 1024 ** 3);
+      const tooLarge = await markbook(["user", "import", "--institute", institute, huge]);
+      expect(tooLarge.code).toBe(1);
+      expect(tooLarge.stderr).toMatch(/The import is larger than 5 MB: split it into smaller files\n$/);
+      fs.rmSync(huge);
       const noFile = await markbook(["user", "import", "--institute", institute]);
       expect(noFile.stderr).toMatch(/^markbook: user import: give one FILE \(usage: user import --institute ID FILE/);
       const unknown = await markbook(["user", "import", "--institute", "7f9c4a52-0000-4000-8000-000000000000", bundle]);
       expect(unknown.stderr).toBe("markbook: --institute 7f9c4a52-0000-4000-8000-000000000000: no institute with this id\n");
     },
-    timeoutFor(COST.cliFirstRun + 6 * COST.cliRun),
+    timeoutFor(COST.cliFirstRun + 7 * COST.cliRun),
   );
 });

@@ -48,12 +48,12 @@ export async function readRosterSource(files: readonly RosterFile[], limits: Ros
   const zips = files.filter(isZip);
   if (zips.length > 0) {
     if (files.length > 1) throw new AppError("invalid", ONE_FILE, "file");
-    return readBundle(await unzipBundle(zips[0]!, limits), limits, zips[0]!.name);
+    return await readBundle(await unzipBundle(zips[0]!, limits), limits, zips[0]!.name);
   }
   const named = new Map(files.map((file) => [baseName(file.name), file]));
-  if (named.has("users.csv") && files.length > 1) return readBundle(files, limits, "The files");
+  if (named.has("users.csv") && files.length > 1) return await readBundle(files, limits, "The files");
   if (files.length > 1) throw new AppError("invalid", ONE_FILE, "file");
-  const table = parseCsvTable(files[0]!.bytes, files[0]!.name, limits.maxRows);
+  const table = await parseCsvTable(files[0]!.bytes, files[0]!.name, limits.maxRows);
   // A bundle's users.csv given alone: still OneRoster, without classes or enrollments.
   if (baseName(files[0]!.name) === "users.csv" && table.columns.includes("sourcedId")) {
     return { format: "oneroster", users: table, classes: null, enrollments: null };
@@ -73,16 +73,16 @@ async function unzipBundle(zip: RosterFile, limits: RosterLimits): Promise<Roste
   return entries.map((entry) => ({ name: baseName(entry.path), bytes: entry.bytes }));
 }
 
-function readBundle(files: readonly RosterFile[], limits: RosterLimits, where: string): RosterSource {
+async function readBundle(files: readonly RosterFile[], limits: RosterLimits, where: string): Promise<RosterSource> {
   const byName = new Map(files.map((file) => [baseName(file.name), file]));
   const table = (name: string) => {
     const file = byName.get(name);
-    return file ? parseCsvTable(file.bytes, name, limits.maxRows) : null;
+    return file ? parseCsvTable(file.bytes, name, limits.maxRows) : Promise.resolve(null);
   };
-  const users = table("users.csv");
+  const users = await table("users.csv");
   if (!users) throw new AppError("invalid", `${where} is not a OneRoster bundle: it has no users.csv`, "file");
   for (const required of ["sourcedId", "role"]) {
     if (!users.columns.includes(required)) throw new AppError("invalid", `users.csv has no ${required} column: it is not a OneRoster users file`, "file");
   }
-  return { format: "oneroster", users, classes: table("classes.csv"), enrollments: table("enrollments.csv") };
+  return { format: "oneroster", users, classes: await table("classes.csv"), enrollments: await table("enrollments.csv") };
 }
