@@ -32,19 +32,14 @@ export const TICK_BOX_MAX_SIDE = 0.1;
 export const TICK_BOX_LABELS = Array.from({ length: MAX_TICK_BOXES }, (_, index) => String.fromCharCode(65 + index));
 
 const label = z.string({ error: "a box's label is one capital letter, A to Z" }).regex(/^[A-Z]$/, "a box's label is one capital letter, A to Z");
+// zod's numbers refuse NaN and the infinities already.
 const fraction = (name: string) =>
   z
     .number({ error: `${name} must be a number` })
-    .refine(Number.isFinite, `${name} must be a number`)
-    .refine((value) => value >= 0 && value <= 1, `${name} must be between 0 and 1 (a share of the page)`);
-const side = (name: string) =>
-  z
-    .number({ error: `${name} must be a number` })
-    .refine(Number.isFinite, `${name} must be a number`)
-    .refine(
-      (value) => value >= TICK_BOX_MIN_SIDE && value <= TICK_BOX_MAX_SIDE,
-      `${name} must be between ${TICK_BOX_MIN_SIDE} and ${TICK_BOX_MAX_SIDE} of the page (a tick box is a few millimetres across)`,
-    );
+    .min(0, `${name} must be between 0 and 1 (a share of the page)`)
+    .max(1, `${name} must be between 0 and 1 (a share of the page)`);
+const sideRule = (name: string) => `${name} must be between ${TICK_BOX_MIN_SIDE} and ${TICK_BOX_MAX_SIDE} of the page (a tick box is a few millimetres across)`;
+const side = (name: string) => z.number({ error: `${name} must be a number` }).min(TICK_BOX_MIN_SIDE, sideRule(name)).max(TICK_BOX_MAX_SIDE, sideRule(name));
 
 export const tickBoxSchema = z
   .strictObject({
