@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { AppError } from "../server/errors";
+import { workerImaging } from "../server/exam/intake/imaging";
+import { hostileFiles } from "./support/hostile-files";
 import { findTickBoxes } from "../server/exam/intake/imaging/find-tick-boxes";
 import { tickBoxPaper, tickPaperArea } from "./support/tick-box-paper";
 
@@ -42,4 +45,20 @@ describe("finding the tick boxes printed in an area", () => {
     await expect(findTickBoxes(paper.pdf, 3, tickPaperArea)).rejects.toMatchObject({ code: "invalid", message: "Page 3 is beyond the paper's 2 pages" });
     await expect(findTickBoxes(new TextEncoder().encode("not a pdf"), 1, tickPaperArea)).rejects.toMatchObject({ code: "invalid", message: /not a PDF/ });
   });
+
+  it("in the imaging worker, every hostile paper of the corpus is refused with a sentence or searched within the pixel cap", async () => {
+    const imaging = workerImaging();
+    const paper = await tickBoxPaper();
+    // The worker answers as the function does.
+    expect((await imaging.findTickBoxes(paper.pdf, tickPaperArea.page, tickPaperArea)).map((box) => box.label)).toEqual(paper.boxes.map((box) => box.label));
+    for (const file of await hostileFiles()) {
+      try {
+        const boxes = await imaging.findTickBoxes(file.bytes, 1, { x: 0, y: 0, width: 1, height: 1 });
+        expect(boxes.length, file.name).toBeLessThanOrEqual(26);
+      } catch (error) {
+        expect(error, `${file.name}: ${String(error)}`).toBeInstanceOf(AppError);
+        expect((error as AppError).code, file.name).toBe("invalid");
+      }
+    }
+  }, 120_000);
 });

@@ -103,14 +103,14 @@ function TickBoxList({ area, readOnly, tools }: { area: EditorArea; readOnly: bo
           {boxes.map((box, index) => (
             <li key={index} className={`tick-boxes__row${tools.selectedIndex === index ? " tick-boxes__row--selected" : ""}`}>
               <SelectField
-                label={`Box ${index + 1} label`}
+                label={`Box ${index + 1} letter`}
                 value={box.label}
                 options={TICK_BOX_LABELS.map((label) => ({ value: label, label }))}
                 onChange={(e) => tools.onRelabel(index, e.currentTarget.value)}
                 onFocus={() => tools.onSelect(index)}
               />
               <SelectField
-                label={`Box ${box.label} shape`}
+                label={`Box ${index + 1} shape`}
                 value={box.shape}
                 options={[
                   { value: "square", label: "Square" },

@@ -5,6 +5,8 @@ import { type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampR
 
 type Handle = "n" | "s" | "e" | "w" | "ne" | "nw" | "se" | "sw";
 const handles: Handle[] = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
+/** A tick box is a few millimetres across: its corners only, or the handles would hide it. */
+const cornerHandles: Handle[] = ["nw", "ne", "se", "sw"];
 
 interface Drag {
   mode: "draw" | "move" | "resize";
@@ -222,7 +224,7 @@ export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, sele
               {area.label}
             </span>
             {selected
-              ? handles.map((handle) => (
+              ? (area.kind === "tick-box" ? cornerHandles : handles).map((handle) => (
                   <span key={handle} aria-hidden="true" className={`area__handle area__handle--${handle}`} data-handle={handle} onPointerDown={(event) => begin(event, "resize", area, handle)} />
                 ))
               : null}

@@ -160,14 +160,14 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onA
       ) : null}
       <div className="field">
         <label className="field__label" htmlFor={schemeId}>
-          {structured ? "Mark scheme notes" : "Mark scheme"}
+          {structured || multipleChoice ? "Mark scheme notes" : "Mark scheme"}
         </label>
         <textarea
           id={schemeId}
           className="input textarea"
           rows={4}
           disabled={readOnly}
-          placeholder={structured ? "Notes for markers, e.g. accept 140.0" : "e.g. M1 for a correct method; A1 for 42"}
+          placeholder={multipleChoice ? "Notes for markers, e.g. a crossed-out tick is no answer" : structured ? "Notes for markers, e.g. accept 140.0" : "e.g. M1 for a correct method; A1 for 42"}
           value={markSchemeText(question.mark_scheme)}
           onChange={(e) => onChange({ mark_scheme: withMarkSchemeText(question.mark_scheme, e.currentTarget.value) })}
         />
