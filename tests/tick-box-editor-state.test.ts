@@ -6,6 +6,7 @@ import {
   chooseCorrect,
   moveTickBox,
   parseTickBoxId,
+  readyProblem,
   questionBoxLabels,
   relabelTickBox,
   removeTickBox,
@@ -72,5 +73,11 @@ describe("tick boxes in the template editor", () => {
     const written = { ...area, id: "area-2" };
     const body = saveBody({ ...d, areas: [...d.areas, written] });
     expect(body.response_areas.map((a) => a.tick_boxes)).toEqual([found, null]);
+  });
+
+  it("Ready is not saved while a multiple-choice question has no right answer: the editor names it first", () => {
+    const d = setTickBoxes(setAnswerType({ ...doc, status: "ready" }, "q1", "multiple_choice"), "area-1", found);
+    expect(readyProblem(d)).toEqual({ question: d.questions[0], message: "Question 1: choose its right tick box before the template is Ready." });
+    expect(readyProblem({ ...d, questions: [{ ...d.questions[0]!, mark_scheme: chooseCorrect(schemeOf(d), "A", true) }] })).toBeNull();
   });
 });

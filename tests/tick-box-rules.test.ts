@@ -111,6 +111,25 @@ describeOnEachDatabase("tick boxes in the template", (database) => {
     expect(edited.mark_scheme).toEqual({ type: "multiple_choice", correct: ["A", "C"], allow_multiple: true });
   });
 
+  it("a Ready template needs every multiple-choice question's right answer, whichever way it is asked", async () => {
+    const teacher = as(school.teacher);
+    const template = await newTemplate();
+    const { ids, canvas } = multipleChoiceCanvas(boxes, { type: "multiple_choice", correct: [], allow_multiple: false });
+    await expect(teacher.exam.templates.save({ template_id: template.id, body: { ...canvas, status: "ready" } as never })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "Question 2: choose its right tick box before the template is Ready",
+    });
+    await teacher.exam.templates.save({ template_id: template.id, body: canvas as never });
+    await expect(teacher.exam.templates.save({ template_id: template.id, body: { status: "ready" } })).rejects.toMatchObject({
+      message: "Question 2: choose its right tick box before the template is Ready",
+    });
+    await teacher.exam.questions.editMarkScheme({ question_id: ids.q2, body: { mark_scheme: { type: "multiple_choice", correct: ["C"], allow_multiple: false } } });
+    expect((await teacher.exam.templates.save({ template_id: template.id, body: { status: "ready" } })).status).toBe("ready");
+    await expect(
+      teacher.exam.questions.editMarkScheme({ question_id: ids.q2, body: { mark_scheme: { type: "multiple_choice", correct: [], allow_multiple: false } } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: "Question 2: choose its right tick box before the template is Ready: set the template back to Draft to clear it" });
+  });
+
   it("the database bounds the column whoever writes it", async () => {
     const template = await newTemplate();
     const { canvas } = multipleChoiceCanvas();

@@ -6,7 +6,7 @@
 
 import { parseMaxMarks, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "@/lib/rules/max-marks";
 import type { TemplateStatus } from "@/server/exam/templates";
-import { MULTIPLE_CHOICE, TICK_BOX_LABELS, type TickBox } from "@/lib/rules/tick-boxes";
+import { MULTIPLE_CHOICE, TICK_BOX_LABELS, type TickBox, multipleChoiceWithoutAnswer, readyWithoutRightAnswer } from "@/lib/rules/tick-boxes";
 
 export type { TemplateStatus };
 export type AreaKind = "response" | "context";
@@ -323,7 +323,9 @@ export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuest
 export function readyProblem(doc: EditorDocument): { question: EditorQuestion; message: string } | null {
   if (doc.status !== "ready") return null;
   const question = partWithoutMaxMarks(doc.questions);
-  return question ? { question, message: `${readyWithoutMaxMarks(question.label)}.` } : null;
+  if (question) return { question, message: `${readyWithoutMaxMarks(question.label)}.` };
+  const unanswered = multipleChoiceWithoutAnswer(doc.questions);
+  return unanswered ? { question: unanswered, message: `${readyWithoutRightAnswer(unanswered.label)}.` } : null;
 }
 
 /** The body of exam.templates.save: template fields plus the full canvas. A question with parts is worth their total. */

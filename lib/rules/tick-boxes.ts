@@ -135,3 +135,16 @@ export function multipleChoiceMarks(scheme: Pick<MultipleChoiceScheme, "correct"
   if (right.size === 0 || answer.size !== right.size) return 0;
   return [...answer].every((tick) => right.has(tick)) ? maxMarks : 0;
 }
+
+/** The first multiple-choice question without a right answer (a Ready template can be marked from the ticks), or null. */
+export function multipleChoiceWithoutAnswer<Question extends { label: string; is_container: boolean; mark_scheme: { type: string; [key: string]: unknown } | null }>(
+  questions: readonly Question[],
+): Question | null {
+  return (
+    questions.find(
+      (question) => !question.is_container && isMultipleChoiceScheme(question.mark_scheme) && !(Array.isArray(question.mark_scheme!.correct) && question.mark_scheme!.correct.length > 0),
+    ) ?? null
+  );
+}
+
+export const readyWithoutRightAnswer = (label: string) => `Question ${label}: choose its right tick box before the template is Ready`;

@@ -26,7 +26,7 @@ import { type CatalogueStructure, catalogueStructure } from "./catalogue";
 import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "../../lib/rules/max-marks";
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
-import { isMultipleChoiceScheme, multipleChoiceFault, tickBoxesSchema } from "../../lib/rules/tick-boxes";
+import { isMultipleChoiceScheme, multipleChoiceFault, multipleChoiceWithoutAnswer, readyWithoutRightAnswer, tickBoxesSchema } from "../../lib/rules/tick-boxes";
 
 const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
@@ -301,6 +301,8 @@ export async function replaceTemplate(tx: Tx, callerId: string, { template_id: t
     const questions = body.questions ?? (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, templateId))).map(questionFromRow);
     const missing = partWithoutMaxMarks(inTreeOrder(questions));
     if (missing) throw new AppError("invalid", readyWithoutMaxMarks(missing.label), "max_marks");
+    const unanswered = multipleChoiceWithoutAnswer(inTreeOrder(questions));
+    if (unanswered) throw new AppError("invalid", readyWithoutRightAnswer(unanswered.label), "mark_scheme");
   }
 
   if (body.questions && body.response_areas && body.boundaries) {
@@ -423,6 +425,9 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
     const areas = await tx.select({ tick_boxes: examResponseAreas.tick_boxes }).from(examResponseAreas).where(eq(examResponseAreas.question_id, questionId));
     const fault = multipleChoiceFault(body.mark_scheme, new Set(areas.flatMap((area) => (area.tick_boxes ?? []).map((box) => box.label))));
     if (fault) throw new AppError("invalid", `mark_scheme: question ${question.label}: ${fault}`, "mark_scheme");
+    if (template.status === "ready" && multipleChoiceWithoutAnswer([{ ...question, mark_scheme: body.mark_scheme }])) {
+      throw new AppError("invalid", `${readyWithoutRightAnswer(question.label)}: set the template back to Draft to clear it`, "mark_scheme");
+    }
   }
   if (body.max_marks !== undefined && body.max_marks !== null) {
     // Marks made of rubric items are re-scored within the new maximum instead (below).
