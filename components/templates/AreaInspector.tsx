@@ -6,7 +6,7 @@ import { TICK_BOX_LABELS } from "@/lib/rules/tick-boxes";
 import { type AreaKind, type EditorArea, type EditorQuestion, type TickBox, isMultipleChoice } from "./editor-state";
 
 /** The tick boxes of a Multiple choice area: found on the paper, drawn, relabelled, removed. */
-export interface TickBoxTools {
+interface TickBoxTools {
   /** The box selected on the paper (its index), if any. */
   selectedIndex: number | null;
   /** Why Find boxes cannot run (no paper PDF), or null. */

@@ -378,7 +378,6 @@ export function moveQuestionTo(doc: EditorDocument, id: string, targetId: string
 
 // ── Tick boxes (a Multiple choice question's areas) ──────────────────────────────────────────────
 
-export { MULTIPLE_CHOICE };
 export type { TickBox };
 
 export const isMultipleChoice = (question: Pick<EditorQuestion, "answer_type"> | null | undefined) => question?.answer_type === MULTIPLE_CHOICE;
@@ -398,7 +397,7 @@ export function multipleChoiceScheme(scheme: MarkScheme | null): { correct: stri
 }
 
 /** The scheme a question takes with a new answer type: Multiple choice gets its own (notes kept); leaving it, the notes stay as text. */
-export function schemeForAnswerType(scheme: MarkScheme | null, answerType: string | null): MarkScheme | null {
+function schemeForAnswerType(scheme: MarkScheme | null, answerType: string | null): MarkScheme | null {
   const text = typeof scheme?.text === "string" ? scheme.text : undefined;
   if (answerType === MULTIPLE_CHOICE) {
     if (scheme?.type === MULTIPLE_CHOICE) return scheme;
@@ -451,7 +450,7 @@ export function setTickBoxes(doc: EditorDocument, areaId: string, boxes: TickBox
 }
 
 /** A rectangle kept inside its area (a box must lie inside it), at least the smallest box. */
-export function clampIntoArea(rect: Rect, area: Rect): Rect {
+function clampIntoArea(rect: Rect, area: Rect): Rect {
   const width = Math.min(area.width, Math.max(0.005, rect.width));
   const height = Math.min(area.height, Math.max(0.005, rect.height));
   const round = (v: number) => Math.round(v * 10000) / 10000;
@@ -461,7 +460,7 @@ export function clampIntoArea(rect: Rect, area: Rect): Rect {
 }
 
 /** The first letter no box of the question has; null when all 26 are taken. */
-export function nextBoxLabel(doc: EditorDocument, questionId: string): string | null {
+function nextBoxLabel(doc: EditorDocument, questionId: string): string | null {
   const taken = new Set(questionBoxLabels(doc, questionId));
   return TICK_BOX_LABELS.find((label) => !taken.has(label)) ?? null;
 }

@@ -8,8 +8,8 @@ import { z } from "zod";
  * saving). Docs: docs/decisions-new/tick-layout.md.
  */
 
-export const TICK_BOX_SHAPES = ["square", "round"] as const;
-export type TickBoxShape = (typeof TICK_BOX_SHAPES)[number];
+const TICK_BOX_SHAPES = ["square", "round"] as const;
+type TickBoxShape = (typeof TICK_BOX_SHAPES)[number];
 
 export interface TickBox {
   label: string;
@@ -26,8 +26,8 @@ export const MAX_TICK_BOXES = 26;
  * A box's sides, as page fractions: at least 0.004 (under a millimetre on A4 is no box anyone can
  * tick) and at most 0.1 (21 mm across an A4 page: a tick box is 3–12 mm; larger is an answer box).
  */
-export const TICK_BOX_MIN_SIDE = 0.004;
-export const TICK_BOX_MAX_SIDE = 0.1;
+const TICK_BOX_MIN_SIDE = 0.004;
+const TICK_BOX_MAX_SIDE = 0.1;
 
 export const TICK_BOX_LABELS = Array.from({ length: MAX_TICK_BOXES }, (_, index) => String.fromCharCode(65 + index));
 
@@ -87,7 +87,7 @@ export function tickBoxOutsideArea(boxes: readonly TickBox[], area: Rect): { ind
 
 export const MULTIPLE_CHOICE = "multiple_choice";
 
-export const multipleChoiceSchemeSchema = z
+const multipleChoiceSchemeSchema = z
   .strictObject({
     type: z.literal(MULTIPLE_CHOICE),
     correct: z
