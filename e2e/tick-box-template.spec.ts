@@ -58,6 +58,19 @@ test("a teacher finds a multiple-choice question's tick boxes, fixes one, choose
   await expect.poll(async () => (await boxC.boundingBox())!.x).toBeGreaterThan(before.x + 2);
   await page.keyboard.press("ArrowLeft");
   await expect.poll(async () => Math.abs((await boxC.boundingBox())!.x - before.x)).toBeLessThan(1);
+  // Resized by its corner, and back by the other way.
+  const corner = (await boxC.locator('[data-handle="se"]').boundingBox())!;
+  await page.mouse.move(corner.x + corner.width / 2, corner.y + corner.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(corner.x + corner.width / 2 + 8, corner.y + corner.height / 2 + 8, { steps: 4 });
+  await page.mouse.up();
+  await expect.poll(async () => (await boxC.boundingBox())!.width).toBeGreaterThan(before.width + 4);
+  const grown = (await boxC.locator('[data-handle="se"]').boundingBox())!;
+  await page.mouse.move(grown.x + grown.width / 2, grown.y + grown.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(grown.x + grown.width / 2 - 8, grown.y + grown.height / 2 - 8, { steps: 4 });
+  await page.mouse.up();
+  await expect.poll(async () => Math.abs((await boxC.boundingBox())!.width - before.width)).toBeLessThan(2);
 
   // The right answer: B (Carbon dioxide).
   const rightAnswer = page.getByRole("group", { name: "Right answer" });
