@@ -133,7 +133,7 @@ describeOnEachDatabase("exam templates", (database) => {
       expect(body.questions.map((q: { id: string }) => q.id)).toEqual([canvas.ids.q1, canvas.ids.q1a, canvas.ids.q1b, canvas.ids.q2]);
       expect(body.questions[1]).toEqual({ ...canvas.questions[1], template_id: template.id });
       expect(body.response_areas).toHaveLength(3);
-      expect(body.response_areas[0]).toEqual({ ...canvas.response_areas[0], template_id: template.id });
+      expect(body.response_areas[0]).toEqual({ ...canvas.response_areas[0], template_id: template.id, tick_boxes: null });
       expect(body.boundaries.map((b: { id: string }) => b.id).sort()).toEqual(canvas.boundaries.map((b) => b.id).sort());
 
       // A second save replaces everything: what is not sent is gone.

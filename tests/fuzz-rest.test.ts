@@ -338,8 +338,20 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       valid: {
         "POST /api/exam/templates": { json: { title: "Fuzzed", subject: "Maths", exam_code: "8300/1H", page_count: 4 } },
         "PUT /api/exam/templates/{template_id}": {
-          json: { title: "Fuzz B", page_count: null, questions: canvasB.questions, response_areas: canvasB.response_areas, boundaries: canvasB.boundaries },
+          json: {
+            title: "Fuzz B",
+            page_count: null,
+            questions: canvasB.questions,
+            // Question 2's area holds tick boxes: hostile ones are refused as the rest of the canvas is.
+            response_areas: canvasB.response_areas.map((area) =>
+              area.question_id === canvasB.ids.q2
+                ? { ...area, tick_boxes: [{ label: "A", x: 0.12, y: 0.22, width: 0.02, height: 0.014, shape: "square" }, { label: "B", x: 0.2, y: 0.22, width: 0.02, height: 0.02, shape: "round" }] }
+                : area,
+            ),
+            boundaries: canvasB.boundaries,
+          },
         },
+        "POST /api/exam/templates/{template_id}/tick-boxes/find": { json: { page: 1, x: 0.1, y: 0.1, width: 0.5, height: 0.2 } },
         "PATCH /api/exam/questions/{question_id}": {
           json: { max_marks: 5, mark_scheme: { type: "points", points: ["M1", "A1"] }, answer_type: "numeric", spec_ref: "8300.A2" },
         },

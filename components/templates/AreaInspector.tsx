@@ -2,7 +2,26 @@
 
 import { Button } from "@/components/ui/Button";
 import { SelectField } from "@/components/ui/Field";
-import type { AreaKind, EditorArea, EditorQuestion } from "./editor-state";
+import { TICK_BOX_LABELS } from "@/lib/rules/tick-boxes";
+import { type AreaKind, type EditorArea, type EditorQuestion, type TickBox, isMultipleChoice } from "./editor-state";
+
+/** The tick boxes of a Multiple choice area: found on the paper, drawn, relabelled, removed. */
+interface TickBoxTools {
+  /** The box selected on the paper (its index), if any. */
+  selectedIndex: number | null;
+  /** Why Find boxes cannot run (no paper PDF), or null. */
+  findUnavailable: string | null;
+  finding: boolean;
+  findProblem: string | null;
+  drawing: boolean;
+  onFind: () => void;
+  onAdd: () => void;
+  onDraw: (on: boolean) => void;
+  onSelect: (index: number) => void;
+  onRelabel: (index: number, label: string) => void;
+  onReshape: (index: number, shape: TickBox["shape"]) => void;
+  onRemove: (index: number) => void;
+}
 
 interface AreaInspectorProps {
   area: EditorArea;
@@ -12,10 +31,12 @@ interface AreaInspectorProps {
   touchCapable: boolean;
   onChange: (patch: Partial<EditorArea>) => void;
   onDelete: () => void;
+  tickBoxes: TickBoxTools;
 }
 
 /** The selected area: which question it belongs to, response or context, delete. */
-export function AreaInspector({ area, questions, readOnly, touchCapable, onChange, onDelete }: AreaInspectorProps) {
+export function AreaInspector({ area, questions, readOnly, touchCapable, onChange, onDelete, tickBoxes }: AreaInspectorProps) {
+  const question = questions.find((q) => q.id === area.question_id);
   return (
     <section className="inspector inspector--area" aria-labelledby="area-inspector-heading">
       <h2 id="area-inspector-heading">Selected area · page {area.page}</h2>
@@ -35,6 +56,7 @@ export function AreaInspector({ area, questions, readOnly, touchCapable, onChang
           </label>
         ))}
       </fieldset>
+      {isMultipleChoice(question) && area.kind === "response" ? <TickBoxList area={area} readOnly={readOnly} tools={tickBoxes} /> : null}
       <p className="field__hint">
         {touchCapable
           ? "To move or resize it by touch, turn on Draw by touch, then drag it or a handle. A mouse drags it at any time."
@@ -46,5 +68,63 @@ export function AreaInspector({ area, questions, readOnly, touchCapable, onChang
         </Button>
       </div>
     </section>
+  );
+}
+
+function TickBoxList({ area, readOnly, tools }: { area: EditorArea; readOnly: boolean; tools: TickBoxTools }) {
+  const boxes = area.tick_boxes ?? [];
+  return (
+    <fieldset className="tick-boxes" disabled={readOnly}>
+      <legend className="field__label">Tick boxes</legend>
+      <p className="field__hint">
+        {boxes.length === 0
+          ? "Find the boxes printed in this area, or draw them on the paper."
+          : `${boxes.length} box${boxes.length === 1 ? "" : "es"}: drag one on the paper to move it, its corners to resize it; arrow keys nudge it, Delete removes it.`}
+      </p>
+      <div className="cluster">
+        <Button size="small" variant="secondary" disabled={tools.finding || tools.findUnavailable !== null} onClick={tools.onFind}>
+          {tools.finding ? "Finding boxes…" : "Find boxes"}
+        </Button>
+        <Button size="small" variant="secondary" aria-pressed={tools.drawing} onClick={() => tools.onDraw(!tools.drawing)}>
+          Draw a box
+        </Button>
+        <Button size="small" variant="secondary" onClick={tools.onAdd}>
+          Add a box
+        </Button>
+      </div>
+      {tools.findUnavailable ? <p className="field__hint">{tools.findUnavailable}</p> : null}
+      {tools.findProblem ? (
+        <p className="field__error" role="alert">
+          {tools.findProblem}
+        </p>
+      ) : null}
+      {boxes.length ? (
+        <ul className="tick-boxes__list" aria-label="Tick boxes of this area">
+          {boxes.map((box, index) => (
+            <li key={index} className={`tick-boxes__row${tools.selectedIndex === index ? " tick-boxes__row--selected" : ""}`}>
+              <SelectField
+                label={`Box ${index + 1} letter`}
+                value={box.label}
+                options={TICK_BOX_LABELS.map((label) => ({ value: label, label }))}
+                onChange={(e) => tools.onRelabel(index, e.currentTarget.value)}
+                onFocus={() => tools.onSelect(index)}
+              />
+              <SelectField
+                label={`Box ${index + 1} shape`}
+                value={box.shape}
+                options={[
+                  { value: "square", label: "Square" },
+                  { value: "round", label: "Round" },
+                ]}
+                onChange={(e) => tools.onReshape(index, e.currentTarget.value as TickBox["shape"])}
+              />
+              <Button variant="danger-quiet" size="small" onClick={() => tools.onRemove(index)}>
+                Remove box {box.label}
+              </Button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </fieldset>
   );
 }

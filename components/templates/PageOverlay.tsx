@@ -1,10 +1,12 @@
 "use client";
 
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
-import { type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampRect } from "./editor-state";
+import { type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampRect, tickBoxId } from "./editor-state";
 
 type Handle = "n" | "s" | "e" | "w" | "ne" | "nw" | "se" | "sw";
 const handles: Handle[] = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
+/** A tick box is a few millimetres across: its corners only, or the handles would hide it. */
+const cornerHandles: Handle[] = ["nw", "ne", "se", "sw"];
 
 interface Drag {
   mode: "draw" | "move" | "resize";
@@ -22,6 +24,8 @@ interface PageOverlayProps {
   /** The template's name box when it is on this page: drawn apart from the areas, moved and deleted as they are (id NAME_BOX_ID). */
   nameBox: NameBox | null;
   labels: Map<string, string>;
+  /** Multiple choice questions: their areas' tick boxes are drawn over the paper, moved, resized and deleted as areas are (ids from tickBoxId). */
+  multipleChoice: ReadonlySet<string>;
   selectedAreaId: string | null;
   selectedQuestionId: string | null;
   onSelectArea: (id: string | null) => void;
@@ -30,6 +34,8 @@ interface PageOverlayProps {
   onDeleteArea: (id: string) => void;
   /** Whether a finger or pen draws, moves and resizes (on) or scrolls the paper (off, the default). A mouse always draws. */
   touchDraw: boolean;
+  /** Drawing a tick box: a drag that starts on an area draws (inside it) instead of moving the area. */
+  drawOverAreas?: boolean;
 }
 
 const rectFromPoints = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({
@@ -54,7 +60,7 @@ function resized(origin: Rect, handle: Handle, dx: number, dy: number): Rect {
 /** What the overlay draws: a question's area, or the name box. */
 interface OverlayBox extends Rect {
   id: string;
-  kind: EditorArea["kind"] | "name-box";
+  kind: EditorArea["kind"] | "name-box" | "tick-box";
   questionId: string | null;
   label: string;
   description: string;
@@ -84,6 +90,19 @@ const nameBoxBox = (box: NameBox, page: number): OverlayBox => ({
   description: `Name box, page ${page}`,
 });
 
+const tickBoxes = (area: EditorArea, label: string, page: number): OverlayBox[] =>
+  (area.tick_boxes ?? []).map((box, index) => ({
+    id: tickBoxId(area.id, index),
+    kind: "tick-box",
+    questionId: area.question_id,
+    x: box.x,
+    y: box.y,
+    width: box.width,
+    height: box.height,
+    label: box.label,
+    description: `Tick box ${box.label} (${box.shape}) of question ${label}, page ${page}`,
+  }));
+
 const percent = (rect: Rect) => ({
   left: `${rect.x * 100}%`,
   top: `${rect.y * 100}%`,
@@ -97,7 +116,7 @@ const percent = (rect: Rect) => ({
  * Pointer events, so a mouse, a pen and a finger all work; while `touchDraw` is off a finger or pen
  * scrolls the paper as it would anywhere else, and a tap selects an area (or clears the selection).
  */
-export function PageOverlay({ page, areas, nameBox, labels, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw }: PageOverlayProps) {
+export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw, drawOverAreas = false }: PageOverlayProps) {
   const surface = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
   const lastPointer = useRef<string>("mouse");
@@ -174,9 +193,14 @@ export function PageOverlay({ page, areas, nameBox, labels, selectedAreaId, sele
       // A tap (not a scroll: the browser sends no click after one) on empty paper clears the selection.
       onClick={(event) => scrolls(lastPointer.current) && event.target === surface.current && onSelectArea(null)}
     >
-      {[...areas.map((area) => areaBox(area, labels.get(area.question_id) ?? "?", page)), ...(nameBox ? [nameBoxBox(nameBox, page)] : [])].map((area) => {
+      {[
+        ...areas.map((area) => areaBox(area, labels.get(area.question_id) ?? "?", page)),
+        ...(nameBox ? [nameBoxBox(nameBox, page)] : []),
+        // After the areas: drawn over them, and taken first by a pointer.
+        ...areas.filter((area) => multipleChoice.has(area.question_id)).flatMap((area) => tickBoxes(area, labels.get(area.question_id) ?? "?", page)),
+      ].map((area) => {
         const selected = area.id === selectedAreaId;
-        const linked = !selected && area.questionId !== null && area.questionId === selectedQuestionId;
+        const linked = !selected && area.kind !== "tick-box" && area.questionId !== null && area.questionId === selectedQuestionId;
         const rect = drag?.areaId === area.id && drag.mode !== "draw" ? drag.rect : area;
         return (
           <div
@@ -188,7 +212,7 @@ export function PageOverlay({ page, areas, nameBox, labels, selectedAreaId, sele
             className={`area area--${area.kind}${selected ? " area--selected" : ""}${linked ? " area--linked" : ""}`}
             style={percent(rect)}
             data-area-id={area.id}
-            onPointerDown={(event) => begin(event, "move", area)}
+            onPointerDown={(event) => (drawOverAreas && area.kind !== "tick-box" ? begin(event, "draw", null) : begin(event, "move", area))}
             onClick={(event) => {
               event.stopPropagation();
               if (scrolls(lastPointer.current)) onSelectArea(area.id);
@@ -200,7 +224,7 @@ export function PageOverlay({ page, areas, nameBox, labels, selectedAreaId, sele
               {area.label}
             </span>
             {selected
-              ? handles.map((handle) => (
+              ? (area.kind === "tick-box" ? cornerHandles : handles).map((handle) => (
                   <span key={handle} aria-hidden="true" className={`area__handle area__handle--${handle}`} data-handle={handle} onPointerDown={(event) => begin(event, "resize", area, handle)} />
                 ))
               : null}

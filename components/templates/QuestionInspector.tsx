@@ -6,7 +6,20 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { RubricEditor } from "@/components/rubric/RubricEditor";
 import type { RubricItemView } from "@/components/rubric/rubric-items";
 import { MAX_MARKS_MAX, MAX_MARKS_MIN, parseMaxMarks } from "@/lib/rules/max-marks";
-import { type EditorQuestion, childrenOf, markSchemeText, maxMarksEdit, structuredScheme, totalMarks, typedMaxMarks, withMarkSchemeText } from "./editor-state";
+import {
+  type EditorQuestion,
+  allowMultiple,
+  childrenOf,
+  chooseCorrect,
+  isMultipleChoice,
+  markSchemeText,
+  maxMarksEdit,
+  multipleChoiceScheme,
+  structuredScheme,
+  totalMarks,
+  typedMaxMarks,
+  withMarkSchemeText,
+} from "./editor-state";
 
 const answerTypes = [
   { value: "", label: "Not set" },
@@ -23,6 +36,10 @@ interface QuestionInspectorProps {
   questions: EditorQuestion[];
   readOnly: boolean;
   onChange: (patch: Partial<EditorQuestion>) => void;
+  /** A new answer type: the scheme follows it (Multiple choice has its own), and the areas' boxes too. */
+  onAnswerType: (answerType: string | null) => void;
+  /** The labels of the question's tick boxes (Multiple choice), across its areas. */
+  boxLabels: readonly string[];
   onDelete: () => void;
   /** Put the focus in the label field (a question just added), then report it done. */
   focusLabel?: boolean;
@@ -37,7 +54,7 @@ interface QuestionInspectorProps {
 }
 
 /** The selected question's fields. */
-export function QuestionInspector({ question, questions, readOnly, onChange, onDelete, focusLabel = false, onLabelFocused, rubric }: QuestionInspectorProps) {
+export function QuestionInspector({ question, questions, readOnly, onChange, onAnswerType, boxLabels, onDelete, focusLabel = false, onLabelFocused, rubric }: QuestionInspectorProps) {
   const schemeId = useId();
   const labelField = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -48,7 +65,9 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
   }, [focusLabel, onLabelFocused]);
   const parts = childrenOf(questions, question.id);
   const parent = questions.find((q) => q.id === question.parent_id);
-  const structured = structuredScheme(question.mark_scheme);
+  const multipleChoice = isMultipleChoice(question) && !question.is_container;
+  // A multiple-choice scheme is edited below as boxes, not listed as fields.
+  const structured = question.mark_scheme?.type === "multiple_choice" ? null : structuredScheme(question.mark_scheme);
   const typedMarks = parseMaxMarks(typedMaxMarks(question));
   const options = answerTypes.some((t) => t.value === (question.answer_type ?? ""))
     ? answerTypes
@@ -97,7 +116,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         Has parts (a container; marks are given to its parts)
       </label>
       {question.is_container ? null : (
-        <SelectField label="Answer type" value={question.answer_type ?? ""} options={options} disabled={readOnly} onChange={(e) => onChange({ answer_type: e.currentTarget.value || null })} />
+        <SelectField label="Answer type" value={question.answer_type ?? ""} options={options} disabled={readOnly} onChange={(e) => onAnswerType(e.currentTarget.value || null)} />
       )}
       <TextField
         label="Specification reference"
@@ -108,6 +127,7 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         disabled={readOnly}
         onChange={(e) => onChange({ spec_ref: e.currentTarget.value.trim() ? e.currentTarget.value : null })}
       />
+      {multipleChoice ? <MultipleChoiceScheme question={question} boxLabels={boxLabels} readOnly={readOnly} onChange={onChange} /> : null}
       {structured ? (
         // A scheme that came with the paper: read here, as markers see it; notes are added below.
         <section className="inspector__scheme" aria-label={`Mark scheme of question ${question.label}`}>
@@ -140,14 +160,14 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
       ) : null}
       <div className="field">
         <label className="field__label" htmlFor={schemeId}>
-          {structured ? "Mark scheme notes" : "Mark scheme"}
+          {structured || multipleChoice ? "Mark scheme notes" : "Mark scheme"}
         </label>
         <textarea
           id={schemeId}
           className="input textarea"
           rows={4}
           disabled={readOnly}
-          placeholder={structured ? "Notes for markers, e.g. accept 140.0" : "e.g. M1 for a correct method; A1 for 42"}
+          placeholder={multipleChoice ? "Notes for markers, e.g. a crossed-out tick is no answer" : structured ? "Notes for markers, e.g. accept 140.0" : "e.g. M1 for a correct method; A1 for 42"}
           value={markSchemeText(question.mark_scheme)}
           onChange={(e) => onChange({ mark_scheme: withMarkSchemeText(question.mark_scheme, e.currentTarget.value) })}
         />
@@ -169,5 +189,48 @@ export function QuestionInspector({ question, questions, readOnly, onChange, onD
         </Button>
       </div>
     </section>
+  );
+}
+
+/** The multiple-choice mark scheme: which box or boxes are right, and whether more than one tick is allowed. */
+function MultipleChoiceScheme({
+  question,
+  boxLabels,
+  readOnly,
+  onChange,
+}: {
+  question: EditorQuestion;
+  boxLabels: readonly string[];
+  readOnly: boolean;
+  onChange: (patch: Partial<EditorQuestion>) => void;
+}) {
+  const scheme = multipleChoiceScheme(question.mark_scheme);
+  return (
+    <fieldset className="tick-boxes" disabled={readOnly}>
+      <legend className="field__label">Right answer{scheme.allow_multiple ? "s" : ""}</legend>
+      {boxLabels.length === 0 ? (
+        <p className="field__hint">Select the question&rsquo;s answer area on the paper, then find or draw its tick boxes.</p>
+      ) : (
+        <div className="tick-boxes__choices">
+          {boxLabels.map((label) => (
+            <label key={label} className="checkbox">
+              <input
+                type="checkbox"
+                checked={scheme.correct.includes(label)}
+                onChange={(e) => onChange({ mark_scheme: chooseCorrect(question.mark_scheme, label, e.currentTarget.checked) })}
+              />
+              {label}
+            </label>
+          ))}
+        </div>
+      )}
+      <label className="checkbox">
+        <input type="checkbox" checked={scheme.allow_multiple} onChange={(e) => onChange({ mark_scheme: allowMultiple(question.mark_scheme, e.currentTarget.checked) })} />
+        More than one tick allowed
+      </label>
+      <p className="field__hint">
+        The marks are given when the ticks are exactly the right box{scheme.allow_multiple ? "es" : ""}; anything else is 0.
+      </p>
+    </fieldset>
   );
 }

@@ -20,6 +20,17 @@ import {
   addArea,
   addPart,
   addQuestion,
+  addTickBox,
+  isMultipleChoice,
+  moveTickBox,
+  parseTickBoxId,
+  questionBoxLabels,
+  relabelTickBox,
+  removeTickBox,
+  reshapeTickBox,
+  setAnswerType,
+  setTickBoxes,
+  tickBoxId,
   deleteArea,
   deleteQuestion,
   firstMaxMarksError,
@@ -87,6 +98,9 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
   const [touchDraw, setTouchDraw] = useState(false);
   /** "Name box" is on: the next box drawn is where students write their name. */
   const [drawingNameBox, setDrawingNameBox] = useState(false);
+  /** "Draw a box" is on for this area: the next box drawn is one of its tick boxes. */
+  const [drawingTickBoxIn, setDrawingTickBoxIn] = useState<string | null>(null);
+  const [findProblem, setFindProblem] = useState<string | null>(null);
   const sent = useRef<EditorDocument | null>(null);
   // Unsaved work from an earlier visit (a reload, a crash, leaving anyway) is offered once. The
   // workspace renders in the browser only (the template is fetched there), so storage can be read here.
@@ -105,10 +119,27 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
   const selectedQuestion = doc.questions.find((q) => q.id === selectedQuestionId) ?? null;
   /** Questions that are parts on the server: only those take rubric items (saved at once, not with the canvas). */
   const serverLeaves = useMemo(() => new Set(initial.questions.filter((q) => !q.is_container).map((q) => q.id)), [initial.questions]);
-  const selectedArea = doc.areas.find((a) => a.id === selectedAreaId) ?? null;
+  /** A tick box selected on the paper: its area is the one the inspector shows. */
+  const selectedTickBox = parseTickBoxId(selectedAreaId);
+  const selectedArea = doc.areas.find((a) => a.id === (selectedTickBox?.areaId ?? selectedAreaId)) ?? null;
+  const multipleChoice = useMemo(() => new Set(doc.questions.filter(isMultipleChoice).map((q) => q.id)), [doc.questions]);
 
   const save = useMutation(trpc.exam.templates.save.mutationOptions());
   const editScheme = useMutation(trpc.exam.questions.editMarkScheme.mutationOptions());
+  const findBoxes = useMutation(trpc.exam.templates.findTickBoxes.mutationOptions());
+
+  /** "Find boxes": the boxes printed in the area on the paper replace the ones it had (nothing is saved until Save). */
+  async function findTickBoxes(area: EditorArea) {
+    setFindProblem(null);
+    try {
+      const { boxes } = await findBoxes.mutateAsync({ template_id: templateId, body: { page: area.page, x: area.x, y: area.y, width: area.width, height: area.height } });
+      setDoc((current) => setTickBoxes(current, area.id, boxes));
+      setAnnouncement(boxes.length ? `Found ${boxes.length} tick box${boxes.length === 1 ? "" : "es"}: ${boxes.map((box) => box.label).join(", ")}.` : "No tick boxes were found in this area.");
+      if (!boxes.length) setFindProblem("No printed tick boxes were found in this area: make the area cover them, or draw them.");
+    } catch (error) {
+      setFindProblem(errorMessage(error));
+    }
+  }
 
   const accept = useCallback(
     (result: ServerTemplate) => {
@@ -189,6 +220,10 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
         setDrawingNameBox(false);
         return;
       }
+      if (!typing && event.key === "Escape" && drawingTickBoxIn) {
+        setDrawingTickBoxIn(null);
+        return;
+      }
       if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("dialog, [role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
@@ -251,7 +286,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
 
   function selectArea(id: string | null) {
     setSelectedAreaId(id);
-    const area = doc.areas.find((a) => a.id === id);
+    const area = doc.areas.find((a) => a.id === (parseTickBoxId(id)?.areaId ?? id));
     if (area) setSelectedQuestionId(area.question_id);
   }
 
@@ -262,6 +297,15 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
    */
   function createArea(page: number, rect: Rect) {
     if (readOnly) return;
+    if (drawingTickBoxIn) {
+      const added = addTickBox(doc, drawingTickBoxIn, rect);
+      setDrawingTickBoxIn(null);
+      if (!added) return setAnnouncement("This question already has 26 tick boxes, A to Z.");
+      setDoc(added.doc);
+      setSelectedAreaId(tickBoxId(drawingTickBoxIn, added.index));
+      setAnnouncement(`Tick box ${added.doc.areas.find((a) => a.id === drawingTickBoxIn)?.tick_boxes?.[added.index]?.label ?? ""} drawn.`);
+      return;
+    }
     if (drawingNameBox) {
       const replaced = Boolean(doc.name_box);
       setDoc({ ...doc, name_box: { page, ...rect } });
@@ -284,11 +328,22 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
 
   function changeArea(id: string, rect: Rect) {
     if (readOnly) return;
-    if (id === NAME_BOX_ID) setDoc((current) => (current.name_box ? { ...current, name_box: { ...current.name_box, ...rect } } : current));
+    const tick = parseTickBoxId(id);
+    if (tick) setDoc((current) => moveTickBox(current, tick.areaId, tick.index, rect));
+    else if (id === NAME_BOX_ID) setDoc((current) => (current.name_box ? { ...current, name_box: { ...current.name_box, ...rect } } : current));
     else setDoc((current) => updateArea(current, id, rect));
   }
 
   function removeArea(id: string) {
+    const tick = parseTickBoxId(id);
+    if (tick) {
+      const label = doc.areas.find((a) => a.id === tick.areaId)?.tick_boxes?.[tick.index]?.label;
+      setDoc((current) => removeTickBox(current, tick.areaId, tick.index));
+      // The area stays selected, so the next box is at hand.
+      setSelectedAreaId(tick.areaId);
+      setAnnouncement(`Tick box ${label ?? ""} removed.`);
+      return;
+    }
     if (id === NAME_BOX_ID) {
       setDoc((current) => ({ ...current, name_box: null }));
       setSelectedAreaId(null);
@@ -317,6 +372,13 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
 
   const hint = readOnly ? (
     "You are viewing a colleague’s template: only its owner can change it."
+  ) : drawingTickBoxIn ? (
+    <>
+      Draw a tick box inside the selected area.{" "}
+      <button type="button" className="link-button" onClick={() => setDrawingTickBoxIn(null)}>
+        Cancel
+      </button>
+    </>
   ) : drawingNameBox ? (
     <>
       Draw a box around where students write their name (on the cover, usually).{doc.name_box ? ` It replaces the name box on page ${doc.name_box.page}.` : ""}{" "}
@@ -465,6 +527,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               areas={doc.areas.filter((a) => a.page === page)}
               nameBox={doc.name_box?.page === page ? doc.name_box : null}
               labels={labels}
+              multipleChoice={multipleChoice}
               selectedAreaId={selectedAreaId}
               selectedQuestionId={selectedQuestionId}
               onSelectArea={selectArea}
@@ -472,6 +535,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               onChangeArea={changeArea}
               onDeleteArea={(id) => !readOnly && removeArea(id)}
               touchDraw={touchDraw && !readOnly}
+              drawOverAreas={drawingTickBoxIn !== null}
             />
           )}
         />
@@ -505,6 +569,26 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               touchCapable={touchCapable}
               onChange={(patch) => setDoc((current) => updateArea(current, selectedArea.id, patch))}
               onDelete={() => removeArea(selectedArea.id)}
+              tickBoxes={{
+                selectedIndex: selectedTickBox?.index ?? null,
+                findUnavailable: initial.source_file_id ? null : "Find boxes needs the paper's PDF: add it to the template first.",
+                finding: findBoxes.isPending,
+                findProblem,
+                drawing: drawingTickBoxIn === selectedArea.id,
+                onFind: () => void findTickBoxes(selectedArea),
+                onAdd: () => {
+                  const added = addTickBox(doc, selectedArea.id, null);
+                  if (!added) return setAnnouncement("This question already has 26 tick boxes, A to Z.");
+                  setDoc(added.doc);
+                  setSelectedAreaId(tickBoxId(selectedArea.id, added.index));
+                  setAnnouncement("Tick box added at the area's top left: move it with the arrow keys.");
+                },
+                onDraw: (on) => setDrawingTickBoxIn(on ? selectedArea.id : null),
+                onSelect: (index) => setSelectedAreaId(tickBoxId(selectedArea.id, index)),
+                onRelabel: (index, label) => setDoc((current) => relabelTickBox(current, selectedArea.id, index, label)),
+                onReshape: (index, shape) => setDoc((current) => reshapeTickBox(current, selectedArea.id, index, shape)),
+                onRemove: (index) => removeArea(tickBoxId(selectedArea.id, index)),
+              }}
             />
           ) : null}
           {selectedQuestion ? (
@@ -517,6 +601,8 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               readOnly={readOnly}
               rubric={{ templateId, items: initial.rubric_items, savedLeaf: serverLeaves.has(selectedQuestion.id) }}
               onChange={(patch) => setDoc((current) => updateQuestion(current, selectedQuestion.id, patch))}
+              onAnswerType={(answerType) => setDoc((current) => setAnswerType(current, selectedQuestion.id, answerType))}
+              boxLabels={questionBoxLabels(doc, selectedQuestion.id)}
               onDelete={() => {
                 setDoc((current) => deleteQuestion(current, selectedQuestion.id));
                 setSelectedQuestionId(null);

@@ -6,6 +6,7 @@
 
 import { parseMaxMarks, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "@/lib/rules/max-marks";
 import type { TemplateStatus } from "@/server/exam/templates";
+import { MULTIPLE_CHOICE, TICK_BOX_LABELS, type TickBox, multipleChoiceWithoutAnswer, readyWithoutRightAnswer } from "@/lib/rules/tick-boxes";
 
 export type { TemplateStatus };
 export type AreaKind = "response" | "context";
@@ -34,6 +35,8 @@ export interface EditorArea {
   y: number;
   width: number;
   height: number;
+  /** The tick boxes printed in a Multiple choice area (lib/rules/tick-boxes.ts); null for a written area. A draft kept from before them has none. */
+  tick_boxes?: TickBox[] | null;
 }
 
 interface EditorBoundary {
@@ -320,7 +323,9 @@ export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuest
 export function readyProblem(doc: EditorDocument): { question: EditorQuestion; message: string } | null {
   if (doc.status !== "ready") return null;
   const question = partWithoutMaxMarks(doc.questions);
-  return question ? { question, message: `${readyWithoutMaxMarks(question.label)}.` } : null;
+  if (question) return { question, message: `${readyWithoutMaxMarks(question.label)}.` };
+  const unanswered = multipleChoiceWithoutAnswer(doc.questions);
+  return unanswered ? { question: unanswered, message: `${readyWithoutRightAnswer(unanswered.label)}.` } : null;
 }
 
 /** The body of exam.templates.save: template fields plus the full canvas. A question with parts is worth their total. */
@@ -335,7 +340,7 @@ export function saveBody(doc: EditorDocument) {
       max_marks: q.is_container ? partsTotal(doc.questions, q.id) : q.max_marks,
       order,
     })),
-    response_areas: doc.areas,
+    response_areas: doc.areas.map((area) => ({ ...area, tick_boxes: area.tick_boxes ?? null })),
     boundaries: doc.boundaries,
     // A draft kept from before the name box existed has none: the saved one is left as it is.
     ...(doc.name_box !== undefined && { name_box: doc.name_box }),
@@ -369,4 +374,149 @@ export function moveQuestionTo(doc: EditorDocument, id: string, targetId: string
   reordered.splice(to, 0, siblings[from]!);
   const others = doc.questions.filter((q) => q.parent_id !== question.parent_id);
   return { ...doc, questions: flatten([...reordered, ...others]) };
+}
+
+// ── Tick boxes (a Multiple choice question's areas) ──────────────────────────────────────────────
+
+export type { TickBox };
+
+export const isMultipleChoice = (question: Pick<EditorQuestion, "answer_type"> | null | undefined) => question?.answer_type === MULTIPLE_CHOICE;
+
+/** A tick box's id on the page overlay, where it is moved, resized and deleted as areas are. */
+export const tickBoxId = (areaId: string, index: number) => `tick:${areaId}:${index}`;
+
+export function parseTickBoxId(id: string | null): { areaId: string; index: number } | null {
+  const match = id ? /^tick:(.+):(\d+)$/.exec(id) : null;
+  return match ? { areaId: match[1]!, index: Number(match[2]) } : null;
+}
+
+/** The multiple-choice scheme of a question: its right labels and whether more than one tick is allowed. */
+export function multipleChoiceScheme(scheme: MarkScheme | null): { correct: string[]; allow_multiple: boolean } {
+  const correct = Array.isArray(scheme?.correct) ? scheme.correct.filter((label): label is string => typeof label === "string") : [];
+  return { correct, allow_multiple: scheme?.allow_multiple === true };
+}
+
+/** The scheme a question takes with a new answer type: Multiple choice gets its own (notes kept); leaving it, the notes stay as text. */
+function schemeForAnswerType(scheme: MarkScheme | null, answerType: string | null): MarkScheme | null {
+  const text = typeof scheme?.text === "string" ? scheme.text : undefined;
+  if (answerType === MULTIPLE_CHOICE) {
+    if (scheme?.type === MULTIPLE_CHOICE) return scheme;
+    // A structured scheme (one imported with the paper) is not thrown away by a change of answer type.
+    if (scheme && scheme.type !== "text") return scheme;
+    return { type: MULTIPLE_CHOICE, correct: [], allow_multiple: false, ...(text && { text }) };
+  }
+  if (scheme?.type !== MULTIPLE_CHOICE) return scheme;
+  return text ? { type: "text", text } : null;
+}
+
+/** A question's answer type changed: its scheme follows, and leaving Multiple choice its areas drop their boxes. */
+export function setAnswerType(doc: EditorDocument, questionId: string, answerType: string | null): EditorDocument {
+  const question = doc.questions.find((q) => q.id === questionId);
+  if (!question) return doc;
+  const next = updateQuestion(doc, questionId, { answer_type: answerType, mark_scheme: schemeForAnswerType(question.mark_scheme, answerType) });
+  if (answerType === MULTIPLE_CHOICE) return next;
+  return { ...next, areas: next.areas.map((area) => (area.question_id === questionId && area.tick_boxes ? { ...area, tick_boxes: null } : area)) };
+}
+
+/** The labels of a question's boxes, across its areas, in alphabetical order. */
+export function questionBoxLabels(doc: Pick<EditorDocument, "areas">, questionId: string): string[] {
+  return [...new Set(doc.areas.filter((area) => area.question_id === questionId).flatMap((area) => (area.tick_boxes ?? []).map((box) => box.label)))].sort();
+}
+
+/** The right answers kept to labels the question still has (after a box is removed or the boxes found again). */
+function keepCorrect(doc: EditorDocument, questionId: string, rename: Map<string, string> = new Map()): EditorDocument {
+  const labels = new Set(questionBoxLabels(doc, questionId));
+  return {
+    ...doc,
+    questions: doc.questions.map((q) => {
+      if (q.id !== questionId || q.mark_scheme?.type !== MULTIPLE_CHOICE) return q;
+      const { correct } = multipleChoiceScheme(q.mark_scheme);
+      const renamed = correct.map((label) => rename.get(label) ?? label).filter((label) => labels.has(label));
+      return renamed.join() === correct.join() ? q : { ...q, mark_scheme: { ...q.mark_scheme, correct: [...new Set(renamed)] } };
+    }),
+  };
+}
+
+function withBoxes(doc: EditorDocument, areaId: string, change: (boxes: TickBox[]) => TickBox[], rename?: Map<string, string>): EditorDocument {
+  const area = doc.areas.find((a) => a.id === areaId);
+  if (!area) return doc;
+  const next = { ...doc, areas: doc.areas.map((a) => (a.id === areaId ? { ...a, tick_boxes: change(a.tick_boxes ?? []) } : a)) };
+  return keepCorrect(next, area.question_id, rename);
+}
+
+/** The boxes found in an area replace the ones it had. */
+export function setTickBoxes(doc: EditorDocument, areaId: string, boxes: TickBox[]): EditorDocument {
+  return withBoxes(doc, areaId, () => boxes);
+}
+
+/** A rectangle kept inside its area (a box must lie inside it), at least the smallest box. */
+function clampIntoArea(rect: Rect, area: Rect): Rect {
+  const width = Math.min(area.width, Math.max(0.005, rect.width));
+  const height = Math.min(area.height, Math.max(0.005, rect.height));
+  const round = (v: number) => Math.round(v * 10000) / 10000;
+  const x = round(Math.min(area.x + area.width - width, Math.max(area.x, rect.x)));
+  const y = round(Math.min(area.y + area.height - height, Math.max(area.y, rect.y)));
+  return { x, y, width: round(Math.min(width, area.x + area.width - x)), height: round(Math.min(height, area.y + area.height - y)) };
+}
+
+/** The first letter no box of the question has; null when all 26 are taken. */
+function nextBoxLabel(doc: EditorDocument, questionId: string): string | null {
+  const taken = new Set(questionBoxLabels(doc, questionId));
+  return TICK_BOX_LABELS.find((label) => !taken.has(label)) ?? null;
+}
+
+/** A box drawn (or added) in an area: the next free letter, square, inside the area. Null when the question has all 26. */
+export function addTickBox(doc: EditorDocument, areaId: string, rect: Rect | null): { doc: EditorDocument; index: number } | null {
+  const area = doc.areas.find((a) => a.id === areaId);
+  if (!area) return null;
+  const label = nextBoxLabel(doc, area.question_id);
+  if (!label) return null;
+  // Without a drawing (the keyboard's "Add box"): a 5 mm square at the area's top-left, to move into place.
+  const placed = clampIntoArea(rect ?? { x: area.x + 0.01, y: area.y + 0.01, width: 0.024, height: 0.017 }, area);
+  const boxes = area.tick_boxes ?? [];
+  return { doc: withBoxes(doc, areaId, () => [...boxes, { label, shape: "square", ...placed }]), index: boxes.length };
+}
+
+export function moveTickBox(doc: EditorDocument, areaId: string, index: number, rect: Rect): EditorDocument {
+  const area = doc.areas.find((a) => a.id === areaId);
+  if (!area) return doc;
+  return withBoxes(doc, areaId, (boxes) => boxes.map((box, i) => (i === index ? { ...box, ...clampIntoArea(rect, area) } : box)));
+}
+
+export function removeTickBox(doc: EditorDocument, areaId: string, index: number): EditorDocument {
+  return withBoxes(doc, areaId, (boxes) => boxes.filter((_, i) => i !== index));
+}
+
+export function reshapeTickBox(doc: EditorDocument, areaId: string, index: number, shape: TickBox["shape"]): EditorDocument {
+  return withBoxes(doc, areaId, (boxes) => boxes.map((box, i) => (i === index ? { ...box, shape } : box)));
+}
+
+/**
+ * A box takes a new letter; a box of the same area that had it takes the old one (the two swap), and
+ * the right answers follow the boxes. A letter held by a box of another area of the question is not given.
+ */
+export function relabelTickBox(doc: EditorDocument, areaId: string, index: number, label: string): EditorDocument {
+  const area = doc.areas.find((a) => a.id === areaId);
+  const old = area?.tick_boxes?.[index]?.label;
+  if (!area || !old || old === label) return doc;
+  const elsewhere = doc.areas.some((a) => a.id !== areaId && a.question_id === area.question_id && (a.tick_boxes ?? []).some((box) => box.label === label));
+  if (elsewhere) return doc;
+  const rename = new Map([
+    [old, label],
+    [label, old],
+  ]);
+  return withBoxes(doc, areaId, (boxes) => boxes.map((box, i) => (i === index ? { ...box, label } : box.label === label ? { ...box, label: old } : box)), rename);
+}
+
+/** The right answers chosen in the inspector: one box unless more than one tick is allowed. */
+export function chooseCorrect(scheme: MarkScheme | null, label: string, right: boolean): MarkScheme {
+  const { correct, allow_multiple } = multipleChoiceScheme(scheme);
+  const next = right ? (allow_multiple ? [...correct.filter((l) => l !== label), label].sort() : [label]) : correct.filter((l) => l !== label);
+  return { ...(scheme ?? {}), type: MULTIPLE_CHOICE, correct: next, allow_multiple };
+}
+
+/** "More than one tick allowed" switched; switched off, only the first right answer stays. */
+export function allowMultiple(scheme: MarkScheme | null, allow: boolean): MarkScheme {
+  const { correct } = multipleChoiceScheme(scheme);
+  return { ...(scheme ?? {}), type: MULTIPLE_CHOICE, correct: allow ? correct : correct.slice(0, 1), allow_multiple: allow };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { integer, storableJsonObject, text } from "../../lib/rules/input-rules";
 import { AppError } from "../errors";
 import { MAX_MARKS_RULE, maxMarksFault } from "../../lib/rules/max-marks";
+import { type TickBox, isMultipleChoiceScheme, multipleChoiceFault, tickBoxOutsideArea, tickBoxesSchema } from "../../lib/rules/tick-boxes";
 
 /**
  * The canvas of a template: questions (containers and leaf parts, flat with parent_id), response
@@ -40,6 +41,8 @@ export const responseAreaPayload = z.object({
   y: unit,
   width: unit,
   height: unit,
+  // An addition to the contract's fields (docs/decisions-new/tick-layout.md): a client that never sends it saves a written area.
+  tick_boxes: tickBoxesSchema.nullable().default(null),
 });
 
 /** Where students write their name on the paper (page-relative): a template field, not a question's area. */
@@ -62,7 +65,8 @@ export type NameBoxPayload = z.output<typeof nameBoxPayload>;
 
 export interface Canvas {
   questions: QuestionPayload[];
-  response_areas: ResponseAreaPayload[];
+  /** `tick_boxes` left out: a written area (a catalogue structure built in code need not say so). */
+  response_areas: (Omit<ResponseAreaPayload, "tick_boxes"> & { tick_boxes?: TickBox[] | null })[];
   boundaries: BoundaryPayload[];
 }
 
@@ -104,18 +108,54 @@ export function validateCanvas(canvas: Canvas, pageCount: number | null): void {
   const checkPage = (param: string, page: number) => {
     if (pageCount !== null && page > pageCount) throw invalid(param, `page ${page} is beyond the paper's ${pageCount} pages`);
   };
+  const boxLabels = new Map<string, Set<string>>();
   canvas.response_areas.forEach((area, index) => {
     const param = `response_areas[${index}]`;
     if (!byId.has(area.question_id.toLowerCase())) throw invalid(`${param}.question_id`, `question ${area.question_id} is not a question of this template`);
     checkPage(`${param}.page`, area.page);
     if (area.width <= 0 || area.height <= 0) throw invalid(param, "width and height must be more than 0");
     if (area.x + area.width > 1 || area.y + area.height > 1) throw invalid(param, "the rectangle must lie inside the page (x + width ≤ 1, y + height ≤ 1)");
+    if (!area.tick_boxes) return;
+    const question = byId.get(area.question_id.toLowerCase())!;
+    checkTickBoxes(param, area, question.label);
+    // A right answer names a box by its label: one label, one box, across all the question's areas.
+    const taken = boxLabels.get(question.id.toLowerCase()) ?? new Set<string>();
+    area.tick_boxes.forEach((box, boxIndex) => {
+      if (taken.has(box.label)) throw invalid(`${param}.tick_boxes[${boxIndex}].label`, `question ${question.label}: the label ${box.label} is used by two of its tick boxes`);
+      taken.add(box.label);
+    });
+    boxLabels.set(question.id.toLowerCase(), taken);
   });
+  checkMultipleChoiceSchemes(canvas, boxLabels);
   canvas.boundaries.forEach((boundary, index) => {
     const param = `boundaries[${index}]`;
     if (!byId.has(boundary.question_id.toLowerCase())) throw invalid(`${param}.question_id`, `question ${boundary.question_id} is not a question of this template`);
     checkPage(`${param}.page`, boundary.page);
     if (boundary.top >= boundary.bottom) throw invalid(param, "top must be above bottom (top < bottom)");
+  });
+}
+
+/** An area's tick boxes (their own shape was checked by tickBoxesSchema): each inside the area, in an area that is marked. */
+function checkTickBoxes(param: string, area: Canvas["response_areas"][number], questionLabel: string): void {
+  const boxes = area.tick_boxes ?? [];
+  // Parsed again: a caller inside the server (a catalogue structure) did not come through the payload schema.
+  const parsed = tickBoxesSchema.safeParse(boxes);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.map((step) => (typeof step === "number" ? `[${step}]` : `.${String(step)}`)).join("");
+    throw invalid(`${param}.tick_boxes${where}`, `question ${questionLabel}: ${issue.message}`);
+  }
+  if (area.kind === "context" && boxes.length > 0) throw invalid(`${param}.tick_boxes`, `question ${questionLabel}: a context area is only shown, so it holds no tick boxes`);
+  const outside = tickBoxOutsideArea(boxes, area);
+  if (outside) throw invalid(`${param}.tick_boxes[${outside.index}]`, `question ${questionLabel}: ${outside.message}`);
+}
+
+/** A multiple-choice scheme is well formed and its right answers are boxes of its question's areas. */
+function checkMultipleChoiceSchemes(canvas: Canvas, boxLabels: Map<string, Set<string>>): void {
+  canvas.questions.forEach((question, index) => {
+    if (!question.mark_scheme || !isMultipleChoiceScheme(question.mark_scheme)) return;
+    const fault = multipleChoiceFault(question.mark_scheme, boxLabels.get(question.id.toLowerCase()) ?? new Set());
+    if (fault) throw invalid(`questions[${index}].mark_scheme`, `question ${question.label}: ${fault}`);
   });
 }
 

@@ -16,6 +16,7 @@ import {
   templateOutput,
   templateWithCanvasOutput,
 } from "./templates";
+import { findTemplateTickBoxes, findTickBoxesInput, findTickBoxesOutput } from "./tick-box-layout";
 
 /**
  * Exam templates (`exam.templates.<name>` over tRPC; REST under /api/exam/templates). Listed in the
@@ -155,5 +156,32 @@ export const templateOperations = {
     transaction: "database",
     role: "signed-in",
     handler: ({ db, caller, input }) => retryTemplateGraphProjection(db, caller.id, input.template_id),
+  }),
+
+  /** "Find boxes": the tick boxes printed in a rectangle of the paper (nothing stored; the canvas save keeps them). */
+  findTickBoxes: defineOperation({
+    kind: "mutation",
+    input: findTickBoxesInput,
+    output: findTickBoxesOutput,
+    // Reads the template as the caller, then the paper from storage and its pixels in the imaging worker, after it.
+    transaction: "database",
+    role: "signed-in",
+    handler: ({ db, caller, input }) => findTemplateTickBoxes(db, caller.id, input),
+    rest: {
+      method: "POST",
+      path: "/api/exam/templates/{template_id}/tick-boxes/find",
+      operationId: "findTemplateTickBoxes",
+      tags,
+      summary: "Find the tick boxes printed inside a rectangle of one page of the template's paper (square and round outlines, labelled A, B, C … in reading order); nothing is stored",
+      bodyMember: "body",
+      example: '{"page": 2, "x": 0.1, "y": 0.2, "width": 0.6, "height": 0.15}',
+      reply: "The boxes found, page-relative",
+      errors: {
+        400: invalid,
+        404: notVisible,
+        409: "The template has no paper PDF, or it is missing from storage",
+        502: "The paper could not be read from storage",
+      },
+    },
   }),
 };

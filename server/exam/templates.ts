@@ -26,6 +26,7 @@ import { type CatalogueStructure, catalogueStructure } from "./catalogue";
 import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "../../lib/rules/max-marks";
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
+import { isMultipleChoiceScheme, multipleChoiceFault, multipleChoiceWithoutAnswer, readyWithoutRightAnswer, tickBoxesSchema } from "../../lib/rules/tick-boxes";
 
 const templateStatusValues = ["draft", "ready", "archived"] as const;
 export type TemplateStatus = (typeof templateStatusValues)[number];
@@ -115,7 +116,7 @@ export const questionOutput = z.object({
   spec_ref: z.string().nullable(),
   is_container: z.boolean(),
 });
-const responseAreaOutput = responseAreaPayload.extend({ template_id: z.uuid(), response_form: z.string().nullable() });
+const responseAreaOutput = responseAreaPayload.extend({ template_id: z.uuid(), response_form: z.string().nullable(), tick_boxes: tickBoxesSchema.nullable() });
 const boundaryOutput = boundaryPayload.extend({ template_id: z.uuid() });
 
 export const templateWithCanvasOutput = templateOutput.extend({
@@ -300,6 +301,8 @@ export async function replaceTemplate(tx: Tx, callerId: string, { template_id: t
     const questions = body.questions ?? (await tx.select().from(examQuestions).where(eq(examQuestions.template_id, templateId))).map(questionFromRow);
     const missing = partWithoutMaxMarks(inTreeOrder(questions));
     if (missing) throw new AppError("invalid", readyWithoutMaxMarks(missing.label), "max_marks");
+    const unanswered = multipleChoiceWithoutAnswer(inTreeOrder(questions));
+    if (unanswered) throw new AppError("invalid", readyWithoutRightAnswer(unanswered.label), "mark_scheme");
   }
 
   if (body.questions && body.response_areas && body.boundaries) {
@@ -416,6 +419,15 @@ export async function editMarkScheme(tx: Tx, callerId: string, input: z.input<ty
   if (body.max_marks !== undefined) checkEditedMaxMarks(siblings, questionId, body.max_marks);
   if (body.max_marks === null && template.status === "ready" && !question.is_container) {
     throw new AppError("invalid", `${readyWithoutMaxMarks(question.label)}: set the template back to Draft to clear it`, "max_marks");
+  }
+  if (body.mark_scheme && isMultipleChoiceScheme(body.mark_scheme)) {
+    // The right answers are boxes of the question's areas as saved (the canvas save checks the same).
+    const areas = await tx.select({ tick_boxes: examResponseAreas.tick_boxes }).from(examResponseAreas).where(eq(examResponseAreas.question_id, questionId));
+    const fault = multipleChoiceFault(body.mark_scheme, new Set(areas.flatMap((area) => (area.tick_boxes ?? []).map((box) => box.label))));
+    if (fault) throw new AppError("invalid", `mark_scheme: question ${question.label}: ${fault}`, "mark_scheme");
+    if (template.status === "ready" && multipleChoiceWithoutAnswer([{ ...question, mark_scheme: body.mark_scheme }])) {
+      throw new AppError("invalid", `${readyWithoutRightAnswer(question.label)}: set the template back to Draft to clear it`, "mark_scheme");
+    }
   }
   if (body.max_marks !== undefined && body.max_marks !== null) {
     // Marks made of rubric items are re-scored within the new maximum instead (below).

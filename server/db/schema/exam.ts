@@ -19,6 +19,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { classes } from "./classroom";
 import { institutes, users } from "./identity";
+import type { TickBox } from "../../../lib/rules/tick-boxes";
 
 /** A page-relative rectangle on one page of a template (as a response area). */
 export interface NameBox {
@@ -154,6 +155,11 @@ export const examResponseAreas = pgTable(
     y: doublePrecision().notNull(),
     width: doublePrecision().notNull(),
     height: doublePrecision().notNull(),
+    /**
+     * The tick boxes printed in a Multiple choice area (lib/rules/tick-boxes.ts: labels A–Z, page
+     * fractions of the template page); null for a written area. Checked in full where the canvas is saved.
+     */
+    tick_boxes: jsonb().$type<TickBox[]>(),
   },
   (table) => [
     foreignKey({
@@ -166,6 +172,11 @@ export const examResponseAreas = pgTable(
     check(
       "exam_response_areas_inside_page",
       sql`${table.x} >= 0 and ${table.y} >= 0 and ${table.width} > 0 and ${table.height} > 0 and ${table.x} + ${table.width} <= 1 and ${table.y} + ${table.height} <= 1`,
+    ),
+    // A list of at most 26 boxes (A–Z), only in an area that is marked (a context area holds none).
+    check(
+      "exam_response_areas_tick_boxes_bounded",
+      sql`${table.tick_boxes} is null or (jsonb_typeof(${table.tick_boxes}) = 'array' and jsonb_array_length(${table.tick_boxes}) <= 26 and ${table.kind} = 'response')`,
     ),
   ],
 );

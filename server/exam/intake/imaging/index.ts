@@ -8,6 +8,7 @@ import { holdWorkerOpen } from "../../../workers/child-process";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -35,6 +36,8 @@ export interface IntakeImaging {
   redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
   /** renderSignInSlips (server/identity/sign-in-slips-pdf.ts): the slips of people's first sign-in as one PDF. */
   signInSlips: (sheet: SignInSlipSheet) => Promise<Uint8Array>;
+  /** findTickBoxes (server/exam/ticks/find-boxes.ts): the tick boxes printed inside an area of a template paper's page. */
+  findTickBoxes: (paper: Uint8Array, page: number, area: Omit<PageRect, "page">) => Promise<TickBox[]>;
 }
 
 interface Pending {
@@ -177,5 +180,6 @@ export function workerImaging(): IntakeImaging {
     redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
     redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
     signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
+    findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
   };
 }

@@ -4,6 +4,7 @@ import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";
 import { redactScript, redactedPageImage } from "./redact";
+import { findTickBoxes } from "./find-tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -65,5 +66,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
     case "signInSlips":
       return renderSignInSlips(request.sheet);
+    case "findTickBoxes":
+      return findTickBoxes(request.paper, request.page, request.area);
   }
 }

@@ -1,0 +1,2 @@
+ALTER TABLE "exam_response_areas" ADD COLUMN "tick_boxes" jsonb;--> statement-breakpoint
+ALTER TABLE "exam_response_areas" ADD CONSTRAINT "exam_response_areas_tick_boxes_bounded" CHECK ("exam_response_areas"."tick_boxes" is null or (jsonb_typeof("exam_response_areas"."tick_boxes") = 'array' and jsonb_array_length("exam_response_areas"."tick_boxes") <= 26 and "exam_response_areas"."kind" = 'response'));
