@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Status } from "@/components/ui/Status";
 import { Loading } from "@/components/ui/Loading";
 import { type ScanLayout, keepScans, openScan, paintPage, paintedPage, scanLayout } from "./scan-pages";
@@ -39,6 +39,8 @@ export interface ScanViewerProps {
   /** Page-relative rectangles blurred past reading (an anonymous batch's name box). */
   covers?: CoveredArea[];
   label: string;
+  /** Drawn over each scanned page, above its areas and covers (the annotations). */
+  renderOverlay?: (page: { scanPage: number; paperPage: number; ratio: number }) => ReactNode;
 }
 
 export interface CoveredArea {
@@ -85,7 +87,7 @@ function useScanLayout({ id, bytes }: ScanSource): LayoutState {
  * to script; a script prepared in the background shows in the same frame as its student's name, and one
  * that is not ready shows blank pages of the right size until painted (never the previous student's pages).
  */
-export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCount, upcoming, width, areas, covers = [], label }: ScanViewerProps) {
+export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCount, upcoming, width, areas, covers = [], label, renderOverlay }: ScanViewerProps) {
   const root = useRef<HTMLDivElement>(null);
   const layout = useScanLayout(scan);
   const target = areas.find((area) => area.kind === "response") ?? areas[0];
@@ -189,6 +191,7 @@ export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCo
                   <span className="scan-viewer__cover-label">{cover.label}</span>
                 </div>
               ))}
+            {renderOverlay?.({ scanPage, paperPage, ratio: ratios[scanPage - 1] ?? Math.SQRT2 })}
           </section>
         );
       })}
