@@ -174,7 +174,12 @@ test("a teacher annotates with the mouse and the keyboard: move, undo, redo, del
   await page.keyboard.press("Enter");
   await expect(page.getByRole("button", { name: `Stamp on question 1b: ${STAMP}` })).toBeFocused();
   await page.keyboard.press("Escape");
-  await expect.poll(async () => (await annotationsOf(page, fixture.submissionId)).length).toBe(4);
+  await expect(markInput).toBeFocused();
+  // h highlights 1b's answer.
+  await page.keyboard.press("h");
+  await expect(page.getByRole("button", { name: "Highlight on question 1b" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect.poll(async () => (await annotationsOf(page, fixture.submissionId)).length).toBe(5);
   await expect(toolbar.getByRole("status")).toHaveText("Annotations saved");
 
   await expectNoAxeViolations(page);
@@ -183,7 +188,7 @@ test("a teacher annotates with the mouse and the keyboard: move, undo, redo, del
   // A reload shows them all again.
   await page.reload();
   await expect(page.locator(".scan-viewer canvas").first()).toBeVisible({ timeout: 60_000 });
-  for (const name of ["Tick on question 1a", "Comment on question 1a: Check the sign in line 2", "Pen mark on question 1a", `Stamp on question 1b: ${STAMP}`]) {
+  for (const name of ["Tick on question 1a", "Comment on question 1a: Check the sign in line 2", "Pen mark on question 1a", `Stamp on question 1b: ${STAMP}`, "Highlight on question 1b"]) {
     await expect(page.getByRole("button", { name })).toBeAttached();
   }
 

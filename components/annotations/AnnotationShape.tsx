@@ -3,7 +3,7 @@ import { strokePath, strokeWidth } from "./stroke";
 
 /*
  * How an annotation is drawn, in one place for every screen that shows one: the marking screens
- * (AnnotationOverlay.tsx) and the student's marked script (components/student/AnnotationLayer.tsx).
+ * (components/marking/AnnotationOverlay.tsx) and the student's marked script (components/student/AnnotationLayer.tsx).
  * Shapes are SVG in page percentages, so the page's size on screen does not matter; a text comment and a
  * stamp are HTML labels beside their anchor (they wrap).
  */

@@ -3,9 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
-import { AnnotationOverlay } from "@/components/annotations/AnnotationOverlay";
-import { AnnotationToolbar, type StampMenu } from "@/components/annotations/AnnotationToolbar";
-import { useAnnotationEditor } from "@/components/annotations/use-annotation-editor";
+import { AnnotationOverlay } from "./AnnotationOverlay";
+import { AnnotationToolbar, type StampMenu } from "./AnnotationToolbar";
+import { useAnnotationEditor } from "./use-annotation-editor";
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
@@ -91,7 +91,7 @@ export function MarkingScreen({
   });
 
   const placement = marksQuery.data ? { pageNumbers: marksQuery.data.scan_page_numbers, paperPageCount: marksQuery.data.paper_page_count } : undefined;
-  // The annotations of the script on screen, on the first marking's layer (components/annotations/).
+  // The annotations of the script on screen, on the first marking's layer (use-annotation-editor.ts, AnnotationOverlay.tsx).
   const [stampMenu, setStampMenu] = useState<StampMenu>(null);
   const stampItems = useMemo(() => (question ? itemsOfQuestion(template.data?.rubric_items ?? [], question.id) : []), [template.data, question]);
   const annotations = useAnnotationEditor({

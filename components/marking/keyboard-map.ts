@@ -88,7 +88,7 @@ export const shortcuts: readonly Shortcut[] = [
   { action: "writeComment", keys: ["c"], description: "Write a comment (Enter in the comment confirms, Shift+Enter adds a line)", where: ["mark", "page"] },
   { action: "backToMark", keys: ["Escape"], description: "Back to the mark", where: ["comment"] },
   { action: "showShortcuts", keys: ["?"], description: "Show this sheet", where: ["mark", "page"] },
-  // Annotations (components/annotations/): placed at the current question's answer, then moved with the arrows; Enter or Esc goes back to the mark.
+  // Annotations (AnnotationOverlay.tsx, use-annotation-editor.ts): placed at the current question's answer, then moved with the arrows; Enter or Esc goes back to the mark.
   { action: "annotateTick", keys: ["t"], description: "Put a tick at the current question's answer (then the arrows move it; Enter or Esc goes back to the mark)", where: ["mark", "page"] },
   { action: "annotateCross", keys: ["x"], description: "Put a cross at the current question's answer", where: ["mark", "page"] },
   { action: "annotateText", keys: ["n"], description: "Write a note on the scan at the current question's answer (Enter places it, Esc drops it)", where: ["mark", "page"] },

@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Drafts kept until the server has them, whatever they are drafts of (marks: use-save-queue.ts;
- * annotations: components/annotations/use-annotations.ts): every change is a draft, kept in
+ * annotations: use-annotations.ts): every change is a draft, kept in
  * sessionStorage under `storageKey` (a reload or a lost connection loses nothing); a save goes through
  * the save queue (save-queue.ts: one request per key at a time, retried, a newer draft saved after it);
  * drafts left by a reload or a failed request are sent again once `ready`.

@@ -3,9 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { AnnotationOverlay } from "@/components/annotations/AnnotationOverlay";
-import { AnnotationToolbar, type StampMenu } from "@/components/annotations/AnnotationToolbar";
-import { useAnnotationEditor } from "@/components/annotations/use-annotation-editor";
+import { AnnotationOverlay } from "@/components/marking/AnnotationOverlay";
+import { AnnotationToolbar, type StampMenu } from "@/components/marking/AnnotationToolbar";
+import { useAnnotationEditor } from "@/components/marking/use-annotation-editor";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";

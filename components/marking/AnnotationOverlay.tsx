@@ -1,9 +1,9 @@
 "use client";
 
 import { type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent, useEffect, useRef, useState } from "react";
-import { AnnotationNote, AnnotationShape } from "./AnnotationShape";
-import { type Point, type Rect, type Shape, type StrokePoint, boundsOf, hitTest, isRect, moveGeometry } from "./shapes";
-import { strokePath, strokesToSave } from "./stroke";
+import { AnnotationNote, AnnotationShape } from "@/components/annotations/AnnotationShape";
+import { type Point, type Rect, type Shape, type StrokePoint, boundsOf, hitTest, isRect, moveGeometry } from "@/components/annotations/shapes";
+import { strokePath, strokesToSave } from "@/components/annotations/stroke";
 
 export type Tool = "select" | "tick" | "cross" | "text" | "pen" | "highlight" | "stamp";
 

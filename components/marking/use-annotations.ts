@@ -5,9 +5,9 @@ import { useCallback, useMemo, useState } from "react";
 import type { AnnotationLayer } from "@/lib/rules/annotation";
 import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import { errorCode } from "@/lib/trpc/errors";
-import { useDraftQueue } from "@/components/marking/use-draft-queue";
-import { type Change, type History, emptyHistory, recordStep, redoStep, undoStep } from "./history";
-import { type Shape, type StoredShape, bodyOf, shapeOfStored, shapeProblem } from "./shapes";
+import { useDraftQueue } from "./use-draft-queue";
+import { type Change, type History, emptyHistory, recordStep, redoStep, undoStep } from "@/components/annotations/history";
+import { type Shape, type StoredShape, bodyOf, shapeOfStored, shapeProblem } from "@/components/annotations/shapes";
 
 /** A change of one annotation the server does not have yet: the shape to save, or null to remove it. */
 interface AnnotationDraft {

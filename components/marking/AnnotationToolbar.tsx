@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useRef } from "react";
 import { Button } from "@/components/ui/Button";
-import { ariaKeyShortcuts } from "@/components/marking/keyboard-map";
+import { ariaKeyShortcuts } from "./keyboard-map";
 import type { Tool } from "./AnnotationOverlay";
 import type { AnnotationEditor } from "./use-annotation-editor";
 

@@ -3,7 +3,7 @@
 import { useRef, useState } from "react";
 import type { AnnotationLayer } from "@/lib/rules/annotation";
 import type { NoteEditing, OverlayEditor, Tool } from "./AnnotationOverlay";
-import { type PaperArea, type Point, type Shape, type StrokePoint, questionAt, shapeIdsOfQuestion, shapeInWords } from "./shapes";
+import { type PaperArea, type Point, type Shape, type StrokePoint, questionAt, shapeIdsOfQuestion, shapeInWords } from "@/components/annotations/shapes";
 import { useAnnotations } from "./use-annotations";
 
 /** A rubric item a stamp can carry. */
