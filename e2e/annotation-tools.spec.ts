@@ -248,8 +248,11 @@ for (const viewport of [
     await page.getByRole("toolbar", { name: "Annotation tools" }).getByRole("button", { name: "Pen" }).click();
     // Only while a drawing tool is in hand does a finger draw instead of scrolling.
     await expect(page.locator('[data-testid="annotation-overlay"]').first()).toHaveCSS("touch-action", "none");
-    await page.getByRole("toolbar", { name: "Annotation tools" }).getByRole("button", { name: "Select" }).click();
+    const select = page.getByRole("toolbar", { name: "Annotation tools" }).getByRole("button", { name: "Select" });
+    await select.click();
     await expect(page.locator('[data-testid="annotation-overlay"]').first()).toHaveCSS("touch-action", "auto");
+    // The tool in hand is filled (once its colours have faded in).
+    await expect(select).toHaveCSS("color", "rgb(255, 255, 255)");
     await screenshot(page, testInfo, `annotation-tools-${viewport.width}x${viewport.height}`);
   });
 }
