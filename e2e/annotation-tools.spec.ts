@@ -154,6 +154,19 @@ test("a teacher annotates with the mouse and the keyboard: move, undo, redo, del
     .poll(async () => (await annotationsOf(page, fixture.submissionId)).find((shape) => shape.kind === "tick" && shape.question_id === fixture.ids.q1b)?.geometry.x ?? 0)
     .toBeCloseTo(0.5, 2);
 
+  // A note's words changed: Enter on it, new words, Enter.
+  await page.getByRole("button", { name: "Comment on question 1a: Check the sign in line 2" }).focus();
+  await page.keyboard.press("Enter");
+  const noteEdit = page.getByRole("textbox", { name: /Change the note's words/ });
+  await expect(noteEdit).toBeFocused();
+  await noteEdit.fill("Check the sign in line 3");
+  await page.keyboard.press("Enter");
+  await expect.poll(async () => (await annotationsOf(page, fixture.submissionId)).find((shape) => shape.kind === "text")?.text).toBe("Check the sign in line 3");
+  // Undo brings the words back.
+  await overlay.click({ position: { x: 5, y: box.height * 0.9 } });
+  await page.keyboard.press("Control+z");
+  await expect.poll(async () => (await annotationsOf(page, fixture.submissionId)).find((shape) => shape.kind === "text")?.text).toBe("Check the sign in line 2");
+
   // Delete: the tick on 1b, selected from the keyboard.
   await page.getByRole("button", { name: "Tick on question 1b" }).focus();
   await page.keyboard.press("Delete");
@@ -191,6 +204,26 @@ test("a teacher annotates with the mouse and the keyboard: move, undo, redo, del
   for (const name of ["Tick on question 1a", "Comment on question 1a: Check the sign in line 2", "Pen mark on question 1a", `Stamp on question 1b: ${STAMP}`, "Highlight on question 1b"]) {
     await expect(page.getByRole("button", { name })).toBeAttached();
   }
+
+  // A highlight dragged out with the mouse over 1a's answer, then undone.
+  await page.getByRole("toolbar", { name: "Annotation tools" }).getByRole("button", { name: "Highlight" }).click();
+  await overlay.evaluate((element) => element.scrollIntoView({ block: "center" }));
+  const again = (await overlay.boundingBox())!;
+  await page.mouse.move(again.x + again.width * 0.2, again.y + again.height * 0.3);
+  await page.mouse.down();
+  await page.mouse.move(again.x + again.width * 0.7, again.y + again.height * 0.34, { steps: 6 });
+  await page.mouse.up();
+  await expect(page.getByRole("button", { name: "Highlight on question 1a" })).toBeAttached();
+  await expect
+    .poll(async () => (await annotationsOf(page, fixture.submissionId)).find((shape) => shape.kind === "highlight" && shape.question_id === fixture.ids.q1a)?.geometry ?? null)
+    .not.toBeNull();
+  const drawn = (await annotationsOf(page, fixture.submissionId)).find((shape) => shape.kind === "highlight" && shape.question_id === fixture.ids.q1a)!.geometry as { x: number; y: number; width: number; height: number };
+  expect(drawn.x).toBeCloseTo(0.2, 2);
+  expect(drawn.width).toBeCloseTo(0.5, 2);
+  expect(drawn.height).toBeCloseTo(0.04, 2);
+  await page.keyboard.press("Control+z");
+  await expect(page.getByRole("button", { name: "Highlight on question 1a" })).toHaveCount(0);
+  await expect.poll(async () => (await annotationsOf(page, fixture.submissionId)).length).toBe(5);
 
   // Released, the student reads them in words under the page.
   const released = await page.request.put(`/api/exam/batches/${fixture.batchId}/release`, { data: { scope: "all", reviews_until: null } });
