@@ -33,7 +33,7 @@ export function AnnotationToolbar({ editor, stampMenu, onStampMenu }: { editor: 
   if (editor.readOnly) return null;
   const stampable = editor.rubricItems.length > 0;
   return (
-    <div className="annotation-toolbar" role="toolbar" aria-label="Annotation tools">
+    <div className="annotation-toolbar" role="toolbar" aria-label="Annotation tools" data-covers-scroll-top="">
       <div className="annotation-toolbar__tools">
         {tools.map(({ tool, label, symbol, key }) => (
           <Button

@@ -200,9 +200,10 @@ export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCo
 }
 
 /**
- * Scrolls the nearest scrolling ancestor (the scan's frame) so the area sits in its middle, or shows the
- * area's top when it is taller than the frame. Only that frame moves: scrollIntoView would also scroll
- * the page itself wherever it can (on a tablet, the marking panel and the navigation out of sight).
+ * Scrolls the nearest scrolling ancestor (the scan's frame) so the area sits in the middle of what is
+ * in sight under the frame's sticky tools, or shows the area's top when it is taller than that. Only
+ * that frame moves: scrollIntoView would also scroll the page itself wherever it can (on a tablet, the
+ * marking panel and the navigation out of sight).
  */
 function centerInScrollFrame(area: HTMLElement) {
   let frame = area.parentElement;
@@ -210,8 +211,11 @@ function centerInScrollFrame(area: HTMLElement) {
   if (!frame || frame === document.documentElement || frame === document.body) return;
   const areaBox = area.getBoundingClientRect();
   const frameBox = frame.getBoundingClientRect();
-  const offset = areaBox.top - frameBox.top - frame.clientTop;
-  frame.scrollTop += areaBox.height > frame.clientHeight ? offset - 8 : offset - (frame.clientHeight - areaBox.height) / 2;
+  // What stays at the top of the frame over the script (the annotation tools) hides that much of it.
+  const covered = frame.querySelector<HTMLElement>("[data-covers-scroll-top]")?.offsetHeight ?? 0;
+  const visible = frame.clientHeight - covered;
+  const offset = areaBox.top - frameBox.top - frame.clientTop - covered;
+  frame.scrollTop += areaBox.height > visible ? offset - 8 : offset - (visible - areaBox.height) / 2;
 }
 
 /**
