@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { expectNoAxeViolations, screenshot, signIn } from "./helpers";
 import { scriptPdf } from "./papers";
 
@@ -45,6 +45,15 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
       });
       expect(marked.status()).toBe(200);
     }
+  }
+
+  // The first marking's annotations: a tick on every script (the blind second marker never sees them).
+  const firstTicks: string[] = [];
+  for (const submissionId of scripts) {
+    const id = crypto.randomUUID();
+    const ticked = await page.request.put(`/api/exam/annotations/${id}`, { data: { submission_id: submissionId, page: 1, kind: "tick", geometry: { x: 0.5, y: 0.5 } } });
+    expect(ticked.status(), await ticked.text()).toBe(200);
+    firstTicks.push(id);
   }
 
   // A colleague who is neither the owner, a marker nor a head (before the owner invites them) reads the batch: no upload, archive, attendance or marking controls.
@@ -111,6 +120,23 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   await expect(mark).not.toHaveAttribute("aria-invalid", "true");
   await screenshot(head, testInfo, "moderation-second-marking");
   await expectNoAxeViolations(head, "the second-marking screen");
+  // The head's own annotations, on the blind layer: the first marker's tick is not shown; t puts the head's own.
+  await expect(head.getByRole("toolbar", { name: "Annotation tools" })).toBeVisible();
+  await expect(head.getByRole("button", { name: /^Tick on / })).toHaveCount(0);
+  await head.keyboard.press("t");
+  await expect(head.getByRole("button", { name: `Tick on question ${leaves[0]!.label}` })).toBeFocused();
+  await head.keyboard.press("Escape");
+  const layerCount = async (who: Page, layer: string) => {
+    let count = 0;
+    for (const submissionId of scripts) {
+      const listed = (await (await who.request.get(`/api/exam/submissions/${submissionId}/annotations?layer=${layer}`)).json()) as { annotations: unknown[] };
+      count += listed.annotations.length;
+    }
+    return count;
+  };
+  await expect.poll(() => layerCount(head, "second_marking")).toBe(1);
+  expect(await layerCount(page, "second_marking")).toBe(0);
+  expect(await layerCount(page, "marking")).toBe(scripts.length);
   await mark.focus();
   await head.keyboard.press("Enter");
   // One difference: the first script's first question got 0 instead of 2; every other question 2.
@@ -134,6 +160,8 @@ test("moderation: the owner picks a sample of a shared batch, the head second-ma
   await expect(secondMarking.getByText("6 of 6 questions second-marked, on 3 scripts.")).toBeVisible();
   const received = await Promise.all(bodies);
   expect(received.some((body) => body.includes(FIRST_COMMENT))).toBe(false);
+  // Nor any of the first marking's annotations.
+  expect(received.some((body) => firstTicks.some((id) => body.includes(id)))).toBe(false);
 
   // Agreement and the difference to reconcile.
   const agreement = head.getByRole("table", { name: "Agreement per question" });

@@ -5,7 +5,27 @@ const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({ key, 
 
 describe("the marking keyboard map", () => {
   it("lists the keys on the sheet as before", () => {
-    expect(shortcuts.map((shortcut) => shownKeys(shortcut.keys))).toEqual(["0–9 .", "0", "0–9", "Enter", "j or ↓", "k or ↑", "]", "[", "c", "Esc", "?"]);
+    expect(shortcuts.map((shortcut) => shortcut.shown ?? shownKeys(shortcut.keys))).toEqual([
+      "0–9 .",
+      "0",
+      "0–9",
+      "Enter",
+      "j or ↓",
+      "k or ↑",
+      "]",
+      "[",
+      "c",
+      "Esc",
+      "?",
+      "t",
+      "x",
+      "n",
+      "h",
+      "s",
+      "a",
+      "Ctrl+Z or ⌘Z",
+      "Ctrl+Shift+Z, ⌘⇧Z or Ctrl+Y",
+    ]);
   });
 
   it("gives every action one row and every key one action where it works", () => {
@@ -44,8 +64,35 @@ describe("the marking keyboard map", () => {
       expect(shortcutFor(press("c"), focus)).toBe("writeComment");
       expect(shortcutFor(press("?", { shiftKey: true }), focus)).toBe("showShortcuts");
       expect(shortcutFor(press("Escape"), focus)).toBeNull();
-      expect(shortcutFor(press("x"), focus)).toBeNull();
+      expect(shortcutFor(press("q"), focus)).toBeNull();
+      // Annotations: put at the current question's answer.
+      expect(shortcutFor(press("t"), focus)).toBe("annotateTick");
+      expect(shortcutFor(press("x"), focus)).toBe("annotateCross");
+      expect(shortcutFor(press("n"), focus)).toBe("annotateText");
+      expect(shortcutFor(press("h"), focus)).toBe("annotateHighlight");
+      expect(shortcutFor(press("s"), focus)).toBe("annotateStamp");
+      expect(shortcutFor(press("a"), focus)).toBe("toAnnotations");
     }
+  });
+
+  it("undoes and redoes annotations with Ctrl or ⌘ on the page (a shape, the scan), never in the mark or the comment, whose own undo stays", () => {
+    for (const modifier of ["ctrlKey", "metaKey"] as const) {
+      for (const focus of ["page", "button"] as const) {
+        expect(shortcutFor(press("z", { [modifier]: true }), focus)).toBe("undoAnnotation");
+        expect(shortcutFor(press("Z", { [modifier]: true, shiftKey: true }), focus)).toBe("redoAnnotation");
+        // Some layouts report the lower case with Shift held.
+        expect(shortcutFor(press("z", { [modifier]: true, shiftKey: true }), focus)).toBe("redoAnnotation");
+        expect(shortcutFor(press("y", { [modifier]: true }), focus)).toBe("redoAnnotation");
+      }
+      for (const focus of ["mark", "comment", "other-text"] as const) expect(shortcutFor(press("z", { [modifier]: true }), focus)).toBeNull();
+      expect(shortcutFor(press("z", { [modifier]: true, altKey: true }), "page")).toBeNull();
+    }
+    expect(ariaKeyShortcuts("undoAnnotation")).toBe("Control+Z Meta+Z");
+    expect(ariaKeyShortcuts("redoAnnotation")).toBe("Control+Shift+Z Meta+Shift+Z Control+Y Meta+Y");
+  });
+
+  it("keeps the annotation keys out of the comment box, where they are letters", () => {
+    for (const key of ["t", "x", "n", "h", "s", "a"]) expect(shortcutFor(press(key), "comment")).toBeNull();
   });
 
   it("sends digits typed outside the mark to the mark; in the mark the input takes them", () => {

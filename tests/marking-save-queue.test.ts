@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Draft, draftKey, isCompleteMark, reviseDraft, splitDraftKey, withoutSavedDraft } from "../components/marking/drafts";
-import { type SaveQueue, emptySaveQueue, requestSave, retryDelayMs, sendWithRetries, settleSave, worthRetrying } from "../components/marking/save-queue";
+import { type SaveQueue, emptySaveQueue, requestSave, requestSend, retryDelayMs, sendWithRetries, settleSave, worthRetrying } from "../components/marking/save-queue";
 
 const key = draftKey("sub-1", "q-1");
 const draft = (change: Partial<Draft> = {}): Draft => ({ markId: "mark-1", mark: "2", comment: "", confirm: false, revision: 1, ...change });
@@ -40,6 +40,22 @@ describe("the save queue", () => {
     expect(send).toEqual({ mark_id: "mark-1", body: { submission_id: "sub-1", question_id: "q-1", awarded_marks: 1.5, comment: "Good", confirmed: true } });
     expect(queue.states[key]).toEqual({ state: "saving" });
     expect(queue.sending.has(key)).toBe(true);
+  });
+
+  it("names the annotations that justify the mark when they are known, and leaves them as they are when not", () => {
+    expect(requestSave(emptySaveQueue, key, draft({ mark: "1" }), 2, ["shape-1", "shape-2"]).send?.body.annotation_shape_ids).toEqual(["shape-1", "shape-2"]);
+    // None drawn: the mark names none (a shape deleted since is no longer named).
+    expect(requestSave(emptySaveQueue, key, draft({ mark: "1" }), 2, []).send?.body.annotation_shape_ids).toEqual([]);
+    expect(requestSave(emptySaveQueue, key, draft({ mark: "1" }), 2).send?.body).not.toHaveProperty("annotation_shape_ids");
+  });
+
+  it("queues any kind of draft the same way: a refused one shows why, without Retry, and is not sent", () => {
+    const refused = requestSend(emptySaveQueue, "shape-1", { revision: 1 }, () => ({ refused: "a text comment needs its words" }));
+    expect(refused.send).toBeNull();
+    expect(refused.queue.states["shape-1"]).toEqual({ state: "error", message: "a text comment needs its words", retryable: false });
+    const sent = requestSend(emptySaveQueue, "shape-1", { revision: 1 }, () => ({ request: { remove: "shape-1" } }));
+    expect(sent.send).toEqual({ remove: "shape-1" });
+    expect(requestSend(sent.queue, "shape-1", { revision: 2 }, () => ({ request: { remove: "shape-1" } })).queue.again.has("shape-1")).toBe(true);
   });
 
   it("sends an empty mark and a blank comment as null, and no confirmation unless confirmed", () => {

@@ -1,8 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
+import { AnnotationOverlay } from "./AnnotationOverlay";
+import { AnnotationToolbar, type StampMenu } from "./AnnotationToolbar";
+import { useAnnotationEditor } from "./use-annotation-editor";
+import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
 import { useFillHeight } from "@/components/ui/use-fill-height";
@@ -86,6 +90,23 @@ export function MarkingScreen({
     questionId: question?.id,
   });
 
+  const placement = marksQuery.data ? { pageNumbers: marksQuery.data.scan_page_numbers, paperPageCount: marksQuery.data.paper_page_count } : undefined;
+  // The annotations of the script on screen, on the first marking's layer (use-annotation-editor.ts, AnnotationOverlay.tsx).
+  const [stampMenu, setStampMenu] = useState<StampMenu>(null);
+  const stampItems = useMemo(() => (question ? itemsOfQuestion(template.data?.rubric_items ?? [], question.id) : []), [template.data, question]);
+  const annotations = useAnnotationEditor({
+    batchId,
+    submissionId,
+    layer: "marking",
+    readOnly: archived || signedOff,
+    question,
+    questions,
+    areasOfPaper: template.data?.response_areas ?? [],
+    pageNumbers: placement?.pageNumbers,
+    rubricItems: stampItems,
+    onDone: () => entry.markInput.current?.focus(),
+  });
+
   const entry = useMarkEntry({
     batchId,
     questions,
@@ -96,6 +117,7 @@ export function MarkingScreen({
     readOnly,
     notMineHere,
     focusPaused: sheetOpen || rubricOpen,
+    shapeIdsOf: annotations.shapeIdsOf,
   });
   const { markInput, key, isRubric, rubricItems, markText } = entry;
 
@@ -115,6 +137,14 @@ export function MarkingScreen({
     writeComment: () => commentInput.current?.focus(),
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
+    annotateTick: annotations.keys.tick,
+    annotateCross: annotations.keys.cross,
+    annotateText: annotations.keys.text,
+    annotateHighlight: annotations.keys.highlight,
+    annotateStamp: () => stampItems.length > 0 && setStampMenu("keyboard"),
+    toAnnotations: annotations.keys.toAnnotations,
+    undoAnnotation: annotations.keys.undo,
+    redoAnnotation: annotations.keys.redo,
   };
   useMarkingKeys({ enabled: !sheetOpen && !rubricOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
 
@@ -122,7 +152,6 @@ export function MarkingScreen({
   const [body, setBody] = useState<HTMLDivElement | null>(null);
   const bodyHeight = useFillHeight(body, MIN_BODY_HEIGHT);
 
-  const placement = marksQuery.data ? { pageNumbers: marksQuery.data.scan_page_numbers, paperPageCount: marksQuery.data.paper_page_count } : undefined;
   const { scan, onPageCount, missingFor, areas, upcoming } = useScriptScan({
     submissionId,
     around,
@@ -198,6 +227,10 @@ export function MarkingScreen({
           areas={areas}
           covers={covers}
           label={`Scan of ${studentName}`}
+          toolbar={<AnnotationToolbar editor={annotations} stampMenu={stampMenu} onStampMenu={setStampMenu} />}
+          renderOverlay={({ scanPage, paperPage, ratio }) => (
+            <AnnotationOverlay page={scanPage} paperPage={paperPage} shapes={annotations.shapesOfPage(scanPage)} editor={annotations.overlay} aspect={ratio} />
+          )}
         />
 
         <aside className="marking__panel" aria-label="Marking">

@@ -2,12 +2,12 @@
 
 import type { UseQueryResult } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useCallback, useRef, useState } from "react";
+import { type ReactNode, useCallback, useRef, useState } from "react";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import type { UpcomingScan } from "./marking-order";
 import { pdfWorkerPort } from "./pdf-worker";
-import type { CoveredArea, HighlightArea } from "./ScanViewer";
+import type { CoveredArea, HighlightArea, ScanViewerProps } from "./ScanViewer";
 
 // pdf.js runs in the browser only. There, its chunk and its worker are asked for as soon as this module
 // runs (before the page has hydrated), so they download while the scan's bytes do.
@@ -36,6 +36,8 @@ export function ScanPane({
   areas,
   covers,
   label,
+  toolbar,
+  renderOverlay,
 }: {
   scriptId: string;
   scan: UseQueryResult<ArrayBuffer>;
@@ -48,6 +50,9 @@ export function ScanPane({
   areas: HighlightArea[];
   covers: CoveredArea[];
   label: string;
+  /** Tools kept at the top of the frame while the script scrolls under them (the annotation tools). */
+  toolbar?: ReactNode;
+  renderOverlay?: ScanViewerProps["renderOverlay"];
 }) {
   const [width, setWidth] = useState(600);
   const observer = useRef<ResizeObserver | null>(null);
@@ -61,6 +66,7 @@ export function ScanPane({
   }, []);
   return (
     <div className="marking__scan" ref={frame} aria-label={label} role="region" tabIndex={0}>
+      {toolbar}
       {scan.isError ? (
         <LoadFailed what="The scan" error={scan.error} onRetry={() => scan.refetch()} />
       ) : placement === undefined && placementFailed ? (
@@ -78,6 +84,7 @@ export function ScanPane({
           areas={areas}
           covers={covers}
           label={label}
+          renderOverlay={renderOverlay}
         />
       )}
     </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Status } from "@/components/ui/Status";
 import { Loading } from "@/components/ui/Loading";
 import { type ScanLayout, keepScans, openScan, paintPage, paintedPage, scanLayout } from "./scan-pages";
@@ -39,6 +39,8 @@ export interface ScanViewerProps {
   /** Page-relative rectangles blurred past reading (an anonymous batch's name box). */
   covers?: CoveredArea[];
   label: string;
+  /** Drawn over each scanned page, above its areas and covers (the annotations). */
+  renderOverlay?: (page: { scanPage: number; paperPage: number; ratio: number }) => ReactNode;
 }
 
 export interface CoveredArea {
@@ -85,7 +87,7 @@ function useScanLayout({ id, bytes }: ScanSource): LayoutState {
  * to script; a script prepared in the background shows in the same frame as its student's name, and one
  * that is not ready shows blank pages of the right size until painted (never the previous student's pages).
  */
-export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCount, upcoming, width, areas, covers = [], label }: ScanViewerProps) {
+export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCount, upcoming, width, areas, covers = [], label, renderOverlay }: ScanViewerProps) {
   const root = useRef<HTMLDivElement>(null);
   const layout = useScanLayout(scan);
   const target = areas.find((area) => area.kind === "response") ?? areas[0];
@@ -189,6 +191,7 @@ export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCo
                   <span className="scan-viewer__cover-label">{cover.label}</span>
                 </div>
               ))}
+            {renderOverlay?.({ scanPage, paperPage, ratio: ratios[scanPage - 1] ?? Math.SQRT2 })}
           </section>
         );
       })}
@@ -197,9 +200,10 @@ export default function ScanViewer({ scan, pageNumbers, paperPageCount, onPageCo
 }
 
 /**
- * Scrolls the nearest scrolling ancestor (the scan's frame) so the area sits in its middle, or shows the
- * area's top when it is taller than the frame. Only that frame moves: scrollIntoView would also scroll
- * the page itself wherever it can (on a tablet, the marking panel and the navigation out of sight).
+ * Scrolls the nearest scrolling ancestor (the scan's frame) so the area sits in the middle of what is
+ * in sight under the frame's sticky tools, or shows the area's top when it is taller than that. Only
+ * that frame moves: scrollIntoView would also scroll the page itself wherever it can (on a tablet, the
+ * marking panel and the navigation out of sight).
  */
 function centerInScrollFrame(area: HTMLElement) {
   let frame = area.parentElement;
@@ -207,8 +211,11 @@ function centerInScrollFrame(area: HTMLElement) {
   if (!frame || frame === document.documentElement || frame === document.body) return;
   const areaBox = area.getBoundingClientRect();
   const frameBox = frame.getBoundingClientRect();
-  const offset = areaBox.top - frameBox.top - frame.clientTop;
-  frame.scrollTop += areaBox.height > frame.clientHeight ? offset - 8 : offset - (frame.clientHeight - areaBox.height) / 2;
+  // What stays at the top of the frame over the script (the annotation tools) hides that much of it.
+  const covered = frame.querySelector<HTMLElement>("[data-covers-scroll-top]")?.offsetHeight ?? 0;
+  const visible = frame.clientHeight - covered;
+  const offset = areaBox.top - frameBox.top - frame.clientTop - covered;
+  frame.scrollTop += areaBox.height > visible ? offset - 8 : offset - (visible - areaBox.height) / 2;
 }
 
 /**

@@ -13,10 +13,10 @@ export function ShortcutSheet({ open, onClose }: { open: boolean; onClose: () =>
       <div className="dialog__body">
         <h2 id={titleId}>Keyboard shortcuts</h2>
         <dl className="shortcut-list">
-          {shortcuts.map(({ keys, description }) => (
-            <div key={shownKeys(keys)}>
+          {shortcuts.map(({ keys, description, shown }) => (
+            <div key={shown ?? shownKeys(keys)}>
               <dt>
-                <kbd>{shownKeys(keys)}</kbd>
+                <kbd>{shown ?? shownKeys(keys)}</kbd>
               </dt>
               <dd>{description}</dd>
             </div>

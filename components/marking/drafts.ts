@@ -1,5 +1,3 @@
-import { readStoredDraft, writeStoredDraft } from "@/lib/draft-storage";
-
 /** A mark being typed and not yet saved: what the teacher entered, kept until the server has it. */
 export interface Draft {
   /** The mark entry's id: the recorded one, or a fresh UUID for a new entry (stable across retries). */
@@ -31,22 +29,14 @@ export function reviseDraft(drafts: Drafts, key: string, change: Partial<Pick<Dr
 }
 
 /** The drafts without the draft of `key` once the server has its `revision`; a newer edit stays to be saved. */
-export function withoutSavedDraft(drafts: Drafts, key: string, revision: number): Drafts {
+export function withoutSavedDraft<D extends { revision: number }>(drafts: Record<string, D>, key: string, revision: number): Record<string, D> {
   if (drafts[key]?.revision !== revision) return drafts;
   const { [key]: _saved, ...rest } = drafts;
   return rest;
 }
 
-const storageKey = (batchId: string) => `markbook:marking-drafts:${batchId}`;
-
-/** Drafts of this batch kept in sessionStorage: a reload or a closed tab of the session loses nothing. */
-export function loadDrafts(batchId: string): Drafts {
-  return readStoredDraft<Drafts>("session", storageKey(batchId)) ?? {};
-}
-
-export function storeDrafts(batchId: string, drafts: Drafts): void {
-  writeStoredDraft("session", storageKey(batchId), Object.keys(drafts).length === 0 ? null : drafts);
-}
+/** The sessionStorage key of a batch's mark drafts: a reload or a closed tab of the session loses nothing. */
+export const draftsStorageKey = (batchId: string) => `markbook:marking-drafts:${batchId}`;
 
 const markPattern = /^\d+(\.\d{1,2})?$/;
 

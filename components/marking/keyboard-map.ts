@@ -14,7 +14,15 @@ export type MarkingAction =
   | "previousScript"
   | "writeComment"
   | "backToMark"
-  | "showShortcuts";
+  | "showShortcuts"
+  | "annotateTick"
+  | "annotateCross"
+  | "annotateText"
+  | "annotateHighlight"
+  | "annotateStamp"
+  | "toAnnotations"
+  | "undoAnnotation"
+  | "redoAnnotation";
 
 /**
  * Where the key was pressed: the mark input, the comment box, another text field, a button or link,
@@ -33,6 +41,10 @@ export interface Shortcut {
   rubric?: boolean;
   /** Only on a rubric question with a tenth item (true), which takes the key 0, or without one (false). */
   tenthItem?: boolean;
+  /** Pressed with Ctrl or ⌘ (its keys then say whether Shift is held: "Z" is Shift+Z). */
+  modifier?: true;
+  /** How the sheet writes the keys, when not as `shownKeys` would. */
+  shown?: string;
 }
 
 /** What the keys act on: whether the current question's mark is made of rubric items. */
@@ -76,6 +88,20 @@ export const shortcuts: readonly Shortcut[] = [
   { action: "writeComment", keys: ["c"], description: "Write a comment (Enter in the comment confirms, Shift+Enter adds a line)", where: ["mark", "page"] },
   { action: "backToMark", keys: ["Escape"], description: "Back to the mark", where: ["comment"] },
   { action: "showShortcuts", keys: ["?"], description: "Show this sheet", where: ["mark", "page"] },
+  // Annotations (AnnotationOverlay.tsx, use-annotation-editor.ts): placed at the current question's answer, then moved with the arrows; Enter or Esc goes back to the mark.
+  { action: "annotateTick", keys: ["t"], description: "Put a tick at the current question's answer (then the arrows move it; Enter or Esc goes back to the mark)", where: ["mark", "page"] },
+  { action: "annotateCross", keys: ["x"], description: "Put a cross at the current question's answer", where: ["mark", "page"] },
+  { action: "annotateText", keys: ["n"], description: "Write a note on the scan at the current question's answer (Enter places it, Esc drops it)", where: ["mark", "page"] },
+  { action: "annotateHighlight", keys: ["h"], description: "Highlight the current question's answer", where: ["mark", "page"] },
+  { action: "annotateStamp", keys: ["s"], description: "Stamp one of the question's rubric items at its answer (choose it from the list)", where: ["mark", "page"] },
+  {
+    action: "toAnnotations",
+    keys: ["a"],
+    description: "Go to the annotations of this page (Tab to the next; arrows move one, Shift+arrows by a larger step; Delete removes it; Enter edits a note)",
+    where: ["mark", "page"],
+  },
+  { action: "undoAnnotation", keys: ["z"], modifier: true, shown: "Ctrl+Z or ⌘Z", description: "Undo the last annotation change (outside the mark and comment boxes)", where: ["page"] },
+  { action: "redoAnnotation", keys: ["Z", "y"], modifier: true, shown: "Ctrl+Shift+Z, ⌘⇧Z or Ctrl+Y", description: "Redo the annotation change undone", where: ["page"] },
 ];
 
 const keyNames: Record<string, string> = { ArrowDown: "↓", ArrowUp: "↑", Escape: "Esc" };
@@ -89,7 +115,10 @@ export function shownKeys(keys: readonly string[]): string {
 
 /** The `aria-keyshortcuts` value of the control that does `action`. */
 export function ariaKeyShortcuts(action: MarkingAction): string {
-  return shortcuts.find((shortcut) => shortcut.action === action)!.keys.join(" ");
+  const shortcut = shortcuts.find((entry) => entry.action === action)!;
+  if (!shortcut.modifier) return shortcut.keys.join(" ");
+  const chord = (key: string) => (key !== key.toLowerCase() ? `Shift+${key}` : key.toUpperCase());
+  return shortcut.keys.flatMap((key) => [`Control+${chord(key)}`, `Meta+${chord(key)}`]).join(" ");
 }
 
 export interface KeyPress {
@@ -106,18 +135,24 @@ const appliesTo = (shortcut: Shortcut, context: KeyContext) =>
 
 /**
  * The action a key press asks for where it was pressed, or null when it is left to the browser: with
- * Ctrl, ⌘ or Alt; in another text field; Shift+Enter in the comment (a new line); Enter on a button or
+ * Alt, or Ctrl or ⌘ but for undo and redo of annotations on the page; in another text field; Shift+Enter in the comment (a new line); Enter on a button or
  * link (it activates it); arrows on a radio button (they choose the marking order). On a question with
  * rubric items the digits apply items, in the mark too (it shows their sum and takes no typing), and 0
  * gives no marks while no tenth item takes it.
  */
 export function shortcutFor(press: KeyPress, focus: Focus, context: KeyContext = { rubric: false }): MarkingAction | null {
-  if (press.ctrlKey || press.metaKey || press.altKey || focus === "other-text") return null;
+  if (press.altKey || focus === "other-text") return null;
+  if (press.ctrlKey || press.metaKey) {
+    // Only the shortcuts said with Ctrl or ⌘ (undo, redo), on the page; Shift writes their key in capitals.
+    const key = press.key.length === 1 ? (press.shiftKey ? press.key.toUpperCase() : press.key.toLowerCase()) : press.key;
+    const area = focus === "mark" || focus === "comment" ? focus : "page";
+    return shortcuts.find((shortcut) => shortcut.modifier && shortcut.where.includes(area) && shortcut.keys.includes(key))?.action ?? null;
+  }
   if (focus === "comment" && press.key === "Enter" && press.shiftKey) return null;
   if (focus === "button" && press.key === "Enter") return null;
   if (focus === "radio" && press.key.startsWith("Arrow")) return null;
   const area = focus === "mark" || focus === "comment" ? focus : "page";
   return (
-    shortcuts.find((shortcut) => shortcut.where.includes(area) && shortcut.keys.includes(press.key) && appliesTo(shortcut, context))?.action ?? null
+    shortcuts.find((shortcut) => !shortcut.modifier && shortcut.where.includes(area) && shortcut.keys.includes(press.key) && appliesTo(shortcut, context))?.action ?? null
   );
 }

@@ -1,8 +1,8 @@
 /*
- * The save queue of the marking screen as pure transitions: a draft is asked to be saved, is refused
- * (its mark is not one), sent, or waits for the save of the same mark already on its way; a save that
- * fails on the network or the server is tried again, then shows as an error with Retry; a refusal shows
- * as an error without one.
+ * The save queue of the marking screen as pure transitions, for marks and annotations alike
+ * (use-draft-queue.ts): a draft is asked to be saved, is refused (its mark or shape is not one), sent,
+ * or waits for the save of the same key already on its way; a save that fails on the network or the
+ * server is tried again, then shows as an error with Retry; a refusal shows as an error without one.
  */
 
 import { type Draft, parseMark, splitDraftKey } from "./drafts";
@@ -31,6 +31,8 @@ export interface MarkUpsert {
     confirmed?: true;
     /** The rubric items applied (the server sums them into the mark again). */
     mark_scheme_detail?: { type: "rubric"; items: string[] };
+    /** The annotations that justify the mark (the server keeps those of the first marking on the script). */
+    annotation_shape_ids?: string[];
   };
 }
 
@@ -45,30 +47,49 @@ function removed(set: ReadonlySet<string>, key: string): ReadonlySet<string> {
 }
 
 /**
- * Asks for the draft of `key` (`draft`, for a question worth `maxMarks`) to be saved: the queue after
- * it, and the request to send, or null when there is nothing to send now (no draft, a mark that is not
- * one, or a save of the same key on its way, after which this one runs).
+ * Asks for the draft of `key` to be saved, whatever it is a draft of (a mark, an annotation): the queue
+ * after it, and the request to send, or null when there is nothing to send now (no draft, a draft that
+ * `prepare` refuses, shown as an error without Retry, or a save of the same key on its way, after which
+ * this one runs).
  */
-export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefined, maxMarks: number | null): { queue: SaveQueue; send: MarkUpsert | null } {
+export function requestSend<D, R>(queue: SaveQueue, key: string, draft: D | undefined, prepare: (draft: D) => { request: R } | { refused: string }): { queue: SaveQueue; send: R | null } {
   if (queue.sending.has(key)) return { queue: { ...queue, again: added(queue.again, key) }, send: null };
-  if (!draft) return { queue, send: null };
+  if (draft === undefined) return { queue, send: null };
+  const prepared = prepare(draft);
+  // A draft that is not one is fixed by changing it, not by sending it again.
+  if ("refused" in prepared) return { queue: withState(queue, key, { state: "error", message: prepared.refused, retryable: false }), send: null };
+  return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send: prepared.request };
+}
+
+/**
+ * The request that saves the mark draft of `key` (`draft`, for a question worth `maxMarks`), or why it
+ * cannot be saved (a mark that is not one). `shapeIds`, when known, are the annotations that justify the
+ * mark (its annotation_shape_ids).
+ */
+export function markUpsertOf(key: string, draft: Draft, maxMarks: number | null, shapeIds?: readonly string[]): { request: MarkUpsert } | { refused: string } {
   const parsed = draft.mark.trim() === "" ? null : parseMark(draft.mark, maxMarks);
-  // A mark that is not one is fixed by typing, not by sending it again.
-  if (parsed && "error" in parsed) return { queue: withState(queue, key, { state: "error", message: parsed.error, retryable: false }), send: null };
+  if (parsed && "error" in parsed) return { refused: parsed.error };
   const { submissionId, questionId } = splitDraftKey(key);
-  const send: MarkUpsert = {
-    mark_id: draft.markId,
-    body: {
-      submission_id: submissionId,
-      question_id: questionId,
-      awarded_marks: parsed ? parsed.value : null,
-      comment: draft.comment.trim() === "" ? null : draft.comment,
-      ...(draft.confirm ? { confirmed: true as const } : {}),
-      // No item applied and nothing typed is no mark: a rubric detail would make it the items' sum, a 0.
-      ...(draft.items && (draft.items.length > 0 || parsed) ? { mark_scheme_detail: { type: "rubric" as const, items: draft.items } } : {}),
+  return {
+    request: {
+      mark_id: draft.markId,
+      body: {
+        submission_id: submissionId,
+        question_id: questionId,
+        awarded_marks: parsed ? parsed.value : null,
+        comment: draft.comment.trim() === "" ? null : draft.comment,
+        ...(draft.confirm ? { confirmed: true as const } : {}),
+        // No item applied and nothing typed is no mark: a rubric detail would make it the items' sum, a 0.
+        ...(draft.items && (draft.items.length > 0 || parsed) ? { mark_scheme_detail: { type: "rubric" as const, items: draft.items } } : {}),
+        ...(shapeIds ? { annotation_shape_ids: [...shapeIds] } : {}),
+      },
     },
   };
-  return { queue: { ...withState(queue, key, { state: "saving" }), sending: added(queue.sending, key) }, send };
+}
+
+/** Asks for the mark draft of `key` to be saved (requestSend with markUpsertOf). */
+export function requestSave(queue: SaveQueue, key: string, draft: Draft | undefined, maxMarks: number | null, shapeIds?: readonly string[]): { queue: SaveQueue; send: MarkUpsert | null } {
+  return requestSend(queue, key, draft, (pending) => markUpsertOf(key, pending, maxMarks, shapeIds));
 }
 
 /**

@@ -31,6 +31,7 @@ export function useMarkEntry<Q extends { id: string; max_marks: number | null }>
   readOnly,
   notMineHere,
   focusPaused,
+  shapeIdsOf,
 }: {
   batchId: string;
   /** The questions marked on this screen, in order. */
@@ -52,6 +53,8 @@ export function useMarkEntry<Q extends { id: string; max_marks: number | null }>
   /** The question is not the marker's on this script: Enter moves on without a mark. */
   notMineHere: boolean;
   focusPaused: boolean;
+  /** The annotations that justify a question's mark on a script (its annotation_shape_ids), undefined while not known. */
+  shapeIdsOf?: (submissionId: string, questionId: string) => readonly string[] | undefined;
 }) {
   const { submissionId, question, questionIndex, scriptIndex, mode } = selection;
   const [inputError, setInputError] = useState<string | null>(null);
@@ -59,7 +62,7 @@ export function useMarkEntry<Q extends { id: string; max_marks: number | null }>
   const [lastChange, setLastChange] = useState<{ key: string; change: RubricChange } | null>(null);
   const [finished, setFinished] = useState(false);
   const markInput = useRef<HTMLInputElement>(null);
-  const saving = useSaveQueue(batchId, questions);
+  const saving = useSaveQueue(batchId, questions, shapeIdsOf);
 
   const recordedHere = question && submissionId ? marks?.find((m) => m.question_id === question.id) : undefined;
   const key = question && submissionId ? draftKey(submissionId, question.id) : null;

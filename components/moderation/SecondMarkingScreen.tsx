@@ -3,6 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { AnnotationOverlay } from "@/components/marking/AnnotationOverlay";
+import { AnnotationToolbar, type StampMenu } from "@/components/marking/AnnotationToolbar";
+import { useAnnotationEditor } from "@/components/marking/use-annotation-editor";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
@@ -84,6 +87,22 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
   const paperQuestion = template.data?.questions.find((entry) => entry.id === question?.question_id);
   const rubricItems = useMemo(() => (question ? itemsOfQuestion(template.data?.rubric_items ?? [], question.question_id) : []), [template.data, question]);
   const isRubric = rubricItems.length > 0;
+  // The second marker's own annotations, on the blind layer: the first marker's are never asked for.
+  const [stampMenu, setStampMenu] = useState<StampMenu>(null);
+  const annotationQuestions = useMemo(() => (script?.questions ?? []).map((entry) => ({ id: entry.question_id, label: entry.label })), [script]);
+  const annotations = useAnnotationEditor({
+    batchId,
+    submissionId: script?.submission_id ?? null,
+    layer: "second_marking",
+    readOnly: locked,
+    question: question && { id: question.question_id, label: question.label },
+    questions: annotationQuestions,
+    areasOfPaper,
+    pageNumbers: script?.scan_page_numbers,
+    rubricItems,
+    onDone: () => markInput.current?.focus(),
+  });
+
   const key = script && question ? keyOf(script.submission_id, question.question_id) : null;
   const draft = key ? drafts[key] : undefined;
   const recorded = question?.second_marks ?? null;
@@ -212,6 +231,14 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
     writeComment: () => markInput.current?.focus(),
     backToMark: () => markInput.current?.focus(),
     showShortcuts: () => setSheetOpen(true),
+    annotateTick: annotations.keys.tick,
+    annotateCross: annotations.keys.cross,
+    annotateText: annotations.keys.text,
+    annotateHighlight: annotations.keys.highlight,
+    annotateStamp: () => rubricItems.length > 0 && setStampMenu("keyboard"),
+    toAnnotations: annotations.keys.toAnnotations,
+    undoAnnotation: annotations.keys.undo,
+    redoAnnotation: annotations.keys.redo,
   };
   useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => actions[action](pressed) });
 
@@ -264,7 +291,20 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
       </header>
 
       <div className="marking__body" ref={setBody} style={bodyHeight ? { height: bodyHeight } : undefined}>
-        <ScanPane scriptId={script.submission_id} scan={scan} placement={placement} onPageCount={onPageCount} upcoming={upcoming} areas={areas} covers={[]} label={label} />
+        <ScanPane
+          scriptId={script.submission_id}
+          scan={scan}
+          placement={placement}
+          onPageCount={onPageCount}
+          upcoming={upcoming}
+          areas={areas}
+          covers={[]}
+          label={label}
+          toolbar={<AnnotationToolbar editor={annotations} stampMenu={stampMenu} onStampMenu={setStampMenu} />}
+          renderOverlay={({ scanPage, paperPage, ratio }) => (
+            <AnnotationOverlay page={scanPage} paperPage={paperPage} shapes={annotations.shapesOfPage(scanPage)} editor={annotations.overlay} aspect={ratio} />
+          )}
+        />
 
         <aside className="marking__panel" aria-label="Second marking">
           <QuestionStrip

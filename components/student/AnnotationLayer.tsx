@@ -1,10 +1,10 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
+import { AnnotationNote, AnnotationShape } from "@/components/annotations/AnnotationShape";
 import { formatMarks } from "./marks";
 
 type Script = inferRouterOutputs<AppRouter>["student"]["scripts"]["get"];
 export type ScriptQuestion = Script["questions"][number];
-type Annotation = Script["pages"][number]["annotations"][number];
 
 const percent = (value: number | undefined) => `${Math.max(0, Math.min(1, value ?? 0)) * 100}%`;
 
@@ -25,7 +25,7 @@ export function AnnotationLayer({ page, script }: { page: number; script: Script
           <rect key={`${question.id}-${index}`} className="script-overlay__area" x={percent(area.x)} y={percent(area.y)} width={percent(area.width)} height={percent(area.height)} />
         ))}
         {annotations.map((annotation) => (
-          <Shape key={annotation.id} annotation={annotation} />
+          <AnnotationShape key={annotation.id} kind={annotation.kind} geometry={annotation.geometry} />
         ))}
       </svg>
       {placed.map(({ question, area }) => (
@@ -40,41 +40,8 @@ export function AnnotationLayer({ page, script }: { page: number; script: Script
       {annotations
         .filter((annotation) => (annotation.kind === "text" || annotation.kind === "stamp") && annotation.text)
         .map((annotation) => (
-          <span
-            key={annotation.id}
-            className={`script-overlay__note script-overlay__note--${annotation.kind}`}
-            style={{ left: percent(annotation.geometry.x), top: percent(annotation.geometry.y) }}
-          >
-            {annotation.text}
-          </span>
+          <AnnotationNote key={annotation.id} kind={annotation.kind} geometry={annotation.geometry} text={annotation.text ?? ""} />
         ))}
     </div>
   );
-}
-
-function Shape({ annotation }: { annotation: Annotation }) {
-  const { geometry } = annotation;
-  switch (annotation.kind) {
-    case "tick":
-    case "cross":
-      return (
-        <text className={`script-overlay__${annotation.kind}`} x={percent(geometry.x)} y={percent(geometry.y)} dominantBaseline="middle" textAnchor="middle">
-          {annotation.kind === "tick" ? "✓" : "✗"}
-        </text>
-      );
-    case "highlight":
-      return <rect className="script-overlay__highlight" x={percent(geometry.x)} y={percent(geometry.y)} width={percent(geometry.width)} height={percent(geometry.height)} />;
-    case "pen": {
-      const points = (geometry.points ?? []).map(([x, y]) => `${x},${y}`).join(" ");
-      // A nested 0–1 box stretched to the page; the stroke keeps its width whatever the page's size.
-      return (
-        <svg x="0" y="0" width="100%" height="100%" viewBox="0 0 1 1" preserveAspectRatio="none">
-          <polyline className="script-overlay__pen" points={points} vectorEffect="non-scaling-stroke" />
-        </svg>
-      );
-    }
-    default:
-      // Text and stamps are drawn as HTML labels beside the shapes (they wrap); an anchor dot marks the spot.
-      return <circle className="script-overlay__anchor" cx={percent(geometry.x)} cy={percent(geometry.y)} r="3" />;
-  }
 }
