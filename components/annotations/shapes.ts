@@ -7,7 +7,7 @@
  */
 
 import type { z } from "zod";
-import { type AnnotationLayer, annotationBody, type annotationKinds } from "@/lib/rules/annotation";
+import { type AnnotationLayer, annotationBody, annotationInWords, type annotationKinds } from "@/lib/rules/annotation";
 
 type AnnotationKind = (typeof annotationKinds)[number];
 export interface Point {
@@ -199,11 +199,5 @@ export function questionAt(areas: readonly PaperArea[], paperPage: number | null
 export const shapeIdsOfQuestion = (shapes: readonly Shape[], submissionId: string, questionId: string): string[] =>
   shapes.filter((shape) => shape.submission_id === submissionId && shape.layer === "marking" && shape.question_id === questionId).map((shape) => shape.id);
 
-const kindInWords: Record<AnnotationKind, string> = { tick: "Tick", cross: "Cross", text: "Comment", pen: "Pen mark", highlight: "Highlight", stamp: "Stamp" };
-
-/** The shape in words, as the student's view says it: "Tick on question 3b", "Comment on page 2: Show your working". */
-export function shapeInWords(shape: Pick<Shape, "kind" | "text" | "page">, questionLabel: string | undefined): string {
-  const where = questionLabel ? `on question ${questionLabel}` : `on page ${shape.page}`;
-  const words = shape.text?.trim();
-  return words && (shape.kind === "text" || shape.kind === "stamp") ? `${kindInWords[shape.kind]} ${where}: ${words}` : `${kindInWords[shape.kind]} ${where}`;
-}
+/** The shape in words, as the student's view says it (one definition: lib/rules/annotation.ts). */
+export const shapeInWords = (shape: Pick<Shape, "kind" | "text" | "page">, questionLabel: string | undefined): string => annotationInWords(shape, questionLabel);

@@ -128,3 +128,15 @@ function kindsWith<Extra extends z.core.$ZodLooseShape>(extra: Extra) {
 export const annotationBody = kindsWith({});
 /** One annotation with its client-owned id, as the marking screen keeps it in its queue of drafts. */
 export const annotationSchema = kindsWith({ id: z.uuid("must be an annotation id") });
+
+const kindInWords: Record<(typeof annotationKinds)[number], string> = { tick: "Tick", cross: "Cross", text: "Comment", pen: "Pen mark", highlight: "Highlight", stamp: "Stamp" };
+
+/**
+ * An annotation in words, its text alternative wherever it is shown (the marking screen, the student's
+ * view, the marked PDF's reader): "Tick on question 3b", "Comment on page 2: Show your working".
+ */
+export function annotationInWords(annotation: { kind: (typeof annotationKinds)[number]; text?: string | null; page: number }, questionLabel: string | undefined): string {
+  const where = questionLabel ? `on question ${questionLabel}` : `on page ${annotation.page}`;
+  const words = annotation.text?.trim();
+  return words && (annotation.kind === "text" || annotation.kind === "stamp") ? `${kindInWords[annotation.kind]} ${where}: ${words}` : `${kindInWords[annotation.kind]} ${where}`;
+}

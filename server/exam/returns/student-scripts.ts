@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
+import { annotationInWords } from "../../../lib/rules/annotation";
 import { type Db, type Tx, rowsOf } from "../../db/client";
 import { asService, asUser } from "../../db/rls";
 import {
@@ -164,7 +165,6 @@ export async function listMyScripts(tx: Tx): Promise<z.output<typeof myScriptsOu
 /** Names specification points as the curriculum graph names them (reference → name); a port, so the read model stays under the student's transaction. */
 type PointNames = (curriculumDatabase: string, refs: string[]) => Promise<Map<string, string>>;
 
-const kindInWords = { tick: "Tick", cross: "Cross", text: "Comment", pen: "Pen mark", highlight: "Highlight", stamp: "Stamp" } as const;
 
 /**
  * One released script of the caller, as the student reads it: the pages with the first marking's
@@ -236,8 +236,6 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
   };
   const presented = annotations.map((annotation) => {
     const question = questionAt(annotation);
-    const where = question ? `on question ${question.label}` : `on page ${annotation.page}`;
-    const words = annotation.text?.trim();
     return {
       id: annotation.id,
       page: annotation.page,
@@ -245,7 +243,7 @@ export async function readMarkedScript(tx: Tx, submissionId: string, pointNames?
       geometry: annotation.geometry,
       text: annotation.text,
       question_id: question?.id ?? null,
-      alt: words && (annotation.kind === "text" || annotation.kind === "stamp") ? `${kindInWords[annotation.kind]} ${where}: ${words}` : `${kindInWords[annotation.kind]} ${where}`,
+      alt: annotationInWords(annotation, question?.label),
     };
   });
 
