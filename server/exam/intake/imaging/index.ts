@@ -9,6 +9,8 @@ import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOption
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
+import type { AreasReading } from "../../ticks/reading";
+import type { ReadAreasInput } from "./read-areas";
 
 /**
  * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
@@ -35,6 +37,8 @@ export interface IntakeImaging {
   redactedPageImage: (onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
   /** renderSignInSlips (server/identity/sign-in-slips-pdf.ts): the slips of people's first sign-in as one PDF. */
   signInSlips: (sheet: SignInSlipSheet) => Promise<Uint8Array>;
+  /** readAreas (server/exam/intake/imaging/read-areas.ts): a scanned page's tick boxes and written areas, read against its template page. */
+  readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
 }
 
 interface Pending {
@@ -177,5 +181,6 @@ export function workerImaging(): IntakeImaging {
     redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),
     redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
     signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
+    readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
   };
 }

@@ -1,6 +1,8 @@
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { AreasReading } from "../../ticks/reading";
+import type { ReadAreasInput } from "./read-areas";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
@@ -14,7 +16,8 @@ export type ImagingRequest =
   | { kind: "inspectPaper"; paper: Uint8Array }
   | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
   | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
-  | { kind: "signInSlips"; sheet: SignInSlipSheet };
+  | { kind: "signInSlips"; sheet: SignInSlipSheet }
+  | ({ kind: "readAreas" } & ReadAreasInput);
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -27,6 +30,7 @@ export interface ImagingReplies {
   redactScript: Uint8Array;
   redactedPageImage: Uint8Array | null;
   signInSlips: Uint8Array;
+  readAreas: AreasReading;
 }
 
 export interface RequestEnvelope {

@@ -3,6 +3,7 @@ import { renderSignInSlips } from "../../../identity/sign-in-slips-pdf";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";
+import { readAreas } from "./read-areas";
 import { redactScript, redactedPageImage } from "./redact";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -65,5 +66,9 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return redactedPageImage(request.onePagePdf, request.rotation, request.covers);
     case "signInSlips":
       return renderSignInSlips(request.sheet);
+    case "readAreas": {
+      const { kind: _kind, ...input } = request;
+      return readAreas(input);
+    }
   }
 }

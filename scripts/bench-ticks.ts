@@ -1,0 +1,179 @@
+/**
+ * bench:ticks — reading tick boxes and finding blank answers on scanned scripts (issue 36): a class set
+ * of a three-page test paper (tests/support/tick-paper.ts: six tick-box questions of four boxes and three
+ * written areas a page) is printed with its codes, answered in pen and pencil as people do
+ * (tests/support/pen-answers.ts) and scanned as a copier would (tests/support/scanned-pile.ts: skew,
+ * shift, noise, low contrast, blur, JPEG, some pages upside down, a few codes torn off). Every page's
+ * code is read (readPile, in the imaging worker), then its areas (readAreas, in the worker), and both
+ * are timed in the same run. The issue's bar: no decided answer wrong, ≥ 99 % of answers decided, no
+ * written area called blank, ≥ 95 % of blank areas found, reading ≤ 25 % of the page's intake time.
+ * Figures go to docs/benchmarks.md between <!-- bench:ticks --> markers. BENCH_TICKS_SCRIPTS sets the
+ * class size (default 30: 2,160 boxes), BENCH_TICKS_HARSH_SCRIPTS the harsh row's (default 10).
+ */
+import os from "node:os";
+import { workerImaging } from "../server/exam/intake/imaging";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import { encodePageCode } from "../server/exam/intake/print-code";
+import { printedCodeRect } from "../server/exam/intake/stamp";
+import type { AreasReading } from "../server/exam/ticks/reading";
+import { type PageTruth, penAnswers } from "../tests/support/pen-answers";
+import { type PileTruth, scanPile } from "../tests/support/scanned-pile";
+import { type TickPaper, tickPaper } from "../tests/support/tick-paper";
+import { writeBenchmarkSection } from "./benchmarks-doc";
+
+process.env.LOG_LEVEL ??= "error";
+
+export interface TickFigures {
+  pages: number;
+  boxes: number;
+  boxesDecided: number;
+  answers: number;
+  answersDecided: number;
+  wrongAnswers: number;
+  wrongDetails: string[];
+  writtenAreas: number;
+  falseBlanks: number;
+  falseBlankDetails: string[];
+  blankMissDetails: string[];
+  blankAreas: number;
+  blanksFound: number;
+  writtenFound: number;
+  readPageMs: number;
+  readAreasMs: number;
+  byContent: number;
+  notAligned: number;
+  /** The most ink read in a box left empty, and the least in a box ticked: the margin the thresholds sit in. */
+  emptyMaxInk: number;
+  tickedMinInk: number;
+}
+
+/** Prints, answers, scans and reads a class set; `harsh` is the harsh copier. */
+export async function runTicks({ scripts, seed, harsh, upsideDown, torn }: { scripts: number; seed: number; harsh: boolean; upsideDown: number; torn: number }): Promise<TickFigures> {
+  const imaging = workerImaging();
+  const paper = await tickPaper({ pages: 3 });
+  // A batch code of the seed's own: the same seed prints the same codes, so a run can be repeated.
+  const batchCode = batchCodeOf(seed);
+  const { pdf: printed } = await imaging.stamp(paper.bytes, batchCode, Array.from({ length: scripts }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` })), paper.keepClear);
+  const answered = await penAnswers(printed, paper, seed);
+  const pages = scripts * paper.pages.length;
+  const tornCodes = Array.from({ length: torn }, (_, index) => 1 + ((index * 7 + 2) % pages));
+  const pile = await scanPile(answered.pdf, { seed, pagesPerScript: paper.pages.length, upsideDown, duplicate: false, missing: false, harsh, tornCodes, dpi: { min: 150, max: 300 } });
+
+  let start = performance.now();
+  const readings: PageReading[] = [];
+  for await (const reading of imaging.readPile(pile.pdf)) readings.push(reading);
+  const readPageMs = (performance.now() - start) / readings.length;
+
+  start = performance.now();
+  const results: { truth: PageTruth; reading: AreasReading }[] = [];
+  for (const reading of readings) {
+    const pileTruth = pile.truth[reading.pilePage - 1]! as Extract<PileTruth, { kind: "printed" }>;
+    results.push({ truth: answered.truth[pileTruth.printedPage - 1]!, reading: await imaging.readAreas(areasInput(paper, reading, pileTruth, batchCode)) });
+  }
+  const readAreasMs = (performance.now() - start) / readings.length;
+  return { ...score(results), readPageMs, readAreasMs, pages: readings.length };
+}
+
+/** A valid batch code (print-code.ts's alphabet) made from a seed. */
+export function batchCodeOf(seed: number): string {
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let state = seed;
+  return Array.from({ length: 6 }, () => alphabet[(state = (state * 1103515245 + 12345) % 2147483648) % 32]).join("");
+}
+
+/** What filing will ask of a page: its template page, where its code was printed, its areas. */
+export function areasInput(paper: TickPaper, reading: PageReading, truth: Extract<PileTruth, { kind: "printed" }>, batchCode: string) {
+  const layout = paper.pages[truth.page - 1]!;
+  const code = reading.code ?? encodePageCode({ batchCode, scriptNumber: truth.scriptNumber, page: truth.page });
+  const { page: _page, ...codeRect } = printedCodeRect(paper.pageSizes, paper.keepClear, truth.page, code);
+  return {
+    onePagePdf: reading.onePagePdf,
+    rotation: reading.rotation,
+    paper: paper.bytes,
+    page: truth.page,
+    code: codeRect,
+    tickAreas: layout.tickAreas,
+    writtenAreas: layout.writtenAreas.map(({ kind: _kind, ...area }) => area),
+  };
+}
+
+/** The reading against the truth. */
+export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
+  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
+  for (const { truth, reading } of results) {
+    if (reading.alignment.by === "content") figures.byContent++;
+    if (reading.alignment.by === "none") figures.notAligned++;
+    for (const area of truth.tickAreas) {
+      const read = reading.tickAreas.find((candidate) => candidate.id === area.id)!;
+      figures.answers++;
+      figures.boxes += read.boxes.length;
+      figures.boxesDecided += read.boxes.filter((box) => box.state !== "uncertain").length;
+      read.boxes.forEach((box, index) => {
+        const boxTruth = area.boxes[index]!.truth;
+        if (boxTruth === "empty") figures.emptyMaxInk = Math.max(figures.emptyMaxInk, box.ink);
+        if (boxTruth === "ticked") figures.tickedMinInk = Math.min(figures.tickedMinInk, box.ink);
+      });
+      if (read.answer === null) continue;
+      figures.answersDecided++;
+      if (read.answer.join(",") !== area.answer.join(",")) {
+        figures.wrongAnswers++;
+        figures.wrongDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): read ${read.answer.join(",") || "none"}, truth ${area.answer.join(",") || "none"}; ink ${read.boxes.map((box) => box.ink).join(" ")}`);
+      }
+    }
+    for (const area of truth.writtenAreas) {
+      const read = reading.writtenAreas.find((candidate) => candidate.id === area.id)!;
+      if (area.written) {
+        figures.writtenAreas++;
+        if (read.blank === "written") figures.writtenFound++;
+        if (read.blank === "blank") {
+          figures.falseBlanks++;
+          figures.falseBlankDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): ink ${read.ink}`);
+        }
+      } else {
+        figures.blankAreas++;
+        if (read.blank === "blank") figures.blanksFound++;
+        else figures.blankMissDetails.push(`page ${truth.printedPage} ${area.id}: ${read.blank}, ink ${read.ink}${read.reason ? ` (${read.reason})` : ""}`);
+      }
+    }
+  }
+  return figures;
+}
+
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
+
+async function main() {
+  const scripts = Number(process.env.BENCH_TICKS_SCRIPTS ?? 30);
+  const harshScripts = Number(process.env.BENCH_TICKS_HARSH_SCRIPTS ?? 10);
+  // The worker and its libraries loaded first, as in a running app.
+  await runTicks({ scripts: 1, seed: 1, harsh: false, upsideDown: 0, torn: 0 });
+  const rows: [string, TickFigures][] = [];
+  rows.push(["default copier", await runTicks({ scripts, seed: 36, harsh: false, upsideDown: Math.round(scripts / 3), torn: Math.max(1, Math.round(scripts / 10)) })]);
+  console.log(rows[0]);
+  if (harshScripts > 0) {
+    rows.push(["harsh copier", await runTicks({ scripts: harshScripts, seed: 37, harsh: true, upsideDown: Math.round(harshScripts / 3), torn: Math.max(1, Math.round(harshScripts / 10)) })]);
+    console.log(rows[1]);
+  }
+  const row = ([name, f]: [string, TickFigures]) =>
+    `| ${name} | ${f.pages} | ${f.boxes} | ${percent(f.boxesDecided, f.boxes)} | ${f.answersDecided} / ${f.answers} (${percent(f.answersDecided, f.answers)}) | ${f.wrongAnswers} | ` +
+    `${f.blanksFound} / ${f.blankAreas} (${percent(f.blanksFound, f.blankAreas)}) | ${f.falseBlanks} | ${f.writtenFound} / ${f.writtenAreas} | ${f.byContent} / ${f.notAligned} | ` +
+    `${f.readPageMs.toFixed(0)} ms | ${f.readAreasMs.toFixed(0)} ms | ${percent(f.readAreasMs, f.readPageMs)} |`;
+  const report = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}. ` +
+      "A three-page test paper (tests/support/tick-paper.ts: six questions of four tick boxes, square or round, and three written areas a page) printed with its codes, " +
+      "answered by tests/support/pen-answers.ts (ticks, crosses, bold ticks, faint pencil, ticks overflowing the box, two boxes ticked, corrections: a box filled in and another marked, " +
+      "stray marks beside the boxes, written lines, single words, pencil words, a single “7”, blank areas) and scanned by tests/support/scanned-pile.ts " +
+      "(150–300 dpi greyscale JPEGs, skewed ±1.5°, shifted ±3 mm, noise, lowered contrast, blur; a third of the pages upside down, one in ten with its code torn off). " +
+      "Each page's code read (readPile in the imaging worker), then its areas (readAreas in the worker); both timed in the same run, per page. " +
+      `Load average when done: ${os.loadavg().map((load) => load.toFixed(1)).join(" / ")} (1 / 5 / 15 min).`,
+    "",
+    "| copier | pages | boxes | boxes decided | answers decided | wrong decided answers | blank areas found | false blanks | written areas called written | pages aligned by content / not aligned | readPage per page | readAreas per page | readAreas / readPage |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map(row),
+    "",
+    "The issue's bar at the default copier: no wrong decided answer, ≥ 99 % of answers decided, no false blank, ≥ 95 % of blank areas found, reading ≤ 25 % of a page's intake time.",
+  ].join("\n");
+  writeBenchmarkSection("bench:ticks", report, "## bench:ticks — tick boxes read and blank answers found on scanned scripts (`npm run bench:ticks`)");
+  process.exit(0);
+}
+
+if (process.argv[1]?.endsWith("bench-ticks.ts")) await main();
