@@ -13,12 +13,10 @@
 import os from "node:os";
 import { workerImaging } from "../server/exam/intake/imaging";
 import type { PageReading } from "../server/exam/intake/page-reading";
-import { encodePageCode } from "../server/exam/intake/print-code";
-import { printedCodeRect } from "../server/exam/intake/stamp";
 import type { AreasReading } from "../server/exam/ticks/reading";
-import { type PageTruth, penAnswers } from "../tests/support/pen-answers";
+import { type PageTruth, areasInput, batchCodeOf, penAnswers, score } from "../tests/support/pen-answers";
 import { type PileTruth, scanPile } from "../tests/support/scanned-pile";
-import { type TickPaper, tickPaper } from "../tests/support/tick-paper";
+import { tickPaper } from "../tests/support/tick-paper";
 import { writeBenchmarkSection } from "./benchmarks-doc";
 
 process.env.LOG_LEVEL ??= "error";
@@ -72,71 +70,6 @@ export async function runTicks({ scripts, seed, harsh, upsideDown, torn }: { scr
   }
   const readAreasMs = (performance.now() - start) / readings.length;
   return { ...score(results), readPageMs, readAreasMs, pages: readings.length };
-}
-
-/** A valid batch code (print-code.ts's alphabet) made from a seed. */
-export function batchCodeOf(seed: number): string {
-  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  let state = seed;
-  return Array.from({ length: 6 }, () => alphabet[(state = (state * 1103515245 + 12345) % 2147483648) % 32]).join("");
-}
-
-/** What filing will ask of a page: its template page, where its code was printed, its areas. */
-export function areasInput(paper: TickPaper, reading: PageReading, truth: Extract<PileTruth, { kind: "printed" }>, batchCode: string) {
-  const layout = paper.pages[truth.page - 1]!;
-  const code = reading.code ?? encodePageCode({ batchCode, scriptNumber: truth.scriptNumber, page: truth.page });
-  const { page: _page, ...codeRect } = printedCodeRect(paper.pageSizes, paper.keepClear, truth.page, code);
-  return {
-    onePagePdf: reading.onePagePdf,
-    rotation: reading.rotation,
-    paper: paper.bytes,
-    page: truth.page,
-    code: codeRect,
-    tickAreas: layout.tickAreas,
-    writtenAreas: layout.writtenAreas.map(({ kind: _kind, ...area }) => area),
-  };
-}
-
-/** The reading against the truth. */
-export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
-  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
-  for (const { truth, reading } of results) {
-    if (reading.alignment.by === "content") figures.byContent++;
-    if (reading.alignment.by === "none") figures.notAligned++;
-    for (const area of truth.tickAreas) {
-      const read = reading.tickAreas.find((candidate) => candidate.id === area.id)!;
-      figures.answers++;
-      figures.boxes += read.boxes.length;
-      figures.boxesDecided += read.boxes.filter((box) => box.state !== "uncertain").length;
-      read.boxes.forEach((box, index) => {
-        const boxTruth = area.boxes[index]!.truth;
-        if (boxTruth === "empty") figures.emptyMaxInk = Math.max(figures.emptyMaxInk, box.ink);
-        if (boxTruth === "ticked") figures.tickedMinInk = Math.min(figures.tickedMinInk, box.ink);
-      });
-      if (read.answer === null) continue;
-      figures.answersDecided++;
-      if (read.answer.join(",") !== area.answer.join(",")) {
-        figures.wrongAnswers++;
-        figures.wrongDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): read ${read.answer.join(",") || "none"}, truth ${area.answer.join(",") || "none"}; ink ${read.boxes.map((box) => box.ink).join(" ")}`);
-      }
-    }
-    for (const area of truth.writtenAreas) {
-      const read = reading.writtenAreas.find((candidate) => candidate.id === area.id)!;
-      if (area.written) {
-        figures.writtenAreas++;
-        if (read.blank === "written") figures.writtenFound++;
-        if (read.blank === "blank") {
-          figures.falseBlanks++;
-          figures.falseBlankDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): ink ${read.ink}`);
-        }
-      } else {
-        figures.blankAreas++;
-        if (read.blank === "blank") figures.blanksFound++;
-        else figures.blankMissDetails.push(`page ${truth.printedPage} ${area.id}: ${read.blank}, ink ${read.ink}${read.reason ? ` (${read.reason})` : ""}`);
-      }
-    }
-  }
-  return figures;
 }
 
 const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
