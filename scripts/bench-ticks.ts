@@ -29,6 +29,7 @@ export interface TickFigures {
   answersDecided: number;
   wrongAnswers: number;
   wrongDetails: string[];
+  undecidedDetails: string[];
   writtenAreas: number;
   falseBlanks: number;
   falseBlankDetails: string[];

@@ -288,7 +288,7 @@ export function areasInput(paper: TickPaper, reading: PageReading, truth: Extrac
 /** The reading against the truth. */
 /** The readings against the truth (used by tests/ticks-reading.test.ts and bench:ticks). */
 export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
-  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
+  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], undecidedDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
   for (const { truth, reading } of results) {
     if (reading.alignment.by === "content") figures.byContent++;
     if (reading.alignment.by === "none") figures.notAligned++;
@@ -302,7 +302,10 @@ export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
         if (boxTruth === "empty") figures.emptyMaxInk = Math.max(figures.emptyMaxInk, box.ink);
         if (boxTruth === "ticked") figures.tickedMinInk = Math.min(figures.tickedMinInk, box.ink);
       });
-      if (read.answer === null) continue;
+      if (read.answer === null) {
+        figures.undecidedDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): ${read.boxes.map((box) => `${box.label} ${box.state} ${box.ink}`).join(", ")}`);
+        continue;
+      }
       figures.answersDecided++;
       if (read.answer.join(",") !== area.answer.join(",")) {
         figures.wrongAnswers++;

@@ -1,5 +1,5 @@
 import type { GreyImage } from "../intake/imaging/pdfjs";
-import { type Affine, type Point, type PixelRect, apply, compose, fitAffine, fitSimilarity, percentile, rotationAbout, scaleOf, translation } from "./image";
+import { type Affine, type Point, type PixelRect, apply, compose, fitSimilarity, percentile, rotationAbout, scaleOf, translation } from "./image";
 import type { AreaRect } from "./reading";
 
 /**
@@ -238,16 +238,18 @@ export function warp(scan: ScanPage, transform: Affine, region: PixelRect, given
   }
   const paper = givenPaper ?? percentile(raw, 0.8, raw.length > 40_000 ? 5 : 1);
   const contrast = Math.max(1, paper - scan.black);
-  const darkness = new Float32Array(raw.length);
+  // In place: the grey values become darkness.
+  const darkness = raw;
   for (let i = 0; i < raw.length; i++) darkness[i] = Math.max(0, Math.min(1, (paper - raw[i]!) / contrast));
   return { region, darkness, paper };
 }
 
-/** How far areas are searched for around the first guess, then around the refined map. */
-const FIRST_SEARCH = Math.round(5 * MM);
-const SECOND_SEARCH = Math.round(1.5 * MM);
-/** The areas (spread over the page) whose first match fits the page's map. */
-const FIT_AREAS = 5;
+/**
+ * How far each area is searched for around the first guess: the code's corners place the far side of
+ * the page within ~2.5 mm (a 20 mm code gives the angle and scale only roughly), the content search
+ * within ~1.5 mm.
+ */
+const SEARCH = Math.round(3.5 * MM);
 /** Around an area, the template's print its match uses (its outline lies on its edge). */
 const MATCH_MARGIN = Math.round(3 * MM);
 /** The least contrast (darkness of the outline's core on the scan minus the paper's) of a match. */
@@ -278,50 +280,17 @@ export function darknessAt(view: AreaView, x: number, y: number): number | undef
 }
 
 /**
- * Refines the first guess by the areas' own print: a few areas spread over the page are matched
- * (FIRST_SEARCH), their shifts fit an affine map of the page (a similarity with two areas, a shift
- * with one), and every area is matched on it (SECOND_SEARCH). An area is placed only when its match
- * has MATCH_FLOOR contrast.
+ * Refines the first guess by each area's own print: the template's patch around the area is matched
+ * against the scan (within SEARCH), and the area is placed at the best shift when its match has
+ * MATCH_FLOOR contrast. A tick box is matched once more on its own outline (read-ticks.ts), a written
+ * area piece by piece (blank-areas.ts): residual turn and scale across the page are taken up locally.
  */
 export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[]): AreaPlacement[] {
-  const regions = areas.map((area) => matchRegion(template, area));
-  const order = regions.map((_, index) => index).sort((a, b) => regions[a]!.top - regions[b]!.top || regions[a]!.left - regions[b]!.left);
-  const fitting = order.length <= FIT_AREAS ? order : Array.from({ length: FIT_AREAS }, (_, k) => order[Math.round((k * (order.length - 1)) / (FIT_AREAS - 1))]!);
-  const from: Point[] = [];
-  const to: Point[] = [];
-  for (const index of new Set(fitting)) {
-    const region = regions[index]!;
-    const found = match(template, scan, first, region, FIRST_SEARCH);
-    if (found.score < MATCH_FLOOR) continue;
-    for (const corner of [
-      { x: region.left, y: region.top },
-      { x: region.left + region.width, y: region.top },
-      { x: region.left, y: region.top + region.height },
-      { x: region.left + region.width, y: region.top + region.height },
-    ]) {
-      from.push(corner);
-      to.push(apply(first, { x: corner.x + found.dx, y: corner.y + found.dy }));
-    }
-  }
-  const placedAreas = from.length / 4;
-  let refined = first;
-  if (placedAreas >= 3) refined = saneAffine(fitAffine(from, to), first) ?? fitSimilarity(from, to);
-  else if (placedAreas >= 1) refined = fitSimilarity(from, to);
-  return regions.map((region) => {
-    const found = match(template, scan, refined, region, SECOND_SEARCH);
+  return areas.map((area) => {
+    const found = match(template, scan, first, matchRegion(template, area), SEARCH);
     if (found.score < MATCH_FLOOR) return { transform: null, score: found.score, view: null };
-    return { transform: compose(refined, translation(found.dx, found.dy)), score: found.score, view: { patch: found.patch, dx: found.dx, dy: found.dy } };
+    return { transform: compose(first, translation(found.dx, found.dy)), score: found.score, view: { patch: found.patch, dx: found.dx, dy: found.dy } };
   });
-}
-
-/** An affine fit only when it is nearly a similarity of about the first guess's scale (no shear from a bad match). */
-function saneAffine(fit: Affine | null, first: Affine): Affine | null {
-  if (!fit) return null;
-  const sx = Math.hypot(fit.a, fit.d);
-  const sy = Math.hypot(fit.b, fit.e);
-  const scale = scaleOf(first);
-  const shear = Math.abs(fit.a * fit.b + fit.d * fit.e) / (sx * sy);
-  return Math.abs(sx / scale - 1) < 0.03 && Math.abs(sy / scale - 1) < 0.03 && shear < 0.02 ? fit : null;
 }
 
 export function areaPixels(template: TemplatePage, area: AreaRect): PixelRect {

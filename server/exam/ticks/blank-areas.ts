@@ -1,5 +1,5 @@
 import { type AreaPlacement, type TemplatePage, WORK_DPI, areaPixels, darknessAt } from "./align";
-import type { BlankState, WrittenAreaReading, WrittenAreaToRead } from "./reading";
+import type { AreaRect, BlankState, WrittenAreaReading, WrittenAreaToRead } from "./reading";
 
 /**
  * Whether a written response area holds writing: the scan's area, aligned on the template (align.ts),
@@ -23,22 +23,58 @@ export const BLANK_THRESHOLDS = {
   writtenFrom: 1,
 } as const;
 
-export function readWrittenArea(template: TemplatePage, area: WrittenAreaToRead, placement: AreaPlacement): WrittenAreaReading {
-  const view = placement.view;
-  if (!view) return { id: area.id, blank: "uncertain", ink: 0, reason: "not-aligned" };
+/** The largest side (mm) of the pieces a written area is aligned by: a long ruled line's ends need their own shift. */
+const TILE_MM = 45;
+
+/** The pieces (page fractions) of a written area, each aligned on its own; one for a small area. */
+export function writtenTiles(template: TemplatePage, area: AreaRect): AreaRect[] {
+  const widthMm = (area.width * template.image.width * 25.4) / WORK_DPI;
+  const heightMm = (area.height * template.image.height * 25.4) / WORK_DPI;
+  const columns = Math.max(1, Math.ceil(widthMm / TILE_MM));
+  const rows = Math.max(1, Math.ceil(heightMm / TILE_MM));
+  const tiles: AreaRect[] = [];
+  for (let row = 0; row < rows; row++)
+    for (let column = 0; column < columns; column++)
+      tiles.push({ x: area.x + (area.width * column) / columns, y: area.y + (area.height * row) / rows, width: area.width / columns, height: area.height / rows });
+  return tiles;
+}
+
+/**
+ * `tiles` are writtenTiles(area) with their placements. A piece whose print is too little to place it by
+ * (the middle of a large plain box) is not aligned, and the area is then uncertain.
+ */
+export function readWrittenArea(template: TemplatePage, area: WrittenAreaToRead, tiles: { rect: AreaRect; placement: AreaPlacement }[]): WrittenAreaReading {
   const outer = areaPixels(template, area);
-  const region = {
+  const inner = {
     left: Math.max(0, Math.round(outer.left + EDGE)),
     top: Math.max(0, Math.round(outer.top + EDGE)),
-    width: Math.round(outer.width - 2 * EDGE),
-    height: Math.round(outer.height - 2 * EDGE),
+    right: Math.min(template.image.width, Math.round(outer.left + outer.width - EDGE)),
+    bottom: Math.min(template.image.height, Math.round(outer.top + outer.height - EDGE)),
   };
-  region.width = Math.min(region.width, template.image.width - region.left);
-  region.height = Math.min(region.height, template.image.height - region.top);
-  if (region.width < 3 || region.height < 3) return { id: area.id, blank: "uncertain", ink: 0 };
-  const { width } = region;
-  const inked = new Uint8Array(region.width * region.height);
-  for (let y = 0; y < region.height; y++)
+  if (inner.right - inner.left < 3 || inner.bottom - inner.top < 3) return { id: area.id, blank: "uncertain", ink: 0 };
+  let solid = 0;
+  let pixels = 0;
+  for (const tile of tiles) {
+    const view = tile.placement.view;
+    if (!view) return { id: area.id, blank: "uncertain", ink: 0, reason: "not-aligned" };
+    const box = areaPixels(template, tile.rect);
+    const region = { left: Math.max(inner.left, box.left), top: Math.max(inner.top, box.top), right: Math.min(inner.right, box.left + box.width), bottom: Math.min(inner.bottom, box.top + box.height) };
+    if (region.right <= region.left || region.bottom <= region.top) continue;
+    const counted = solidInk(template, view, region);
+    solid += counted;
+    pixels += (region.right - region.left) * (region.bottom - region.top);
+  }
+  const mm2 = solid / (MM * MM);
+  const blank: BlankState = mm2 <= BLANK_THRESHOLDS.blankUpTo ? "blank" : mm2 >= BLANK_THRESHOLDS.writtenFrom ? "written" : "uncertain";
+  return { id: area.id, blank, ink: Math.round((solid / Math.max(1, pixels)) * 10000) / 10000 };
+}
+
+/** The ink pixels of `region` (template pixels) beyond the print that have two ink neighbours or more. */
+function solidInk(template: TemplatePage, view: NonNullable<AreaPlacement["view"]>, region: { left: number; top: number; right: number; bottom: number }): number {
+  const width = region.right - region.left;
+  const height = region.bottom - region.top;
+  const inked = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
       const tx = x + region.left;
       const ty = y + region.top;
@@ -46,7 +82,7 @@ export function readWrittenArea(template: TemplatePage, area: WrittenAreaToRead,
       if ((darknessAt(view, tx, ty) ?? 0) >= INK) inked[y * width + x] = 1;
     }
   let solid = 0;
-  for (let y = 1; y < region.height - 1; y++)
+  for (let y = 1; y < height - 1; y++)
     for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;
       if (!inked[i]) continue;
@@ -54,7 +90,5 @@ export function readWrittenArea(template: TemplatePage, area: WrittenAreaToRead,
       // A stroke's pixel has two neighbours or more along it; a speck of dust or noise has fewer.
       if (neighbours >= 2) solid++;
     }
-  const mm2 = solid / (MM * MM);
-  const blank: BlankState = mm2 <= BLANK_THRESHOLDS.blankUpTo ? "blank" : mm2 >= BLANK_THRESHOLDS.writtenFrom ? "written" : "uncertain";
-  return { id: area.id, blank, ink: Math.round((solid / (region.width * region.height)) * 10000) / 10000 };
+  return solid;
 }

@@ -67,37 +67,6 @@ export function fitSimilarity(from: Point[], to: Point[]): Affine {
   return { a, b: -b, c: tx - a * fx + b * fy, d: b, e: a, f: ty - b * fx - a * fy };
 }
 
-/** The affine map taking `from` closest to `to` (least squares; three points or more, not on one line), or null. */
-export function fitAffine(from: Point[], to: Point[]): Affine | null {
-  // Normal equations for [x y 1]·[a b c]ᵀ = x' (and the same for y'), solved by Cramer's rule.
-  let sxx = 0, sxy = 0, sx = 0, syy = 0, sy = 0;
-  let sxu = 0, syu = 0, su = 0, sxv = 0, syv = 0, sv = 0;
-  const n = from.length;
-  for (let i = 0; i < n; i++) {
-    const { x, y } = from[i]!;
-    const { x: u, y: v } = to[i]!;
-    sxx += x * x; sxy += x * y; sx += x; syy += y * y; sy += y;
-    sxu += x * u; syu += y * u; su += u; sxv += x * v; syv += y * v; sv += v;
-  }
-  const m = [
-    [sxx, sxy, sx],
-    [sxy, syy, sy],
-    [sx, sy, n],
-  ];
-  const det = det3(m);
-  if (!(Math.abs(det) > 1e-6 * Math.max(1, sxx * syy))) return null;
-  const solve = (r: [number, number, number]) =>
-    [0, 1, 2].map((column) => det3(m.map((row, index) => row.map((value, c) => (c === column ? r[index]! : value)))) / det) as [number, number, number];
-  const [a, b, c] = solve([sxu, syu, su]);
-  const [d, e, f] = solve([sxv, syv, sv]);
-  return { a, b, c, d, e, f };
-}
-
-function det3(m: number[][]): number {
-  const [[a, b, c], [d, e, f], [g, h, i]] = m as [[number, number, number], [number, number, number], [number, number, number]];
-  return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-}
-
 /** The value below which `share` (0–1) of `values` lie (a histogram: values are 0–255). */
 export function percentile(values: ArrayLike<number>, share: number, step = 1): number {
   const histogram = new Uint32Array(256);

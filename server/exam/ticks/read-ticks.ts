@@ -79,7 +79,7 @@ function readBox(template: TemplatePage, view: AreaView, box: TickBoxLayout): Bo
 }
 
 /** How far (template pixels) each box's own outline is looked for around where its area's match puts it, and the ring outside it that is paper. */
-const BOX_SEARCH = 3;
+const BOX_SEARCH = 5;
 const BOX_RING = Math.round(1.2 * MM);
 /** The least contrast between a box's outline and the paper just outside it. */
 const BOX_FLOOR = 0.2;
@@ -91,6 +91,40 @@ const BOX_FLOOR = 0.2;
  * Null when the outline is not found.
  */
 function boxShift(template: TemplatePage, view: AreaView, box: { left: number; top: number; right: number; bottom: number }): { dx: number; dy: number } | null {
+  const { core, ring } = outlinePoints(template, box);
+  if (core.length < 40 || ring.length < 40) return null;
+  const mean = (points: Int32Array, dx: number, dy: number) => {
+    let sum = 0;
+    let count = 0;
+    for (let i = 0; i < points.length; i += 2) {
+      const value = darknessAt(view, points[i]! + dx, points[i + 1]! + dy);
+      if (value === undefined) continue;
+      sum += value;
+      count++;
+    }
+    return count > points.length / 8 ? sum / count : 0;
+  };
+  let best = { dx: 0, dy: 0, score: -Infinity };
+  for (let dy = -BOX_SEARCH; dy <= BOX_SEARCH; dy++)
+    for (let dx = -BOX_SEARCH; dx <= BOX_SEARCH; dx++) {
+      const score = mean(core, dx, dy) - mean(ring, dx, dy);
+      if (score > best.score) best = { dx, dy, score };
+    }
+  return best.score >= BOX_FLOOR ? best : null;
+}
+
+/** A box's printed outline (template pixels darker than 150) and the clear paper in a ring outside it, as x, y pairs; kept per template. */
+const outlinesKept = new WeakMap<TemplatePage, Map<string, { core: Int32Array; ring: Int32Array }>>();
+
+function outlinePoints(template: TemplatePage, box: { left: number; top: number; right: number; bottom: number }) {
+  let kept = outlinesKept.get(template);
+  if (!kept) {
+    kept = new Map<string, { core: Int32Array; ring: Int32Array }>();
+    outlinesKept.set(template, kept);
+  }
+  const key = `${box.left},${box.top},${box.right},${box.bottom}`;
+  const found = kept.get(key);
+  if (found) return found;
   const { width, height, data } = template.image;
   const core: number[] = [];
   const ring: number[] = [];
@@ -100,25 +134,10 @@ function boxShift(template: TemplatePage, view: AreaView, box: { left: number; t
       if (data[y * width + x]! < 150) core.push(x, y);
       else if (outside && !template.printed[y * width + x]) ring.push(x, y);
     }
-  if (core.length < 20 || ring.length < 20) return null;
-  const mean = (points: number[], dx: number, dy: number) => {
-    let sum = 0;
-    let count = 0;
-    for (let i = 0; i < points.length; i += 2) {
-      const value = darknessAt(view, points[i]! + dx, points[i + 1]! + dy);
-      if (value === undefined) continue;
-      sum += value;
-      count++;
-    }
-    return count > points.length / 4 ? sum / count : 0;
-  };
-  let best = { dx: 0, dy: 0, score: -Infinity };
-  for (let dy = -BOX_SEARCH; dy <= BOX_SEARCH; dy++)
-    for (let dx = -BOX_SEARCH; dx <= BOX_SEARCH; dx++) {
-      const score = mean(core, dx, dy) - mean(ring, dx, dy);
-      if (score > best.score) best = { dx, dy, score };
-    }
-  return best.score >= BOX_FLOOR ? best : null;
+  const made = { core: Int32Array.from(core), ring: Int32Array.from(ring) };
+  if (kept.size > 5000) kept.clear();
+  kept.set(key, made);
+  return made;
 }
 
 function stateOf(ink: number): BoxState {

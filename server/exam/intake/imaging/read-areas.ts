@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { AppError } from "../../../errors";
 import { type CodeCorners, type TemplatePage, WORK_DPI, alignByCode, alignByContent, placeAreas, scanPage, templatePage } from "../../ticks/align";
 import type { Affine } from "../../ticks/image";
-import { readWrittenArea } from "../../ticks/blank-areas";
+import { readWrittenArea, writtenTiles } from "../../ticks/blank-areas";
 import { readTickArea, boundsOf } from "../../ticks/read-ticks";
 import type { AreaRect, AreasReading, TickAreaToRead, WrittenAreaToRead } from "../../ticks/reading";
 import type { QuarterTurn } from "../page-reading";
@@ -54,7 +54,8 @@ export async function readAreas(input: ReadAreasInput): Promise<AreasReading> {
   const { document } = await openCheckedPdf(input.onePagePdf, { maxPages: 1, what: "scan" });
   if (document.getPageCount() !== 1) throw new AppError("invalid", "A scanned page to read is one page of a PDF.", "file");
   await checkPageStreams(document, 1);
-  const pixels = await pagePixels(document, input.onePagePdf);
+  // A page scanned at twice the reading's resolution or more is decoded at half: the code still reads there.
+  const pixels = await pagePixels(document, input.onePagePdf, { halveFrom: 2 * WORK_DPI });
   if (!pixels) return nothing();
   // The code's corners are found on the scan as it lies (no turning of its pixels: that costs more than the rest).
   let scan = scanPage({ data: pixels.data, width: pixels.width, height: pixels.height }, pixels.dpi);
@@ -78,12 +79,21 @@ export async function readAreas(input: ReadAreasInput): Promise<AreasReading> {
     if (found) first = { ...found, by: "content" };
   }
   if (!first) return nothing();
-  const rects: AreaRect[] = [...input.tickAreas.map((area) => boundsOf(area.boxes)), ...input.writtenAreas];
+  // Every tick-box area is placed, and each piece of a written area (writtenTiles).
+  const tiles = input.writtenAreas.map((area) => writtenTiles(template, area));
+  const rects: AreaRect[] = [...input.tickAreas.map((area) => boundsOf(area.boxes)), ...tiles.flat()];
   const placements = placeAreas(template, scan, first.transform, rects);
+  let next = input.tickAreas.length;
   return {
     alignment: { by: first.by, turn: first.turn },
     tickAreas: input.tickAreas.map((area, index) => readTickArea(template, area, placements[index]!)),
-    writtenAreas: input.writtenAreas.map((area, index) => readWrittenArea(template, area, placements[input.tickAreas.length + index]!)),
+    writtenAreas: input.writtenAreas.map((area, index) =>
+      readWrittenArea(
+        template,
+        area,
+        tiles[index]!.map((rect) => ({ rect, placement: placements[next++]! })),
+      ),
+    ),
   };
 }
 
