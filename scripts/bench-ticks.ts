@@ -47,13 +47,13 @@ export interface TickFigures {
 }
 
 /** Prints, answers, scans and reads a class set; `harsh` is the harsh copier. */
-export async function runTicks({ scripts, seed, harsh, upsideDown, torn }: { scripts: number; seed: number; harsh: boolean; upsideDown: number; torn: number }): Promise<TickFigures> {
+export async function runTicks({ scripts, seed, harsh, upsideDown, torn, mix }: { scripts: number; seed: number; harsh: boolean; upsideDown: number; torn: number; mix?: Parameters<typeof penAnswers>[3] }): Promise<TickFigures> {
   const imaging = workerImaging();
   const paper = await tickPaper({ pages: 3 });
   // A batch code of the seed's own: the same seed prints the same codes, so a run can be repeated.
   const batchCode = batchCodeOf(seed);
   const { pdf: printed } = await imaging.stamp(paper.bytes, batchCode, Array.from({ length: scripts }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` })), paper.keepClear);
-  const answered = await penAnswers(printed, paper, seed);
+  const answered = await penAnswers(printed, paper, seed, mix);
   const pages = scripts * paper.pages.length;
   const tornCodes = Array.from({ length: torn }, (_, index) => 1 + ((index * 7 + 2) % pages));
   const pile = await scanPile(answered.pdf, { seed, pagesPerScript: paper.pages.length, upsideDown, duplicate: false, missing: false, harsh, tornCodes, dpi: { min: 150, max: 300 } });

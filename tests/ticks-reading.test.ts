@@ -31,11 +31,11 @@ beforeAll(async () => {
 type Printed = Extract<PileTruth, { kind: "printed" }>;
 
 /** Prints `scripts` scripts, answers them (seed), scans them and reads every page. */
-async function readClassSet(scripts: number, seed: number, scan: Partial<ScanOptions> = {}) {
+async function readClassSet(scripts: number, seed: number, scan: Partial<ScanOptions> = {}, mix?: Parameters<typeof penAnswers>[3]) {
   const imaging = workerImaging();
   const batchCode = batchCodeOf(seed);
   const { pdf: printed } = await imaging.stamp(paper.bytes, batchCode, Array.from({ length: scripts }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` })), paper.keepClear);
-  const answered = await penAnswers(printed, paper, seed);
+  const answered = await penAnswers(printed, paper, seed, mix);
   const pile = await scanPile(answered.pdf, { seed, pagesPerScript: paper.pages.length, duplicate: false, missing: false, dpi: { min: 150, max: 300 }, ...scan });
   const pages: { pile: Printed; code: PageReading; truth: PageTruth; reading: AreasReading }[] = [];
   for await (const code of imaging.readPile(pile.pdf)) {
@@ -101,6 +101,18 @@ describe("reading ticks and blanks from scanned scripts", () => {
       expectThePromise(pages, { decidedFloor: 0.9 });
     },
     timeoutFor(3 * PAGE_COST + 3),
+  );
+
+  it(
+    "finds faint pencil, ticks and words, on a harsh copier's pale scan, and never calls a pencil word blank",
+    async () => {
+      const pages = await readClassSet(3, 37, { harsh: true, upsideDown: 1 }, { written: [["pencil-word", 1]], tick: [["pencil", 3], ["none", 1]] });
+      const figures = expectThePromise(pages, { decidedFloor: 0.9 });
+      // Every written area holds pencil (the digit boxes a "7" in pen): none blank, nearly all seen as written.
+      expect(figures.blankAreas).toBe(0);
+      expect(figures.writtenFound / figures.writtenAreas).toBeGreaterThanOrEqual(0.85);
+    },
+    timeoutFor(9 * PAGE_COST + 3),
   );
 
   it("has a convention for corrections the print can put on a script's first page", () => {

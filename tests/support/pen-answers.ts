@@ -55,7 +55,7 @@ const WRITTEN_WEIGHTS: [WrittenScenario, number][] = [
 const MM = 72 / 25.4;
 
 /** Draws answers on every page of `printed` (scripts of `paper.pages.length` pages each, in order). */
-export async function penAnswers(printed: Uint8Array, paper: TickPaper, seed: number): Promise<PenAnswers> {
+export async function penAnswers(printed: Uint8Array, paper: TickPaper, seed: number, mix: { tick?: [TickScenario, number][]; written?: [WrittenScenario, number][] } = {}): Promise<PenAnswers> {
   const random = mulberry32(seed);
   const document = await PDFDocument.load(printed, { updateMetadata: false });
   const truth: PageTruth[] = [];
@@ -65,7 +65,7 @@ export async function penAnswers(printed: Uint8Array, paper: TickPaper, seed: nu
     const pen = new Pen(page, random);
     const pageTruth: PageTruth = { printedPage: index + 1, paperPage, tickAreas: [], writtenAreas: [] };
     for (const area of layout.tickAreas) {
-      const scenario = weighted(TICK_WEIGHTS, random);
+      const scenario = weighted(mix.tick ?? TICK_WEIGHTS, random);
       const boxes: { label: string; truth: BoxTruth }[] = area.boxes.map((box) => ({ label: box.label, truth: "empty" }));
       const rects = area.boxes.map((box) => pen.rectOf(box));
       const pick = () => Math.floor(random() * boxes.length);
@@ -116,7 +116,7 @@ export async function penAnswers(printed: Uint8Array, paper: TickPaper, seed: nu
       pageTruth.tickAreas.push({ id: area.id, scenario, boxes, answer: boxes.filter((box) => box.truth === "ticked").map((box) => box.label) });
     }
     for (const area of layout.writtenAreas) {
-      let scenario = weighted(WRITTEN_WEIGHTS, random);
+      let scenario = weighted(mix.written ?? WRITTEN_WEIGHTS, random);
       if (area.kind === "digit" && scenario !== "blank") scenario = "digit";
       if (area.kind !== "digit" && scenario === "digit") scenario = "word";
       const rect = pen.rectOf(area);

@@ -12,7 +12,7 @@ import type { AreaRect, BlankState, WrittenAreaReading, WrittenAreaToRead } from
 
 const MM = WORK_DPI / 25.4;
 /** Darkness from which a pixel is ink (pencil included). */
-const INK = 0.28;
+const INK = 0.15;
 /** Left aside along the area's edges: its outline and what a misplacement moves in. */
 const EDGE = 0.8 * MM;
 

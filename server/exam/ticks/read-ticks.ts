@@ -21,8 +21,8 @@ const MM = WORK_DPI / 25.4;
 /** Kept clear inside the box's printed outline (beyond the template's printed pixels, already left out): misplacement and blur. */
 const INSET = 0.5 * MM;
 /** Darkness below this is paper (noise, a copier's haze); from here to FULL_INK it counts in part (pencil), above in full. */
-const INK_FROM = 0.12;
-const FULL_INK = 0.42;
+const INK_FROM = 0.08;
+const FULL_INK = 0.38;
 
 /** The box's ink (its inside's share) that decides it; between the bands a person looks. */
 export const TICK_THRESHOLDS = {
