@@ -15,7 +15,7 @@ import type { TickPaper } from "./tick-paper";
  * seed draws the same answers. The truth is kept per box and per area.
  */
 
-export type BoxTruth = "ticked" | "empty" | "filled";
+type BoxTruth = "ticked" | "empty" | "filled";
 export type TickScenario = "tick" | "cross" | "none" | "pencil" | "overflow" | "two" | "correction" | "stray" | "bold";
 export type WrittenScenario = "lines" | "word" | "digit" | "pencil-word" | "blank";
 

@@ -16,7 +16,7 @@ const HEIGHT = 841.89;
 const INK = rgb(0.1, 0.1, 0.12);
 const GREY = rgb(0.45, 0.45, 0.5);
 
-export interface TickPaperPage {
+interface TickPaperPage {
   page: number;
   tickAreas: TickAreaToRead[];
   writtenAreas: (WrittenAreaToRead & { kind: "lines" | "answer-line" | "digit" })[];

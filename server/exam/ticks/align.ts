@@ -207,12 +207,12 @@ function shrink(image: GreyImage, pixelsPerCell: number, _outside: number): Grey
  * as darkness 0 (the region's paper) … 1 (the page's black). `paper` is the region's own (its 80th
  * percentile: lighting and toner vary across a copy).
  */
-export interface ScanPatch {
+interface ScanPatch {
   region: PixelRect;
   darkness: Float32Array;
 }
 
-export function warp(scan: ScanPage, transform: Affine, region: PixelRect, givenPaper?: number): ScanPatch & { paper: number } {
+function warp(scan: ScanPage, transform: Affine, region: PixelRect, givenPaper?: number): ScanPatch & { paper: number } {
   const raw = new Float32Array(region.width * region.height);
   let at = 0;
   for (let y = region.top; y < region.top + region.height; y++) {

@@ -16,7 +16,7 @@ const INK = 0.15;
 /** Left aside along the area's edges: its outline and what a misplacement moves in. */
 const EDGE = 0.8 * MM;
 
-export const BLANK_THRESHOLDS = {
+const BLANK_THRESHOLDS = {
   /** At most this much ink (mm²) is blank. */
   blankUpTo: 0.25,
   /** From this much ink (mm²) is written: a full stop is ~0.2 mm², a "1" ~2 mm². */

@@ -25,7 +25,7 @@ const INK_FROM = 0.08;
 const FULL_INK = 0.38;
 
 /** The box's ink (its inside's share) that decides it; between the bands a person looks. */
-export const TICK_THRESHOLDS = {
+const TICK_THRESHOLDS = {
   /** Below: empty. */
   emptyBelow: 0.012,
   /** From here to markUntil: a tick or a cross (chosen). */

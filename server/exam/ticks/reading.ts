@@ -55,7 +55,7 @@ export interface WrittenAreaReading {
 }
 
 /** How the scan was placed on the template. */
-export interface PageAlignment {
+interface PageAlignment {
   /** "code": from the printed code's corners; "content": from the page's printed content; "none": not aligned (everything uncertain). */
   by: "code" | "content" | "none";
   /** The turn (clockwise degrees) found between the scan as given upright and the template: 0 unless the rotation given was wrong. */

@@ -27,13 +27,13 @@ function loadZxing() {
 }
 
 /** A point in a page's pixels (x right, y down). */
-export interface PixelPoint {
+interface PixelPoint {
   x: number;
   y: number;
 }
 
 /** The code's four corners as zxing found them, named as on the upright code, in the page's own pixels. */
-export interface CodeCorners {
+interface CodeCorners {
   topLeft: PixelPoint;
   topRight: PixelPoint;
   bottomLeft: PixelPoint;
