@@ -106,13 +106,13 @@ describe("reading ticks and blanks from scanned scripts", () => {
   it(
     "finds faint pencil, ticks and words, on a harsh copier's pale scan, and never calls a pencil word blank",
     async () => {
-      const pages = await readClassSet(3, 37, { harsh: true, upsideDown: 1 }, { written: [["pencil-word", 1]], tick: [["pencil", 3], ["none", 1]] });
+      const pages = await readClassSet(2, 37, { harsh: true, upsideDown: 1 }, { written: [["pencil-word", 1]], tick: [["pencil", 3], ["none", 1]] });
       const figures = expectThePromise(pages, { decidedFloor: 0.9 });
       // Every written area holds pencil (the digit boxes a "7" in pen): none blank, nearly all seen as written.
       expect(figures.blankAreas).toBe(0);
       expect(figures.writtenFound / figures.writtenAreas).toBeGreaterThanOrEqual(0.85);
     },
-    timeoutFor(9 * PAGE_COST + 3),
+    timeoutFor(6 * PAGE_COST + 3),
   );
 
   it("has a convention for corrections the print can put on a script's first page", () => {

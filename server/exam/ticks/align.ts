@@ -236,11 +236,14 @@ function warp(scan: ScanPage, transform: Affine, region: PixelRect, givenPaper?:
       sy += transform.d;
     }
   }
-  const paper = givenPaper ?? percentile(raw, 0.8, raw.length > 40_000 ? 5 : 1);
-  const contrast = Math.max(1, paper - scan.black);
+  const paper = givenPaper ?? percentile(raw, 0.8, raw.length > 10_000 ? 3 : 1);
+  const perGrey = 1 / Math.max(1, paper - scan.black);
   // In place: the grey values become darkness.
   const darkness = raw;
-  for (let i = 0; i < raw.length; i++) darkness[i] = Math.max(0, Math.min(1, (paper - raw[i]!) / contrast));
+  for (let i = 0; i < raw.length; i++) {
+    const value = (paper - raw[i]!) * perGrey;
+    darkness[i] = value < 0 ? 0 : value > 1 ? 1 : value;
+  }
   return { region, darkness, paper };
 }
 
@@ -356,25 +359,26 @@ function match(template: TemplatePage, scan: ScanPage, transform: Affine, region
   const core = points.core.map(toWide);
   const clear = points.clear.map(toWide);
   const blurred = boxBlur(patch.darkness, wide.width, wide.height);
-  const score = (values: Float32Array, dx: number, dy: number) => {
+  // `every`: the coarse search weighs every second point (the blurred copy is smooth enough for it).
+  const score = (values: Float32Array, dx: number, dy: number, every: number) => {
     const offset = dy * wide.width + dx;
     let dark = 0;
-    for (let i = 0; i < core.length; i++) dark += values[core[i]! + offset]!;
+    for (let i = 0; i < core.length; i += every) dark += values[core[i]! + offset]!;
     let light = 0;
-    for (let i = 0; i < clear.length; i++) light += values[clear[i]! + offset]!;
-    return dark / core.length - light / clear.length;
+    for (let i = 0; i < clear.length; i += every) light += values[clear[i]! + offset]!;
+    return dark / Math.ceil(core.length / every) - light / Math.ceil(clear.length / every);
   };
   let best = { dx: 0, dy: 0, score: -Infinity };
   for (let dy = -search; dy <= search; dy += 2)
     for (let dx = -search; dx <= search; dx += 2) {
-      const value = score(blurred, dx, dy);
+      const value = score(blurred, dx, dy, 2);
       if (value > best.score) best = { dx, dy, score: value };
     }
   const around = best;
   best = { dx: 0, dy: 0, score: -Infinity };
   for (let dy = Math.max(-search, around.dy - 2); dy <= Math.min(search, around.dy + 2); dy++)
     for (let dx = Math.max(-search, around.dx - 2); dx <= Math.min(search, around.dx + 2); dx++) {
-      const value = score(patch.darkness, dx, dy);
+      const value = score(patch.darkness, dx, dy, 1);
       if (value > best.score) best = { dx, dy, score: value };
     }
   return { ...best, patch };

@@ -72,7 +72,8 @@ export function percentile(values: ArrayLike<number>, share: number, step = 1): 
   const histogram = new Uint32Array(256);
   let count = 0;
   for (let i = 0; i < values.length; i += step) {
-    histogram[Math.max(0, Math.min(255, Math.round(values[i]!)))]!++;
+    const value = values[i]! + 0.5;
+    histogram[value < 0 ? 0 : value >= 255 ? 255 : value | 0]!++;
     count++;
   }
   const target = share * count;

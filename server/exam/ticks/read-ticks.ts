@@ -104,9 +104,17 @@ function boxShift(template: TemplatePage, view: AreaView, box: { left: number; t
     }
     return count > points.length / 8 ? sum / count : 0;
   };
+  // Every second pixel first (an outline blurs over two or three), then every pixel around the best.
   let best = { dx: 0, dy: 0, score: -Infinity };
-  for (let dy = -BOX_SEARCH; dy <= BOX_SEARCH; dy++)
-    for (let dx = -BOX_SEARCH; dx <= BOX_SEARCH; dx++) {
+  for (let dy = -BOX_SEARCH; dy <= BOX_SEARCH; dy += 2)
+    for (let dx = -BOX_SEARCH; dx <= BOX_SEARCH; dx += 2) {
+      const score = mean(core, dx, dy) - mean(ring, dx, dy);
+      if (score > best.score) best = { dx, dy, score };
+    }
+  const around = best;
+  for (let dy = around.dy - 1; dy <= around.dy + 1; dy++)
+    for (let dx = around.dx - 1; dx <= around.dx + 1; dx++) {
+      if ((dx === around.dx && dy === around.dy) || Math.abs(dx) > BOX_SEARCH + 1 || Math.abs(dy) > BOX_SEARCH + 1) continue;
       const score = mean(core, dx, dy) - mean(ring, dx, dy);
       if (score > best.score) best = { dx, dy, score };
     }
@@ -134,7 +142,14 @@ function outlinePoints(template: TemplatePage, box: { left: number; top: number;
       if (data[y * width + x]! < 150) core.push(x, y);
       else if (outside && !template.printed[y * width + x]) ring.push(x, y);
     }
-  const made = { core: Int32Array.from(core), ring: Int32Array.from(ring) };
+  // At most ~300 points of each (pairs evenly spread): enough to place an outline, cheap to search with.
+  const spread = (points: number[]) => {
+    const step = Math.max(1, Math.ceil(points.length / 2 / 300));
+    const kept: number[] = [];
+    for (let i = 0; i < points.length; i += 2 * step) kept.push(points[i]!, points[i + 1]!);
+    return Int32Array.from(kept);
+  };
+  const made = { core: spread(core), ring: spread(ring) };
   if (kept.size > 5000) kept.clear();
   kept.set(key, made);
   return made;
