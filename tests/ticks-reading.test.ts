@@ -174,6 +174,7 @@ describe("readAreas refuses what it cannot read with a sentence", () => {
       );
       await refusal(imaging.readAreas({ ...input, tickAreas: [{ id: "q", boxes: [] }] }));
       await refusal(imaging.readAreas({ ...input, page: 4 }));
+      await refusal(imaging.readAreas({ ...input, rotation: 45 as 0 }));
       // After all that, the worker still reads the page.
       const reading = await imaging.readAreas(input);
       expect(reading.alignment.by).toBe("code");

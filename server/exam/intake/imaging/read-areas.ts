@@ -164,6 +164,7 @@ function checkAreas(input: ReadAreasInput) {
   if (!Array.isArray(input.tickAreas) || !Array.isArray(input.writtenAreas)) throw refuse("The areas to read are missing.");
   if (input.tickAreas.length > MAX_AREAS || input.writtenAreas.length > MAX_AREAS) throw refuse(`A page has at most ${MAX_AREAS} areas of each kind to read.`);
   if (input.code !== null && !onPage(input.code)) throw refuse("The code's place is not on the page.");
+  if (![0, 90, 180, 270].includes(input.rotation)) throw new AppError("invalid", "A page is turned by a quarter turn, a half or none.", "rotation");
   for (const area of input.tickAreas) {
     if (!Array.isArray(area.boxes) || area.boxes.length === 0 || area.boxes.length > MAX_BOXES) throw refuse(`A tick-box area has from 1 to ${MAX_BOXES} boxes.`);
     for (const box of area.boxes) {
