@@ -10,6 +10,9 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../server/errors";
 import { workerImaging } from "../server/exam/intake/imaging";
+import { renderPageGrey } from "../server/exam/intake/imaging/pdfjs";
+import { readPageCode } from "../server/exam/intake/imaging/qr";
+import { printedCodeRect, stampScripts } from "../server/exam/intake/stamp";
 import type { PageReading } from "../server/exam/intake/page-reading";
 import type { AreasReading } from "../server/exam/ticks/reading";
 import { CORRECTIONS_CONVENTION } from "../server/exam/ticks/read-ticks";
@@ -114,6 +117,24 @@ describe("reading ticks and blanks from scanned scripts", () => {
     },
     timeoutFor(6 * PAGE_COST + 3),
   );
+
+  it("finds the code's corners where the print put it (zxing's corners against printedCodeRect)", async () => {
+    const { pdf } = await stampScripts(paper.bytes, batchCodeOf(5), [{ scriptNumber: 1, heading: "Student 1" }], paper.keepClear);
+    const image = (await renderPageGrey(pdf, 2, 200))!;
+    const reading = await readPageCode({ ...image, dpi: 200 });
+    const rect = printedCodeRect(paper.pageSizes, paper.keepClear, 2, reading.code!);
+    const px = (mm: number) => (mm / 25.4) * 200;
+    const corners = reading.corners!;
+    for (const [corner, x, y] of [
+      [corners.topLeft, rect.x, rect.y],
+      [corners.topRight, rect.x + rect.width, rect.y],
+      [corners.bottomLeft, rect.x, rect.y + rect.height],
+      [corners.bottomRight, rect.x + rect.width, rect.y + rect.height],
+    ] as const) {
+      expect(Math.abs(corner.x - x * image.width)).toBeLessThan(px(0.5));
+      expect(Math.abs(corner.y - y * image.height)).toBeLessThan(px(0.5));
+    }
+  });
 
   it("has a convention for corrections the print can put on a script's first page", () => {
     expect(CORRECTIONS_CONVENTION).toMatch(/fill the wrong box in completely/);
