@@ -231,3 +231,15 @@ function printable(text: string, font: PDFFont): string {
   while (font.widthOfTextAtSize(result, TEXT_SIZE + 1) > TEXT_WIDTH - TEXT_GAP && result.length > 1) result = `${result.slice(0, -2)}…`;
   return result;
 }
+
+/**
+ * Where the print put a page's code (page-relative, 0–1, origin top left): the code `text` in the corner
+ * `placeStamps` chooses for page `page` of a paper of `pageSizes` with `keepClear`. Pure: the tick
+ * reader aligns a scan by the code's corners (server/exam/ticks/align.ts).
+ */
+export function printedCodeRect(pageSizes: PageSize[], keepClear: PageRect[], page: number, text: string): PageRect {
+  const size = pageSizes[page - 1]!;
+  const { corner } = placeStamps(pageSizes, keepClear)[page - 1]!;
+  const { code } = stampBox(corner, size, QRCode.create(text, { errorCorrectionLevel: "M" }).modules.size);
+  return { page, x: code.x / size.width, y: 1 - (code.y + code.side) / size.height, width: code.side / size.width, height: code.side / size.height };
+}

@@ -10,6 +10,8 @@ import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
+import type { AreasReading } from "../../ticks/reading";
+import type { ReadAreasInput } from "./read-areas";
 
 /**
  * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
@@ -38,6 +40,8 @@ export interface IntakeImaging {
   signInSlips: (sheet: SignInSlipSheet) => Promise<Uint8Array>;
   /** findTickBoxes (server/exam/ticks/find-boxes.ts): the tick boxes printed inside an area of a template paper's page. */
   findTickBoxes: (paper: Uint8Array, page: number, area: Omit<PageRect, "page">) => Promise<TickBox[]>;
+  /** readAreas (server/exam/intake/imaging/read-areas.ts): a scanned page's tick boxes and written areas, read against its template page. */
+  readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
 }
 
 interface Pending {
@@ -181,5 +185,6 @@ export function workerImaging(): IntakeImaging {
     redactedPageImage: (onePagePdf, rotation, covers) => worker.call({ kind: "redactedPageImage", onePagePdf, rotation, covers }),
     signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
     findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
+    readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
   };
 }

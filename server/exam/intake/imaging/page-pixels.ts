@@ -21,7 +21,7 @@ export interface PagePixels extends GreyImage {
  * `document` is a one-page PDF's pdf-lib document and `bytes` that PDF. A page beyond the limits of
  * limits.ts is refused (AppError "invalid") before anything decodes it.
  */
-export async function pagePixels(document: PDFDocument, bytes: Uint8Array): Promise<PagePixels | null> {
+export async function pagePixels(document: PDFDocument, bytes: Uint8Array, { halveFrom }: { halveFrom?: number } = {}): Promise<PagePixels | null> {
   // Nothing is decoded before its streams are checked (limits.ts): an AppError with the reason otherwise.
   await checkPageStreams(document, 1);
   const page = document.getPage(0);
@@ -31,7 +31,10 @@ export async function pagePixels(document: PDFDocument, bytes: Uint8Array): Prom
       // Decoded no larger than the cap: libjpeg shrinks while decoding (1/2, 1/4, 1/8), then a resize.
       const image = sharp(jpeg, { failOn: "none", limitInputPixels: DECODE_PIXEL_LIMIT, sequentialRead: true });
       const declared = await image.metadata();
-      const size = cappedSize(declared.width ?? 1, declared.height ?? 1);
+      let size = cappedSize(declared.width ?? 1, declared.height ?? 1);
+      // `halveFrom`: a scan of that resolution or more is decoded at half (libjpeg shrinks while decoding: a quarter of the work).
+      const declaredDpi = ((declared.width ?? 1) / unrotatedSize(page).width) * 72;
+      if (halveFrom !== undefined && declaredDpi >= halveFrom) size = { width: Math.floor(size.width / 2), height: Math.floor(size.height / 2) };
       const scaled = size.width === declared.width && size.height === declared.height ? image : image.resize(size.width, size.height, { fit: "fill" });
       const { data, info } = await scaled.toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
       const { width } = unrotatedSize(page);

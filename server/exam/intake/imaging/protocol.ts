@@ -2,6 +2,8 @@ import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
+import type { AreasReading } from "../../ticks/reading";
+import type { ReadAreasInput } from "./read-areas";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
@@ -16,7 +18,8 @@ export type ImagingRequest =
   | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }
   | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
   | { kind: "signInSlips"; sheet: SignInSlipSheet }
-  | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> };
+  | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> }
+  | ({ kind: "readAreas" } & ReadAreasInput);
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -30,6 +33,7 @@ export interface ImagingReplies {
   redactedPageImage: Uint8Array | null;
   signInSlips: Uint8Array;
   findTickBoxes: TickBox[];
+  readAreas: AreasReading;
 }
 
 export interface RequestEnvelope {

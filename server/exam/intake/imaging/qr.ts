@@ -26,9 +26,25 @@ function loadZxing() {
   return ready;
 }
 
+/** A point in a page's pixels (x right, y down). */
+interface PixelPoint {
+  x: number;
+  y: number;
+}
+
+/** The code's four corners as zxing found them, named as on the upright code, in the page's own pixels. */
+interface CodeCorners {
+  topLeft: PixelPoint;
+  topRight: PixelPoint;
+  bottomLeft: PixelPoint;
+  bottomRight: PixelPoint;
+}
+
 export interface PageCodeReading {
   code: string | null;
   rotation: QuarterTurn;
+  /** Where the code lies on the page (the image given, unrotated); absent when no code was read. */
+  corners?: CodeCorners;
 }
 
 const NOTHING: PageCodeReading = { code: null, rotation: 0 };
@@ -39,21 +55,62 @@ const HIGH_DPI = 250;
 export async function readPageCode(page: PagePixels): Promise<PageCodeReading> {
   await loadZxing();
   let fallback: PageCodeReading | null = null;
-  const attempts: Array<() => Promise<GreyImage | null>> = [
-    async () => page,
-    ...corners(page).map((corner) => () => enlargedCorner(page, corner)),
-    () => transformed(page, (image) => image.median(3)),
-    async () => (page.dpi >= HIGH_DPI ? transformed(page, (image) => image.resize(Math.round(page.width / 2), Math.round(page.height / 2))) : null),
+  const whole = { left: 0, top: 0, scale: 1 };
+  const attempts: Array<() => Promise<{ image: GreyImage; at: Placement } | null>> = [
+    async () => ({ image: page, at: whole }),
+    ...corners(page).map((corner) => async () => ({ image: await enlargedCorner(page, corner), at: { left: corner.left, top: corner.top, scale: 2 } })),
+    async () => ({ image: await transformed(page, (image) => image.median(3)), at: whole }),
+    async () => {
+      if (page.dpi < HIGH_DPI) return null;
+      const image = await transformed(page, (image) => image.resize(Math.round(page.width / 2), Math.round(page.height / 2)));
+      return { image, at: { left: 0, top: 0, scale: image.width / page.width } };
+    },
   ];
   for (const attempt of attempts) {
-    const image = await attempt();
-    if (!image) continue;
-    const found = await decode(image);
+    const tried = await attempt();
+    if (!tried) continue;
+    const found = await decode(tried.image);
     const ours = found.find((result) => result.text.startsWith(`${PRINT_CODE_FORMAT}:`));
-    if (ours) return { code: ours.text, rotation: uprightTurn(ours.rotation) };
-    fallback ??= found[0] ? { code: found[0].text, rotation: uprightTurn(found[0].rotation) } : null;
+    if (ours) return readingOf(ours, tried.at);
+    fallback ??= found[0] ? readingOf(found[0], tried.at) : null;
   }
   return fallback ?? NOTHING;
+}
+
+/** Where an image tried lies on the page: its top left, and its pixels per page pixel. */
+interface Placement {
+  left: number;
+  top: number;
+  scale: number;
+}
+
+function readingOf(result: ReadResult, at: Placement): PageCodeReading {
+  const point = ({ x, y }: PixelPoint) => ({ x: at.left + x / at.scale, y: at.top + y / at.scale });
+  const { topLeft, topRight, bottomLeft, bottomRight } = result.position;
+  return {
+    code: result.text,
+    rotation: uprightTurn(result.rotation),
+    corners: { topLeft: point(topLeft), topRight: point(topRight), bottomLeft: point(bottomLeft), bottomRight: point(bottomRight) },
+  };
+}
+
+/**
+ * The code in one region of a page (where the print put it), enlarged 2× when it is not read as it is:
+ * for reading ticks, whose page's code was read once already (cheaper than the whole page's retries).
+ * The corners are in the page's pixels.
+ */
+export async function readCodeIn(page: GreyImage, region: Region): Promise<PageCodeReading> {
+  await loadZxing();
+  const crop = await transformed(page, (image) => image.extract(region));
+  for (const [image, scale] of [
+    [crop, 1],
+    [await transformed(crop, (image) => image.resize(region.width * 2, region.height * 2, { kernel: "cubic" })), 2],
+  ] as const) {
+    const found = await decode(image);
+    const ours = found.find((result) => result.text.startsWith(`${PRINT_CODE_FORMAT}:`)) ?? found[0];
+    if (ours) return readingOf(ours, { left: region.left, top: region.top, scale });
+  }
+  return NOTHING;
 }
 
 async function decode({ data, width, height }: GreyImage): Promise<ReadResult[]> {
@@ -75,7 +132,7 @@ function uprightTurn(codeRotation: number): QuarterTurn {
   return ((((4 - quarters) % 4) + 4) % 4 * 90) as QuarterTurn;
 }
 
-interface Region {
+export interface Region {
   left: number;
   top: number;
   width: number;

@@ -3,6 +3,7 @@ import { renderSignInSlips } from "../../../identity/sign-in-slips-pdf";
 import { stampScripts } from "../stamp";
 import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } from "./pile";
 import { inspectPaper } from "./inspect";
+import { readAreas } from "./read-areas";
 import { redactScript, redactedPageImage } from "./redact";
 import { findTickBoxes } from "./find-tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
@@ -68,5 +69,9 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       return renderSignInSlips(request.sheet);
     case "findTickBoxes":
       return findTickBoxes(request.paper, request.page, request.area);
+    case "readAreas": {
+      const { kind: _kind, ...input } = request;
+      return readAreas(input);
+    }
   }
 }

@@ -1,0 +1,142 @@
+/**
+ * bench:ticks — reading tick boxes and finding blank answers on scanned scripts (issue 36): a class set
+ * of a three-page test paper (tests/support/tick-paper.ts: six tick-box questions of four boxes and three
+ * written areas a page) is printed with its codes, answered in pen and pencil as people do
+ * (tests/support/pen-answers.ts) and scanned as a copier would (tests/support/scanned-pile.ts: skew,
+ * shift, noise, low contrast, blur, JPEG, some pages upside down, a few codes torn off). Every page's
+ * code is read (readPile, in the imaging worker), then its areas (readAreas, in the worker), and both
+ * are timed in the same run. The issue's bar: no decided answer wrong, ≥ 99 % of answers decided, no
+ * written area called blank, ≥ 95 % of blank areas found, reading ≤ 25 % of the page's intake time.
+ * Figures go to docs/benchmarks.md between <!-- bench:ticks --> markers. BENCH_TICKS_SCRIPTS sets the
+ * class size (default 30: 2,160 boxes), BENCH_TICKS_HARSH_SCRIPTS the harsh row's (default 10).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import { workerImaging } from "../server/exam/intake/imaging";
+import type { PageReading } from "../server/exam/intake/page-reading";
+import type { AreasReading } from "../server/exam/ticks/reading";
+import { type PageTruth, areasInput, batchCodeOf, penAnswers, score } from "../tests/support/pen-answers";
+import { type PileTruth, scanPile } from "../tests/support/scanned-pile";
+import { tickPaper } from "../tests/support/tick-paper";
+import { writeBenchmarkSection } from "./benchmarks-doc";
+
+process.env.LOG_LEVEL ??= "error";
+
+export interface TickFigures {
+  pages: number;
+  boxes: number;
+  boxesDecided: number;
+  answers: number;
+  answersDecided: number;
+  wrongAnswers: number;
+  wrongDetails: string[];
+  undecidedDetails: string[];
+  writtenAreas: number;
+  falseBlanks: number;
+  falseBlankDetails: string[];
+  blankMissDetails: string[];
+  blankAreas: number;
+  blanksFound: number;
+  writtenFound: number;
+  readPageMs: number;
+  readAreasMs: number;
+  byContent: number;
+  notAligned: number;
+  /** The most ink read in a box left empty, and the least in a box ticked: the margin the thresholds sit in. */
+  emptyMaxInk: number;
+  tickedMinInk: number;
+}
+
+/** Prints, answers, scans and reads a class set; `harsh` is the harsh copier. */
+export async function runTicks({ scripts, seed, harsh, upsideDown, torn, mix }: { scripts: number; seed: number; harsh: boolean; upsideDown: number; torn: number; mix?: Parameters<typeof penAnswers>[3] }): Promise<TickFigures> {
+  const imaging = workerImaging();
+  const paper = await tickPaper({ pages: 3 });
+  // A batch code of the seed's own: the same seed prints the same codes, so a run can be repeated.
+  const batchCode = batchCodeOf(seed);
+  const { pdf: printed } = await imaging.stamp(paper.bytes, batchCode, Array.from({ length: scripts }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` })), paper.keepClear);
+  const answered = await penAnswers(printed, paper, seed, mix);
+  const pages = scripts * paper.pages.length;
+  const tornCodes = Array.from({ length: torn }, (_, index) => 1 + ((index * 7 + 2) % pages));
+  const pile = await scanPile(answered.pdf, { seed, pagesPerScript: paper.pages.length, upsideDown, duplicate: false, missing: false, harsh, tornCodes, dpi: { min: 150, max: 300 } });
+
+  // Two rounds of each, alternating (a busy machine's load falls on both alike); per-page medians.
+  const readings: PageReading[] = [];
+  const results: { truth: PageTruth; reading: AreasReading }[] = [];
+  const readPageTimes: number[] = [];
+  const readAreasTimes: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    // readPile reads one page ahead: the time between two pages given is one page's reading.
+    let last = performance.now();
+    for await (const reading of imaging.readPile(pile.pdf)) {
+      const now = performance.now();
+      if (reading.pilePage > 1) readPageTimes.push(now - last);
+      last = now;
+      if (round === 0) readings.push(reading);
+    }
+    for (const reading of readings) {
+      const pileTruth = pile.truth[reading.pilePage - 1]! as Extract<PileTruth, { kind: "printed" }>;
+      const start = performance.now();
+      const read = await imaging.readAreas(areasInput(paper, reading, pileTruth, batchCode));
+      readAreasTimes.push(performance.now() - start);
+      if (round === 0) results.push({ truth: answered.truth[pileTruth.printedPage - 1]!, reading: read });
+    }
+  }
+  const readPageMs = median(readPageTimes);
+  const readAreasMs = median(readAreasTimes);
+  return { ...score(results), readPageMs, readAreasMs, pages: readings.length };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** bench:intake's whole job on PostgreSQL, per page (ms), as docs/benchmarks.md last recorded it; null when not there. */
+function intakeJobPerPage(): number | null {
+  const text = fs.existsSync("docs/benchmarks.md") ? fs.readFileSync("docs/benchmarks.md", "utf8") : "";
+  const row = /\| PostgreSQL \(loopback, pool of 10\) \| ([\d.]+) s \| [\d.]+ \| \d+ \/ (\d+) \|/.exec(text);
+  return row ? (Number(row[1]) * 1000) / Number(row[2]) : null;
+}
+
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
+
+async function main() {
+  const scripts = Number(process.env.BENCH_TICKS_SCRIPTS ?? 30);
+  const harshScripts = Number(process.env.BENCH_TICKS_HARSH_SCRIPTS ?? 10);
+  // The worker and its libraries loaded first, as in a running app.
+  await runTicks({ scripts: 1, seed: 1, harsh: false, upsideDown: 0, torn: 0 });
+  const rows: [string, TickFigures][] = [];
+  rows.push(["default copier", await runTicks({ scripts, seed: 36, harsh: false, upsideDown: Math.round(scripts / 3), torn: Math.max(1, Math.round(scripts / 10)) })]);
+  console.log(rows[0]);
+  if (harshScripts > 0) {
+    rows.push(["harsh copier", await runTicks({ scripts: harshScripts, seed: 37, harsh: true, upsideDown: Math.round(harshScripts / 3), torn: Math.max(1, Math.round(harshScripts / 10)) })]);
+    console.log(rows[1]);
+  }
+  const row = ([name, f]: [string, TickFigures]) =>
+    `| ${name} | ${f.pages} | ${f.boxes} | ${percent(f.boxesDecided, f.boxes)} | ${f.answersDecided} / ${f.answers} (${percent(f.answersDecided, f.answers)}) | ${f.wrongAnswers} | ` +
+    `${f.blanksFound} / ${f.blankAreas} (${percent(f.blanksFound, f.blankAreas)}) | ${f.falseBlanks} | ${f.writtenFound} / ${f.writtenAreas} | ${f.byContent} / ${f.notAligned} | ` +
+    `${f.readPageMs.toFixed(0)} ms | ${f.readAreasMs.toFixed(0)} ms | ${percent(f.readAreasMs, f.readPageMs)} |`;
+  const intake = intakeJobPerPage();
+  const [, first] = rows[0]!;
+  const report = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}. ` +
+      "A three-page test paper (tests/support/tick-paper.ts: six questions of four tick boxes, square or round, and three written areas a page) printed with its codes, " +
+      "answered by tests/support/pen-answers.ts (ticks, crosses, bold ticks, faint pencil, ticks overflowing the box, two boxes ticked, corrections: a box filled in and another marked, " +
+      "stray marks beside the boxes, written lines, single words, pencil words, a single “7”, blank areas) and scanned by tests/support/scanned-pile.ts " +
+      "(150–300 dpi greyscale JPEGs, skewed ±1.5°, shifted ±3 mm, noise, lowered contrast, blur; a third of the pages upside down, one in ten with its code torn off). " +
+      "Each page's code read (readPile in the imaging worker), then its areas (readAreas in the worker); both timed in the same run, twice each, alternating, as the median time a page. " +
+      `Load average when done: ${os.loadavg().map((load) => load.toFixed(1)).join(" / ")} (1 / 5 / 15 min).`,
+    "",
+    "| copier | pages | boxes | boxes decided | answers decided | wrong decided answers | blank areas found | false blanks | written areas called written | pages aligned by content / not aligned | readPage per page | readAreas per page | readAreas / readPage |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map(row),
+    "",
+    "The issue's bar at the default copier: no wrong decided answer, ≥ 99 % of answers decided, no false blank, ≥ 95 % of blank areas found, reading ≤ 25 % of a page's intake time." +
+      (intake === null
+        ? ""
+        : ` Beside bench:intake's whole job as last recorded above (${intake.toFixed(0)} ms a page on PostgreSQL: stored, recorded, code read, filed, assembled), readAreas would add ${percent(first.readAreasMs, intake)}.`),
+    "",
+    `In the same run, an empty box read at most ${first.emptyMaxInk} ink and a ticked box at least ${first.tickedMinInk} (default copier; the thresholds: empty below 0.012, ticked from 0.03).`,
+  ].join("\n");
+  writeBenchmarkSection("bench:ticks", report, "## bench:ticks — tick boxes read and blank answers found on scanned scripts (`npm run bench:ticks`)");
+  process.exit(0);
+}
+
+if (process.argv[1]?.endsWith("bench-ticks.ts")) await main();

@@ -1,0 +1,75 @@
+/**
+ * What reading a scanned page's tick boxes and written areas gives (issue 36): the shapes the imaging
+ * worker answers `readAreas` with, and that filing will later store. Positions are page fractions
+ * (0–1, origin top left) of the TEMPLATE page, as response areas are.
+ */
+
+import type { TickBox } from "../../../lib/rules/tick-boxes";
+
+/** One printed tick box of a template's tick-box area, as the template holds it. */
+export type TickBoxLayout = TickBox;
+
+/** A page-relative rectangle of the template page (fractions, origin top left). */
+export interface AreaRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export type BoxState = "ticked" | "empty" | "uncertain";
+
+export interface BoxReading {
+  label: string;
+  /** ticked: a tick or cross (chosen); empty: nothing, or filled in whole (cancelled); uncertain: a person looks. */
+  state: BoxState;
+  /** Share of the box's inside inked beyond its printed outline (0–1, pale pencil counts in part). */
+  ink: number;
+  /** The box is filled in whole: cancelled, by the convention (CORRECTIONS_CONVENTION). */
+  filled: boolean;
+}
+
+export interface TickAreaReading {
+  /** The caller's id of the area. */
+  id: string;
+  /** The labels ticked, in the layout's order ([] for none); null when any box is uncertain. */
+  answer: string[] | null;
+  boxes: BoxReading[];
+  /** Why the area is undecided when it is for a reason of the whole area (it could not be aligned). */
+  reason?: "not-aligned";
+}
+
+export type BlankState = "blank" | "written" | "uncertain";
+
+export interface WrittenAreaReading {
+  id: string;
+  blank: BlankState;
+  /** Share of the area inked beyond its printed content (0–1). */
+  ink: number;
+  reason?: "not-aligned";
+}
+
+/** How the scan was placed on the template. */
+interface PageAlignment {
+  /** "code": from the printed code's corners; "content": from the page's printed content; "none": not aligned (everything uncertain). */
+  by: "code" | "content" | "none";
+  /** The turn (clockwise degrees) found between the scan as given upright and the template: 0 unless the rotation given was wrong. */
+  turn: 0 | 180;
+}
+
+export interface AreasReading {
+  alignment: PageAlignment;
+  tickAreas: TickAreaReading[];
+  writtenAreas: WrittenAreaReading[];
+}
+
+/** A tick-box area to read: the caller's id, its boxes. */
+export interface TickAreaToRead {
+  id: string;
+  boxes: TickBoxLayout[];
+}
+
+/** A written response area to look at: the caller's id, its rectangle. */
+export interface WrittenAreaToRead extends AreaRect {
+  id: string;
+}
