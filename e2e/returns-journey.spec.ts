@@ -4,8 +4,9 @@ import { DEMO_PASSWORD, STUDENT_EMAIL, expectNoAxeViolations, fillSignIn, follow
 import { scriptPdf } from "./papers";
 
 /**
- * Marked work back to students, the whole journey (issue 35, items 2, 3 and 6): the teacher releases a
- * marked batch with reviews open through the release dialog; the student, on a phone, opens My work,
+ * Marked work back to students, the whole journey (issue 35, items 1, 2, 3 and 6): the teacher annotates
+ * the student's script with the keyboard and the mouse, and releases the marked batch with reviews open
+ * through the release dialog; the student, on a phone, opens My work,
  * reads their script and asks for a review of one question; the teacher opens the batch's Review
  * requests and changes the mark with a reply (and meets a request another marker answered meanwhile);
  * the student reloads and sees the new mark in the table and the total, and the answer. axe on the new
@@ -20,7 +21,7 @@ const dayFromNow = (days: number) => {
   return `${moment.getFullYear()}-${String(moment.getMonth() + 1).padStart(2, "0")}-${String(moment.getDate()).padStart(2, "0")}`;
 };
 
-test("returns journey: release with reviews open, the student on a phone asks for a review, the teacher changes the mark with a reply, the student sees the new mark and the answer", async ({ browser, page }, testInfo) => {
+test("returns journey: the teacher annotates by keyboard and mouse and releases with reviews open, the student on a phone asks for a review, the teacher changes the mark with a reply, the student sees the new mark and the answer", async ({ browser, page }, testInfo) => {
   test.setTimeout(240_000);
   await signIn(page);
 
@@ -71,6 +72,27 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   for (const question of [ids.q1a, ids.q1b]) await mark(classmate.id, question, 1);
   await mark(classmate.id, ids.q2, 4, `Well done, ${classmate.student_name}.`);
 
+  // The teacher annotates the student's script on the marking screen: a tick with the keyboard (t, at
+  // 1a's answer; Enter back to the mark), a pen stroke with the mouse across 1b's answer.
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.goto(`/batches/${batch.id}/mark?submission=${mine.id}`);
+  await expect(page.locator(".scan-viewer canvas").first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.locator("#mark-input")).toBeFocused();
+  await page.keyboard.press("t");
+  await expect(page.getByRole("button", { name: "Tick on question 1a" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.getByRole("toolbar", { name: "Annotation tools" }).getByRole("button", { name: "Pen" }).click();
+  const overlay = page.locator('[data-testid="annotation-overlay"][data-scan-page="1"]');
+  await overlay.evaluate((element) => element.scrollIntoView({ block: "center" }));
+  const sheet = (await overlay.boundingBox())!;
+  await page.mouse.move(sheet.x + sheet.width * 0.2, sheet.y + sheet.height * 0.6);
+  await page.mouse.down();
+  for (let step = 1; step <= 15; step++) await page.mouse.move(sheet.x + sheet.width * (0.2 + step * 0.03), sheet.y + sheet.height * (0.6 + Math.sin(step / 2) * 0.02));
+  await page.mouse.up();
+  await expect(page.getByRole("button", { name: "Pen mark on question 1b" })).toBeAttached();
+  await expect(page.getByText("Annotations saved")).toBeVisible();
+  await expectNoAxeViolations(page, "the marking screen with its annotations");
+
   // The teacher releases every script with reviews open for a week, through the release dialog.
   await page.goto(`/batches/${batch.id}`);
   const card = page.getByRole("region", { name: "Results for students" });
@@ -102,6 +124,9 @@ test("returns journey: release with reviews open, the student on a phone asks fo
   await followLink(student, student.getByRole("link", { name: title }), new RegExp(`/my-work/${mine.id}$`));
   await expect(student.getByRole("heading", { level: 1, name: title })).toBeVisible();
   await expect(student.locator('tr[data-question="2"] [data-testid="awarded"]')).toHaveText("1");
+  // The marking drawn on the scan, and said in words.
+  await expect(student.getByText("Tick on question 1a", { exact: true })).toBeVisible();
+  await expect(student.getByText("Pen mark on question 1b", { exact: true })).toBeAttached();
   const reviews = student.getByRole("region", { name: "Review requests" });
   await expect(reviews).toContainText("You can ask until");
 
