@@ -1,7 +1,6 @@
-import crypto from "node:crypto";
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { DEMO_PASSWORD, STUDENT_EMAIL, expectNoAxeViolations, fillSignIn, screenshot, signIn } from "./helpers";
-import { scriptPdf } from "./papers";
+import { scriptPdf, threeQuestionTemplate } from "./papers";
 
 /**
  * Annotations on the marking screen (issue 35, item 1): a teacher draws a pen stroke with the mouse,
@@ -43,24 +42,7 @@ test.beforeAll(async ({ browser }: { browser: Browser }) => {
   const page = await browser.newPage();
   await signIn(page);
   const title = `Annotated ${Date.now().toString(36)}`;
-  const ids = { q1a: crypto.randomUUID(), q1b: crypto.randomUUID(), q2: crypto.randomUUID() };
-  const template = (await (await page.request.post("/api/exam/templates", { data: { title, page_count: 2 } })).json()) as { id: string };
-  const saved = await page.request.put(`/api/exam/templates/${template.id}`, {
-    data: {
-      questions: [
-        { id: ids.q1a, parent_id: null, label: "1a", order: 0, max_marks: 3, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-        { id: ids.q1b, parent_id: null, label: "1b", order: 1, max_marks: 2, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-        { id: ids.q2, parent_id: null, label: "2", order: 2, max_marks: 4, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-      ],
-      response_areas: [
-        { id: crypto.randomUUID(), question_id: ids.q1a, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.3 },
-        { id: crypto.randomUUID(), question_id: ids.q1b, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.5, width: 0.84, height: 0.3 },
-        { id: crypto.randomUUID(), question_id: ids.q2, page: 2, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.5 },
-      ],
-      boundaries: [],
-    },
-  });
-  expect(saved.ok(), await saved.text()).toBe(true);
+  const { template, ids } = await threeQuestionTemplate(page, title);
   const item = await page.request.post(`/api/exam/questions/${ids.q1b}/rubric-items`, { data: { text: STAMP, points: 1 } });
   expect(item.status(), await item.text()).toBe(201);
   const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };

@@ -1,4 +1,5 @@
-import { type Page } from "@playwright/test";
+import crypto from "node:crypto";
+import { type Page, expect } from "@playwright/test";
 import { PDFDocument, StandardFonts, rgb } from "pdf-lib";
 
 /** A two-page question paper, generated here so the tests own its bytes. */
@@ -48,3 +49,29 @@ export async function drawArea(page: Page, pageNumber: number, from: [number, nu
 /** The question tree's button of the question labelled `label`. */
 export const questionButton = (page: Page, label: string) =>
   page.locator(".question-row__select").filter({ has: page.locator(".question-row__label", { hasText: new RegExp(`^${label}$`) }) });
+
+/**
+ * A template of the teacher's (`page` is signed in): questions 1a (3 marks) and 1b (2) on page 1, 2 (4)
+ * on page 2, each with one response area; no paper file (scans are uploaded as `scriptPdf`s).
+ */
+export async function threeQuestionTemplate(page: Page, title: string) {
+  const ids = { q1a: crypto.randomUUID(), q1b: crypto.randomUUID(), q2: crypto.randomUUID() };
+  const template = (await (await page.request.post("/api/exam/templates", { data: { title, page_count: 2 } })).json()) as { id: string };
+  const saved = await page.request.put(`/api/exam/templates/${template.id}`, {
+    data: {
+      questions: [
+        { id: ids.q1a, parent_id: null, label: "1a", order: 0, max_marks: 3, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
+        { id: ids.q1b, parent_id: null, label: "1b", order: 1, max_marks: 2, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
+        { id: ids.q2, parent_id: null, label: "2", order: 2, max_marks: 4, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
+      ],
+      response_areas: [
+        { id: crypto.randomUUID(), question_id: ids.q1a, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.3 },
+        { id: crypto.randomUUID(), question_id: ids.q1b, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.5, width: 0.84, height: 0.3 },
+        { id: crypto.randomUUID(), question_id: ids.q2, page: 2, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.5 },
+      ],
+      boundaries: [],
+    },
+  });
+  expect(saved.ok(), await saved.text()).toBe(true);
+  return { template, ids };
+}

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { DEMO_PASSWORD, STUDENT_EMAIL, expectNoAxeViolations, fillSignIn, followLink, screenshot, signIn } from "./helpers";
-import { scriptPdf } from "./papers";
+import { scriptPdf, threeQuestionTemplate } from "./papers";
 
 /**
  * Marked work back to students, the whole journey (issue 35, items 1, 2, 3 and 6): the teacher annotates
@@ -27,24 +27,7 @@ test("returns journey: the teacher annotates by keyboard and mouse and releases 
 
   // The teacher's paper: 1a (3 marks) and 1b (2) on page 1, 2 (4) on page 2; a batch of the teacher's first class.
   const title = `Returned ${Date.now().toString(36)}`;
-  const ids = { q1a: crypto.randomUUID(), q1b: crypto.randomUUID(), q2: crypto.randomUUID() };
-  const template = (await (await page.request.post("/api/exam/templates", { data: { title, page_count: 2 } })).json()) as { id: string };
-  const saved = await page.request.put(`/api/exam/templates/${template.id}`, {
-    data: {
-      questions: [
-        { id: ids.q1a, parent_id: null, label: "1a", order: 0, max_marks: 3, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-        { id: ids.q1b, parent_id: null, label: "1b", order: 1, max_marks: 2, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-        { id: ids.q2, parent_id: null, label: "2", order: 2, max_marks: 4, answer_type: null, mark_scheme: null, spec_ref: null, is_container: false },
-      ],
-      response_areas: [
-        { id: crypto.randomUUID(), question_id: ids.q1a, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.3 },
-        { id: crypto.randomUUID(), question_id: ids.q1b, page: 1, kind: "response", response_form: null, x: 0.08, y: 0.5, width: 0.84, height: 0.3 },
-        { id: crypto.randomUUID(), question_id: ids.q2, page: 2, kind: "response", response_form: null, x: 0.08, y: 0.12, width: 0.84, height: 0.5 },
-      ],
-      boundaries: [],
-    },
-  });
-  expect(saved.ok(), await saved.text()).toBe(true);
+  const { template, ids } = await threeQuestionTemplate(page, title);
   const { classes } = (await (await page.request.get("/database/timetable/classes/teaching")).json()) as { classes: { id: string }[] };
   const batch = (await (await page.request.post("/api/exam/batches", { data: { template_id: template.id, class_id: classes[0]!.id, title } })).json()) as { id: string };
   const queue = (await (await page.request.get(`/api/exam/batches/${batch.id}/queue`)).json()) as { submissions: { id: string; student_id: string | null; student_name: string | null }[] };
