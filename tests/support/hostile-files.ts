@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import sharp from "sharp";
+import { seededRandom } from "./seeded-random";
 
 /**
  * A corpus of hostile PDFs and images, generated in code (nothing large is committed): each file is a
@@ -109,18 +110,10 @@ function manyTinyPages(fanOut: number[]): Uint8Array {
   return rawPdf(objects);
 }
 
-/** A seeded pseudo-random byte source (mulberry32), so a failing file can be made again. */
+/** Seeded pseudo-random bytes, so a failing file can be made again. */
 function seededBytes(seed: number, length: number): Uint8Array {
-  let state = seed >>> 0;
-  const bytes = new Uint8Array(length);
-  for (let index = 0; index < length; index++) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    bytes[index] = ((t ^ (t >>> 14)) >>> 0) & 0xff;
-  }
-  return bytes;
+  const random = seededRandom(seed);
+  return Uint8Array.from({ length }, () => (random() * 4294967296) & 0xff);
 }
 
 /** A real page to prove a file's good pages still read: a vector page with a little text. */

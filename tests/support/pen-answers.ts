@@ -4,6 +4,7 @@ import { encodePageCode } from "../../server/exam/intake/print-code";
 import { printedCodeRect } from "../../server/exam/intake/stamp";
 import type { AreasReading } from "../../server/exam/ticks/reading";
 import type { PileTruth } from "./scanned-pile";
+import { seededRandom } from "./seeded-random";
 import type { TickPaper } from "./tick-paper";
 
 /**
@@ -56,7 +57,7 @@ const MM = 72 / 25.4;
 
 /** Draws answers on every page of `printed` (scripts of `paper.pages.length` pages each, in order). */
 export async function penAnswers(printed: Uint8Array, paper: TickPaper, seed: number, mix: { tick?: [TickScenario, number][]; written?: [WrittenScenario, number][] } = {}): Promise<PenAnswers> {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const document = await PDFDocument.load(printed, { updateMetadata: false });
   const truth: PageTruth[] = [];
   document.getPages().forEach((page, index) => {
@@ -341,14 +342,3 @@ function weighted<T>(choices: [T, number][], random: () => number): T {
   return choices[choices.length - 1]![0];
 }
 
-/** A small seeded PRNG (mulberry32), as scanned-pile.ts uses. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,5 +1,6 @@
 import { PDFDocument } from "pdf-lib";
 import sharp, { type Sharp } from "sharp";
+import { seededRandom } from "./seeded-random";
 import type { QuarterTurn } from "../../server/exam/intake/page-reading";
 import { type GreyImage, openForRendering } from "../../server/exam/intake/imaging/pdfjs";
 
@@ -76,7 +77,7 @@ interface Sheet {
 }
 
 export async function scanPile(printed: Uint8Array, options: ScanOptions): Promise<ScannedPile> {
-  const random = mulberry32(options.seed);
+  const random = seededRandom(options.seed);
   const pick = (count: number) => Math.floor(random() * count);
   const printedDoc = await openForRendering(printed);
   const foreignDoc = options.foreign ? await openForRendering(options.foreign.printed) : null;
@@ -217,14 +218,3 @@ function shuffled<T>(items: T[], random: () => number): T[] {
   return result;
 }
 
-/** A small seeded PRNG (mulberry32): fast, and the same sequence for the same seed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
