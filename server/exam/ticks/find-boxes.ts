@@ -1,4 +1,5 @@
 import { MAX_TICK_BOXES, TICK_BOX_LABELS, type TickBox } from "../../../lib/rules/tick-boxes";
+import type { GreyImage } from "../intake/imaging/pdfjs";
 
 /**
  * The box finder of the template editor's "Find boxes" (issue 36, item 1): the tick boxes printed
@@ -16,13 +17,6 @@ import { MAX_TICK_BOXES, TICK_BOX_LABELS, type TickBox } from "../../../lib/rule
 export interface AreaToSearch {
   x: number;
   y: number;
-  width: number;
-  height: number;
-}
-
-/** A rendered page: one byte of luminance per pixel (0 black – 255 white), rows top to bottom. */
-export interface PagePixels {
-  data: Uint8Array;
   width: number;
   height: number;
 }
@@ -52,7 +46,7 @@ interface Shape {
  * The boxes found in `area` of a rendered page, in reading order (rows top to bottom, each left to
  * right), labelled A, B, C … (at most 26); `pxPerMm`: the render's pixels per millimetre.
  */
-export function findTickBoxesInPage(image: PagePixels, area: AreaToSearch, pxPerMm: number): TickBox[] {
+export function findTickBoxesInPage(image: GreyImage, area: AreaToSearch, pxPerMm: number): TickBox[] {
   const { width: W, height: H } = image;
   const left = clampInt(Math.ceil(area.x * W), 0, W);
   const top = clampInt(Math.ceil(area.y * H), 0, H);

@@ -10,7 +10,7 @@ import type { QuarterTurn } from "../page-reading";
 import { openCheckedPdf } from "./inspect";
 import { cappedDpi, checkPageStreams } from "./limits";
 import { pagePixels } from "./page-pixels";
-import { openForRendering } from "./pdfjs";
+import { type GreyImage, openForRendering } from "./pdfjs";
 import { readCodeIn } from "./qr";
 
 /**
@@ -101,7 +101,7 @@ export async function readAreas(input: ReadAreasInput): Promise<AreasReading> {
  * The code's corners on the scan as it lies (its pixels), looked for around where the print put it on
  * the page turned by `rotation`; null when not read there.
  */
-async function codeOnScan(image: { data: Uint8Array; width: number; height: number }, dpi: number, code: AreaRect, rotation: QuarterTurn): Promise<CodeCorners | null> {
+async function codeOnScan(image: GreyImage, dpi: number, code: AreaRect, rotation: QuarterTurn): Promise<CodeCorners | null> {
   const margin = (CODE_SEARCH_MM / 25.4) * dpi;
   const quarter = rotation === 90 || rotation === 270;
   const uprightWidth = quarter ? image.height : image.width;
