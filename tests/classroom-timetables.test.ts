@@ -3,7 +3,8 @@ import { GET as listTimetablesRoute } from "../app/database/timetable/timetables
 import { signUserToken } from "../server/auth/tokens";
 import { createClass } from "../server/classroom/classes";
 import { asService } from "../server/db/rls";
-import { enrollments, timetableEntries, timetables } from "../server/db/schema";
+import { eq } from "drizzle-orm";
+import { classTeachers, enrollments, timetableEntries, timetables } from "../server/db/schema";
 import { createUser } from "../server/identity/users";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -330,6 +331,16 @@ describeOnEachDatabase("timetables", (database) => {
 
     it("gives a class's main teacher its lessons, including a class timetable's lessons without a class of their own", async () => {
       expect(await lessonsOf(mine.otherTeacher)).toEqual(["1.2 9B This year", "4.1 9B 9B clubs"]);
+    });
+
+    it("gives a class's other teachers (co-teachers, as a roster names them) its lessons as well", async () => {
+      const { db } = database();
+      await asService(db, (tx) => tx.insert(classTeachers).values({ class_id: taughtClass, teacher_id: mine.teacher.id }));
+      try {
+        expect(await lessonsOf(mine.teacher)).toEqual(["1.1 9C This year", "1.2 9B This year", "4.1 9B 9B clubs"]);
+      } finally {
+        await asService(db, (tx) => tx.delete(classTeachers).where(eq(classTeachers.teacher_id, mine.teacher.id)));
+      }
     });
 
     it("gives a student the lessons of the classes they are actively enrolled in", async () => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { emptyAsAbsent, queryBoolean, text } from "../../lib/rules/input-rules";
 import { recordId } from "../http/record-id";
 import type { Tx } from "../db/client";
-import { classes, enrollments, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
+import { classTeachers, classes, enrollments, instituteMemberships, timetableEntries, timetables, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { staffRoles, isTimetableManager } from "../../lib/rules/roles";
 import { callerRolesIn, findCallerSchool } from "../identity/caller-school";
@@ -257,7 +257,7 @@ export const myLessonsOutput = z.object({
 
 /**
  * The caller's own week: the lessons of their school's active timetables that they teach (named as the
- * lesson's teacher, or the main teacher of its class) or, for a student, of the classes they are enrolled
+ * lesson's teacher, or a teacher of its class: the main one or another) or, for a student, of the classes they are enrolled
  * in. A lesson without a class of its own belongs to its class timetable's class. Read-only, for anyone;
  * another school's lessons never appear (the caller's school, then RLS).
  */
@@ -265,7 +265,9 @@ export async function listMyLessons(tx: Tx, userId: string) {
   const school = await findCallerSchool(tx, userId);
   if (!school) return { lessons: [] };
   const lessonClass = sql`coalesce(${timetableEntries.class_id}, ${timetables.class_id})`;
-  const teachesClass = sql`${lessonClass} in (select ${classes.id} from ${classes} where ${classes.teacher_id} = ${userId})`;
+  // The class's main teacher, or one of its other teachers (class_teachers: a roster's co-teachers).
+  const teachesClass = sql`(${lessonClass} in (select ${classes.id} from ${classes} where ${classes.teacher_id} = ${userId})
+    or ${lessonClass} in (select ${classTeachers.class_id} from ${classTeachers} where ${classTeachers.teacher_id} = ${userId}))`;
   const attendsClass = sql`${lessonClass} in (select ${enrollments.class_id} from ${enrollments} where ${enrollments.student_id} = ${userId} and ${enrollments.active})`;
   const lessonClasses = alias(classes, "lesson_class");
   const rows = await tx
