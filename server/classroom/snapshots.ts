@@ -183,3 +183,9 @@ export async function writeSnapshotAs(db: Db, userId: string, location: Snapshot
   const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "write"));
   return storeSnapshot(address, new TextEncoder().encode(JSON.stringify(snapshot) ?? ""));
 }
+
+/** The REST write of a canvas: access judged as the caller first, then the body read (bounded by MAX_SNAPSHOT_BYTES) and stored. */
+export async function writeSnapshotUploadAs(db: Db, userId: string, location: SnapshotLocationInput, upload: { read(maxBytes: number): Promise<Uint8Array> }) {
+  const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "write"));
+  return storeSnapshot(address, await upload.read(env().MAX_SNAPSHOT_BYTES));
+}

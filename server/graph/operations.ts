@@ -1,6 +1,7 @@
 import { graphChildrenInput, graphChildrenOutput, listGraphChildren } from "./children";
 import { templateIdInput } from "../exam/templates";
 import { defineOperation } from "../operations/define";
+import { graphChildrenCache } from "./children-cache";
 import { graphSyncInput, graphSyncOutput, syncTemplateGraph } from "./projection";
 
 /**
@@ -10,9 +11,8 @@ import { graphSyncInput, graphSyncOutput, syncTemplateGraph } from "./projection
  *
  * The projection takes `templateId` over tRPC and `{template_id}` in the REST path: two operations
  * calling the one domain function, as the people pages' `edit` beside REST's `editPerson`. The
- * children's REST route (GET /graph/node/children) answers through the reply cache (ETag, 304), which
- * an operation's REST face does not say yet: it stays a hand-written route (server/classroom/routes/graph-children.ts)
- * beside the tRPC operation here.
+ * children's REST face (GET /graph/node/children) answers through the reply cache (ETag, 304), by the
+ * rule of ./children-cache.
  */
 export const graphOperations = {
   syncTemplate: defineOperation({
@@ -62,5 +62,19 @@ export const graphOperations = {
     transaction: "database",
     role: "signed-in",
     handler: ({ db, caller, input }) => listGraphChildren(db, caller.id, input),
+    rest: {
+      method: "GET",
+      path: "/graph/node/children",
+      operationId: "listGraphChildren",
+      tags: ["graph", "classroom"],
+      summary: "Children of one graph node, for lazy tree views",
+      description:
+        "Ordered by the children's numeric `order` property, then by id. Each child: neo4j_node_id, node_type, labels, " +
+        "relationship (from the parent), has_children, properties.",
+      reply: "OK",
+      // Through the reply cache (ETag, 304): the access rule is judged for every caller, the children shared.
+      cache: ({ db, caller, input }) => graphChildrenCache(db, caller.id, input),
+      errors: { 400: "Invalid request (see detail)", 403: "Outside the caller's scope", 404: "Not found, or outside the caller's scope" },
+    },
   }),
 };

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
 import { recordId } from "./record-id";
-import { readJsonBody } from "./request-body";
+import { readBoundedBody, readJsonBody } from "./request-body";
 import { validatedReply } from "./validated-reply";
 
 /**
@@ -85,11 +85,13 @@ export const jsonBody = <Schema extends z.ZodType>(schema: Schema, options: { ma
 export const streamedBody = (contentType: string, schema: JsonSchema): StreamedBodySpec => ({ kind: "streamed", contentType, schema });
 
 /** What a handler gets of a streamed body: never read before the handler asks for it. */
-interface StreamedRequestBody {
+export interface StreamedRequestBody {
   contentType: string | null;
   /** The declared Content-Length when it is a plain number, so an upload too large is refused before reading. */
   contentLength: number | null;
   body: ReadableStream<Uint8Array> | null;
+  /** The whole body, refused with 413 as soon as it grows past `maxBytes` (readBoundedBody). */
+  read(maxBytes: number): Promise<Uint8Array>;
 }
 
 /**
@@ -235,6 +237,7 @@ async function readBody(spec: BodySpec | undefined, request: Request): Promise<u
     contentType: request.headers.get("content-type"),
     contentLength: length && /^\d+$/.test(length) ? Number(length) : null,
     body: request.body,
+    read: (maxBytes) => readBoundedBody(request, maxBytes),
   } satisfies StreamedRequestBody;
 }
 
