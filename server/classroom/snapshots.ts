@@ -6,7 +6,7 @@ import { asUser } from "../db/rls";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { formatByteSize } from "../../lib/rules/byte-size";
-import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
+import { graphDatabaseNameRule, graphDatabaseNameShape } from "../../lib/rules/graph-database-name";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";

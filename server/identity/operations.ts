@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { chooseOwnPasswordThrottled, choosePasswordInput } from "../auth/password-change";
-import { intakeImaging } from "../exam/intake/imaging-port";
 import { defineOperation } from "../operations/define";
 import {
   addPerson,
@@ -26,6 +25,7 @@ import {
   revokePersonalAccessTokenInput,
 } from "./personal-tokens";
 import { schoolTag } from "./school-tag";
+import { signInSlipPrinter } from "./slip-printer";
 import { MAX_SLIPS, printSignInSlips, previewSignInSlips, signInAddress, signInSlipsInput, signInSlipsPreviewOutput } from "./sign-in-slips";
 import { importRosterFiles, importRosterUpload, rosterImportInput, rosterUploadInput } from "./roster-import";
 import { rosterImportOutput } from "./roster-plan";
@@ -151,7 +151,7 @@ export const peopleOperations = {
     role: "school-admin",
     trpc: false,
     // The PDF is made inside the transaction: one that fails leaves every password as it was.
-    handler: ({ tx, caller, input }) => printSignInSlips(tx, caller.id, input, { signInAddress: signInAddress(), print: (sheet) => intakeImaging().signInSlips(sheet) }),
+    handler: ({ tx, caller, input }) => printSignInSlips(tx, caller.id, input, { signInAddress: signInAddress(), print: (sheet) => signInSlipPrinter()(sheet) }),
     rest: {
       method: "POST",
       path: "/api/school/sign-in-slips",
