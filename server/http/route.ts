@@ -12,7 +12,8 @@ import { validatedReply } from "./validated-reply";
  * One REST route, said once: method, path, who may call it, what it reads (path, query, body), what it
  * answers (replies and error statuses) and its handler. `nextRoute` makes the Next.js export from it
  * (parsing, authentication, reply validation, the `{detail}` error dialect) and
- * `server/http/openapi.ts` its OpenAPI operation. Handlers stay thin: call one domain function.
+ * `server/http/openapi.ts` its OpenAPI operation. Nobody writes one by hand any more: every route is an
+ * operation's REST face, which server/operations/rest.ts turns into this definition.
  */
 
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
