@@ -1,7 +1,7 @@
 import "#server-only";
 import path from "node:path";
 import { z } from "zod";
-import { graphDatabaseNameRule, graphDatabaseNameShape } from "./graph/port";
+import { graphDatabaseNameRule, graphDatabaseNameShape } from "../lib/rules/graph-database-name";
 import { bucketNameShape } from "./storage/object-address";
 import { type StorageSettings, logicalBuckets, requiredBuckets, resolveStorageSettings } from "./storage/storage-settings";
 

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { postgresErrorCode } from "./db/postgres-errors";
-import { issueMessage } from "./http/issue-message";
+import { postgresErrorCode } from "./postgres-errors";
+import { issueMessage } from "./issue-message";
 import { logger } from "./logger";
 
 /** The one error vocabulary of Markbook. Domain code throws these; the edges translate them. */

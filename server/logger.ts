@@ -1,5 +1,5 @@
 /* A small leveled logger: one line per event on stderr, stacks only here, never in responses. */
-import { errorForLog } from "./db/postgres-errors";
+import { errorForLog } from "./postgres-errors";
 import { env } from "./env";
 
 const levels = { debug: 10, info: 20, warn: 30, error: 40 } as const;

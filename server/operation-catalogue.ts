@@ -19,6 +19,7 @@ import { releaseOperations } from "./exam/returns/release-operations";
 import { annotationOperations } from "./exam/returns/annotation-operations";
 import { returnsOperations } from "./exam/returns/returns-operations";
 import { graphOperations } from "./graph/operations";
+import { templateGraphOperations } from "./exam/graph-operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
 import { speechApiKeyOperations, speechOperations } from "./speech/operations";
 import { studentScriptOperations } from "./exam/returns/student-operations";
@@ -36,7 +37,8 @@ export const operationCatalogue = {
   me: meOperations,
   tokens: tokenOperations,
   people: peopleOperations,
-  graph: graphOperations,
+  // The template's projection is the exam wing's (it takes a template id); browsing children is the graph's.
+  graph: { ...templateGraphOperations, ...graphOperations },
   snapshots: snapshotOperations,
   timetables: timetableOperations,
   classes: classOperations,

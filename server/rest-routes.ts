@@ -1,17 +1,9 @@
 import { operationCatalogue } from "./operation-catalogue";
-import {
-  bootstrapProfileRoute,
-  canvasRoutes,
-  classroomTag,
-  listClassStudentsRoute,
-  listSchoolClassesRoute,
-  listSchoolStudentsRoute,
-} from "./classroom/routes";
+import { classroomTag } from "./classroom/classroom-tag";
 import { examRoutes, examTag } from "./exam/routes";
 import { graphTag } from "./graph/graph-tag";
-import { graphChildrenRoute } from "./classroom/routes/graph-children";
 import type { AnyRouteDefinition } from "./http/route";
-import { schoolRoutes, schoolTag } from "./identity/routes";
+import { schoolTag } from "./identity/school-tag";
 import { restRouteOf, restRoutesOf } from "./operations/rest";
 
 /**
@@ -36,20 +28,19 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.exam.annotations),
   ...restRoutesOf(operationCatalogue.exam.returns),
   ...restRoutesOf(operationCatalogue.graph),
-  graphChildrenRoute,
-  bootstrapProfileRoute,
+  restRouteOf(operationCatalogue.me.bootstrap),
   ...restRoutesOf(operationCatalogue.timetables),
-  // The classes' routes in the document's order: the lists answered through the reply cache are hand-written, between the operations' faces.
-  listSchoolClassesRoute,
+  // The classes' faces in the document's order, which is not the domain's.
+  restRouteOf(classes.list),
   restRouteOf(classes.teaching),
   restRouteOf(classes.enrolled),
-  listSchoolStudentsRoute,
-  listClassStudentsRoute,
+  restRouteOf(classes.schoolStudents),
+  restRouteOf(classes.listClassStudents),
   restRouteOf(classes.addStudentToClass),
   restRouteOf(classes.setClassTeachers),
-  ...canvasRoutes,
+  ...restRoutesOf(operationCatalogue.snapshots),
   ...restRoutesOf(operationCatalogue.people),
-  ...schoolRoutes,
+  ...restRoutesOf(operationCatalogue.rosterImport),
 ];
 
 export const restTags = [examTag, graphTag, classroomTag, schoolTag];

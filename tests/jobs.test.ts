@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type Database, type Db, openDatabase, rowsOf } from "../server/db/client";
 import { asService, asUser } from "../server/db/rls";
-import { postgresErrorCode } from "../server/db/postgres-errors";
+import { postgresErrorCode } from "../server/postgres-errors";
 import { backgroundJobs } from "../server/db/schema";
 import { AppError } from "../server/errors";
 import { retryDelayMs } from "../server/jobs/backoff";

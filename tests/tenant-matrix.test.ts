@@ -172,87 +172,14 @@ const etagsOfA: Partial<Record<"classStudents" | "paperChildren" | "classes" | "
 
 // ── The REST table: "METHOD /openapi/path" → how B aims at A, and what it must answer ────────────
 
-const schoolAdmins = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: 403, teacher: 403, student: 403 });
 const staffOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ admin: answer, head: answer, teacher: answer, student: 403 });
 const ownerOnly = (answer: Answer): Partial<Record<Role, Answer>> => ({ teacher: answer });
 
 /** A new student of B's, with an email nobody uses yet. */
 const newPerson = () => ({ full_name: "Beta Person", email: `beta.${crypto.randomUUID()}@example.org`, role: "student" });
 
-const restMatrix: Record<string, Case<RouteCall>[]> = {
-  "POST /api/exam/batches/{batch_id}/scans": [
-    { aim: "A's batch, for A's student", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload(a.studentId) }) },
-    { aim: "A's batch, ordered", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...scanUpload() }) },
-    // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
-    { aim: "B's own batch, for A's student", answer: ownerOnly("own"), build: ({ a, b }) => ({ params: [b.batchId], ...scanUpload(a.studentId) }) },
-  ],
-  "POST /api/exam/batches/{batch_id}/piles": [
-    { aim: "A's batch", answer: 404, build: ({ a }) => ({ params: [a.batchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
-    { aim: "A's batch of printed scripts", answer: 404, build: ({ a }) => ({ params: [a.intakeBatchId], ...paperUpload(pdfBytes(), "pile.pdf") }) },
-  ],
-  "POST /api/exam/files": [
-    { aim: "institute_id of A", answer: 403, build: ({ a }) => ({ query: { institute_id: a.instituteId }, ...paperUpload(pdfBytes()) }) },
-  ],
-  "GET /me/bootstrap": [{ aim: "the caller's profile", answer: "own", build: () => ({}) }],
-  "GET /database/timetable/classes": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
-  ],
-  "GET /database/timetable/classes/school/students": [
-    { aim: "the list", answer: "own", build: () => ({}) },
-    { aim: "the list, with the ETag A got", answer: "own", build: () => ({ headers: { "if-none-match": etagsOfA.schoolStudents! } }) },
-  ],
-  "GET /database/timetable/classes/{class_id}/students": [
-    { aim: "A's class", answer: 404, build: ({ a }) => ({ params: [a.classId], query: { include_inactive: "true" } }) },
-    // A cached reply of A's must not answer B, not even as a 304.
-    { aim: "A's class, with the ETag A got", answer: 404, build: ({ a }) => ({ params: [a.classId], headers: { "if-none-match": etagsOfA.classStudents! } }) },
-  ],
-  "POST /api/school/roster-imports": [
-    { aim: "a CSV naming A's student and class ids, previewed", answer: schoolAdmins("own"), build: ({ a }) => ({ query: { dry_run: "true" }, ...rosterCsvCall(rosterCsvAimedAt(a)) }) },
-  ],
-  "GET /graph/node/children": [
-    { aim: "A's paper in A's curriculum database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb } }) },
-    // B has a template on the same catalogue paper: B's own paper node, holding none of A's questions.
-    { aim: "A's paper code in B's own curriculum database", answer: "own", build: ({ a, b }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb } }) },
-    { aim: "A's teacher's personal database", answer: 403, build: ({ a }) => ({ query: { neo4j_node_id: a.teacherId, neo4j_db_name: a.teacherDb } }) },
-    {
-      aim: "A's paper in A's curriculum database, with the ETag A got",
-      answer: 403,
-      build: ({ a }) => ({ query: { neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb }, headers: { "if-none-match": etagsOfA.paperChildren! } }),
-    },
-  ],
-  "GET /get_canvas_node_file": [
-    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.lessonPath, a.graphDb) }) },
-    { aim: "A's lesson named in B's own database", answer: "isolated", build: ({ a, b }) => ({ query: snapshotQuery(a.lessonPath, b.graphDb) }) },
-    { aim: "A's teacher's canvas in A's teacher's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.teacherCanvasPath, a.teacherDb) }) },
-    { aim: "A's teacher's canvas named in B's own database", answer: "isolated", build: ({ a, me }) => ({ query: snapshotQuery(a.teacherCanvasPath, me.user_db_name) }) },
-  ],
-  "PUT /put_canvas_node_file": [
-    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => ({ query: snapshotQuery(a.lessonPath, a.graphDb), ...canvasOfB() }) },
-    { aim: "A's lesson named in B's own database", answer: "isolated", build: ({ a, b }) => ({ query: snapshotQuery(a.lessonPath, b.graphDb), ...canvasOfB() }) },
-    {
-      aim: "A's teacher's canvas in A's teacher's database",
-      answer: 403,
-      build: ({ a }) => ({ query: snapshotQuery(a.teacherCanvasPath, a.teacherDb), ...canvasOfB() }),
-    },
-    {
-      aim: "A's teacher's canvas named in B's own database",
-      answer: "isolated",
-      build: ({ a, me }) => ({ query: snapshotQuery(a.teacherCanvasPath, me.user_db_name), ...canvasOfB() }),
-    },
-  ],
-  "POST /sync/token": [
-    { aim: "A's lesson in A's database", answer: 403, build: ({ a }) => json({ room: a.lessonPath, db_name: a.graphDb }) },
-    { aim: "A's lesson named in B's own database", answer: "isolated", check: syncTokenOpensNoRoomOfA, build: ({ a, b }) => json({ room: a.lessonPath, db_name: b.graphDb }) },
-    { aim: "A's teacher's canvas in A's teacher's database", answer: 403, build: ({ a }) => json({ room: a.teacherCanvasPath, db_name: a.teacherDb }) },
-    {
-      aim: "A's teacher's canvas named in B's own database",
-      answer: "isolated",
-      check: syncTokenOpensNoRoomOfA,
-      build: ({ a, me }) => json({ room: a.teacherCanvasPath, db_name: me.user_db_name }),
-    },
-  ],
-};
+// Every REST route is the face of an operation of the catalogue now: its cases are filled in from operationMatrix below.
+const restMatrix: Record<string, Case<RouteCall>[]> = {};
 
 /** B's own template's canvas, with its one question under an id that A's template already holds. */
 function canvasTakingQuestionId(questionId: string) {
@@ -278,6 +205,8 @@ interface OperationCase {
    */
   answer: Answer | Partial<Record<Role, Answer>>;
   input(aim: Aim): Record<string, unknown> | undefined;
+  /** What the REST call carries besides the input: a streamed body (an upload), a header (an ETag A got). */
+  rest?(aim: Aim): RouteCall;
   ghost?: false;
   check?: (reply: unknown) => Promise<void>;
 }
@@ -332,8 +261,17 @@ const resultsReadsAimedAtA = (...names: string[]): Record<string, OperationCase[
     ]),
   );
 
+/** A canvas address aimed at A: refused, or answered from B's own database without A's canvas. */
+const canvasAimedAtA: OperationCase[] = [
+  { aim: "A's lesson in A's database", answer: 403, input: ({ a }) => snapshotQuery(a.lessonPath, a.graphDb) },
+  { aim: "A's lesson named in B's own database", answer: "isolated", input: ({ a, b }) => snapshotQuery(a.lessonPath, b.graphDb) },
+  { aim: "A's teacher's canvas in A's teacher's database", answer: 403, input: ({ a }) => snapshotQuery(a.teacherCanvasPath, a.teacherDb) },
+  { aim: "A's teacher's canvas named in B's own database", answer: "isolated", input: ({ a, me }) => snapshotQuery(a.teacherCanvasPath, me.user_db_name) },
+];
+
 const operationMatrix: Record<string, OperationCase[]> = {
   "me.profile": [{ aim: "the caller's profile", answer: "own", input: () => undefined }],
+  "me.bootstrap": [{ aim: "the caller's profile", answer: "own", input: () => ({}) }],
   // B's people have no password to type, whoever they are.
   "me.choosePassword": [{ aim: "the caller's own password", answer: 400, input: () => ({ current_password: "not-my-password", new_password: "a new password" }) }],
   "tokens.list": [{ aim: "the caller's tokens", answer: "own", input: () => undefined }],
@@ -358,19 +296,29 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "graph.syncTemplate": graphSyncAimedAtA.map((kase) => ({ ...kase, input: (aim: Aim) => ({ templateId: kase.input(aim).template_id }) })),
   "graph.syncTemplateGraph": graphSyncAimedAtA,
   // The REST route (GET /graph/node/children) is hand-written (the reply cache); its cases, ETag and all, aim the same input.
-  "graph.children": restMatrix["GET /graph/node/children"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
-  // The canvas routes are hand-written (the path judged before the token): the operations aim the same inputs as their REST cases.
-  "snapshots.get": restMatrix["GET /get_canvas_node_file"]!.map((kase) => ({ ...kase, input: (aim: Aim) => kase.build(aim).query as Record<string, string> })),
-  "snapshots.put": restMatrix["PUT /put_canvas_node_file"]!.map((kase) => ({
-    ...kase,
-    input: (aim: Aim) => {
-      const call = kase.build(aim);
-      return { ...(call.query as object), snapshot: jsonOf(call) };
+  "graph.children": [
+    { aim: "A's paper in A's curriculum database", answer: 403, input: ({ a }) => ({ neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb }) },
+    // B has a template on the same catalogue paper: B's own paper node, holding none of A's questions.
+    { aim: "A's paper code in B's own curriculum database", answer: "own", input: ({ a, b }) => ({ neo4j_node_id: a.paperKey, neo4j_db_name: b.curriculumDb }) },
+    { aim: "A's teacher's personal database", answer: 403, input: ({ a }) => ({ neo4j_node_id: a.teacherId, neo4j_db_name: a.teacherDb }) },
+    {
+      aim: "A's paper in A's curriculum database, with the ETag A got",
+      answer: 403,
+      input: ({ a }) => ({ neo4j_node_id: a.paperKey, neo4j_db_name: a.curriculumDb }),
+      rest: () => ({ headers: { "if-none-match": etagsOfA.paperChildren! } }),
     },
-  })),
+  ],
+  // The canvas faces judge the path before the token; the REST write streams the canvas, tRPC's takes it in the input.
+  "snapshots.get": canvasAimedAtA,
+  "snapshots.put": canvasAimedAtA.map((kase) => ({ ...kase, input: (aim: Aim) => ({ ...kase.input(aim), snapshot: jsonOf(canvasOfB()) }) })),
+  "snapshots.putCanvasSnapshot": canvasAimedAtA.map((kase) => ({ ...kase, rest: () => canvasOfB() })),
   // The file travels in base64, so the check cannot see A's ids in what was sent: the REST case aims them at A.
   "rosterImport.preview": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
   "rosterImport.commit": [{ aim: "a CSV of B's own", answer: "own", input: () => ({ files: [rosterCsvFile(rosterCsvOfB)] }) }],
+  // REST's import: the CSV is the body itself, so A's ids are in what was sent.
+  "rosterImport.importRoster": [
+    { aim: "a CSV naming A's student and class ids, previewed", answer: "own", input: () => ({ dry_run: "true" }), rest: ({ a }) => rosterCsvCall(rosterCsvAimedAt(a)) },
+  ],
   "timetables.list": [
     { aim: "the list", answer: "own", input: () => ({}) },
     { aim: "filtered by A's class", answer: "own", input: ({ a }) => ({ class_id: a.classId }) },
@@ -397,12 +345,23 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "speech.apiKeys.list": [{ aim: "the keys an admin manages", answer: "own", input: () => undefined }],
   "speech.apiKeys.create": [{ aim: "a key of the caller's own school", answer: "own", input: () => ({ name: "beta key" }) }],
   "speech.apiKeys.revoke": [{ aim: "A's key", answer: 404, input: ({ a }) => ({ id: a.apiKeyId }) }],
-  "classes.list": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.list": [
+    { aim: "the list", answer: "own", input: () => undefined },
+    { aim: "the list, with the ETag A got", answer: "own", input: () => undefined, rest: () => ({ headers: { "if-none-match": etagsOfA.classes! } }) },
+  ],
   "classes.teaching": [{ aim: "the list", answer: "own", input: () => undefined }],
   "classes.enrolled": [{ aim: "the list", answer: "own", input: () => undefined }],
-  "classes.schoolStudents": [{ aim: "the list", answer: "own", input: () => undefined }],
+  "classes.schoolStudents": [
+    { aim: "the list", answer: "own", input: () => undefined },
+    { aim: "the list, with the ETag A got", answer: "own", input: () => undefined, rest: () => ({ headers: { "if-none-match": etagsOfA.schoolStudents! } }) },
+  ],
   "classes.schoolStaff": [{ aim: "the list", answer: "own", input: () => undefined }],
   "classes.students": [{ aim: "A's class", answer: 404, input: ({ a }) => ({ classId: a.classId, includeInactive: true }) }],
+  // REST's twin of students, through the reply cache: a cached reply of A's must not answer B, not even as a 304.
+  "classes.listClassStudents": [
+    { aim: "A's class", answer: 404, input: ({ a }) => ({ class_id: a.classId, include_inactive: "true" }) },
+    { aim: "A's class, with the ETag A got", answer: 404, input: ({ a }) => ({ class_id: a.classId }), rest: () => ({ headers: { "if-none-match": etagsOfA.classStudents! } }) },
+  ],
   // A's school and classes are not found by anyone of B's, before any role is asked.
   "classes.create": [
     { aim: "a class in A's school", answer: everyRole(404), input: ({ a }) => ({ instituteId: a.instituteId, name: "Beta class" }) },
@@ -427,7 +386,17 @@ const operationMatrix: Record<string, OperationCase[]> = {
   // REST's twins of addStudent and setTeachers: the class in the path, the rest in the body.
   "classes.addStudentToClass": classStudentAimedAtA,
   "classes.setClassTeachers": classTeachersAimedAtA,
-  "snapshots.syncToken": restMatrix["POST /sync/token"]!.map((kase) => ({ ...kase, input: (aim: Aim) => jsonOf(kase.build(aim)) as Record<string, unknown> })),
+  "snapshots.syncToken": [
+    { aim: "A's lesson in A's database", answer: 403, input: ({ a }) => ({ room: a.lessonPath, db_name: a.graphDb }) },
+    { aim: "A's lesson named in B's own database", answer: "isolated", check: syncTokenOpensNoRoomOfA, input: ({ a, b }) => ({ room: a.lessonPath, db_name: b.graphDb }) },
+    { aim: "A's teacher's canvas in A's teacher's database", answer: 403, input: ({ a }) => ({ room: a.teacherCanvasPath, db_name: a.teacherDb }) },
+    {
+      aim: "A's teacher's canvas named in B's own database",
+      answer: "isolated",
+      check: syncTokenOpensNoRoomOfA,
+      input: ({ a, me }) => ({ room: a.teacherCanvasPath, db_name: me.user_db_name }),
+    },
+  ],
   // exam.markers, exam.claims, exam.moderation: another school's batch is not found by anyone of B's, before any role is asked.
   "exam.markers.list": [{ aim: "A's shared batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.markers.invite": [
@@ -519,6 +488,8 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],
+  // The paper's upload: the PDF is the body, streamed.
+  "exam.files.upload": [{ aim: "institute_id of A", answer: 403, input: ({ a }) => ({ institute_id: a.instituteId }), rest: () => paperUpload(pdfBytes()) }],
   "exam.files.download": [{ aim: "A's paper", answer: 404, input: ({ a }) => ({ file_id: a.fileId }) }],
   // exam.batches: another school's batch is not found by anyone of B's, before any role is asked.
   "exam.batches.create": [
@@ -550,6 +521,13 @@ const operationMatrix: Record<string, OperationCase[]> = {
   ],
   ...resultsReadsAimedAtA("resultsByQuery", "resultsCsv", "exportCsv", "exportXlsx"),
   // exam.submissions and exam.marks: another school's submission is not found by anyone of B's, before any role is asked.
+  // A scan's upload: the PDF is the body, streamed. Another school's batch is not found by anyone of B's.
+  "exam.submissions.uploadScan": [
+    { aim: "A's batch, for A's student", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }), rest: ({ a }) => scanUpload(a.studentId) },
+    { aim: "A's batch, ordered", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }), rest: () => scanUpload() },
+    // No slot of A's student in B's batch: a new unmatched submission of B's, with no student.
+    { aim: "B's own batch, for A's student", answer: ownerOnly("own"), input: ({ b }) => ({ batch_id: b.batchId }), rest: ({ a }) => scanUpload(a.studentId) },
+  ],
   "exam.submissions.downloadScan": [{ aim: "A's scanned submission", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.submissions.assign": [
     { aim: "A's unmatched scan", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.unmatchedSubmissionId, student_id: a.studentId }) },
@@ -566,6 +544,11 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.submissions.markAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
   "exam.submissions.undoAbsent": [{ aim: "A's submission", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId }) }],
   // exam.intake: another school's batch, page or submission is not found by anyone of B's, before any role is asked.
+  // A pile's upload: the PDF is the body, streamed.
+  "exam.intake.uploadPile": [
+    { aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId }), rest: () => paperUpload(pdfBytes(), "pile.pdf") },
+    { aim: "A's batch of printed scripts", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.intakeBatchId }), rest: () => paperUpload(pdfBytes(), "pile.pdf") },
+  ],
   "exam.intake.printPreview": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
   "exam.intake.status": [{ aim: "A's batch of printed scripts", answer: 404, input: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
   "exam.intake.pages": [{ aim: "A's batch of printed scripts", answer: 404, input: ({ a }) => ({ batch_id: a.intakeBatchId }) }],
@@ -649,26 +632,35 @@ function tickOn(submissionId: string) {
   return { submission_id: submissionId, kind: "tick", page: 1, geometry: { x: 0.5, y: 0.5 } };
 }
 
-/** The REST call of an operation's input: its path segments, then the query string (GET, DELETE) or the JSON body (or the body member). */
-function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined): RouteCall {
+/**
+ * The REST call of an operation's input: its path segments, then the query string (GET, DELETE, and
+ * beside a streamed body) or the JSON body (or the body member); and what the case adds (`rest`).
+ */
+function restCallOf(operation: AnyOperation, input: Record<string, unknown> | undefined, extra: RouteCall = {}): RouteCall {
   const face = operation.rest!;
   const pathNames = pathParameterNames(face.path);
   const params = pathNames.map((name) => String(input?.[name]));
   const rest = Object.fromEntries(Object.entries(input ?? {}).filter(([name]) => !pathNames.includes(name)));
-  if (face.method === "GET" || face.method === "DELETE") return { params, query: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])) };
-  if (face.bodyMember !== undefined) return { params, ...json(input?.[face.bodyMember]) };
-  return Object.keys(rest).length > 0 ? { params, ...json(rest) } : { params };
+  const call: RouteCall =
+    face.method === "GET" || face.method === "DELETE" || face.streamedBody
+      ? { params, query: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])) }
+      : face.bodyMember !== undefined
+        ? { params, ...json(input?.[face.bodyMember]) }
+        : Object.keys(rest).length > 0
+          ? { params, ...json(rest) }
+          : { params };
+  return { ...call, ...extra, headers: { ...call.headers, ...extra.headers } };
 }
 
 /** The catalogue's cases as the REST and tRPC tables' (filled in below, beside the hand-written entries). */
-function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], call: (input: Record<string, unknown> | undefined) => Call): Case<Call>[] {
+function operationCases<Call>(operation: AnyOperation, cases: OperationCase[], call: (input: Record<string, unknown> | undefined, extra: RouteCall | undefined) => Call): Case<Call>[] {
   return cases.map((kase) => ({
     aim: kase.aim,
     answer:
       typeof kase.answer === "object"
         ? kase.answer
         : Object.fromEntries(roles.map((role) => [role, rolesHolding[operation.role].includes(role) ? kase.answer : 403])),
-    build: (aim: Aim) => call(kase.input(aim)),
+    build: (aim: Aim) => call(kase.input(aim), kase.rest?.(aim)),
     ...(kase.ghost === false ? { ghost: false as const } : {}),
     ...(kase.check ? { check: kase.check } : {}),
   }));
@@ -682,7 +674,7 @@ const trpcMatrix: Record<string, Case<unknown>[]> = {};
 for (const { name, operation } of listedOperations) {
   const cases = operationMatrix[name];
   if (!cases) continue; // the table check below names it
-  if (operation.rest) restMatrix[`${operation.rest.method} ${operation.rest.path}`] = operationCases(operation, cases, (input) => restCallOf(operation, input));
+  if (operation.rest) restMatrix[`${operation.rest.method} ${operation.rest.path}`] = operationCases(operation, cases, (input, extra) => restCallOf(operation, input, extra));
   if (operation.trpc !== false) trpcMatrix[name] = operationCases(operation, cases, (input) => input);
 }
 

@@ -1,6 +1,5 @@
-import { getSnapshotRoute } from "@/server/classroom/routes/canvas";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(getSnapshotRoute);
+export const GET = operationRoute("GET", "/get_canvas_node_file");

@@ -1,6 +1,5 @@
-import { putSnapshotRoute } from "@/server/classroom/routes/canvas";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const PUT = nextRoute(putSnapshotRoute);
+export const PUT = operationRoute("PUT", "/put_canvas_node_file");

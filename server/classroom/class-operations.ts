@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { queryBoolean } from "../../lib/rules/input-rules";
 import { recordId } from "../http/record-id";
+import { recordPath } from "../http/route";
 import { defineOperation } from "../operations/define";
 import {
   classListOutput,
@@ -25,6 +27,7 @@ import {
   removeEnrollment,
 } from "./enrollments";
 import { listSchoolStaff, schoolStaffOutput } from "./school-staff";
+import { classStudentsCache, schoolClassesCache, schoolStudentsCache } from "./reply-cache";
 import { listSchoolStudents, schoolStudentsOutput } from "./school-students";
 
 /**
@@ -38,11 +41,16 @@ import { listSchoolStudents, schoolStudentsOutput } from "./school-students";
  * `addStudent` and `setTeachers`, as `people.editPerson` beside `people.edit`.
  *
  * The school's classes, its students and a class's students are answered over REST through the reply
- * cache (ETag, 304), which an operation's REST face does not say: those routes stay hand-written
- * (server/classroom/routes/classes.ts) beside the tRPC operations `list`, `schoolStudents` and `students` here.
+ * cache (ETag, 304): their faces say `cache:` with the rules of ./reply-cache. A class's students over
+ * REST take `{class_id}` and `include_inactive` (`listClassStudents`, REST only) beside tRPC's `students`.
  */
 
 const classId = recordId("Class");
+
+/** GET /database/timetable/classes/{class_id}/students: the class in the path, whether ended enrollments count in the query. */
+const classStudentsRestInput = recordPath("class_id", "Class").extend({
+  include_inactive: queryBoolean.default(false).meta({ description: "Also students whose enrollment ended" }),
+});
 
 /** POST /database/timetable/classes/{class_id}/students: the class in the path, the student in the body. */
 const addStudentToClassInput = z.object({
@@ -72,6 +80,17 @@ export const classOperations = {
     transaction: "as-user",
     role: "signed-in",
     handler: ({ tx, caller }) => listSchoolClasses(tx, caller.id),
+    rest: {
+      method: "GET",
+      path: "/database/timetable/classes",
+      operationId: "listSchoolClasses",
+      tags,
+      summary: "Every class of the caller's school, with total",
+      description: "Empty (total 0) when the caller has no school.",
+      reply: "OK",
+      cache: ({ db, caller }) => schoolClassesCache(db, caller.id),
+      errors: {},
+    },
   }),
 
   teaching: defineOperation({
@@ -114,6 +133,16 @@ export const classOperations = {
     transaction: "as-user",
     role: "signed-in",
     handler: ({ tx, caller }) => listSchoolStudents(tx, caller.id),
+    rest: {
+      method: "GET",
+      path: "/database/timetable/classes/school/students",
+      operationId: "listSchoolStudents",
+      tags,
+      summary: "Students of the caller's school, ordered by full_name",
+      reply: "OK",
+      cache: ({ db, caller }) => schoolStudentsCache(db, caller.id),
+      errors: {},
+    },
   }),
 
   /** The school's teaching staff: the teacher choices of the timetable and class forms. */
@@ -178,6 +207,27 @@ export const classOperations = {
     transaction: "as-user",
     role: "school-admin",
     handler: ({ tx, caller, input }) => removeEnrollment(tx, caller.id, input),
+  }),
+
+  /** `students` with the class in the path (REST only). */
+  listClassStudents: defineOperation({
+    kind: "query",
+    input: classStudentsRestInput,
+    output: classStudentsOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    trpc: false,
+    handler: ({ tx, input }) => listClassStudents(tx, { classId: input.class_id, includeInactive: input.include_inactive }),
+    rest: {
+      method: "GET",
+      path: "/database/timetable/classes/{class_id}/students",
+      operationId: "listClassStudents",
+      tags,
+      summary: "Students of a class, by full_name",
+      reply: "OK",
+      cache: ({ db, caller, input }) => classStudentsCache(db, caller.id, { classId: input.class_id, includeInactive: input.include_inactive }),
+      errors: { 400: invalid, 404: outOfScope },
+    },
   }),
 
   /** `addStudent` with the class in the path (REST only). */

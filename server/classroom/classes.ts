@@ -7,7 +7,7 @@ import { classTeachers, classes, enrollments, institutes, instituteMemberships, 
 import { AppError, notFound } from "../errors";
 import { staffRoles, isSchoolAdmin } from "../../lib/rules/roles";
 import { callerRolesIn, callerSchoolIdQuery, findCallerSchool } from "../identity/caller-school";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 
 export const createClassInput = z.object({
   instituteId: z.uuid("institute must be an institute id"),

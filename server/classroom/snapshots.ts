@@ -6,7 +6,7 @@ import { asUser } from "../db/rls";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { formatByteSize } from "../../lib/rules/byte-size";
-import { graphDatabaseNameRule, graphDatabaseNameShape } from "../graph/port";
+import { graphDatabaseNameRule, graphDatabaseNameShape } from "../../lib/rules/graph-database-name";
 import { objectStorage } from "../storage/configured-storage";
 import { isObjectNotFound, putObjectBytes, readObjectBytes } from "../storage/object-storage";
 import { type CanvasSnapshot, emptyCanvasSnapshot, snapshotStructureProblem } from "./canvas-snapshot-content";
@@ -182,4 +182,10 @@ export async function readSnapshotAs(db: Db, userId: string, location: SnapshotL
 export async function writeSnapshotAs(db: Db, userId: string, location: SnapshotLocationInput, snapshot: unknown) {
   const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "write"));
   return storeSnapshot(address, new TextEncoder().encode(JSON.stringify(snapshot) ?? ""));
+}
+
+/** The REST write of a canvas: access judged as the caller first, then the body read (bounded by MAX_SNAPSHOT_BYTES) and stored. */
+export async function writeSnapshotUploadAs(db: Db, userId: string, location: SnapshotLocationInput, upload: { read(maxBytes: number): Promise<Uint8Array> }) {
+  const address = await asUser(db, userId, (tx) => resolveSnapshotAccess(tx, userId, location, "write"));
+  return storeSnapshot(address, await upload.read(env().MAX_SNAPSHOT_BYTES));
 }

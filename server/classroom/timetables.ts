@@ -8,7 +8,7 @@ import { classTeachers, classes, enrollments, instituteMemberships, timetableEnt
 import { AppError, notFound } from "../errors";
 import { staffRoles, isTimetableManager } from "../../lib/rules/roles";
 import { callerRolesIn, findCallerSchool } from "../identity/caller-school";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 
 const timetableTypes = ["school", "class", "teacher", "exam"] as const;
 

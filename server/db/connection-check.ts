@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { ConfigError } from "../env";
 import type { Database } from "./client";
-import { postgresErrorCode } from "./postgres-errors";
+import { postgresErrorCode } from "../postgres-errors";
 
 /** SQLSTATEs of a pooler that hands a connection's prepared statements to another server connection. */
 const LOST_PREPARED_STATEMENT = new Set([

@@ -7,7 +7,7 @@ import { AppError, notFound } from "../errors";
 import { batchNames, presentSubmission, scriptLabel } from "./anonymity";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../postgres-errors";
 import { env } from "../env";
 import { intakeImaging } from "./intake/imaging-port";
 import { type IntakeWriteOptions, filedPagesOf } from "./intake/move-page";

@@ -1,12 +1,38 @@
-import { errorMeaning, fileReply } from "../http/route";
+import { errorMeaning, fileReply, streamedBody } from "../http/route";
 import { defineOperation } from "../operations/define";
-import { fileIdInput, openFile } from "./files";
+import { fileIdInput, fileOutput, openFile, uploadFileQuery, uploadTemplateFile } from "./files";
 
 /**
- * The PDF of an exam paper, read back (REST only: the editor's viewer and tools fetch the bytes). Its
- * upload, POST /api/exam/files, stays a hand-written route (server/exam/routes/files.ts): its body is streamed.
+ * The PDF of an exam paper, uploaded for a template's source_file_id (its body streamed) and read back
+ * (REST only: the editor's viewer and tools send and fetch the bytes).
  */
 export const examFileOperations = {
+  upload: defineOperation({
+    kind: "mutation",
+    input: uploadFileQuery,
+    output: fileOutput,
+    // uploadTemplateFile judges the institute as the caller, streams the file to the object store, then records it.
+    transaction: "database",
+    role: "staff",
+    trpc: false,
+    handler: ({ db, caller, input, upload }) => uploadTemplateFile(db, caller.id, { ...upload, instituteId: input.institute_id }),
+    rest: {
+      method: "POST",
+      path: "/api/exam/files",
+      operationId: "uploadTemplateFile",
+      tags: ["exam"],
+      summary: "Upload the PDF of a paper, for a template's source_file_id (streamed; pages counted)",
+      streamedBody: streamedBody("multipart/form-data", {
+        type: "object",
+        required: ["file"],
+        properties: { file: { type: "string", contentMediaType: "application/pdf", description: "The paper, a PDF beginning with %PDF-" } },
+      }),
+      status: 201,
+      reply: "The stored file, with its page count",
+      errors: { 400: errorMeaning.invalid, 403: "A student, or an institute the caller is not staff of", 413: "Larger than the maximum size", 415: "Not a readable PDF" },
+    },
+  }),
+
   download: defineOperation({
     kind: "query",
     input: fileIdInput,

@@ -6,7 +6,7 @@ import { type Db, type Rows, type Statement, type Tx, rowsOf, statementTemplate 
 import { asUsersInOneTrip, isRunningAs } from "../db/rls";
 import { examBatches, examMarkEntries, examQuestions, examReconciliations, examSubmissions } from "../db/schema";
 import { AppError, notFound } from "../errors";
-import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
+import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../postgres-errors";
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
 import { batchRefusal } from "./batch-gate";
 import { CLAIM_SECONDS } from "./shared-marking";

@@ -1,19 +1,21 @@
-import { errorMeaning, fileReply } from "../http/route";
+import { errorMeaning, fileReply, replyWith, streamedBody } from "../http/route";
 import { defineOperation } from "../operations/define";
 import { absenceOutput, setAbsence, setAbsenceInput } from "./absence";
 import { assignScan, assignScanInput, assignScanOutput } from "./assign-scan";
+import { batchIdInput } from "./batches";
+import { ScanLooksLikePileError, UPLOAD_INSTEAD_HEADER } from "./intake/scan-check";
 import { openSubmissionScan, submissionIdInput } from "./scan-files";
+import { scanUploadOutput, uploadScan } from "./scans";
 
 /**
- * A batch's submissions (`exam.submissions.<name>` over tRPC; REST under /api/exam/submissions): a
- * submission's scan read back, an unmatched scan given to a student, and a student marked absent.
- * Listed in the order the OpenAPI document lists their REST faces. The scan's upload
- * (POST /api/exam/batches/{batch_id}/scans) stays a hand-written route (server/exam/routes/submissions.ts):
- * its multipart body is streamed. Another school's submission is not found, whoever asks.
+ * A batch's submissions (`exam.submissions.<name>` over tRPC; REST under /api/exam): a scan uploaded into
+ * a batch (its multipart body streamed: REST only), a submission's scan read back, an unmatched scan given
+ * to a student, and a student marked absent. Listed in the order the OpenAPI document lists their REST
+ * faces. Another school's batch or submission is not found, whoever asks.
  */
 
 const tags = ["exam"];
-const { notVisible } = errorMeaning;
+const { invalid, notVisible } = errorMeaning;
 const notWriter = "Not a writer of the batch (its owner, its markers or a department head)";
 const absenceConflict = "The batch is archived or signed off; or the submission has a scan or marks, or is a scan without a student (marking absent only)";
 
@@ -33,6 +35,47 @@ export const inlineScanResponse = (scan: Awaited<ReturnType<typeof openSubmissio
   });
 
 export const submissionOperations = {
+  /** A scanned PDF uploaded into a batch and matched to a submission (REST only: the body is the file, streamed). */
+  uploadScan: defineOperation({
+    kind: "mutation",
+    input: batchIdInput,
+    output: scanUploadOutput,
+    // uploadScan judges the batch as the caller, streams the file to the object store, then files it in a transaction of its own.
+    transaction: "database",
+    role: "staff",
+    trpc: false,
+    handler: ({ db, caller, input, upload }) => uploadScan(db, caller.id, input.batch_id, upload),
+    rest: {
+      method: "POST",
+      path: "/api/exam/batches/{batch_id}/scans",
+      operationId: "uploadScan",
+      tags,
+      summary: "Upload a scanned PDF (streamed) and match it to a submission",
+      streamedBody: streamedBody("multipart/form-data", {
+        type: "object",
+        required: ["file"],
+        properties: {
+          file: { type: "string", contentMediaType: "application/pdf", description: "The scan, application/pdf or application/x-pdf, beginning with %PDF-" },
+          student_id: { type: "string", format: "uuid", description: "For manual matching: the student whose submission gets the scan" },
+          matching_method: { type: "string", enum: ["manual", "ordered"], default: "manual" },
+        },
+      }),
+      replies: { 200: "The matched submission", 201: "A new unmatched submission" },
+      respond: ({ submission, created }) => replyWith(created ? 201 : 200, submission),
+      // The contract's body ({detail}, docs/spec/classroom-api.md "Errors"); the header tells a client that the same file goes up as a pile.
+      errorHeaders: (error) => (error instanceof ScanLooksLikePileError ? { [UPLOAD_INSTEAD_HEADER]: "pile" } : undefined),
+      errors: {
+        400: `${invalid}; or the scan is not one student's script: more pages than the paper, pages printed for several scripts, for another batch, or for another student (when the same file should be read as a pile, the reply has the header ${UPLOAD_INSTEAD_HEADER}: pile)`,
+        403: "Not the batch's owner",
+        404: notVisible,
+        409: "The batch is archived or signed off",
+        413: "Larger than the maximum scan size",
+        415: "Not a PDF by declared type or by signature",
+        502: "Scan storage failed",
+      },
+    },
+  }),
+
   /** The scanned PDF of a submission (REST only: a file). */
   downloadScan: defineOperation({
     kind: "query",

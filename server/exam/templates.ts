@@ -18,7 +18,7 @@ import {
 } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { type Canvas, boundaryPayload, inTreeOrder, nameBoxPayload, questionPayload, responseAreaPayload, validateCanvas, validateNameBox } from "./canvas";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../postgres-errors";
 import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";

@@ -15,11 +15,11 @@ import {
   assertLabel,
   assertNodeKey,
   assertRelationshipType,
-  graphDatabaseNameShape,
   ownedProperties,
   paperLabels,
   paperLinks,
 } from "./port";
+import { graphDatabaseNameShape } from "../../lib/rules/graph-database-name";
 
 export interface Neo4jSettings {
   uri: string;

@@ -131,15 +131,6 @@ export interface GraphStore {
   close(): Promise<void>;
 }
 
-/**
- * Graph database names, as Neo4j accepts them: 3 to 63 characters, lowercase letters, digits, dots and
- * dashes, starting with a letter. Every name Markbook makes (`school-…`, `curriculum-…`, `user-…`,
- * GRAPH_GLOBAL_DB) has this shape; it never holds a `/` or starts with a dot, so it is also safe as one
- * part of a storage key.
- */
-export const graphDatabaseNameShape = /^[a-z][a-z0-9.-]{2,62}$/;
-export const graphDatabaseNameRule = "3 to 63 lowercase letters, digits, dots or dashes, starting with a letter";
-
 // Labels and relationship types are spliced into Cypher (they cannot be parameters), so both adapters
 // accept only these shapes.
 const labelShape = /^[A-Z][A-Za-z0-9_]{0,63}$/;

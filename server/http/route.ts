@@ -5,14 +5,15 @@ import type { Db } from "../db/client";
 import { getDatabase } from "../db/client";
 import { AppError, detailResponse } from "../errors";
 import { recordId } from "./record-id";
-import { readJsonBody } from "./request-body";
+import { readBoundedBody, readJsonBody } from "./request-body";
 import { validatedReply } from "./validated-reply";
 
 /**
  * One REST route, said once: method, path, who may call it, what it reads (path, query, body), what it
  * answers (replies and error statuses) and its handler. `nextRoute` makes the Next.js export from it
  * (parsing, authentication, reply validation, the `{detail}` error dialect) and
- * `server/http/openapi.ts` its OpenAPI operation. Handlers stay thin: call one domain function.
+ * `server/http/openapi.ts` its OpenAPI operation. Nobody writes one by hand any more: every route is an
+ * operation's REST face, which server/operations/rest.ts turns into this definition.
  */
 
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -85,11 +86,13 @@ export const jsonBody = <Schema extends z.ZodType>(schema: Schema, options: { ma
 export const streamedBody = (contentType: string, schema: JsonSchema): StreamedBodySpec => ({ kind: "streamed", contentType, schema });
 
 /** What a handler gets of a streamed body: never read before the handler asks for it. */
-interface StreamedRequestBody {
+export interface StreamedRequestBody {
   contentType: string | null;
   /** The declared Content-Length when it is a plain number, so an upload too large is refused before reading. */
   contentLength: number | null;
   body: ReadableStream<Uint8Array> | null;
+  /** The whole body, refused with 413 as soon as it grows past `maxBytes` (readBoundedBody). */
+  read(maxBytes: number): Promise<Uint8Array>;
 }
 
 /**
@@ -235,6 +238,7 @@ async function readBody(spec: BodySpec | undefined, request: Request): Promise<u
     contentType: request.headers.get("content-type"),
     contentLength: length && /^\d+$/.test(length) ? Number(length) : null,
     body: request.body,
+    read: (maxBytes) => readBoundedBody(request, maxBytes),
   } satisfies StreamedRequestBody;
 }
 

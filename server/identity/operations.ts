@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { chooseOwnPasswordThrottled, choosePasswordInput } from "../auth/password-change";
-import { intakeImaging } from "../exam/intake/imaging-port";
 import { defineOperation } from "../operations/define";
 import {
   addPerson,
@@ -16,7 +15,8 @@ import {
   resetPassword,
   temporaryPasswordOutput,
 } from "./people";
-import { myProfileOutput } from "./bootstrap-profile";
+import { bootstrapProfileOutput, myProfileOutput } from "./bootstrap-profile";
+import { bootstrapProfileCache } from "./bootstrap-cache";
 import {
   createPersonalAccessToken,
   createPersonalAccessTokenInput,
@@ -24,11 +24,13 @@ import {
   revokePersonalAccessToken,
   revokePersonalAccessTokenInput,
 } from "./personal-tokens";
-import { schoolTag } from "./routes/school-tag";
+import { schoolTag } from "./school-tag";
+import { signInSlipPrinter } from "./slip-printer";
 import { MAX_SLIPS, printSignInSlips, previewSignInSlips, signInAddress, signInSlipsInput, signInSlipsPreviewOutput } from "./sign-in-slips";
-import { importRosterFiles, rosterImportInput } from "./roster-import";
+import { importRosterFiles, importRosterUpload, rosterImportInput, rosterUploadInput } from "./roster-import";
 import { rosterImportOutput } from "./roster-plan";
-import { getMyProfile } from "./users";
+import { getBootstrapProfile, getMyProfile } from "./users";
+import { errorMeaning, replyWith, streamedBody } from "../http/route";
 
 /**
  * The people of the caller's school, for its school admins (server/identity/people.ts has the rules):
@@ -149,7 +151,7 @@ export const peopleOperations = {
     role: "school-admin",
     trpc: false,
     // The PDF is made inside the transaction: one that fails leaves every password as it was.
-    handler: ({ tx, caller, input }) => printSignInSlips(tx, caller.id, input, { signInAddress: signInAddress(), print: (sheet) => intakeImaging().signInSlips(sheet) }),
+    handler: ({ tx, caller, input }) => printSignInSlips(tx, caller.id, input, { signInAddress: signInAddress(), print: (sheet) => signInSlipPrinter()(sheet) }),
     rest: {
       method: "POST",
       path: "/api/school/sign-in-slips",
@@ -273,6 +275,26 @@ export const meOperations = {
     handler: ({ tx, caller }) => getMyProfile(tx, caller.id),
   }),
 
+  /** The contract's bootstrap profile (REST only: the web app asks for `profile`), through the reply cache. */
+  bootstrap: defineOperation({
+    kind: "query",
+    output: bootstrapProfileOutput,
+    transaction: "as-user",
+    role: "signed-in",
+    trpc: false,
+    handler: ({ tx, caller }) => getBootstrapProfile(tx, caller.id),
+    rest: {
+      method: "GET",
+      path: "/me/bootstrap",
+      operationId: "getBootstrapProfile",
+      tags: ["classroom"],
+      summary: "The caller's bootstrap profile",
+      reply: "OK",
+      cache: ({ db, caller }) => bootstrapProfileCache(db, caller.id),
+      errors: {},
+    },
+  }),
+
   /**
    * The caller chooses their own password (after an admin gave them a temporary one); guesses of the
    * current one are throttled, so the domain function opens its own transactions (a refused guess is
@@ -291,8 +313,7 @@ export const meOperations = {
 
 /**
  * Roster import for a school's admins over tRPC: preview (the plan) and commit (the plan, written).
- * REST's POST /api/school/roster-imports takes the file itself as a streamed body, which an operation's
- * REST face does not say yet: it stays hand-written (server/identity/routes/roster-imports.ts).
+ * REST's POST /api/school/roster-imports takes the file itself as a streamed body (`importRoster`, REST only).
  */
 export const rosterImportOperations = {
   preview: defineOperation({
@@ -313,5 +334,43 @@ export const rosterImportOperations = {
     transaction: "database",
     role: "school-admin",
     handler: ({ db, caller, input }) => importRosterFiles(db, caller.id, input, "apply"),
+  }),
+
+  /** A tool's import: the file itself is the body, streamed; `dry_run` previews. */
+  importRoster: defineOperation({
+    kind: "mutation",
+    input: rosterUploadInput,
+    output: rosterImportOutput,
+    transaction: "database",
+    role: "school-admin",
+    trpc: false,
+    handler: ({ db, caller, input, upload }) => importRosterUpload(db, caller.id, input, upload),
+    rest: {
+      method: "POST",
+      path: "/api/school/roster-imports",
+      operationId: "importRoster",
+      tags,
+      summary: "Import people, classes and enrollments from a CSV or a OneRoster 1.1 zip (school admins)",
+      description:
+        "The body is the file itself: a school export's CSV (comma, semicolon or tab; UTF-8, UTF-16 or Windows-1252) with its column mapping " +
+        "in `mapping`, or a OneRoster 1.1 CSV bundle as a zip (users.csv, classes.csv, enrollments.csv). With dry_run=true the reply is " +
+        "the plan and nothing is written; otherwise the same plan is written in one transaction (201). People are matched within the " +
+        "school by SIS id, else email, else username; classes by SIS id, else name. An import adds and updates; it never deletes, " +
+        "deactivates or sets a password. A CSV whose mapping cannot work answers the plan with `mappingProblems` (dry run) or 400.",
+      streamedBody: streamedBody("text/csv", { type: "string", description: "The CSV file, or (Content-Type: application/zip) the OneRoster bundle" }),
+      replies: {
+        200: "The plan (dry_run=true): who would be created, updated, unchanged or skipped, and why",
+        201: "The import, written: the same plan with applied true",
+      },
+      // A preview is never applied; an import that wrote is.
+      respond: (result) => replyWith(result.applied ? 201 : 200, result),
+      errors: {
+        400: errorMeaning.invalid,
+        403: "Not a school admin of the caller's school",
+        409: "The school's people changed while the import ran: preview again",
+        413: "Larger than the import limit (ROSTER_IMPORT_MAX_BYTES, ROSTER_IMPORT_MAX_ROWS)",
+        415: "Neither a CSV nor a zip",
+      },
+    },
   }),
 };

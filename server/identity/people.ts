@@ -4,7 +4,7 @@ import { z } from "zod";
 import { generateTemporaryPassword, hashPassword } from "../auth/passwords";
 import { findCallerSchool } from "./caller-school";
 import type { Tx } from "../db/client";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 import { classes, enrollments, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { emptyAsAbsent, integer, text } from "../../lib/rules/input-rules";

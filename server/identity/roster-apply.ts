@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { enqueuePersonalNodes } from "../graph/personal-node";
 import type { Tx } from "../db/client";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 import { classTeachers, classes, enrollments, instituteMemberships, users } from "../db/schema";
 import { AppError } from "../errors";
 import { type RosterImportResult, type RosterPlan, type RosterWrites, planRosterImportInto } from "./roster-plan";

@@ -3,12 +3,12 @@ import type { Db } from "../db/client";
 import { asUser } from "../db/rls";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { text } from "../../lib/rules/input-rules";
+import { queryBoolean, text } from "../../lib/rules/input-rules";
 import { parseJson } from "../http/request-body";
 import { applyRosterImportInto } from "./roster-apply";
 import { type RosterMapping, rosterMappingInput } from "./roster-mapping";
 import { type RosterImportResult, importingSchool, planRosterImportInto } from "./roster-plan";
-import { type RosterFile, readRosterSource } from "./roster-source";
+import { type RosterFile, importTooLarge, readRosterSource } from "./roster-source";
 
 /**
  * A roster import as the edges call it (tRPC, REST): in one transaction as the caller, the admin check
@@ -66,3 +66,44 @@ export function runRosterImport(db: Db, userId: string, files: RosterFile[], map
 /** The web app's import: the files as tRPC carries them (base64) and their mapping, previewed or applied. */
 export const importRosterFiles = (db: Db, userId: string, input: z.output<typeof rosterImportInput>, mode: RosterImportMode) =>
   runRosterImport(db, userId, decodeRosterFiles(input.files), input.mapping, mode);
+
+/** REST's query beside the file itself (POST /api/school/roster-imports): preview or write, the CSV's mapping, the file's name. */
+export const rosterUploadInput = z.object({
+  dry_run: queryBoolean.default(false).meta({ description: "true: answer the plan (a preview) and write nothing" }),
+  mapping: text(10_000)
+    .optional()
+    .meta({
+      description:
+        'A CSV\'s columns, as JSON: {"fullName","firstName","legalFirstName","lastName","email","username","yearGroup","role","sisId","teacher": column name; "classCodes": [column names]}. ' +
+        "Absent: the mapping last applied by the school to a file with the same header (mappingRemembered says when it was chosen), else guessed from the header (the reply says which). An import remembers the mapping it was applied with.",
+    }),
+  filename: text(255).trim().min(1).optional().meta({ description: "The file's name, used in messages (default roster.csv or roster.zip)" }),
+});
+
+/** Content types a CSV or a zip arrives with (browsers on Windows send CSV as application/vnd.ms-excel). */
+const csvTypes = ["text/csv", "text/plain", "application/csv", "application/vnd.ms-excel", "text/tab-separated-values"];
+const zipTypes = ["application/zip", "application/x-zip-compressed", "application/octet-stream"];
+
+function defaultName(contentType: string | null): string {
+  const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (csvTypes.includes(mediaType)) return "roster.csv";
+  if (zipTypes.includes(mediaType)) return "roster.zip";
+  throw new AppError("unsupported_media", "Send the roster as a CSV file (Content-Type: text/csv) or a OneRoster zip (Content-Type: application/zip)");
+}
+
+/** The file of a REST import, as the request streams it: its declared type, and its bytes read within a bound. */
+interface RosterUpload {
+  contentType: string | null;
+  read(maxBytes: number): Promise<Uint8Array>;
+}
+
+/** A tool's import: the file itself (a CSV or a OneRoster zip), its mapping as JSON, previewed (dry_run) or applied. */
+export async function importRosterUpload(db: Db, userId: string, input: z.output<typeof rosterUploadInput>, upload: RosterUpload): Promise<RosterImportResult> {
+  const mapping = parseMappingParameter(input.mapping);
+  const name = input.filename ?? defaultName(upload.contentType);
+  const { maxBytes } = rosterLimits();
+  const bytes = await upload.read(maxBytes).catch((error: unknown) => {
+    throw error instanceof AppError && error.code === "too_large" ? importTooLarge(maxBytes) : error;
+  });
+  return runRosterImport(db, userId, [{ name, bytes }], mapping, input.dry_run ? "preview" : "apply");
+}

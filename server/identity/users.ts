@@ -5,7 +5,7 @@ import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/passwords";
 import { type Tx, rowsOf } from "../db/client";
 import { textArray } from "../db/text-array";
 import { institutes, instituteMemberships, users } from "../db/schema";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 import { enqueuePersonalNodes } from "../graph/personal-node";
 import { AppError, notFound } from "../errors";
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { violatedUniqueConstraint } from "../db/postgres-errors";
+import { violatedUniqueConstraint } from "../postgres-errors";
 import { backgroundJobs } from "../db/schema";
 
 /**

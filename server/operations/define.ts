@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../auth/authenticated-user";
 import type { Db, Tx } from "../db/client";
-import type { ErrorStatus, FileReplySpec, RouteIdentity, StatusReply } from "../http/route";
+import type { Sharing } from "../http/reply-cache";
+import type { ErrorStatus, FileReplySpec, RouteIdentity, StatusReply, StreamedBodySpec, StreamedRequestBody } from "../http/route";
 
 /**
  * One operation, said once (issue 34, item 1): its name, input and output schemas, whether it reads
@@ -44,10 +45,24 @@ type AnyObjectSchema = z.ZodType<Record<string, unknown> | undefined, Record<str
 type InputOf<Input> = Input extends z.ZodType ? z.output<Input> : undefined;
 type ResultOf<Output> = Output extends z.ZodType ? z.input<Output> : unknown;
 
-/** What a handler is given: the transaction (or the database), the caller, and the parsed input. */
-type OperationContext<Input, Mode extends TransactionMode> = { caller: AuthenticatedUser; input: InputOf<Input> } & (Mode extends "as-user"
+/**
+ * What a handler is given: the transaction (or the database), the caller, and the parsed input; and the
+ * request's body, unread, when the REST face streams it (`upload`).
+ */
+type OperationContext<Input, Mode extends TransactionMode, Upload> = { caller: AuthenticatedUser; input: InputOf<Input> } & (Mode extends "as-user"
   ? { tx: Tx }
-  : { db: Db });
+  : { db: Db }) &
+  (Upload extends StreamedBodySpec ? { upload: StreamedRequestBody } : unknown);
+
+/**
+ * How a cached reply is shared (server/http/reply-cache.ts; the keys and versions are the domain's):
+ * `sharing` null computes the reply for this caller alone. `produce`, when given, computes the reply in
+ * the handler's stead, for a domain whose sharing read already judged the caller's access.
+ */
+export interface CacheRule {
+  sharing: Sharing | null;
+  produce?: () => Promise<unknown>;
+}
 
 /**
  * The REST face of an operation, as the contract says it. Its parameters come from the operation's
@@ -56,11 +71,35 @@ type OperationContext<Input, Mode extends TransactionMode> = { caller: Authentic
  * member of the input (`bodyMember`). The reply is the operation's output (JSON, checked before it leaves) with status `status`, unless `file` says it is
  * bytes, which `respond` turns into the Response.
  */
-interface RestFace<Result = unknown> extends RouteIdentity {
+interface RestFace<Result = unknown, Input = unknown, Upload = undefined> extends RouteIdentity {
   /** The success status: 200 unless said (201 for something made, 202 for work accepted). */
   status?: 200 | 201 | 202;
   /** The JSON reply's description in the document. */
   reply?: string;
+  /**
+   * A JSON reply with more than one success status (a preview 200 beside the write's 201), each described:
+   * `respond` says which (`replyWith(201, …)`). Instead of `status` and `reply`.
+   */
+  replies?: Partial<Record<200 | 201 | 202, string>>;
+  /**
+   * The body is not JSON but the file itself, read by the handler as a stream (`upload`: an upload of a
+   * PDF or a roster, bounded as it is read: server/http/request-body.ts, multipart.ts); the document shows
+   * this spec (`streamedBody(contentType, schema)`). REST only: the operation says `trpc: false`.
+   */
+  streamedBody?: Upload;
+  /**
+   * The reply goes through the reply cache: 200 with an ETag, or 304 for a caller who holds it. The
+   * domain says how it is shared (server/classroom/reply-cache.ts).
+   */
+  cache?: (context: { db: Db; caller: AuthenticatedUser; input: Input }) => Promise<CacheRule>;
+  /**
+   * Authentication after part of the input is judged, where the contract orders it so (the canvas
+   * routes: the path rule before the token rule, docs/spec/classroom-api.md "Canvas snapshot read rules"
+   * 1, 6): `judgeFirst` runs on the parsed input, then `authenticate` names the caller.
+   */
+  deferredAuthentication?: { judgeFirst: (input: Input) => void; authenticate: (db: Db, request: Request) => Promise<AuthenticatedUser> };
+  /** Headers a refusal carries, for the errors that need them (a scan that should go up as a pile). */
+  errorHeaders?: (error: unknown) => HeadersInit | undefined;
   /** A reply that is not JSON (a PDF, a CSV): `respond` makes the Response from the handler's result. */
   file?: FileReplySpec;
   respond?: (result: Result) => Response | StatusReply;
@@ -89,6 +128,7 @@ export interface OperationDefinition<
   Kind extends "query" | "mutation" = "query" | "mutation",
   Trpc extends boolean = boolean,
   Result = ResultOf<Output>,
+  Upload extends StreamedBodySpec | undefined = StreamedBodySpec | undefined,
 > {
   /** A read (tRPC query, REST GET) or a write (mutation). */
   kind: Kind;
@@ -101,13 +141,13 @@ export interface OperationDefinition<
   temporaryPassword?: boolean;
   /** false for an operation tools call over REST only (a file, say); otherwise it is a tRPC procedure of its domain. */
   trpc?: Trpc;
-  rest?: RestFace<Result>;
+  rest?: RestFace<Result, InputOf<Input>, Upload>;
   /** One domain function, called with named arguments. */
-  handler(context: OperationContext<Input, Mode>): Promise<Result>;
+  handler(context: OperationContext<Input, Mode, Upload>): Promise<Result>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the catalogue holds operations of every shape
-export type AnyOperation = OperationDefinition<any, any, any, any, any, any>;
+export type AnyOperation = OperationDefinition<any, any, any, any, any, any, any>;
 
 /** An operation, typed: its handler's context and result follow from its schemas and its transaction mode. */
 export function defineOperation<
@@ -117,7 +157,10 @@ export function defineOperation<
   Kind extends "query" | "mutation" = "query" | "mutation",
   Trpc extends boolean = true,
   Result = ResultOf<Output>,
->(definition: OperationDefinition<Input, Output, Mode, Kind, Trpc, Result>): OperationDefinition<Input, Output, Mode, Kind, Trpc, Result> {
+  Upload extends StreamedBodySpec | undefined = undefined,
+>(
+  definition: OperationDefinition<Input, Output, Mode, Kind, Trpc, Result, Upload>,
+): OperationDefinition<Input, Output, Mode, Kind, Trpc, Result, Upload> {
   return definition;
 }
 

@@ -1,5 +1,8 @@
 import type { z } from "zod";
-import { type AnyRouteDefinition, type ReplySpec, defineRoute, jsonBody, jsonReply, nextRoute } from "../http/route";
+import type { AuthenticatedUser } from "../auth/authenticated-user";
+import { detailResponse } from "../errors";
+import { serveCachedReply } from "../http/reply-cache";
+import { type AnyRouteDefinition, type ReplySpec, type StreamedBodySpec, type StreamedRequestBody, cachedJsonReply, defineRoute, jsonBody, jsonReply, nextRoute } from "../http/route";
 import { type AnyOperation, type OperationSet, operationRoles, pathParameterNames } from "./define";
 import { runOperation } from "./run";
 
@@ -40,7 +43,10 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
     picked && described.length > 0
       ? picked.extend(Object.fromEntries(described.map(([pathName, description]) => [pathName, (picked.shape[pathName] as z.ZodType).describe(description)])))
       : picked;
-  const readsQuery = face.method === "GET" || face.method === "DELETE";
+  const streamed = face.streamedBody as StreamedBodySpec | undefined;
+  if (streamed && operation.trpc !== false) throw new Error(`${where}: a streamed body reaches REST only; say trpc: false`);
+  // A streamed body is the request's own: the input's other members come from the query string.
+  const readsQuery = face.method === "GET" || face.method === "DELETE" || streamed !== undefined;
   const bodyMember = face.bodyMember;
   if (bodyMember !== undefined) {
     if (readsQuery) throw new Error(`${where}: a ${face.method} has no body for the input's ${bodyMember}`);
@@ -60,10 +66,18 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
 
   const forbidden = operationRoles[operation.role].forbidden;
   if (operation.role !== "signed-in" && !forbidden && !face.errors[403]) throw new Error(`${where}: say the 403 of a caller without the role ${operation.role}`);
-  const status = face.status ?? 200;
   if (face.file && !face.respond) throw new Error(`${where}: a file reply needs respond() to make its Response`);
   if (!face.file && !operation.output) throw new Error(`${where}: a JSON reply needs the operation's output schema`);
-  const reply: ReplySpec = face.file ?? jsonReply(operation.output as z.ZodType, face.reply ?? "");
+  if (face.replies && (face.status !== undefined || face.reply !== undefined || face.file || face.cache)) {
+    throw new Error(`${where}: replies says every JSON reply; leave out status, reply, file and cache`);
+  }
+  if (face.replies && !face.respond) throw new Error(`${where}: several replies need respond() to choose the status`);
+  if (face.cache && (face.file || face.respond || face.method !== "GET")) throw new Error(`${where}: a cached reply is a GET's JSON, as the handler answers it`);
+  const output = operation.output as z.ZodType;
+  const replies: Partial<Record<200 | 201 | 202, ReplySpec>> = face.replies
+    ? Object.fromEntries(Object.entries(face.replies).map(([status, description]) => [status, jsonReply(output, description)]))
+    : { [face.status ?? 200]: face.file ?? (face.cache ? cachedJsonReply(output, face.reply ?? "") : jsonReply(output, face.reply ?? "")) };
+  const deferred = face.deferredAuthentication;
 
   const definition = defineRoute({
     method: face.method,
@@ -72,16 +86,35 @@ export function restRouteOf(operation: AnyOperation, name = operation.rest?.oper
     tags: face.tags,
     summary: face.summary,
     ...(face.description ? { description: face.description } : {}),
-    auth: "bearer" as const,
+    auth: deferred ? { deferred: deferred.authenticate } : ("bearer" as const),
     params,
     query: readsQuery ? rest : undefined,
-    body: !readsQuery && rest ? jsonBody(rest, { example: face.example, maxBytes: face.maxBytes }) : undefined,
-    replies: { [status]: reply },
+    body: streamed ?? (!readsQuery && rest ? jsonBody(rest, { example: face.example, maxBytes: face.maxBytes }) : undefined),
+    replies,
     errors: { ...(forbidden ? { 403: forbidden } : {}), ...face.errors },
-    handler: async ({ db, user, params: fromPath, query, body }) => {
-      const fromBody = bodyMember !== undefined ? { [bodyMember]: body } : (body as object);
-      const result = await runOperation(operation, db, user, { ...(query as object), ...fromBody, ...(fromPath as object) });
-      return face.respond ? face.respond(result) : (result as never);
+    handler: async (context) => {
+      const { request, db, params: fromPath, query, body } = context;
+      const fromBody = streamed ? {} : bodyMember !== undefined ? { [bodyMember]: body } : (body as object);
+      const values = { ...(query as object), ...fromBody, ...(fromPath as object) };
+      let caller: AuthenticatedUser;
+      if (deferred) {
+        deferred.judgeFirst(values);
+        caller = await (context as unknown as { authenticate: () => Promise<AuthenticatedUser> }).authenticate();
+      } else {
+        caller = (context as unknown as { user: AuthenticatedUser }).user;
+      }
+      try {
+        if (face.cache) {
+          const rule = await face.cache({ db, caller, input: values });
+          return await serveCachedReply(request, db, where, output, rule.sharing, rule.produce ?? (() => runOperation(operation, db, caller, values)));
+        }
+        const result = await runOperation(operation, db, caller, values, streamed ? { upload: body as StreamedRequestBody } : undefined);
+        return face.respond ? face.respond(result) : (result as never);
+      } catch (error) {
+        const headers = face.errorHeaders?.(error);
+        if (headers) return detailResponse(error, headers);
+        throw error;
+      }
     },
   }) as AnyRouteDefinition;
   derived.set(operation, definition);

@@ -1,6 +1,5 @@
-import { issueSyncTokenRoute } from "@/server/classroom/routes/canvas";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(issueSyncTokenRoute);
+export const POST = operationRoute("POST", "/sync/token");

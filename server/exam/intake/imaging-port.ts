@@ -1,4 +1,5 @@
 import { AppError } from "../../errors";
+import { setSignInSlipPrinter } from "../../identity/slip-printer";
 import type { IntakeImaging } from "./imaging";
 
 export type { IntakeImaging };
@@ -15,8 +16,10 @@ export type { IntakeImaging };
  */
 const slot = globalThis as typeof globalThis & { __markbookIntakeImaging?: IntakeImaging };
 
+/** Sets the process's imaging; it draws identity's sign-in slips too (server/identity/slip-printer.ts). */
 export function setIntakeImaging(imaging: IntakeImaging): IntakeImaging {
   slot.__markbookIntakeImaging = imaging;
+  setSignInSlipPrinter((sheet) => imaging.signInSlips(sheet));
   return imaging;
 }
 

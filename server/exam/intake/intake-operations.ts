@@ -1,21 +1,22 @@
 import { z } from "zod";
 import { recordId } from "../../http/record-id";
-import { errorMeaning, fileReply } from "../../http/route";
+import { errorMeaning, fileReply, streamedBody } from "../../http/route";
 import { defineOperation } from "../../operations/define";
 import { batchIdInput } from "../batches";
 import { submissionIdInput } from "../scan-files";
 import { movePage, movePageInput, movePageOutput } from "./move-page";
 import { nameCrop, scanPageIdInput, scanPageImage } from "./name-crop";
+import { pileOutput, uploadPile } from "./piles";
 import { MAX_SCRIPTS_PER_PRINT, printPreview, printPreviewOutput, printScripts, printScriptsBody, printedScriptsResponse } from "./print-scripts";
 import { intakeStatus, intakeStatusOutput, listScanPages, scanPageListOutput } from "./status";
 
 /**
  * Class-set intake (`exam.intake.<name>` over tRPC; REST under /api/exam): the print dialog and the
- * printed scripts' PDF, where a batch's scanned piles stand, their pages filed into submissions, the
- * pages moved by hand, and the images identifying a script. Listed in the order the OpenAPI document lists
- * their REST faces, but for the print, which it lists last of exam's (server/rest-routes.ts). A pile's
- * upload (POST /api/exam/batches/{batch_id}/piles) stays a hand-written route (server/exam/intake/routes/index.ts):
- * its multipart body is streamed. Another school's batch, page or submission is not found, whoever asks.
+ * printed scripts' PDF, a scanned pile uploaded (its multipart body streamed: REST only), where a batch's
+ * piles stand, their pages filed into submissions, the pages moved by hand, and the images identifying a
+ * script. Listed in the order the OpenAPI document lists their REST faces, but for the print, which it
+ * lists last of exam's (server/rest-routes.ts). Another school's batch, page or submission is not found,
+ * whoever asks.
  */
 
 const tags = ["exam"];
@@ -39,6 +40,42 @@ function jpegReply(jpeg: Uint8Array) {
 const printScriptsInput = z.object({ batch_id: recordId("Batch"), body: printScriptsBody });
 
 export const intakeOperations = {
+  /** One scanned pile of printed scripts (REST only: the body is the PDF, streamed); a background job files its pages. */
+  uploadPile: defineOperation({
+    kind: "mutation",
+    input: batchIdInput,
+    output: pileOutput,
+    // uploadPile judges the batch as the caller, streams the pile to the object store, then records it and queues its job.
+    transaction: "database",
+    role: "staff",
+    trpc: false,
+    handler: ({ db, caller, input, upload }) => uploadPile(db, caller.id, input.batch_id, upload),
+    rest: {
+      method: "POST",
+      path: "/api/exam/batches/{batch_id}/piles",
+      operationId: "uploadScanPile",
+      tags,
+      summary:
+        "Upload one scanned pile of printed scripts (a PDF of a class set, pages in any order; streamed). A background job reads each page's code and files it into its submission; GET …/intake follows it. Several PDFs are several requests.",
+      streamedBody: streamedBody("multipart/form-data", {
+        type: "object",
+        required: ["file"],
+        properties: { file: { type: "string", contentMediaType: "application/pdf", description: "The pile, application/pdf or application/x-pdf, beginning with %PDF-" } },
+      }),
+      status: 202,
+      reply: "The pile, queued for reading",
+      errors: {
+        400: invalid,
+        403: notOwner,
+        404: notVisible,
+        409: "The batch is archived or signed off",
+        413: "Larger than the maximum pile size (MAX_PILE_BYTES)",
+        415: "Not multipart, or not a PDF by declared type or by signature",
+        502: "Pile storage failed",
+      },
+    },
+  }),
+
   /** The print dialog: what a print of the batch would hold, and where the stamp would cover the paper. */
   printPreview: defineOperation({
     kind: "query",

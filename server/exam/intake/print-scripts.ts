@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { PDFDocument } from "pdf-lib";
 import { z } from "zod";
 import type { Db, Tx } from "../../db/client";
-import { UNIQUE_VIOLATION, postgresErrorCode } from "../../db/postgres-errors";
+import { UNIQUE_VIOLATION, postgresErrorCode } from "../../postgres-errors";
 import { asUser } from "../../db/rls";
 import { examBatches, examPrintedScripts, examQuestions, examResponseAreas, examSubmissions, examTemplates, files } from "../../db/schema";
 import { AppError, notFound } from "../../errors";

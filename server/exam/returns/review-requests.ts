@@ -2,7 +2,7 @@ import { and, asc, desc, eq, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { decimal, text } from "../../../lib/rules/input-rules";
 import type { Tx } from "../../db/client";
-import { INSUFFICIENT_PRIVILEGE, postgresErrorCode } from "../../db/postgres-errors";
+import { INSUFFICIENT_PRIVILEGE, postgresErrorCode } from "../../postgres-errors";
 import { examBatches, examMarkEntries, examQuestions, examReviewRequests, examSubmissions, users } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
 import { recordId } from "../../http/record-id";

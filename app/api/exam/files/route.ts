@@ -1,6 +1,5 @@
-import { uploadTemplateFileRoute } from "@/server/exam/routes/files";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(uploadTemplateFileRoute);
+export const POST = operationRoute("POST", "/api/exam/files");

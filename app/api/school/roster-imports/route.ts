@@ -1,6 +1,5 @@
-import { rosterImportRoute } from "@/server/identity/routes/roster-imports";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(rosterImportRoute);
+export const POST = operationRoute("POST", "/api/school/roster-imports");

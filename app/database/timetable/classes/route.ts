@@ -1,6 +1,5 @@
-import { listSchoolClassesRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listSchoolClassesRoute);
+export const GET = operationRoute("GET", "/database/timetable/classes");

@@ -1,6 +1,5 @@
-import { graphChildrenRoute } from "@/server/classroom/routes/graph-children";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(graphChildrenRoute);
+export const GET = operationRoute("GET", "/graph/node/children");

@@ -1,6 +1,5 @@
-import { uploadPileRoute } from "@/server/exam/intake/routes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(uploadPileRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/piles");

@@ -1,6 +1,5 @@
-import { uploadScanRoute } from "@/server/exam/routes/submissions";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const POST = nextRoute(uploadScanRoute);
+export const POST = operationRoute("POST", "/api/exam/batches/{batch_id}/scans");

@@ -1,9 +1,7 @@
-import { listClassStudentsRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
 import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listClassStudentsRoute);
+export const GET = operationRoute("GET", "/database/timetable/classes/{class_id}/students");
 
 export const POST = operationRoute("POST", "/database/timetable/classes/{class_id}/students");

@@ -1,6 +1,5 @@
-import { listSchoolStudentsRoute } from "@/server/classroom/routes/classes";
-import { nextRoute } from "@/server/http/route";
+import { operationRoute } from "@/server/operation-catalogue";
 
 export const dynamic = "force-dynamic";
 
-export const GET = nextRoute(listSchoolStudentsRoute);
+export const GET = operationRoute("GET", "/database/timetable/classes/school/students");
