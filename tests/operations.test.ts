@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { listedOperations } from "../server/operation-catalogue";
-import { type AnyRouteDefinition, routeDefinitionOf } from "../server/http/route";
+import { type AnyRouteDefinition, replyWith, routeDefinitionOf, streamedBody } from "../server/http/route";
 import { type AnyOperation, defineOperation } from "../server/operations/define";
 import { restRouteOf } from "../server/operations/rest";
 import { restRoutes } from "../server/rest-routes";
@@ -105,9 +105,48 @@ describe("the operation catalogue", () => {
     expect(() => restRouteOf(thing({ rest: undefined }))).toThrow("has no REST face");
     expect(() => restRouteOf(thing({ input: z.object({ thing_id: z.uuid() }).optional() }))).toThrow("a REST face needs an object input");
   });
+
+  it("says a streamed body, several replies, a cached reply and deferred authentication as the hand-written routes said them", () => {
+    const upload = streamedBody("text/csv", { type: "string" });
+    const input = z.object({ thing_id: z.uuid(), dry_run: z.string().optional() });
+    const post = { ...faceOfReplies, method: "POST" as const, streamedBody: upload, replies: { 200: "Previewed", 201: "Written" }, respond: (result: unknown) => replyWith(201, result) };
+    const streamed = restRouteOf(thing({ kind: "mutation", trpc: false, input, rest: post }));
+    // The body is the request's own, unread; the input's other members come from the query string.
+    expect(streamed.body).toBe(upload);
+    expect(keysOf(streamed.params)).toEqual(["thing_id"]);
+    expect(keysOf(streamed.query)).toEqual(["dry_run"]);
+    expect(Object.entries(streamed.replies).map(([status, reply]) => [status, (reply as { kind: string }).kind])).toEqual([
+      ["200", "json"],
+      ["201", "json"],
+    ]);
+
+    const cached = restRouteOf(thing({ rest: { ...face, cache: () => Promise.resolve({ sharing: null }) } }));
+    expect((cached.replies as Record<number, { kind: string }>)[200]!.kind).toBe("cached-json");
+
+    const authenticate = () => Promise.resolve({ id: "someone" });
+    const deferred = restRouteOf(thing({ rest: { ...face, deferredAuthentication: { judgeFirst: () => undefined, authenticate } } }));
+    expect(deferred.auth).toEqual({ deferred: authenticate });
+    expect(restRouteOf(thing({})).auth).toBe("bearer");
+  });
+
+  it("refuses a face whose new options cannot hold together, saying what is wrong", () => {
+    const upload = streamedBody("text/csv", { type: "string" });
+    const post = { ...face, method: "POST" as const };
+    expect(() => restRouteOf(thing({ kind: "mutation", rest: { ...post, streamedBody: upload } }))).toThrow("a streamed body reaches REST only; say trpc: false");
+    expect(() => restRouteOf(thing({ kind: "mutation", trpc: false, rest: { ...post, streamedBody: upload, bodyMember: "body" } }))).toThrow("a POST has no body for the input's body");
+    expect(() => restRouteOf(thing({ rest: { ...faceOfReplies, replies: { 200: "A", 201: "B" } } }))).toThrow("several replies need respond() to choose the status");
+    expect(() => restRouteOf(thing({ rest: { ...face, replies: { 200: "A" }, status: 201, respond: (result) => replyWith(200, result) } }))).toThrow(
+      "replies says every JSON reply; leave out status, reply, file and cache",
+    );
+    const cache = () => Promise.resolve({ sharing: null });
+    expect(() => restRouteOf(thing({ kind: "mutation", rest: { ...post, cache } }))).toThrow("a cached reply is a GET's JSON");
+    expect(() => restRouteOf(thing({ rest: { ...face, cache, respond: (result) => replyWith(200, result) } }))).toThrow("a cached reply is a GET's JSON");
+  });
 });
 
 const face = { method: "GET" as const, path: "/api/things/{thing_id}", operationId: "getThing", tags: ["things"], summary: "A thing", reply: "The thing", errors: { 404: "Not found" } };
+/** The face without its one reply's description, for a face that says several (`replies`). */
+const { reply: _reply, ...faceOfReplies } = face;
 
 /** A made-up operation (never in the catalogue), changed where a case says. */
 function thing(changes: Partial<AnyOperation>): AnyOperation {
