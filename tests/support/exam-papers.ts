@@ -93,8 +93,10 @@ export interface PaperOptions {
   questions?: number;
   /** Print "Total for Question N is M marks" under each question with parts (default: from the seed). */
   questionTotals?: boolean;
-  /** Put faults on the paper (default: a third of seeds get one). */
+  /** Put a fault on the paper (default: a third of seeds get one). */
   faults?: boolean;
+  /** Which fault (with `faults`): default from the seed. A question total needs a question with parts and `questionTotals`; a cover total a cover. */
+  fault?: Fault["kind"];
   /** Least pages: more questions are added until the paper has at least this many. */
   minPages?: number;
 }
@@ -191,7 +193,8 @@ export async function examPaper(options: PaperOptions): Promise<GeneratedPaper> 
   let coverSays: number | null = null;
   const total = () => questions.reduce((sum, question) => sum + question.leaves.reduce((s, leaf) => s + leaf.marks, 0), 0);
   if (withFaults) {
-    const kind = pick(["cover-total", "question-total", "marks-missing"] as const);
+    const drawn = pick(["cover-total", "question-total", "marks-missing"] as const);
+    const kind = options.fault ?? drawn;
     const withParts = questions.filter((question) => question.leaves.length > 1);
     if (kind === "question-total" && withParts.length > 0 && questionTotals) {
       const question = pick(withParts);

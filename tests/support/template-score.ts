@@ -76,7 +76,7 @@ export function scoreProposal(truth: TruthPaper, proposal: TemplateProposal, { s
         ? proposal.warnings.some((warning) => warning.includes(`the cover says ${fault.says}`))
         : fault.kind === "question-total"
           ? proposal.warnings.some((warning) => warning.startsWith(`Question ${fault.question}: the parts add up to`))
-          : proposal.warnings.some((warning) => warning === `Question ${fault.label}: no marks found`);
+          : proposal.warnings.some((warning) => warning.startsWith(`Question ${fault.label}: no marks found`));
     if (said) score.faults.said++;
     else score.faults.unsaid.push(JSON.stringify(fault));
   }

@@ -167,7 +167,10 @@ export function readStructure(pages: PageContent[], pageCount: number): Template
       missing[0]!.marksFromTotal = true;
       unsure.add(missing[0]!);
     }
-    for (const leaf of qLeaves) if (leaf.marks === null) warnings.push(`Question ${leaf.label}: no marks found`);
+    for (const leaf of qLeaves) {
+      if (leaf.marks === null) warnings.push(`Question ${leaf.label}: no marks found`);
+      else if (leaf.marksFromTotal) warnings.push(`Question ${leaf.label}: no marks found; ${leaf.marks} proposed, what Question ${q.label}'s total leaves`);
+    }
     const sum = qLeaves.reduce((s, leaf) => s + (leaf.marks ?? 0), 0);
     if (q.statedTotal !== null && qLeaves.every((leaf) => leaf.marks !== null) && sum !== q.statedTotal) {
       warnings.push(`Question ${q.label}: the parts add up to ${sum}, the paper says ${q.statedTotal}`);
@@ -282,7 +285,7 @@ function columnsOf(content: PageContent): Column[] {
     // The gutter's right edge: the leftmost text right of it.
     const rightOf = body.filter((item) => item.x >= best.x);
     const start = Math.min(...rightOf.map((item) => item.x));
-    const labelled = rightOf.some((item) => item.x <= start + 3 && (QUESTION_NUMBER.test(item.str.trim()) || PART.test(item.str.trim())));
+    const labelled = rightOf.some((item) => item.x <= start + 3 && (QUESTION_NUMBER.test(item.str.trim()) || PART.test(item.str.trim()) || SUB_PART.test(item.str.trim())));
     const leftOf = body.filter((item) => item.x + item.width <= best.x);
     if (labelled && leftOf.length >= 3 && rightOf.length >= 3) {
       const leftEnd = Math.max(...leftOf.map((item) => item.x + item.width));
