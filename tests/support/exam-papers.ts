@@ -26,8 +26,8 @@ import { seededRandom } from "./seeded-random";
  */
 
 const MM = 72 / 25.4;
-export const PAGE_WIDTH = 595.28;
-export const PAGE_HEIGHT = 841.89;
+const PAGE_WIDTH = 595.28;
+const PAGE_HEIGHT = 841.89;
 const INK = rgb(0.1, 0.1, 0.12);
 const RULE = rgb(0.25, 0.25, 0.28);
 const GREY = rgb(0.4, 0.4, 0.45);
@@ -49,7 +49,7 @@ export interface Rect {
   height: number;
 }
 
-export interface TruthQuestion {
+interface TruthQuestion {
   label: string;
   parent_label: string | null;
   /** The part's marks (a question with parts: the total of its parts). */
@@ -80,7 +80,7 @@ export interface TruthPaper {
   faults: Fault[];
 }
 
-export type Fault = { kind: "cover-total"; says: number } | { kind: "question-total"; question: string; says: number } | { kind: "marks-missing"; label: string };
+type Fault = { kind: "cover-total"; says: number } | { kind: "question-total"; question: string; says: number } | { kind: "marks-missing"; label: string };
 
 export interface PaperOptions {
   seed: number;
