@@ -1,4 +1,6 @@
+import { PDFDocument } from "pdf-lib";
 import { AppError } from "../../errors";
+import { pagePixels } from "../intake/imaging/page-pixels";
 import { openCheckedPdf } from "../intake/imaging/inspect";
 import { DECODE_PIXEL_LIMIT, PAGE_PIXEL_CAP, cappedDpi, checkPageStreams } from "../intake/imaging/limits";
 import { type RenderablePdf, loadPdfJs, openForRendering, standardFontDataUrl } from "../intake/imaging/pdfjs";
@@ -56,6 +58,14 @@ export async function proposeTemplate(paper: Uint8Array): Promise<TemplatePropos
           texts.push({ str: item.str, x, baseline, width: Math.abs(item.width), size: Math.hypot(c!, d!) || Math.abs(item.height) });
         }
         if (texts.length === 0) {
+          // A scanned page is one JPEG: decoded as it is (pagePixels, as a pile's pages are), a 300 dpi scan at half.
+          const single = await PDFDocument.create({ updateMetadata: false });
+          single.addPage((await single.copyPages(checked, [pageNumber - 1]))[0]);
+          const jpeg = await pagePixels(single, new Uint8Array(0), { halveFrom: 250 }).catch(() => null);
+          if (jpeg && jpeg.data.length > 0) {
+            scanned.push({ page: pageNumber, areas: scannedAreas(jpeg, jpeg.dpi / 25.4) });
+            continue;
+          }
           renderable ??= await openForRendering(paper);
           const image = await renderable.render(pageNumber, SCAN_DPI);
           const { width, height } = checked.getPage(pageNumber - 1).getSize();
