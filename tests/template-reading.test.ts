@@ -6,6 +6,7 @@ import { workerImaging } from "../server/exam/intake/imaging";
 import { MAX_READ_PAGES, proposeTemplate } from "../server/exam/template-reading/read-paper";
 import { type AnswerLayout, type MarksStyle, type PaperLayout, examPaper, iou, scannedPaper } from "./support/exam-papers";
 import { hostileFiles } from "./support/hostile-files";
+import { tickPaper } from "./support/tick-paper";
 import { AREA_IOU, scoreProposal } from "./support/template-score";
 
 /**
@@ -119,6 +120,30 @@ describe("reading a template from a paper's own content", () => {
       { numRuns: 40 },
     );
   }, 120_000);
+
+  it("reads another generator's paper: numbers and text in one piece, round and square tick boxes, a question it cannot place said", async () => {
+    // tests/support/tick-paper.ts prints "1. Which of these is a metal?" as one piece of text, and questions 9 and 18 beside 8 and 17.
+    const paper = await tickPaper({ pages: 2 });
+    const proposal = await proposeTemplate(paper.bytes);
+    const byLabel = new Map(proposal.questions.map((q) => [q.label, q]));
+    expect(proposal.questions.map((q) => q.label)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "10", "11", "12", "13", "14", "15", "16", "17"]);
+    expect(proposal.warnings).toContain("Question 9: not found between 8 and 10; draw it if the paper has it");
+    // No marks are printed on it: each part says so, none is sure.
+    expect(proposal.warnings.filter((warning) => warning.endsWith(": no marks found"))).toHaveLength(16);
+    expect(proposal.questions.every((q) => q.confidence === "check")).toBe(true);
+    paper.pages.forEach((page, index) => {
+      const first = index * 9;
+      page.tickAreas.forEach((area, q) => {
+        const found = byLabel.get(`${first + q + 1}`)!;
+        expect(found.kind).toBe("ticks");
+        expect(found.tick_boxes!.map((box) => `${box.label}:${box.shape}`)).toEqual(area.boxes.map((box) => `${box.label}:${box.shape}`));
+        found.tick_boxes!.forEach((box, b) => expect(iou(box, area.boxes[b]!)).toBeGreaterThan(AREA_IOU));
+      });
+      // The ruled box, and the one-line box (not the digit box beside it, question 9's).
+      expect(iou(byLabel.get(`${first + 7}`)!.area!, page.writtenAreas[0]!)).toBeGreaterThan(AREA_IOU);
+      expect(iou(byLabel.get(`${first + 8}`)!.area!, page.writtenAreas[1]!)).toBeGreaterThan(AREA_IOU);
+    });
+  });
 
   it("finds a scanned paper's boxes, ruled lines and tick boxes from its image, and leaves its text to the teacher", async () => {
     for (const layout of ["boxed", "ruled"] as const) {

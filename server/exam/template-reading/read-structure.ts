@@ -89,6 +89,7 @@ export function readStructure(pages: PageContent[], pageCount: number): Template
   let part: Node | null = null;
   let current: Node | null = null;
   let statedTotal: number | null = null;
+  let lastNumber = 0;
   const totals = new Map<number, number>();
   for (const { lines, columns } of [...layout.values()].sort((a, b) => a.content.page - b.content.page)) {
     for (const line of lines) {
@@ -103,9 +104,13 @@ export function readStructure(pages: PageContent[], pageCount: number): Template
       const first = items[0]!;
       const number = QUESTION_NUMBER.exec(first.str.trim());
       const column = columns[line.column]!;
-      if (number && Number(number[1]) === questions.length + 1 && first.x <= column.left + 0.25 * (column.right - column.left) && items.length > 1) {
-        question = make("question", number[1]!, `${Number(number[1])}`, null, first);
+      // The next number, or one further (a question missed, said below), at the left of its column, with text after it.
+      const value = number ? Number(number[1]) : 0;
+      if (number && value > lastNumber && value <= lastNumber + 2 && first.x <= column.left + 0.25 * (column.right - column.left) && items.length > 1) {
+        if (value === lastNumber + 2) warnings.push(`Question ${value - 1}: not found between ${value - 2} and ${value}; draw it if the paper has it`);
+        question = make("question", `${value}`, `${value}`, null, first);
         questions.push(question);
+        lastNumber = value;
         part = null;
         current = question;
         at = 1;
@@ -254,7 +259,7 @@ function linesOf(content: PageContent, columns: Column[]): { columns: Column[]; 
       else lines.push({ page: content.page, column, baseline: item.baseline, items: [item], size: item.size });
     }
   }
-  for (const line of lines) line.items.sort((a, b) => a.x - b.x);
+  for (const line of lines) line.items = line.items.flatMap(splitLabel).sort((a, b) => a.x - b.x);
   return { columns, lines, content };
 }
 
@@ -317,7 +322,8 @@ function areaOf(node: Node, nextBaseline: number | null, column: Column, content
   const inColumn = (left: number, right: number) => (left + right) / 2 >= column.left - 4 * MM && (left + right) / 2 <= column.right + 4 * MM;
   const inSlot = (shapeTop: number, left: number, right: number) => shapeTop >= top && shapeTop < slotEnd - 6 && inColumn(left, right);
   const ticks = content.boxes.filter((box) => isTickBox(box) && inSlot(box.top, box.left, box.right));
-  const boxes = content.boxes.filter((box) => !isTickBox(box) && isAnswerBox(box) && inSlot(box.top, box.left, box.right)).sort((a, b) => a.top - b.top);
+  // The first box under the label; of boxes side by side, the leftmost (the one under the label's text).
+  const boxes = content.boxes.filter((box) => !isTickBox(box) && isAnswerBox(box) && inSlot(box.top, box.left, box.right)).sort((a, b) => (Math.abs(a.top - b.top) > 2 * MM ? a.top - b.top : a.left - b.left));
   if (boxes.length > 0) return { rect: boxes[0]!, from: "box", ticks: [] };
   const rules = content.hLines.filter((line) => isRule(line) && inSlot(line.y, line.left, line.right)).sort((a, b) => a.y - b.y);
   if (rules.length > 0) {
@@ -354,6 +360,20 @@ function areaOf(node: Node, nextBaseline: number | null, column: Column, content
   const areaBottom = nextText - 6 * MM;
   if (areaBottom - areaTop < 4 * MM) return { rect: null, from: null, ticks: [] };
   return { rect: { left: node.textLeft, right: column.right, top: areaTop, bottom: areaBottom }, from: "space", ticks: [] };
+}
+
+/** A label and its text in one piece ("1. Which of these…", "(a) State…"): the label apart, the text after it at about where it is printed. */
+const LABEL_AND_TEXT = /^(\s*(?:(?:Q(?:uestion)?\s*)?\d{1,2}[.)]?|\([a-z]\)|\([ivx]{1,4}\))\s+)(\S.*)$/i;
+function splitLabel(item: TextItem): TextItem[] {
+  const parts = LABEL_AND_TEXT.exec(item.str);
+  if (!parts || MARKS.some((pattern) => pattern.test(item.str.trim()))) return [item];
+  const [, label, rest] = parts as unknown as [string, string, string];
+  const share = item.width / Math.max(1, item.str.length);
+  const labelWidth = label.trimEnd().length * share;
+  return [
+    { ...item, str: label.trim(), width: labelWidth },
+    { ...item, str: rest, x: item.x + label.length * share, width: rest.length * share },
+  ];
 }
 
 const spansColumns = (line: Line, content: PageContent) => line.items.some((item) => item.x < content.width / 2 && item.x + item.width > content.width / 2);
