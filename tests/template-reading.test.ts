@@ -5,6 +5,7 @@ import { AppError } from "../server/errors";
 import { workerImaging } from "../server/exam/intake/imaging";
 import { MAX_READ_PAGES, proposeTemplate } from "../server/exam/template-reading/read-paper";
 import { type AnswerLayout, type MarksStyle, type PaperLayout, examPaper, iou, scannedPaper } from "./support/exam-papers";
+import { demoPaperQuestions, demoPaperTotalMarks, generateDemoPaper } from "../server/exam/demo-paper";
 import { hostileFiles } from "./support/hostile-files";
 import { tickPaper } from "./support/tick-paper";
 import { AREA_IOU, scoreProposal } from "./support/template-score";
@@ -120,6 +121,25 @@ describe("reading a template from a paper's own content", () => {
       { numRuns: 40 },
     );
   }, 120_000);
+
+  it("reads the demo paper (server/exam/demo-paper) to the template its own drawing records", async () => {
+    const paper = await generateDemoPaper();
+    const proposal = await proposeTemplate(paper.bytes);
+    expect(proposal.warnings).toEqual([]);
+    expect(proposal.marks_total).toBe(demoPaperTotalMarks);
+    // The demo's labels are "1a"; printed, and proposed, as "1(a)".
+    const label = (demo: string) => demo.replace(/^(\d+)([a-z])$/, "$1($2)");
+    const leaves = demoPaperQuestions.flatMap((question) => (question.parts ? question.parts.map((part) => ({ label: part.label, marks: part.marks })) : [{ label: question.label, marks: question.leaf!.marks }]));
+    expect(proposal.questions.filter((q) => q.page !== null).map((q) => [q.label, q.max_marks])).toEqual(leaves.map((leaf) => [label(leaf.label), leaf.marks]));
+    for (const area of paper.areas.filter((a) => a.kind === "response")) {
+      const found = proposal.questions.find((q) => q.label === label(area.label))!;
+      expect(found.page).toBe(area.page);
+      expect(iou(found.area!, area)).toBeGreaterThan(AREA_IOU);
+      expect(found.confidence).toBe("sure");
+    }
+    // Its name box is the Surname box of the cover's three (the demo's own is drawn round all three and their labels).
+    expect(proposal.name_box?.page).toBe(1);
+  });
 
   it("reads another generator's paper: numbers and text in one piece, round and square tick boxes, a question it cannot place said", async () => {
     // tests/support/tick-paper.ts prints "1. Which of these is a metal?" as one piece of text, and questions 9 and 18 beside 8 and 17.
