@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../server/errors";
 import { workerImaging } from "../server/exam/intake/imaging";
 import { MAX_READ_PAGES, proposeTemplate } from "../server/exam/template-reading/read-paper";
+import { proposalToCanvas } from "../server/exam/template-reading/to-canvas";
+import { validateCanvas, validateNameBox } from "../server/exam/canvas";
 import { type AnswerLayout, type MarksStyle, type PaperLayout, examPaper, iou, scannedPaper } from "./support/exam-papers";
 import { demoPaperQuestions, demoPaperTotalMarks, generateDemoPaper } from "../server/exam/demo-paper";
 import { hostileFiles } from "./support/hostile-files";
@@ -121,6 +123,28 @@ describe("reading a template from a paper's own content", () => {
       { numRuns: 40 },
     );
   }, 120_000);
+
+  it("gives a proposal the canvas's shape, which the canvas's own checks accept (every layout, with faults)", async () => {
+    for (const [index, layout] of (["boxed", "ruled", "open", "mixed"] as PaperLayout[]).entries()) {
+      const paper = await examPaper({ seed: 600 + index, layout, columns: index === 3 ? 2 : 1, cover: true, faults: index % 2 === 0 });
+      const proposal = await proposeTemplate(paper.bytes);
+      const { canvas, name_box } = proposalToCanvas(proposal);
+      expect(() => validateCanvas(canvas, proposal.page_count)).not.toThrow();
+      expect(() => validateNameBox(name_box!, proposal.page_count)).not.toThrow();
+      // Labels and parents carried over; each part one area; tick-box questions Multiple choice with their boxes.
+      expect(canvas.questions.map((q) => q.label)).toEqual(proposal.questions.map((q) => q.label));
+      for (const question of canvas.questions) {
+        const parent = canvas.questions.find((q) => q.id === question.parent_id)?.label ?? null;
+        expect(parent).toBe(proposal.questions.find((q) => q.label === question.label)!.parent_label);
+      }
+      expect(canvas.response_areas).toHaveLength(proposal.questions.filter((q) => q.area).length);
+      for (const truth of paper.truth.questions.filter((q) => q.kind === "ticks")) {
+        const question = canvas.questions.find((q) => q.label === truth.label)!;
+        expect(question.answer_type).toBe("multiple_choice");
+        expect(canvas.response_areas.find((area) => area.question_id === question.id)!.tick_boxes).toHaveLength(4);
+      }
+    }
+  });
 
   it("reads the demo paper (server/exam/demo-paper) to the template its own drawing records", async () => {
     const paper = await generateDemoPaper();
