@@ -8,6 +8,7 @@ import type { IntakeImaging } from "../../server/exam/intake/imaging-port";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile } from "../../server/exam/intake/page-reading";
 import { stampScripts } from "../../server/exam/intake/stamp";
 import { findTickBoxes } from "../../server/exam/intake/imaging/find-tick-boxes";
+import { proposeTemplate } from "../../server/exam/template-reading/read-paper";
 
 /**
  * A stand-in for intake's imaging (server/exam/intake/imaging/, pixels and QR codes in a worker thread), whose
@@ -113,5 +114,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes, proposeTemplate };
 }

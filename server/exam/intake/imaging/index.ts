@@ -12,6 +12,7 @@ import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 import type { AreasReading } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
+import type { TemplateProposal } from "../../template-reading/proposal";
 
 /**
  * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
@@ -42,6 +43,8 @@ export interface IntakeImaging {
   findTickBoxes: (paper: Uint8Array, page: number, area: Omit<PageRect, "page">) => Promise<TickBox[]>;
   /** readAreas (server/exam/intake/imaging/read-areas.ts): a scanned page's tick boxes and written areas, read against its template page. */
   readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
+  /** proposeTemplate (server/exam/template-reading/read-paper.ts): a template proposed from a paper's own text and drawings. */
+  proposeTemplate: (paper: Uint8Array) => Promise<TemplateProposal>;
 }
 
 interface Pending {
@@ -186,5 +189,6 @@ export function workerImaging(): IntakeImaging {
     signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
     findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
     readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
+    proposeTemplate: (paper) => worker.call({ kind: "proposeTemplate", paper }),
   };
 }

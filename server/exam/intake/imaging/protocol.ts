@@ -4,6 +4,7 @@ import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { AreasReading } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
+import type { TemplateProposal } from "../../template-reading/proposal";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
@@ -19,7 +20,8 @@ export type ImagingRequest =
   | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
   | { kind: "signInSlips"; sheet: SignInSlipSheet }
   | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> }
-  | ({ kind: "readAreas" } & ReadAreasInput);
+  | ({ kind: "readAreas" } & ReadAreasInput)
+  | { kind: "proposeTemplate"; paper: Uint8Array };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -34,6 +36,7 @@ export interface ImagingReplies {
   signInSlips: Uint8Array;
   findTickBoxes: TickBox[];
   readAreas: AreasReading;
+  proposeTemplate: TemplateProposal;
 }
 
 export interface RequestEnvelope {

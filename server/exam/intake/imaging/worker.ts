@@ -6,6 +6,7 @@ import { inspectPaper } from "./inspect";
 import { readAreas } from "./read-areas";
 import { redactScript, redactedPageImage } from "./redact";
 import { findTickBoxes } from "./find-tick-boxes";
+import { proposeTemplate } from "../../template-reading/read-paper";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -73,5 +74,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       const { kind: _kind, ...input } = request;
       return readAreas(input);
     }
+    case "proposeTemplate":
+      return proposeTemplate(request.paper);
   }
 }
