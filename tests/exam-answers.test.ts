@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { asService } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
 import { replaceScriptReadings } from "../server/exam/answers/automatic-marks";
+import { renderResultsCsv } from "../server/exam/results-csv";
 import type { AreasReading, BoxReading } from "../server/exam/ticks/reading";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
@@ -244,6 +245,23 @@ describeOnEachDatabase("answers read from the scan: readings, automatic marks, g
     // Turned on again, the teacher's zeros stay the teacher's.
     await teacher.exam.answers.setAutoZeroBlanks({ batch_id: batch.id, auto_zero_blanks: true });
     expect(await markOf(scripts[0]!, ids.w)).toMatchObject({ marked_by: "teacher" });
+  });
+
+  it("counts automatic marks as marks: a script marked only from its ticks and a blank is complete, and its total and CSV row are right", async () => {
+    const fixture = await tickBatch({ students: 2 });
+    const { scripts, batch } = fixture;
+    const teacher = as(school.teacher);
+    await teacher.exam.answers.setAutoZeroBlanks({ batch_id: batch.id, auto_zero_blanks: true });
+    await read(scripts[0]!, pages(fixture, ["B"], ["A", "C"], "blank"));
+    await read(scripts[1]!, pages(fixture, ["C"], ["A", "C"], "written"));
+    const results = await teacher.exam.batches.results({ batch_id: batch.id });
+    const first = results.results.find((result) => result.submission_id === scripts[0]);
+    const second = results.results.find((result) => result.submission_id === scripts[1]);
+    expect(first).toMatchObject({ status: "complete", total: 3, marks: { [fixture.ids.t1]: 2, [fixture.ids.t2]: 1, [fixture.ids.w]: 0 } });
+    expect(second).toMatchObject({ status: "marking", total: 1 });
+    const csv = renderResultsCsv(results);
+    const row = csv.split("\r\n").find((line) => line.includes(first!.student_id!));
+    expect(row).toMatch(/,2,1,0,3$/);
   });
 
   it("names no student in any answers reply of an anonymous batch", async () => {
