@@ -264,6 +264,21 @@ describeOnEachDatabase("answers read from the scan: readings, automatic marks, g
     expect(row).toMatch(/,2,1,0,3$/);
   });
 
+  it("makes a read mark the teacher's when a moderator reconciles it", async () => {
+    const fixture = await tickBatch({ students: 1 });
+    const script = fixture.scripts[0]!;
+    await asService(db(), (tx) => tx.update(examSubmissions).set({ scan_url: `exam-submissions/${fixture.batch.id}/${script}.pdf` }).where(eq(examSubmissions.id, script)));
+    await read(script, pages(fixture, ["B"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "ticks", marked_by_user_id: null });
+    await as(school.teacher).exam.moderation.setSample({ batch_id: fixture.batch.id, body: { submission_ids: [script], tolerance: 0 } });
+    await as(school.head).exam.moderation.saveSecondMark({ submission_id: script, body: { question_id: fixture.ids.t1, awarded_marks: 0 } });
+    await as(school.teacher).exam.moderation.reconcile({ submission_id: script, body: { question_id: fixture.ids.t1, final_marks: 1 } });
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00", marked_by_user_id: school.teacher.id });
+    // A re-read leaves the reconciled mark alone.
+    await read(script, pages(fixture, ["C"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00" });
+  });
+
   it("names no student in any answers reply of an anonymous batch", async () => {
     const fixture = await tickBatch({ students: 2, anonymous: true });
     for (const script of fixture.scripts) await read(script, pages(fixture, ["B"], ["A"], "blank"));
