@@ -17,6 +17,7 @@ import type { AreasReading, BoxReading } from "../server/exam/ticks/reading";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createClassWithStudents } from "./support/exam-fixtures";
+import { releaseForTest } from "./support/release-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
 const LABELS = ["A", "B", "C", "D"];
@@ -277,6 +278,20 @@ describeOnEachDatabase("answers read from the scan: readings, automatic marks, g
     // A re-read leaves the reconciled mark alone.
     await read(script, pages(fixture, ["C"], ["A"], "written"));
     expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00" });
+  });
+
+  it("makes a read mark the teacher's when a review request's answer changes it", async () => {
+    const fixture = await tickBatch({ students: 1 });
+    const script = fixture.scripts[0]!;
+    const [row] = await asService(db(), (tx) =>
+      tx.update(examSubmissions).set({ scan_url: `exam-submissions/${fixture.batch.id}/${script}.pdf` }).where(eq(examSubmissions.id, script)).returning({ student_id: examSubmissions.student_id }),
+    );
+    await read(script, pages(fixture, ["C"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "ticks", awarded_marks: "0.00" });
+    await releaseForTest(db(), fixture.batch.id, { reviewsUntil: new Date(Date.now() + 7 * 24 * 3600 * 1000) });
+    const request = await as({ id: row!.student_id! }).student.reviews.request({ submission_id: script, question_id: fixture.ids.t1, reason: "I ticked B, then crossed it out." });
+    await as(school.teacher).exam.reviews.answer({ request_id: request.id, outcome: "changed", awarded_marks: 2, reply: "Yes: B it is." });
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "2.00", marked_by_user_id: school.teacher.id });
   });
 
   it("names no student in any answers reply of an anonymous batch", async () => {
