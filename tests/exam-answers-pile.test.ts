@@ -217,6 +217,15 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
         { params: Promise.resolve({ submission_id: automatic.submission_id, response_area_id: firstArea }) },
       );
       expect(refused.status).toBe(404);
+
+      // A page moved by hand to a new script: both scripts are read again, the page's readings go with it.
+      const moved = pages.find((page) => page.submission_id === automatic.submission_id && page.printed_page === 2)!;
+      const result = await teacher.exam.intake.movePage({ page_id: moved.id, new_script: true });
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(2);
+      const movedAreas = new Set(paper.pages[1]!.tickAreas.map((area) => canvas.areaOf.get(area.id)));
+      const rows = await asService(db(), (tx) => tx.select().from(examAnswerReadings).where(inArray(examAnswerReadings.submission_id, [automatic.submission_id, result.submission.id])));
+      expect(rows.filter((row) => row.submission_id === result.submission.id && movedAreas.has(row.response_area_id))).toHaveLength(movedAreas.size);
+      expect(rows.filter((row) => row.submission_id === automatic.submission_id && movedAreas.has(row.response_area_id))).toEqual([]);
     },
     timeoutFor(STUDENTS * 2 * 3 + 30),
   );
