@@ -26,6 +26,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.student.reviews),
   ...restRoutesOf(operationCatalogue.student.scripts),
   ...restRoutesOf(operationCatalogue.exam.annotations),
+  ...restRoutesOf(operationCatalogue.exam.answers),
   ...restRoutesOf(operationCatalogue.exam.returns),
   ...restRoutesOf(operationCatalogue.graph),
   restRouteOf(operationCatalogue.me.bootstrap),

@@ -45,6 +45,8 @@ export interface IntakeImaging {
   readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
   /** proposeTemplate (server/exam/template-reading/read-paper.ts): a template proposed from a paper's own text and drawings. */
   proposeTemplate: (paper: Uint8Array) => Promise<TemplateProposal>;
+  /** answerCrop (answer-crop.ts): a response area of a scanned page, upright, as PNG, `covers` painted over; null when it has no pixels. */
+  answerCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
 }
 
 interface Pending {
@@ -190,5 +192,6 @@ export function workerImaging(): IntakeImaging {
     findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
     readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
     proposeTemplate: (paper) => worker.call({ kind: "proposeTemplate", paper }),
+    answerCrop: (onePagePdf, rotation, rect, covers) => worker.call({ kind: "answerCrop", onePagePdf, rotation, rect, covers }),
   };
 }

@@ -21,7 +21,8 @@ export type ImagingRequest =
   | { kind: "signInSlips"; sheet: SignInSlipSheet }
   | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> }
   | ({ kind: "readAreas" } & ReadAreasInput)
-  | { kind: "proposeTemplate"; paper: Uint8Array };
+  | { kind: "proposeTemplate"; paper: Uint8Array }
+  | { kind: "answerCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; covers: Omit<PageRect, "page">[] };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -37,6 +38,7 @@ export interface ImagingReplies {
   findTickBoxes: TickBox[];
   readAreas: AreasReading;
   proposeTemplate: TemplateProposal;
+  answerCrop: Uint8Array | null;
 }
 
 export interface RequestEnvelope {

@@ -5,6 +5,7 @@ import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } fr
 import { inspectPaper } from "./inspect";
 import { readAreas } from "./read-areas";
 import { redactScript, redactedPageImage } from "./redact";
+import { answerCrop } from "./answer-crop";
 import { findTickBoxes } from "./find-tick-boxes";
 import { proposeTemplate } from "../../template-reading/read-paper";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
@@ -76,5 +77,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     }
     case "proposeTemplate":
       return proposeTemplate(request.paper);
+    case "answerCrop":
+      return answerCrop(request.onePagePdf, request.rotation, request.rect, request.covers);
   }
 }
