@@ -17,6 +17,7 @@ import { moderationOperations } from "./exam/moderation-operations";
 import { reviewOperations, studentReviewOperations } from "./exam/returns/review-operations";
 import { releaseOperations } from "./exam/returns/release-operations";
 import { annotationOperations } from "./exam/returns/annotation-operations";
+import { answerOperations } from "./exam/answers/answer-operations";
 import { returnsOperations } from "./exam/returns/returns-operations";
 import { graphOperations } from "./graph/operations";
 import { meOperations, peopleOperations, rosterImportOperations, tokenOperations } from "./identity/operations";
@@ -61,6 +62,8 @@ export const operationCatalogue = {
     reviews: reviewOperations,
     release: releaseOperations,
     annotations: annotationOperations,
+    // Answers read from the scan: ticks, blanks, groups of identical answers (issue 36).
+    answers: answerOperations,
     // Marked work as files (REST only: no tRPC sub-router).
     returns: returnsOperations,
   },

@@ -34,6 +34,7 @@ export const restRoutes: AnyRouteDefinition[] = [
   ...restRoutesOf(operationCatalogue.student.reviews),
   ...restRoutesOf(operationCatalogue.student.scripts),
   ...restRoutesOf(operationCatalogue.exam.annotations),
+  ...restRoutesOf(operationCatalogue.exam.answers),
   ...restRoutesOf(operationCatalogue.exam.returns),
   ...restRoutesOf(operationCatalogue.graph),
   graphChildrenRoute,

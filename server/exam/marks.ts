@@ -10,6 +10,7 @@ import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../d
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
 import { batchRefusal } from "./batch-gate";
 import { CLAIM_SECONDS } from "./shared-marking";
+import { markProvenance } from "./answers/shapes";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 const markUpsertBody = z.object({
@@ -53,7 +54,8 @@ export const markOutput = z.object({
   annotation_shape_ids: z.array(z.string()).nullable(),
   comment: z.string().nullable(),
   confirmed: z.boolean(),
-  marked_by: z.literal("teacher"),
+  /** Who gave the mark: a teacher (always, for a mark written through this API), or read from the scan (`ticks`, `blank`). */
+  marked_by: markProvenance,
   marked_by_user_id: z.uuid().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
@@ -66,7 +68,7 @@ export function markFromRow(row: MarkRow): z.output<typeof markOutput> {
     ...row,
     awarded_marks: row.awarded_marks === null ? null : Number(row.awarded_marks),
     mark_scheme_detail: (row.mark_scheme_detail ?? null) as z.output<typeof markOutput>["mark_scheme_detail"],
-    marked_by: "teacher",
+    marked_by: markProvenance.parse(row.marked_by),
   };
 }
 
@@ -120,14 +122,46 @@ export async function upsertMarks(db: Db, callerId: string, writes: MarkUpsert[]
 }
 
 /**
+ * upsertMarks' writes, all or nothing: when any write is refused by a rule, nothing is saved and the
+ * first refusal's error is thrown (a group of scripts given one answer at once, server/exam/answers/).
+ */
+export async function upsertMarksAllOrNothing(db: Db, callerId: string, writes: MarkUpsert[]): Promise<Mark[]> {
+  if (writes.length === 0) return [];
+  const plan = markWrites(callerId, writes, { allOrNothing: true });
+  try {
+    const [results] = await asUsersInOneTrip(db, [{ userId: callerId, statements: plan.statements }], lockWritten(writes));
+    return plan.outcomes(results!).map((outcome) => {
+      if ("error" in outcome) throw outcome.error;
+      return outcome.mark;
+    });
+  } catch (error) {
+    const refused = refusedWrite(error);
+    if (refused) throw refusalError(refused.refusal, writes[refused.position - 1]!, refused);
+    throw markWriteError(error);
+  }
+}
+
+/** The write app.mark_write_all_or_nothing refused, from its error's message; null for any other error. */
+function refusedWrite(error: unknown): { refusal: Refusal; position: number; label: string; max_marks: string | null } | null {
+  const message = error instanceof Error ? error.message : "";
+  const match = /^mark write refused (\{.*\})$/s.exec(message);
+  if (!match) return null;
+  return JSON.parse(match[1]!) as { refusal: Refusal; position: number; label: string; max_marks: string | null };
+}
+
+/**
  * upsertMarks' statements for `writes` as the caller, and how to read their answers: for a transaction
  * (asUsersInOneTrip) that may carry other callers' statements as well, and that has locked the
  * submissions written to first (lockWritten).
  */
-export function markWrites(callerId: string, writes: MarkUpsert[]): { statements: Statement[]; outcomes(results: Rows[]): MarkOutcome[] } {
+export function markWrites(
+  callerId: string,
+  writes: MarkUpsert[],
+  { allOrNothing = false } = {},
+): { statements: Statement[]; outcomes(results: Rows[]): MarkOutcome[] } {
   const statementWrites = inRounds(writes).flatMap((round) => bySuppliedFields(writes, round));
   return {
-    statements: statementWrites.map((indexes) => writeMarks(callerId, indexes.map((index) => writes[index]!))),
+    statements: statementWrites.map((indexes) => writeMarks(callerId, indexes, writes, allOrNothing)),
     outcomes(results) {
       const outcomes = new Array<MarkOutcome>(writes.length);
       statementWrites.forEach((indexes, statement) => {
@@ -295,13 +329,16 @@ const optionalColumns: Record<OptionalField, { values(writes: MarkUpsert[]): str
  * writes that are confirmed with a value. They are counted only when the statement writes such a mark
  * to the submission: otherwise the submission cannot become complete and the count changes nothing.
  */
-function writeMarks(callerId: string, writes: MarkUpsert[]): Statement {
+function writeMarks(callerId: string, indexes: number[], allWrites: MarkUpsert[], allOrNothing: boolean): Statement {
+  const writes = indexes.map((index) => allWrites[index]!);
   const supplied = OPTIONAL_FIELDS.filter((field) => writes[0]!.body[field] !== undefined);
-  const key = supplied.join(",");
+  const key = `${supplied.join(",")}${allOrNothing ? "/all" : ""}`;
   let template = writeMarksTemplates.get(key);
-  if (!template) writeMarksTemplates.set(key, (template = statementTemplate(writeMarksSql(supplied))));
+  if (!template) writeMarksTemplates.set(key, (template = statementTemplate(writeMarksSql(supplied, allOrNothing))));
   return template({
     callerId,
+    // Each write's position among all of the call's writes, for the all-or-nothing refusal's message.
+    positions: pgArray(indexes.map((index) => String(index + 1))),
     markIds: pgArray(writes.map((write) => write.mark_id)),
     submissionIds: pgArray(writes.map((write) => write.body.submission_id)),
     questionIds: pgArray(writes.map((write) => write.body.question_id)),
@@ -313,7 +350,7 @@ function writeMarks(callerId: string, writes: MarkUpsert[]): Statement {
 /** writeMarks' statement text for each combination of supplied optional fields, rendered once. */
 const writeMarksTemplates = new Map<string, ReturnType<typeof statementTemplate>>();
 
-function writeMarksSql(supplied: OptionalField[]): SQL {
+function writeMarksSql(supplied: OptionalField[], allOrNothing: boolean): SQL {
   const submissionIds = sql.placeholder("submissionIds");
   const questionIds = sql.placeholder("questionIds");
   const callerId = sql.placeholder("callerId");
@@ -387,7 +424,13 @@ function writeMarksSql(supplied: OptionalField[]): SQL {
     select c.position::int as position, c.refusal, c.label, c.max_marks, saved.id, saved.submission_id, saved.question_id, saved.batch_id,
       saved.awarded_marks::text as awarded_marks, saved.mark_scheme_detail, saved.annotation_shape_ids, saved.comment, saved.confirmed,
       saved.marked_by, saved.marked_by_user_id, saved.created_at, saved.updated_at
-    from context c left join saved on saved.submission_id = c.submission_id and saved.question_id = c.question_id`;
+    from context c left join saved on saved.submission_id = c.submission_id and saved.question_id = c.question_id${
+      allOrNothing
+        ? sql`
+    where app.mark_write_all_or_nothing(c.refusal, json_build_object('refusal', c.refusal,
+      'position', (${sql.placeholder("positions")}::int[])[c.position], 'label', c.label, 'max_marks', c.max_marks)::text)`
+        : sql``
+    }`;
 }
 
 /**

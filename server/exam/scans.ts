@@ -14,6 +14,7 @@ import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, recordStoredPdf, streamPdfToStorage } from "./pdf-upload";
 import { openBatchFor } from "./batch-gate";
+import { queueAnswerReading } from "./answers/read-job";
 import { type IntakeImaging, configuredIntakeImaging } from "./intake/imaging-port";
 import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "./intake/scan-check";
 
@@ -137,6 +138,7 @@ async function recordScan(
     // A submission already being marked keeps its status (its marks stay valid); others become matched.
     const status = slot.status === "marking" || slot.status === "complete" ? slot.status : "matched";
     const [matched] = await tx.update(examSubmissions).set({ ...scanFields, status }).where(eq(examSubmissions.id, slot.id)).returning();
+    await queueAnswerReading(tx, batch, [matched!.id]);
     return { submission: presentSubmission(matched!, batchNames(batch)), created: false };
   }
   const [created] = await tx
@@ -144,5 +146,7 @@ async function recordScan(
     .values({ batch_id: batchId, student_id: null, student_name: null, status: "unmatched", ...scanFields })
     .returning();
   if (!created) throw new AppError("internal", "The submission could not be created");
+  // Its answers are read from the scan (server/exam/answers/read-job.ts).
+  await queueAnswerReading(tx, batch, [created.id]);
   return { submission: presentSubmission(created, batchNames(batch)), created: true };
 }

@@ -24,6 +24,7 @@ export const appRouter = router({
     reviews: operationsRouter(exam.reviews),
     release: operationsRouter(exam.release),
     annotations: operationsRouter(exam.annotations),
+    answers: operationsRouter(exam.answers),
   }),
   graph: operationsRouter(operationCatalogue.graph),
   tokens: operationsRouter(operationCatalogue.tokens),

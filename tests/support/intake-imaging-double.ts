@@ -2,6 +2,7 @@ import { renderSignInSlips } from "../../server/identity/sign-in-slips-pdf";
 import { inspectPaper } from "../../server/exam/intake/imaging/inspect";
 import { redactScript, redactedPageImage } from "../../server/exam/intake/imaging/redact";
 import { readAreas } from "../../server/exam/intake/imaging/read-areas";
+import { answerCrop } from "../../server/exam/intake/imaging/answer-crop";
 import { PDFDocument, PDFName, PDFNumber, PDFString, degrees } from "pdf-lib";
 import { AppError } from "../../server/errors";
 import type { IntakeImaging } from "../../server/exam/intake/imaging-port";
@@ -113,5 +114,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, answerCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes };
 }

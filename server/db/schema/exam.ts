@@ -228,6 +228,8 @@ export const examBatches = pgTable(
     next_script_number: integer().notNull().default(1),
     /** Anonymous marking: reads of the batch show "Script 17", never a student's name or id (server/exam/anonymous.ts). */
     anonymous: boolean().notNull().default(false),
+    /** Confident blanks read from the scan are given 0 automatically (marked_by 'blank'; server/exam/answers/). */
+    auto_zero_blanks: boolean().notNull().default(false),
     /**
      * What every mark write checks, kept on the row it already reads (triggers of 0020): the batch has
      * markers (shared marking decides who writes), and it is signed off (it takes no marks).
@@ -342,7 +344,8 @@ export const examMarkEntries = pgTable(
     index("exam_mark_entries_rubric_idx")
       .on(table.question_id)
       .where(sql`${table.mark_scheme_detail} ->> 'type' = 'rubric'`),
-    check("exam_mark_entries_marked_by_known", sql`${table.marked_by} in ('teacher')`),
+    // A teacher (any person), the tick reader (a decided tick question) or the blank rule (a confident blank given 0: exam_batches.auto_zero_blanks).
+    check("exam_mark_entries_marked_by_known", sql`${table.marked_by} in ('teacher', 'ticks', 'blank')`),
     check("exam_mark_entries_awarded_non_negative", sql`${table.awarded_marks} is null or ${table.awarded_marks} >= 0`),
   ],
 );

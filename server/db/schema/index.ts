@@ -9,3 +9,4 @@ export * from "./rubrics";
 export * from "./shared-marking";
 export * from "./moderation";
 export * from "./returns";
+export * from "./answers";

@@ -59,3 +59,8 @@ GRANT SELECT, INSERT, UPDATE ON exam_second_marks, exam_reconciliations, exam_ba
 GRANT SELECT, INSERT, UPDATE, DELETE ON exam_annotations TO markbook_app;
 GRANT SELECT, INSERT, UPDATE ON exam_review_requests TO markbook_app;
 GRANT SELECT ON exam_mark_history TO markbook_app;
+
+-- Answers read from the scan: written by the service (the reading job); the batch's writers only mark an
+-- automatic mark undone.
+GRANT SELECT ON exam_answer_readings TO markbook_app;
+GRANT UPDATE (automatic_mark_undone) ON exam_answer_readings TO markbook_app;

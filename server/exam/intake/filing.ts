@@ -8,6 +8,7 @@ import { type PlannedPlacement, notAPageOfPaper, planFiling } from "./filing-pla
 import type { AssembleScript } from "./page-reading";
 import { PRINT_CODE_FORMAT } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
+import { queueAnswerReading } from "../answers/read-job";
 
 /** The QR code a printed script's submission carries: the page codes' common part. */
 const scriptCode = (batchCode: string, scriptNumber: number) => `${PRINT_CODE_FORMAT}:${batchCode}:${scriptNumber}`;
@@ -30,9 +31,13 @@ export async function fileReadPages(db: Db, pileId: string, assembleScript: Asse
       const [template] = await tx.select({ page_count: examTemplates.page_count }).from(examTemplates).where(eq(examTemplates.id, batch!.template_id));
 
       const touched = await placePilePages(tx, pile, batch!, template?.page_count ?? null);
+      const rebuilt: string[] = [];
       for (const submissionId of touched) {
-        await rebuildSubmissionScan(tx, submissionId, { assembleScript, stored, bucket: options.bucket, instituteId: batch!.institute_id, ownerId: pile.uploaded_by });
+        const submission = await rebuildSubmissionScan(tx, submissionId, { assembleScript, stored, bucket: options.bucket, instituteId: batch!.institute_id, ownerId: pile.uploaded_by });
+        if (submission) rebuilt.push(submission.id);
       }
+      // The scripts that gained pages are read for their answers (server/exam/answers/read-job.ts).
+      await queueAnswerReading(tx, batch!, rebuilt);
       await tx
         .update(examScanPiles)
         .set({ status: "done", finished_at: new Date(), page_count: pile.page_count ?? 0, failure: null })

@@ -15,6 +15,7 @@ import { openBatchFor } from "../batch-gate";
 import { isPageOfPaper, notAPageOfPaper } from "./filing-plan";
 import { MAX_PRINTED_PAGE } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
+import { queueAnswerReading } from "../answers/read-job";
 
 const movePageBody = z.object({
   submission_id: z.uuid("submission_id must be a submission id").optional().describe("A submission of the same batch"),
@@ -114,6 +115,8 @@ export async function movePage(tx: Tx, callerId: string, input: z.input<typeof m
     };
     const submission = await rebuildSubmissionScan(tx, target.id, context);
     const left = source && source !== target.id ? await rebuildSubmissionScan(tx, source, context) : null;
+    // Both scripts' scans changed: their answers are read again (server/exam/answers/read-job.ts).
+    await queueAnswerReading(tx, batch, [target.id, ...(left ? [left.id] : [])]);
     return {
       page: { id: page.id, submission_id: target.id, page_number: position },
       submission: presentSubmission(submission!, names),

@@ -62,7 +62,7 @@ export async function reconcileMark(tx: Tx, callerId: string, input: z.input<typ
   }
   await tx.execute(sql`update exam_mark_entries set
       mark_scheme_detail = case when mark_scheme_detail ->> 'type' = 'rubric' and awarded_marks is distinct from ${final}::numeric then null else mark_scheme_detail end,
-      awarded_marks = ${final}::numeric, marked_by_user_id = ${callerId}::uuid, updated_at = now()
+      awarded_marks = ${final}::numeric, marked_by = 'teacher', marked_by_user_id = ${callerId}::uuid, updated_at = now()
     where submission_id = ${submissionId} and question_id = ${question.id}`);
   const row = (await pairsOfBatch(tx, batch.id)).find((pair) => pair.submission_id === submissionId && pair.question_id === question.id);
   return differenceOf(row!);

@@ -247,6 +247,8 @@ export async function answerReviewRequest(tx: Tx, callerId: string, input: z.inp
       .update(examMarkEntries)
       .set({
         awarded_marks: String(newMarks),
+        // A person's change: a mark read from the scan becomes the teacher's.
+        marked_by: "teacher",
         marked_by_user_id: callerId,
         updated_at: new Date(),
         mark_scheme_detail: sql`case when ${examMarkEntries.mark_scheme_detail} ->> 'type' = 'rubric' then null else ${examMarkEntries.mark_scheme_detail} end`,

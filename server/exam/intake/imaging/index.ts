@@ -42,6 +42,8 @@ export interface IntakeImaging {
   findTickBoxes: (paper: Uint8Array, page: number, area: Omit<PageRect, "page">) => Promise<TickBox[]>;
   /** readAreas (server/exam/intake/imaging/read-areas.ts): a scanned page's tick boxes and written areas, read against its template page. */
   readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
+  /** answerCrop (answer-crop.ts): a response area of a scanned page, upright, as PNG, `covers` painted over; null when it has no pixels. */
+  answerCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
 }
 
 interface Pending {
@@ -186,5 +188,6 @@ export function workerImaging(): IntakeImaging {
     signInSlips: (sheet) => worker.call({ kind: "signInSlips", sheet }),
     findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
     readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
+    answerCrop: (onePagePdf, rotation, rect, covers) => worker.call({ kind: "answerCrop", onePagePdf, rotation, rect, covers }),
   };
 }

@@ -19,7 +19,8 @@ export type ImagingRequest =
   | { kind: "redactedPageImage"; onePagePdf: Uint8Array; rotation: QuarterTurn; covers: Omit<PageRect, "page">[] }
   | { kind: "signInSlips"; sheet: SignInSlipSheet }
   | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> }
-  | ({ kind: "readAreas" } & ReadAreasInput);
+  | ({ kind: "readAreas" } & ReadAreasInput)
+  | { kind: "answerCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; covers: Omit<PageRect, "page">[] };
 
 export interface ImagingReplies {
   openPile: { pileId: number; pageCount: number };
@@ -34,6 +35,7 @@ export interface ImagingReplies {
   signInSlips: Uint8Array;
   findTickBoxes: TickBox[];
   readAreas: AreasReading;
+  answerCrop: Uint8Array | null;
 }
 
 export interface RequestEnvelope {

@@ -5,6 +5,7 @@ import { assembleScript, nameBoxCrop, type OpenPile, openPile, readPilePage } fr
 import { inspectPaper } from "./inspect";
 import { readAreas } from "./read-areas";
 import { redactScript, redactedPageImage } from "./redact";
+import { answerCrop } from "./answer-crop";
 import { findTickBoxes } from "./find-tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
@@ -73,5 +74,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
       const { kind: _kind, ...input } = request;
       return readAreas(input);
     }
+    case "answerCrop":
+      return answerCrop(request.onePagePdf, request.rotation, request.rect, request.covers);
   }
 }
