@@ -16,6 +16,7 @@ import {
   toggleLabel,
   unmarkedBlanks,
 } from "../components/answers/answers-state";
+import { shortcutFor } from "../components/marking/keyboard-map";
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
@@ -127,5 +128,15 @@ describe("the check screen's queue", () => {
     expect(queue.map((item) => item.key)).toEqual([`${uuid(3)}:${uuid(6)}`, `${uuid(1)}:${uuid(3)}`]);
     expect(checkPosition(1, queue.length)).toBe("2 of 3");
     expect(checkQueue(undefined, new Set())).toEqual([]);
+  });
+});
+
+describe("the marking screen's key for an automatic mark", () => {
+  it("undoes it with u from the mark and the page, never from the comment, where u is a letter", () => {
+    const press = { key: "u", shiftKey: false, ctrlKey: false, metaKey: false, altKey: false };
+    expect(shortcutFor(press, "mark")).toBe("undoAutomaticMark");
+    expect(shortcutFor(press, "page")).toBe("undoAutomaticMark");
+    expect(shortcutFor(press, "comment")).toBeNull();
+    expect(shortcutFor({ ...press, ctrlKey: true }, "page")).toBeNull();
   });
 });
