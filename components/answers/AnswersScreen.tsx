@@ -155,7 +155,7 @@ export function AnswersScreen({ batchId, viewerId }: { batchId: string; viewerId
         ) : null}
       </section>
 
-      <div aria-live="polite" className="answers__live">
+      <div role="status" className="answers__live">
         {done ? <Status tone="success" title={done} role="none" /> : null}
       </div>
       {failure ? (

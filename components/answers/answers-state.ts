@@ -12,7 +12,7 @@ export type QuestionAnswers = BatchAnswers["questions"][number];
 export type AnswerGroup = QuestionAnswers["groups"][number];
 export type ScriptAnswer = AnswerGroup["scripts"][number];
 export type SubmissionAnswer = z.infer<typeof submissionAnswersOutput>["answers"][number];
-export type MarkProvenance = z.infer<typeof markProvenance>;
+type MarkProvenance = z.infer<typeof markProvenance>;
 
 /** Where a script's crop of one response area is served (a PNG, covered where the page's covers lie). */
 export const answerCropUrl = (submissionId: string, responseAreaId: string) => `/api/exam/submissions/${submissionId}/answer-crops/${responseAreaId}`;
@@ -69,7 +69,7 @@ export function groupHeading(question: Pick<QuestionAnswers, "correct">, group: 
 }
 
 /** Who gave a mark, in words beside it: "from the ticks", "blank, given 0 automatically", "by a teacher". */
-export function provenanceInWords(markedBy: MarkProvenance | null): string | null {
+function provenanceInWords(markedBy: MarkProvenance | null): string | null {
   if (markedBy === "ticks") return "from the ticks";
   if (markedBy === "blank") return "blank, given 0 automatically";
   if (markedBy === "teacher") return "by a teacher";
@@ -118,7 +118,7 @@ export interface CheckItem {
   key: string;
 }
 
-export const checkItemKey = (questionId: string, submissionId: string) => `${questionId}:${submissionId}`;
+const checkItemKey = (questionId: string, submissionId: string) => `${questionId}:${submissionId}`;
 
 /**
  * The check screen's queue: every undecided tick answer, question by question in the paper's order
