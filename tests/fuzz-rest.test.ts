@@ -377,6 +377,9 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
         // Off, as the batch is: a valid call leaves what the owner reads as it was.
         "PATCH /api/exam/batches/{batch_id}": { json: { anonymous: false } },
         "POST /api/exam/submissions/{submission_id}/assign": { json: { student_id: roster.students[1]!.id } },
+        // Answers read from the scan: the path's question has no tick boxes (a 400), and the batch gives no automatic zeros (as it is).
+        "PUT /api/exam/batches/{batch_id}/answers/{question_id}": { json: { submission_ids: [submission.id], answer: ["A", "C"] } },
+        "PUT /api/exam/batches/{batch_id}/auto-zero-blanks": { json: { auto_zero_blanks: false } },
         "POST /api/exam/batches/{batch_id}/scans": {
           form: [
             { name: "student_id", value: roster.students[0]!.id },

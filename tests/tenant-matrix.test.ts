@@ -53,6 +53,8 @@ interface Target {
   teacherDb: string;
   templateId: string;
   questionId: string;
+  /** The response area of A's question (questionId). */
+  responseAreaId: string;
   /** A rubric item of A's question, and a comment saved for it. */
   rubricItemId: string;
   savedCommentId: string;
@@ -642,6 +644,19 @@ const operationMatrix: Record<string, OperationCase[]> = {
     },
   ],
   "exam.annotations.remove": [{ aim: "A's shape", answer: everyRole(404), input: ({ a }) => ({ annotation_id: a.annotationId }) }],
+  "exam.answers.forBatch": [{ aim: "A's batch", answer: 404, input: ({ a }) => ({ batch_id: a.batchId }) }],
+  "exam.answers.forSubmission": [{ aim: "A's script", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId }) }],
+  "exam.answers.setAnswer": [
+    { aim: "A's batch, question and script", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, question_id: a.questionId, submission_ids: [a.submissionId], answer: ["A"] }) },
+    { aim: "B's own batch and question, A's script", answer: ownerOnly(400), input: ({ a, b }) => ({ batch_id: b.batchId, question_id: b.questionId, submission_ids: [a.submissionId], answer: [] }) },
+  ],
+  "exam.answers.zeroBlanks": [{ aim: "A's batch and question", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, question_id: a.questionId }) }],
+  "exam.answers.undoAutomaticMark": [{ aim: "A's script and question", answer: everyRole(404), input: ({ a }) => ({ submission_id: a.submissionId, question_id: a.questionId }) }],
+  "exam.answers.setAutoZeroBlanks": [{ aim: "A's batch", answer: everyRole(404), input: ({ a }) => ({ batch_id: a.batchId, auto_zero_blanks: true }) }],
+  "exam.answers.crop": [
+    { aim: "A's script and area", answer: 404, input: ({ a }) => ({ submission_id: a.submissionId, response_area_id: a.responseAreaId }) },
+    { aim: "B's own script, A's area", answer: 404, input: ({ a, b }) => ({ submission_id: b.submissionId, response_area_id: a.responseAreaId }) },
+  ],
 };
 
 /** A tick on page 1 of a script. */
@@ -873,6 +888,7 @@ describeOnEachDatabase("cross-school matrix", (database) => {
       teacherDb: teacher.user_db_name,
       templateId: template.id,
       questionId: canvas.ids.q2,
+      responseAreaId: canvas.response_areas.find((area) => area.question_id === canvas.ids.q2)!.id,
       rubricItemId: rubricItem.id,
       savedCommentId: savedComment.id,
       fileId: file.id,

@@ -1,0 +1,222 @@
+/**
+ * Answers read at filing (issue 36), end to end on real pixels: a template on the tick-box test paper
+ * (tests/support/tick-paper.ts), its batch printed through the REST route, the scripts answered with a
+ * pen as people answer (tests/support/pen-answers.ts) and scanned as a copier would
+ * (tests/support/scanned-pile.ts), the pile uploaded and filed by its job, then the reading job queued
+ * by the filing run in the real imaging worker. The readings and the automatic marks are checked
+ * against the truth: a decided answer is the true one and carries its mark, an undecided one has none,
+ * no written area is called blank. Then a teacher's mark survives a re-read, and the crop of an area of
+ * an anonymous batch is painted over where the name box lies.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { and, eq, inArray } from "drizzle-orm";
+import sharp from "sharp";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
+import { GET as cropRoute } from "../app/api/exam/submissions/[submission_id]/answer-crops/[response_area_id]/route";
+import { POST as filesRoute } from "../app/api/exam/files/route";
+import { asService } from "../server/db/rls";
+import { examAnswerReadings, examBatches, examMarkEntries, examScanPages } from "../server/db/schema";
+import { readAnswersJob, queueAnswerReading } from "../server/exam/answers/read-job";
+import { workerImaging } from "../server/exam/intake/imaging";
+import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { readScanPileJob } from "../server/exam/intake/pile-job";
+import { runDueJobs } from "../server/jobs/run";
+import { createLocalStorage } from "../server/storage/local";
+import { useObjectStorage } from "../server/storage/object-storage";
+import { createCaller } from "../server/trpc/root";
+import { timeoutFor } from "./support/busy-machine";
+import { describeOnEachDatabase } from "./support/database";
+import { createClassWithStudents, multipartBody } from "./support/exam-fixtures";
+import { type School, createSchool } from "./support/fixtures";
+import { pileRow, postPile } from "./support/intake-fixtures";
+import { penAnswers } from "./support/pen-answers";
+import { scanPile } from "./support/scanned-pile";
+import { type TickPaper, tickPaper } from "./support/tick-paper";
+
+const STUDENTS = 3;
+/** Where the name is written on page 1: over the right end of the first tick question's crop, to see it covered. */
+const NAME_BOX = { page: 1, x: 0.55, y: 0.14, width: 0.2, height: 0.04 };
+
+describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile", (database) => {
+  let school: School;
+  let storageRoot: string;
+  let paper: TickPaper;
+  let paperFileId: string;
+  const db = () => database().db;
+  const as = (user: { id: string }) => createCaller({ db: db(), user: { id: user.id } });
+
+  beforeAll(async () => {
+    storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "markbook-answers-"));
+    useObjectStorage(createLocalStorage(storageRoot));
+    setIntakeImaging(workerImaging());
+    school = await createSchool(db(), "Answers pile");
+    paper = await tickPaper({ pages: 2, questionsPerPage: 4 });
+    const form = multipartBody([{ name: "file", filename: "ticks.pdf", bytes: paper.bytes }]);
+    const uploaded = await filesRoute(
+      new Request("http://localhost/api/exam/files", {
+        method: "POST",
+        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
+        body: form.body,
+      }),
+    );
+    expect(uploaded.status).toBe(201);
+    paperFileId = ((await uploaded.json()) as { id: string }).id;
+  });
+  afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
+
+  /** The paper's areas as a template: a tick question per tick area (B is right, 1 mark), a written question per written area (2 marks). */
+  function canvasOfPaper() {
+    const questionOf = new Map<string, string>();
+    const areaOf = new Map<string, string>();
+    const questions = [];
+    const response_areas = [];
+    let order = 0;
+    for (const page of paper.pages) {
+      for (const area of page.tickAreas) {
+        const id = crypto.randomUUID();
+        questionOf.set(area.id, id);
+        areaOf.set(area.id, crypto.randomUUID());
+        questions.push({ id, parent_id: null, label: area.id, order: order++, max_marks: 1, answer_type: "multiple_choice", mark_scheme: { type: "multiple_choice", correct: ["B"], allow_multiple: false }, spec_ref: null, is_container: false });
+        const left = Math.min(...area.boxes.map((box) => box.x)) - 0.02;
+        const top = Math.min(...area.boxes.map((box) => box.y)) - 0.005;
+        const right = Math.max(...area.boxes.map((box) => box.x + box.width)) + 0.005;
+        const bottom = Math.max(...area.boxes.map((box) => box.y + box.height)) + 0.005;
+        response_areas.push({ id: areaOf.get(area.id)!, question_id: id, page: page.page, kind: "response" as const, response_form: "box", x: left, y: top, width: right - left, height: bottom - top, tick_boxes: area.boxes });
+      }
+      for (const area of page.writtenAreas) {
+        const id = crypto.randomUUID();
+        questionOf.set(area.id, id);
+        areaOf.set(area.id, crypto.randomUUID());
+        questions.push({ id, parent_id: null, label: area.id, order: order++, max_marks: 2, answer_type: "text", mark_scheme: null, spec_ref: null, is_container: false });
+        response_areas.push({ id: areaOf.get(area.id)!, question_id: id, page: page.page, kind: "response" as const, response_form: "box", x: area.x, y: area.y, width: area.width, height: area.height });
+      }
+    }
+    return { questionOf, areaOf, body: { name_box: NAME_BOX, questions, response_areas, boundaries: [] } };
+  }
+
+  it(
+    "reads every filed page's ticks and blanks, writes the decided answers' marks, none for the undecided, and keeps a teacher's mark over a re-read",
+    async () => {
+      const teacher = as(school.teacher);
+      const template = await teacher.exam.templates.create({ title: "Ticks and words", page_count: paper.pages.length, source_file_id: paperFileId });
+      const canvas = canvasOfPaper();
+      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
+      const roster = await createClassWithStudents(db(), school, STUDENTS);
+      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9C", anonymous: true });
+      const printed = await printRoute(
+        new Request(`http://localhost/api/exam/batches/${batch.id}/printed-scripts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": "application/json" },
+          body: JSON.stringify({ spare_copies: 0 }),
+        }),
+        { params: Promise.resolve({ batch_id: batch.id }) },
+      );
+      expect(printed.status).toBe(200);
+      const answered = await penAnswers(new Uint8Array(await printed.arrayBuffer()), paper, 36);
+      const pile = await scanPile(answered.pdf, { seed: 36, pagesPerScript: paper.pages.length, duplicate: false, missing: false, upsideDown: 1, dpi: { min: 150, max: 300 } });
+      const uploaded = await postPile(school.teacher.token, batch.id, pile.pdf, { filename: "9C.pdf" });
+      expect(uploaded.status).toBe(202);
+      const { id: pileId } = (await uploaded.json()) as { id: string };
+      expect(await runDueJobs(db(), { kinds: [readScanPileJob] })).toBe(1);
+      expect(await pileRow(db(), pileId)).toMatchObject({ status: "done" });
+      // Filing queued one reading per script; the screen counts them until they have run.
+      expect((await teacher.exam.answers.forBatch({ batch_id: batch.id })).reading).toBe(STUDENTS);
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(STUDENTS);
+      expect((await teacher.exam.answers.forBatch({ batch_id: batch.id })).reading).toBe(0);
+
+      const pages = await asService(db(), (tx) => tx.select().from(examScanPages).where(eq(examScanPages.pile_id, pileId)));
+      const readings = await asService(db(), (tx) => tx.select().from(examAnswerReadings).where(eq(examAnswerReadings.batch_id, batch.id)));
+      const marks = await asService(db(), (tx) => tx.select().from(examMarkEntries).where(eq(examMarkEntries.batch_id, batch.id)));
+      let decided = 0;
+      let undecided = 0;
+      let blanksFound = 0;
+      for (const page of pages) {
+        const truthOfPile = pile.truth[page.pile_page - 1]!;
+        if (truthOfPile.kind !== "printed") throw new Error("only printed pages in this pile");
+        const truth = answered.truth[truthOfPile.printedPage - 1]!;
+        expect(page.placement).toBe("filed");
+        for (const area of truth.tickAreas) {
+          const where = `script ${page.script_number} page ${page.printed_page} ${area.id} (${area.scenario})`;
+          const reading = readings.find((row) => row.submission_id === page.submission_id && row.response_area_id === canvas.areaOf.get(area.id));
+          expect(reading, where).toMatchObject({ kind: "ticks", page_number: page.page_number });
+          const mark = marks.find((row) => row.submission_id === page.submission_id && row.question_id === canvas.questionOf.get(area.id));
+          if (reading!.answer === null) {
+            undecided++;
+            expect(mark, where).toBeUndefined();
+            continue;
+          }
+          decided++;
+          expect(reading!.answer, where).toEqual(area.answer);
+          expect(mark, where).toMatchObject({
+            marked_by: "ticks",
+            awarded_marks: area.answer.join() === "B" ? "1.00" : "0.00",
+            mark_scheme_detail: { type: "multiple_choice", answer: area.answer },
+            confirmed: true,
+            marked_by_user_id: null,
+          });
+        }
+        for (const area of truth.writtenAreas) {
+          const where = `script ${page.script_number} page ${page.printed_page} ${area.id} (${area.scenario})`;
+          const reading = readings.find((row) => row.submission_id === page.submission_id && row.response_area_id === canvas.areaOf.get(area.id));
+          expect(reading, where).toMatchObject({ kind: "written" });
+          // No written answer is called blank.
+          if (area.written) expect(reading!.blank, where).not.toBe("blank");
+          else if (reading!.blank === "blank") blanksFound++;
+          // The batch gives no automatic zeros (its setting is off).
+          expect(marks.find((row) => row.submission_id === page.submission_id && row.question_id === canvas.questionOf.get(area.id)), where).toBeUndefined();
+        }
+      }
+      expect(decided + undecided).toBe(STUDENTS * paper.pages.length * 4);
+      expect(decided / (decided + undecided)).toBeGreaterThanOrEqual(0.9);
+      expect(blanksFound).toBeGreaterThan(0);
+
+      // The teacher corrects one automatic mark; the script is read again (a page moved, say): the teacher's mark stays.
+      const automatic = marks.find((row) => row.marked_by === "ticks")!;
+      await teacher.exam.marks.upsert({ mark_id: automatic.id, body: { submission_id: automatic.submission_id, question_id: automatic.question_id, awarded_marks: 1, confirmed: true } });
+      const [row] = await asService(db(), (tx) => tx.select().from(examBatches).where(eq(examBatches.id, batch.id)));
+      await asService(db(), (tx) => queueAnswerReading(tx, row!, [automatic.submission_id]));
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);
+      const after = await asService(db(), (tx) =>
+        tx.select().from(examMarkEntries).where(and(eq(examMarkEntries.submission_id, automatic.submission_id), inArray(examMarkEntries.question_id, [automatic.question_id]))),
+      );
+      expect(after[0]).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00", marked_by_user_id: school.teacher.id });
+
+      // The crop of the first tick question on page 1 of a script: a PNG, painted over where the name box is (an anonymous batch).
+      const firstArea = canvas.areaOf.get(paper.pages[0]!.tickAreas[0]!.id)!;
+      const response = await cropRoute(
+        new Request(`http://localhost/api/exam/submissions/${automatic.submission_id}/answer-crops/${firstArea}`, { headers: { authorization: `Bearer ${school.teacher.token}` } }),
+        { params: Promise.resolve({ submission_id: automatic.submission_id, response_area_id: firstArea }) },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("image/png");
+      const png = Buffer.from(await response.arrayBuffer());
+      const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+      expect(info.width).toBeLessThanOrEqual(1200);
+      const area = canvas.body.response_areas.find((candidate) => candidate.id === firstArea)!;
+      const crop = { x: Math.max(0, area.x - 0.04), y: Math.max(0, area.y - 0.04) };
+      const cropWidth = area.x + area.width + 0.04 - crop.x;
+      const cropHeight = area.y + area.height + 0.04 - crop.y;
+      // The middle of the name box's part of the crop: every pixel the cover's grey.
+      const inside = { x: 0.6, y: 0.16 };
+      const px = Math.round(((inside.x - crop.x) / cropWidth) * info.width);
+      const py = Math.round(((inside.y - crop.y) / cropHeight) * info.height);
+      for (let dy = -3; dy <= 3; dy++) for (let dx = -3; dx <= 3; dx++) expect(data[(py + dy) * info.width + (px + dx)]).toBe(128);
+      // Left of the name box the paper shows as it is: white paper and the boxes' ink, no cover.
+      const left = Math.round(((0.1 - crop.x) / cropWidth) * info.width);
+      const strip = Array.from({ length: 40 }, (_, index) => data[py * info.width + left + index]!);
+      expect(Math.max(...strip)).toBeGreaterThan(200);
+      // Another school's teacher gets a 404.
+      const stranger = await createSchool(db(), "Stranger");
+      const refused = await cropRoute(
+        new Request(`http://localhost/api/exam/submissions/${automatic.submission_id}/answer-crops/${firstArea}`, { headers: { authorization: `Bearer ${stranger.teacher.token}` } }),
+        { params: Promise.resolve({ submission_id: automatic.submission_id, response_area_id: firstArea }) },
+      );
+      expect(refused.status).toBe(404);
+    },
+    timeoutFor(STUDENTS * 2 * 3 + 30),
+  );
+});
