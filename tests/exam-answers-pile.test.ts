@@ -20,7 +20,8 @@ import { GET as cropRoute } from "../app/api/exam/submissions/[submission_id]/an
 import { POST as filesRoute } from "../app/api/exam/files/route";
 import { asService } from "../server/db/rls";
 import { examAnswerReadings, examBatches, examMarkEntries, examScanPages } from "../server/db/schema";
-import { readAnswersJob, queueAnswerReading } from "../server/exam/answers/read-job";
+import { queueAnswerReading } from "../server/exam/answer-reading-queue";
+import { readAnswersJob } from "../server/exam/answers/read-job";
 import { workerImaging } from "../server/exam/intake/imaging";
 import { setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { readScanPileJob } from "../server/exam/intake/pile-job";

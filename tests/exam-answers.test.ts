@@ -12,10 +12,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { asService } from "../server/db/rls";
 import { examMarkEntries, examSubmissions } from "../server/db/schema";
 import { replaceScriptReadings } from "../server/exam/answers/automatic-marks";
+import { renderResultsCsv } from "../server/exam/results-csv";
 import type { AreasReading, BoxReading } from "../server/exam/ticks/reading";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createClassWithStudents } from "./support/exam-fixtures";
+import { releaseForTest } from "./support/release-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
 const LABELS = ["A", "B", "C", "D"];
@@ -244,6 +246,52 @@ describeOnEachDatabase("answers read from the scan: readings, automatic marks, g
     // Turned on again, the teacher's zeros stay the teacher's.
     await teacher.exam.answers.setAutoZeroBlanks({ batch_id: batch.id, auto_zero_blanks: true });
     expect(await markOf(scripts[0]!, ids.w)).toMatchObject({ marked_by: "teacher" });
+  });
+
+  it("counts automatic marks as marks: a script marked only from its ticks and a blank is complete, and its total and CSV row are right", async () => {
+    const fixture = await tickBatch({ students: 2 });
+    const { scripts, batch } = fixture;
+    const teacher = as(school.teacher);
+    await teacher.exam.answers.setAutoZeroBlanks({ batch_id: batch.id, auto_zero_blanks: true });
+    await read(scripts[0]!, pages(fixture, ["B"], ["A", "C"], "blank"));
+    await read(scripts[1]!, pages(fixture, ["C"], ["A", "C"], "written"));
+    const results = await teacher.exam.batches.results({ batch_id: batch.id });
+    const first = results.results.find((result) => result.submission_id === scripts[0]);
+    const second = results.results.find((result) => result.submission_id === scripts[1]);
+    expect(first).toMatchObject({ status: "complete", total: 3, marks: { [fixture.ids.t1]: 2, [fixture.ids.t2]: 1, [fixture.ids.w]: 0 } });
+    expect(second).toMatchObject({ status: "marking", total: 1 });
+    const csv = renderResultsCsv(results);
+    const row = csv.split("\r\n").find((line) => line.includes(first!.student_id!));
+    expect(row).toMatch(/,2,1,0,3$/);
+  });
+
+  it("makes a read mark the teacher's when a moderator reconciles it", async () => {
+    const fixture = await tickBatch({ students: 1 });
+    const script = fixture.scripts[0]!;
+    await asService(db(), (tx) => tx.update(examSubmissions).set({ scan_url: `exam-submissions/${fixture.batch.id}/${script}.pdf` }).where(eq(examSubmissions.id, script)));
+    await read(script, pages(fixture, ["B"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "ticks", marked_by_user_id: null });
+    await as(school.teacher).exam.moderation.setSample({ batch_id: fixture.batch.id, body: { submission_ids: [script], tolerance: 0 } });
+    await as(school.head).exam.moderation.saveSecondMark({ submission_id: script, body: { question_id: fixture.ids.t1, awarded_marks: 0 } });
+    await as(school.teacher).exam.moderation.reconcile({ submission_id: script, body: { question_id: fixture.ids.t1, final_marks: 1 } });
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00", marked_by_user_id: school.teacher.id });
+    // A re-read leaves the reconciled mark alone.
+    await read(script, pages(fixture, ["C"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00" });
+  });
+
+  it("makes a read mark the teacher's when a review request's answer changes it", async () => {
+    const fixture = await tickBatch({ students: 1 });
+    const script = fixture.scripts[0]!;
+    const [row] = await asService(db(), (tx) =>
+      tx.update(examSubmissions).set({ scan_url: `exam-submissions/${fixture.batch.id}/${script}.pdf` }).where(eq(examSubmissions.id, script)).returning({ student_id: examSubmissions.student_id }),
+    );
+    await read(script, pages(fixture, ["C"], ["A"], "written"));
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "ticks", awarded_marks: "0.00" });
+    await releaseForTest(db(), fixture.batch.id, { reviewsUntil: new Date(Date.now() + 7 * 24 * 3600 * 1000) });
+    const request = await as({ id: row!.student_id! }).student.reviews.request({ submission_id: script, question_id: fixture.ids.t1, reason: "I ticked B, then crossed it out." });
+    await as(school.teacher).exam.reviews.answer({ request_id: request.id, outcome: "changed", awarded_marks: 2, reply: "Yes: B it is." });
+    expect(await markOf(script, fixture.ids.t1)).toMatchObject({ marked_by: "teacher", awarded_marks: "2.00", marked_by_user_id: school.teacher.id });
   });
 
   it("names no student in any answers reply of an anonymous batch", async () => {

@@ -5,6 +5,7 @@ import type { Tx } from "../db/client";
 import { examBatches, examMarkEntries, examQuestions, examScanPages, examSubmissions, instituteMemberships, users } from "../db/schema";
 import { AppError, notFound } from "../errors";
 import { batchNames, presentSubmission, scriptLabel } from "./anonymity";
+import { queueAnswerReading } from "./answer-reading-queue";
 import { submissionOutput } from "./batches";
 import { type SubmissionStatus, statusAfterMark } from "./marks";
 import { UNIQUE_VIOLATION, postgresErrorCode } from "../db/postgres-errors";
@@ -72,6 +73,8 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
   await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
+  // The scan's readings go with its row: the student's script is read again (server/exam/answers/read-job.ts).
+  await queueAnswerReading(tx, batch, [slot.id]);
   const deleted = await tx.delete(examSubmissions).where(eq(examSubmissions.id, scan.id)).returning({ id: examSubmissions.id });
   if (deleted.length !== 1) throw new AppError("internal", "The unmatched scan could not be removed");
   const status = await statusAfterMark(tx, slot.id, batch.template_id, carriedStatus(slot.status, scan.status));
@@ -113,6 +116,8 @@ async function givePilePagesToSlot(
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
   await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
+  // The scan's readings go with its row: the student's script is read again (server/exam/answers/read-job.ts).
+  await queueAnswerReading(tx, batch, [slot.id]);
   await tx.update(examScanPages).set({ submission_id: slot.id, updated_at: new Date() }).where(eq(examScanPages.submission_id, scan.id));
   // A spare copy's printed script loses its submission with the row below: its later pages find the
   // student's through the pages moved here (server/exam/intake/filing.ts).

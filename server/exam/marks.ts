@@ -10,7 +10,7 @@ import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, postgresErrorCode } from "../d
 import { RUBRIC_LOCK_CLASS, type RubricMarkDetail, isRubricDetail, rubricMarkDetail } from "./rubrics";
 import { batchRefusal } from "./batch-gate";
 import { CLAIM_SECONDS } from "./shared-marking";
-import { markProvenance } from "./answers/shapes";
+import { markProvenance } from "./mark-provenance";
 
 /** MarkUpsertRequest. The last four fields are written only when supplied. */
 const markUpsertBody = z.object({

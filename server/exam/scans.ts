@@ -14,7 +14,7 @@ import { submissionOutput } from "./batches";
 import type { MultipartFile } from "../http/multipart";
 import { type PdfUpload, readPdfUpload, recordStoredPdf, streamPdfToStorage } from "./pdf-upload";
 import { openBatchFor } from "./batch-gate";
-import { queueAnswerReading } from "./answers/read-job";
+import { queueAnswerReading } from "./answer-reading-queue";
 import { type IntakeImaging, configuredIntakeImaging } from "./intake/imaging-port";
 import { type ScanContents, readScanContents, refuseScanOfAnotherStudent, refuseScanOfSeveralScripts } from "./intake/scan-check";
 

@@ -15,7 +15,7 @@ export interface EnqueueOptions {
  * insert itself runs with the service's rights (app.enqueue_job, server/db/sql/functions/enqueue_job.sql). Returns the job's id,
  * the waiting one's when this joined it.
  */
-export async function enqueueJob<Payload>(tx: Tx, kind: JobKind<Payload>, payload: Payload, { dedupeKey, runAt }: EnqueueOptions): Promise<string> {
+export async function enqueueJob<Payload>(tx: Tx, kind: Pick<JobKind<Payload>, "name" | "payload" | "maxAttempts">, payload: Payload, { dedupeKey, runAt }: EnqueueOptions): Promise<string> {
   const checked = kind.payload.parse(payload);
   const start = runAt ? sql`${runAt.toISOString()}::timestamptz` : sql`now()`;
   const [row] = rowsOf<{ id: string }>(

@@ -25,7 +25,7 @@ import type {
   zeroBlanksInput,
   zeroBlanksOutput,
 } from "./shapes";
-import { READ_ANSWERS_JOB } from "./job-name";
+import { readAnswersQueue } from "../answer-reading-queue";
 import { moveStatus, writeAutomaticMarks } from "./automatic-marks";
 
 /**
@@ -225,7 +225,7 @@ async function scriptsBeingRead(db: Db, batchId: string): Promise<number> {
   const [row] = await asService(db, async (tx) =>
     rowsOf<{ count: number }>(
       await tx.execute(sql`select count(*)::int as count from background_jobs
-        where kind = ${READ_ANSWERS_JOB} and state in ('queued', 'running') and payload ->> 'batch_id' = ${batchId}`),
+        where kind = ${readAnswersQueue.name} and state in ('queued', 'running') and payload ->> 'batch_id' = ${batchId}`),
     ),
   );
   return row?.count ?? 0;

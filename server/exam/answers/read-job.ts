@@ -1,10 +1,8 @@
 import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
-import { z } from "zod";
-import type { Db, Tx } from "../../db/client";
+import type { Db } from "../../db/client";
 import { asService } from "../../db/rls";
 import { examBatches, examResponseAreas, examScanPages, examSubmissions, files } from "../../db/schema";
 import { AppError } from "../../errors";
-import { enqueueJob } from "../../jobs/enqueue";
 import { defineJobKind } from "../../jobs/kind";
 import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../../storage/object-storage";
@@ -13,7 +11,7 @@ import type { QuarterTurn } from "../intake/page-reading";
 import { decodePageCode } from "../intake/print-code";
 import { pageSizes, readPaper, readPaperBytes } from "../intake/print-scripts";
 import { type ScriptPageReading, replaceScriptReadings } from "./automatic-marks";
-import { READ_ANSWERS_JOB } from "./job-name";
+import { readAnswersQueue } from "../answer-reading-queue";
 import { type AreaToRead, type FiledPage, type PaperForReading, areasOnPage, readFiledPage } from "./read-page";
 
 /**
@@ -21,37 +19,17 @@ import { type AreaToRead, type FiledPage, type PaperForReading, areasOnPage, rea
  * page moved), its filed pages' tick boxes and written areas are read against the template's paper, as
  * the service, and the script's readings and automatic marks replaced in one transaction
  * (automatic-marks.ts). A failure leaves the previous readings; the job runner retries it, and shares
- * its slots fairly between schools (the payload names the school).
+ * its slots fairly between schools (the payload names the school). Queued by queueAnswerReading
+ * (server/exam/answer-reading-queue.ts).
  */
 
-const payload = z.object({ submission_id: z.uuid(), batch_id: z.uuid(), institute_id: z.uuid() });
-
-/** One job per script waits at a time: a second change of its scan joins the waiting one. */
-export const readAnswersKey = (submissionId: string) => `read-answers:${submissionId}`;
-
 export const readAnswersJob = defineJobKind({
-  name: READ_ANSWERS_JOB,
-  payload,
-  maxAttempts: 5,
+  ...readAnswersQueue,
   permanentFailure: (error) => error instanceof AppError && error.code === "invalid",
   async run({ submission_id: submissionId }, { db }) {
     await readScriptAnswers(db, submissionId, intakeImaging());
   },
 });
-
-/**
- * Queues the reading of these scripts of a batch, inside the transaction that changed their scans
- * (both commit or neither does). Nothing is queued for a template without areas to read.
- */
-export async function queueAnswerReading(tx: Tx, batch: { id: string; institute_id: string; template_id: string }, submissionIds: Iterable<string>): Promise<void> {
-  const ids = [...new Set(submissionIds)];
-  if (ids.length === 0) return;
-  const [area] = await tx.select({ id: examResponseAreas.id }).from(examResponseAreas).where(and(eq(examResponseAreas.template_id, batch.template_id), eq(examResponseAreas.kind, "response"))).limit(1);
-  if (!area) return;
-  for (const submissionId of ids) {
-    await enqueueJob(tx, readAnswersJob, { submission_id: submissionId, batch_id: batch.id, institute_id: batch.institute_id }, { dedupeKey: readAnswersKey(submissionId) });
-  }
-}
 
 interface ScriptToRead {
   batch: typeof examBatches.$inferSelect;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TICK_BOX_LABELS } from "../../../lib/rules/tick-boxes";
 import { recordId } from "../../http/record-id";
+import { markProvenance } from "../mark-provenance";
 
 /**
  * Answers read from the scan (issue 36): what the exam.answers operations take and give. The reading of
@@ -10,8 +11,8 @@ import { recordId } from "../../http/record-id";
  * says (anonymity.ts), and crops are images of an area, painted over where the page's covers lie.
  */
 
-/** Who gave a mark: a teacher (any person, through any edge), the tick reader, or the blank rule. */
-export const markProvenance = z.enum(["teacher", "ticks", "blank"]);
+/** Who gave a mark: a teacher (any person, through any edge), the tick reader, or the blank rule (defined beside the marks, which say it too). */
+export { markProvenance };
 
 const boxLabel = z.enum(TICK_BOX_LABELS as [string, ...string[]]);
 

@@ -8,7 +8,7 @@ import { type PlannedPlacement, notAPageOfPaper, planFiling } from "./filing-pla
 import type { AssembleScript } from "./page-reading";
 import { PRINT_CODE_FORMAT } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
-import { queueAnswerReading } from "../answers/read-job";
+import { queueAnswerReading } from "../answer-reading-queue";
 
 /** The QR code a printed script's submission carries: the page codes' common part. */
 const scriptCode = (batchCode: string, scriptNumber: number) => `${PRINT_CODE_FORMAT}:${batchCode}:${scriptNumber}`;

@@ -15,7 +15,7 @@ import { openBatchFor } from "../batch-gate";
 import { isPageOfPaper, notAPageOfPaper } from "./filing-plan";
 import { MAX_PRINTED_PAGE } from "./print-code";
 import { rebuildSubmissionScan, withStoredObjects } from "./script-pdf";
-import { queueAnswerReading } from "../answers/read-job";
+import { queueAnswerReading } from "../answer-reading-queue";
 
 const movePageBody = z.object({
   submission_id: z.uuid("submission_id must be a submission id").optional().describe("A submission of the same batch"),
