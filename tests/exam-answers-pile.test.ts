@@ -31,7 +31,7 @@ import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { timeoutFor } from "./support/busy-machine";
 import { describeOnEachDatabase } from "./support/database";
-import { createClassWithStudents, multipartBody } from "./support/exam-fixtures";
+import { createClassWithStudents, multipartBody, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { pileRow, postPile } from "./support/intake-fixtures";
 import { penAnswers } from "./support/pen-answers";
@@ -217,7 +217,55 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
         { params: Promise.resolve({ submission_id: automatic.submission_id, response_area_id: firstArea }) },
       );
       expect(refused.status).toBe(404);
+
+      // A page moved by hand to a new script: both scripts are read again, the page's readings go with it.
+      const moved = pages.find((page) => page.submission_id === automatic.submission_id && page.printed_page === 2)!;
+      const result = await teacher.exam.intake.movePage({ page_id: moved.id, new_script: true });
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(2);
+      const movedAreas = new Set(paper.pages[1]!.tickAreas.map((area) => canvas.areaOf.get(area.id)));
+      const rows = await asService(db(), (tx) => tx.select().from(examAnswerReadings).where(inArray(examAnswerReadings.submission_id, [automatic.submission_id, result.submission.id])));
+      expect(rows.filter((row) => row.submission_id === result.submission.id && movedAreas.has(row.response_area_id))).toHaveLength(movedAreas.size);
+      expect(rows.filter((row) => row.submission_id === automatic.submission_id && movedAreas.has(row.response_area_id))).toEqual([]);
     },
     timeoutFor(STUDENTS * 2 * 3 + 30),
+  );
+
+  it(
+    "reads a scan uploaded on its own, page by page, aligned by the content where no code was printed",
+    async () => {
+      const teacher = as(school.teacher);
+      const template = await teacher.exam.templates.create({ title: "Ticks, one scan", page_count: paper.pages.length, source_file_id: paperFileId });
+      const canvas = canvasOfPaper();
+      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
+      const roster = await createClassWithStudents(db(), school, 1);
+      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9D" });
+      // One script answered on the paper as it is (never printed: no code on its pages).
+      const answered = await penAnswers(paper.bytes, paper, 7);
+      const uploaded = await uploadScanInOrder(school.teacher.token, batch.id, answered.pdf);
+      // Matched to the roster's only student (200: an existing submission got the scan).
+      expect(uploaded.status).toBe(200);
+      const { id: script } = (await uploaded.json()) as { id: string };
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);
+      const readings = await asService(db(), (tx) => tx.select().from(examAnswerReadings).where(eq(examAnswerReadings.submission_id, script)));
+      expect(readings).toHaveLength(paper.pages.reduce((sum, page) => sum + page.tickAreas.length + page.writtenAreas.length, 0));
+      let decided = 0;
+      for (const [index, truth] of answered.truth.entries()) {
+        for (const area of truth.tickAreas) {
+          const reading = readings.find((row) => row.response_area_id === canvas.areaOf.get(area.id))!;
+          expect(reading, area.id).toMatchObject({ page_number: index + 1, alignment: "content" });
+          if (reading.answer === null) continue;
+          decided++;
+          expect(reading.answer, `${area.id} (${area.scenario})`).toEqual(area.answer);
+        }
+        for (const area of truth.writtenAreas) {
+          const reading = readings.find((row) => row.response_area_id === canvas.areaOf.get(area.id))!;
+          if (area.written) expect(reading.blank, `${area.id} (${area.scenario})`).not.toBe("blank");
+        }
+      }
+      expect(decided).toBeGreaterThan(0);
+      const answers = await teacher.exam.answers.forSubmission({ submission_id: script });
+      expect(answers.answers.filter((answer) => answer.marked_by === "ticks")).toHaveLength(decided);
+    },
+    timeoutFor(2 * 3 + 20),
   );
 });
