@@ -77,3 +77,20 @@ test("the admin screens (timetables, a week grid with its lesson dialog, classes
   await expect(page.getByRole("table", { name: "Speech models" })).toBeVisible();
   await expectNoAxeViolations(page, "/settings as a school admin");
 });
+
+test("the answers screen and the check screen of a batch (nothing read yet) have no axe violations", async ({ page }) => {
+  test.setTimeout(60_000);
+  await signIn(page);
+  const { templates } = (await (await page.request.get("/api/exam/templates")).json()) as { templates: { id: string; title: string; status: string }[] };
+  const template = templates.find((t) => t.status === "ready")!;
+  const created = await page.request.post("/api/exam/batches", { data: { template_id: template.id, title: `Answers a11y ${Date.now().toString(36)}` } });
+  expect(created.status()).toBe(201);
+  const batchId = ((await created.json()) as { id: string }).id;
+  await page.goto(`/batches/${batchId}/answers`);
+  await expect(page.getByRole("heading", { level: 1, name: "Answers read from the scans" })).toBeVisible();
+  await expect(page.getByRole("switch", { name: "Give confident blanks 0 automatically" })).toBeVisible();
+  await expectNoAxeViolations(page, "the answers screen");
+  await page.goto(`/batches/${batchId}/answers/check`);
+  await expect(page.getByRole("heading", { name: "Every answer is decided" })).toBeVisible();
+  await expectNoAxeViolations(page, "the check screen, nothing to check");
+});

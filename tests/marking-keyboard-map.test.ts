@@ -23,6 +23,7 @@ describe("the marking keyboard map", () => {
       "h",
       "s",
       "a",
+      "u",
       "Ctrl+Z or ⌘Z",
       "Ctrl+Shift+Z, ⌘⇧Z or Ctrl+Y",
     ]);

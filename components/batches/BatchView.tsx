@@ -25,6 +25,7 @@ import { ReviewRequestsLink } from "./reviews/ReviewRequestsLink";
 import { SubmissionStateBadge } from "./SubmissionStateBadge";
 import { countSubmissionStates, submissionState } from "@/lib/rules/submission-state";
 import { errorMessage } from "@/lib/trpc/errors";
+import { hasReadAreas } from "@/components/answers/answers-state";
 
 /** How often the queue refreshes, so progress made by colleagues shows up. */
 const QUEUE_REFRESH_MS = 4000;
@@ -137,6 +138,11 @@ export function BatchView({ batchId, viewerId }: { batchId: string; viewerId: st
           {firstToMark && mayMark ? (
             <Link className={buttonClassName({})} href={`/batches/${batchId}/mark?submission=${firstToMark.id}`}>
               {locked ? "Read the scripts" : states.marked > 0 ? "Continue marking" : "Start marking"}
+            </Link>
+          ) : null}
+          {template.data && hasReadAreas(template.data.response_areas) && scanned.length > 0 ? (
+            <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/answers`}>
+              Answers read from the scans
             </Link>
           ) : null}
           <Link className={buttonClassName({ variant: "secondary" })} href={`/batches/${batchId}/results`}>

@@ -7,6 +7,7 @@ interface SchemePoint {
 /** A question's mark scheme: the answer and the mark points when it has them, else its fields as written. */
 export function MarkScheme({ scheme }: { scheme: ({ type: string } & Record<string, unknown>) | null }) {
   if (!scheme) return <p className="muted">No mark scheme for this question.</p>;
+  if (scheme.type === "multiple_choice") return <MultipleChoiceScheme scheme={scheme} />;
   const points = Array.isArray(scheme.points) ? (scheme.points as SchemePoint[]) : [];
   const answer = typeof scheme.answer === "string" || typeof scheme.answer === "number" ? String(scheme.answer) : null;
   const rest = Object.entries(scheme).filter(([key]) => !["type", "points", "answer", "total"].includes(key));
@@ -42,6 +43,21 @@ export function MarkScheme({ scheme }: { scheme: ({ type: string } & Record<stri
         ),
       )}
       {!answer && points.length === 0 && rest.length === 0 ? <p className="muted">Mark scheme type: {scheme.type}</p> : null}
+    </div>
+  );
+}
+
+/** A tick-box question's scheme in words: "Right answer: B (one tick)", and its notes for markers. */
+function MultipleChoiceScheme({ scheme }: { scheme: Record<string, unknown> }) {
+  const correct = Array.isArray(scheme.correct) ? scheme.correct.filter((label): label is string => typeof label === "string") : [];
+  const right = correct.length === 0 ? "not chosen yet" : correct.length === 1 ? correct[0] : `${correct.slice(0, -1).join(", ")} and ${correct.at(-1)}`;
+  return (
+    <div className="mark-scheme">
+      <p>
+        <span className="muted">Right answer </span>
+        <strong>{right}</strong> <span className="muted">({scheme.allow_multiple === true ? "more than one tick allowed" : "one tick"}; all or nothing)</span>
+      </p>
+      {typeof scheme.text === "string" && scheme.text ? <p className="mark-scheme__text">{scheme.text}</p> : null}
     </div>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { preload } from "react-dom";
 import { AnnotationOverlay } from "./AnnotationOverlay";
+import { AnswerReading } from "./AnswerReading";
 import { AnnotationToolbar, type StampMenu } from "./AnnotationToolbar";
 import { useAnnotationEditor } from "./use-annotation-editor";
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
@@ -81,6 +82,20 @@ export function MarkingScreen({
 
   // The submission in the address is fetched at once, without waiting for the queue to list it.
   const marksQuery = useQuery({ ...trpc.exam.marks.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId) });
+  // What was read from the scan (tick boxes, blanks) and which marks were given automatically (issue 36).
+  const queryClient = useQueryClient();
+  const answersQuery = useQuery({ ...trpc.exam.answers.forSubmission.queryOptions({ submission_id: submissionId ?? "" }), enabled: Boolean(submissionId) });
+  const undoAutomatic = useMutation(
+    trpc.exam.answers.undoAutomaticMark.mutationOptions({
+      onSettled: async (_data, _error, variables) => {
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.exam.marks.forSubmission.queryKey({ submission_id: variables.submission_id }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.exam.answers.forSubmission.queryKey({ submission_id: variables.submission_id }) }),
+        ]);
+        entry.markInput.current?.focus();
+      },
+    }),
+  );
 
   // The pair on screen is claimed while it is open (shared batches only), and released when the marker moves on.
   const claimError = usePairClaim({
@@ -120,6 +135,12 @@ export function MarkingScreen({
     shapeIdsOf: annotations.shapeIdsOf,
   });
   const { markInput, key, isRubric, rubricItems, markText } = entry;
+  const reading = question ? answersQuery.data?.answers.find((answer) => answer.question_id === question.id && answer.submission_id === submissionId) : undefined;
+  const automaticHere = reading?.marked_by === "ticks" || reading?.marked_by === "blank";
+  const undoAutomaticMark = () => {
+    if (!automaticHere || !submissionId || !question || readOnly || undoAutomatic.isPending) return;
+    undoAutomatic.mutate({ submission_id: submissionId, question_id: question.id });
+  };
 
   const shortcutActions: Record<MarkingAction, (key: string) => void> = {
     // Digits typed anywhere on the screen go to the mark.
@@ -145,6 +166,7 @@ export function MarkingScreen({
     toAnnotations: annotations.keys.toAnnotations,
     undoAnnotation: annotations.keys.undo,
     redoAnnotation: annotations.keys.redo,
+    undoAutomaticMark: () => undoAutomaticMark(),
   };
   useMarkingKeys({ enabled: !sheetOpen && !rubricOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => shortcutActions[action](pressed) });
 
@@ -266,6 +288,13 @@ export function MarkingScreen({
           <div className={`marking__entry${isRubric ? " marking__entry--rubric" : ""}`}>
             {notMineHere && !archived ? <NotInAllocationNotice questionLabel={question.label} /> : null}
             <UnscannedQuestion questionLabel={question.label} pages={missingFor(question.id)} />
+            <AnswerReading
+              reading={reading}
+              disabled={readOnly}
+              undoing={undoAutomatic.isPending}
+              undoError={undoAutomatic.variables?.question_id === question.id ? undoAutomatic.error : null}
+              onUndo={undoAutomaticMark}
+            />
             <MarkField
               inputRef={markInput}
               value={markText}

@@ -22,7 +22,8 @@ export type MarkingAction =
   | "annotateStamp"
   | "toAnnotations"
   | "undoAnnotation"
-  | "redoAnnotation";
+  | "redoAnnotation"
+  | "undoAutomaticMark";
 
 /**
  * Where the key was pressed: the mark input, the comment box, another text field, a button or link,
@@ -98,6 +99,12 @@ export const shortcuts: readonly Shortcut[] = [
     action: "toAnnotations",
     keys: ["a"],
     description: "Go to the annotations of this page (Tab to the next; arrows move one, Shift+arrows by a larger step; Delete removes it; Enter edits a note)",
+    where: ["mark", "page"],
+  },
+  {
+    action: "undoAutomaticMark",
+    keys: ["u"],
+    description: "Undo a mark given automatically (read from the ticks, or a blank given 0): the question is left unmarked, and a re-read of the page does not give it again",
     where: ["mark", "page"],
   },
   { action: "undoAnnotation", keys: ["z"], modifier: true, shown: "Ctrl+Z or ⌘Z", description: "Undo the last annotation change (outside the mark and comment boxes)", where: ["page"] },

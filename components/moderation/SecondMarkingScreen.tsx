@@ -239,6 +239,8 @@ export function SecondMarkingScreen({ batchId, initialSubmissionId }: { batchId:
     toAnnotations: annotations.keys.toAnnotations,
     undoAnnotation: annotations.keys.undo,
     redoAnnotation: annotations.keys.redo,
+    // A blind second mark is always a person's: there is no automatic mark to undo here.
+    undoAutomaticMark: () => undefined,
   };
   useMarkingKeys({ enabled: !sheetOpen, context: { rubric: isRubric, tenthItem: isRubric && !noMarksKey(rubricItems.length) }, markInput, onAction: (action, pressed) => actions[action](pressed) });
 
