@@ -18,7 +18,7 @@ export const readAnswersQueue = {
 };
 
 /** One job per script waits at a time: a second change of its scan joins the waiting one. */
-export const readAnswersKey = (submissionId: string) => `read-answers:${submissionId}`;
+const readAnswersKey = (submissionId: string) => `read-answers:${submissionId}`;
 
 /**
  * Queues the reading of these scripts of a batch, inside the transaction that changed their scans

@@ -36,7 +36,7 @@ import { moveStatus, writeAutomaticMarks } from "./automatic-marks";
  */
 
 /** How far a crop reaches beyond its response area, as a share of the page (scans lie within a few mm). */
-export const CROP_MARGIN = 0.04;
+const CROP_MARGIN = 0.04;
 
 type ScriptAnswer = z.output<typeof scriptAnswer>;
 type QuestionAnswers = z.output<typeof questionAnswers>;
@@ -97,7 +97,7 @@ export function cropRect(area: Pick<Area, "x" | "y" | "width" | "height">) {
 }
 
 /** A tick answer's group key: "A", "B+C", "none". */
-export const answerKey = (answer: readonly string[]) => (answer.length === 0 ? "none" : [...answer].sort().join("+"));
+const answerKey = (answer: readonly string[]) => (answer.length === 0 ? "none" : [...answer].sort().join("+"));
 
 /** One script's answer to one question, from its readings of the question's areas and its mark. */
 function scriptAnswerOf(entry: ReadQuestion, submission: SubmissionRow, readings: Reading[], mark: MarkRow | undefined, namesHidden: boolean): ScriptAnswer {

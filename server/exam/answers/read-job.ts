@@ -97,7 +97,7 @@ async function scriptToRead(db: Db, submissionId: string): Promise<ScriptToRead 
  * Reads every page of a script that has areas to read, then replaces the script's readings and
  * automatic marks. A script without a scan, or whose paper has no PDF, is left with no readings.
  */
-export async function readScriptAnswers(db: Db, submissionId: string, imaging: Pick<IntakeImaging, "readAreas" | "readPile">, options: { storage?: ObjectStorage } = {}): Promise<void> {
+async function readScriptAnswers(db: Db, submissionId: string, imaging: Pick<IntakeImaging, "readAreas" | "readPile">, options: { storage?: ObjectStorage } = {}): Promise<void> {
   const storage = options.storage ?? objectStorage();
   const script = await scriptToRead(db, submissionId);
   if (!script) return;
