@@ -73,3 +73,9 @@ export interface TickAreaToRead {
 export interface WrittenAreaToRead extends AreaRect {
   id: string;
 }
+
+/** A page's areas as the pile pass read them (beside its code): the template page they were read against, and the reading. */
+export interface PileAreaReading {
+  page: number;
+  reading: AreasReading;
+}

@@ -146,7 +146,7 @@ export function imagingWorkerProcess(): ChildProcess | null {
 async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
-  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages });
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages, areas: options.areas });
   const generation = worker.generation;
   const request = (pilePage: number) => {
     const reading = worker.call({ kind: "readPage", pileId, pilePage });

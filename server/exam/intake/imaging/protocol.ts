@@ -3,12 +3,12 @@ import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { AreasReading } from "../../ticks/reading";
-import type { ReadAreasInput } from "./read-areas";
+import type { PileAreaLayout, ReadAreasInput } from "./read-areas";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
-  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }
+  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number; areas?: PileAreaLayout }
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }

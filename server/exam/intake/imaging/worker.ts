@@ -40,7 +40,7 @@ async function handle({ id, request }: RequestEnvelope) {
 async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
   switch (request.kind) {
     case "openPile": {
-      const pile = await openPile(request.pdf, { maxPages: request.maxPages });
+      const pile = await openPile(request.pdf, { maxPages: request.maxPages, areas: request.areas });
       const pileId = nextPileId++;
       piles.set(pileId, pile);
       return { pileId, pageCount: pile.pageCount };
