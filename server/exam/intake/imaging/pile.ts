@@ -29,8 +29,12 @@ export interface OpenPile {
  * with the teacher's reason (AppError "invalid": the file itself, so never retried).
  */
 export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER, areas }: { maxPages?: number; areas?: PileAreaLayout } = {}): Promise<OpenPile> {
-  // The layout first: an absurd one is refused before the pile's pages are counted.
-  const layout = areas ? await openAreaLayout(areas) : null;
+  // The layout first: an absurd one is refused before the pile's pages are counted, as the areas' (param "areas"), not the pile's.
+  const layout = areas
+    ? await openAreaLayout(areas).catch((error: unknown) => {
+        throw error instanceof AppError ? new AppError(error.code, error.message, "areas") : error;
+      })
+    : null;
   return { ...(await openCheckedPdf(pdf, { maxPages, what: "pile" })), areas: layout };
 }
 
