@@ -3,7 +3,7 @@ import type { Tx } from "../../db/client";
 import { examBatches, examResponseAreas } from "../../db/schema";
 import { logger } from "../../logger";
 import { type ObjectStorage } from "../../storage/object-storage";
-import type { PileAreaLayout } from "./imaging/read-areas";
+import type { PileAreaLayout } from "../ticks/reading";
 import { readPaper, readPaperBytes } from "./print-scripts";
 
 type BatchRow = Pick<typeof examBatches.$inferSelect, "template_id" | "print_code">;

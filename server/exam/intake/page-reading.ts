@@ -1,5 +1,4 @@
-import type { PileAreaLayout } from "./imaging/read-areas";
-import type { PileAreaReading } from "../ticks/reading";
+import type { PileAreaLayout, PileAreaReading } from "../ticks/reading";
 
 /**
  * The seam between the imaging of class-set intake (server/exam/intake/imaging/: PDF pages, pixels and QR

@@ -7,7 +7,7 @@ import { AppError } from "../../errors";
 import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../storage/object-storage";
 import { logger } from "../../logger";
 import { areaLayout, areaLayoutPlan } from "./area-layout";
-import type { PileAreaLayout } from "./imaging/read-areas";
+import type { PileAreaLayout } from "../ticks/reading";
 import type { PageReading, ReadPile, ReadPileOptions } from "./page-reading";
 
 type PileRow = typeof examScanPiles.$inferSelect;

@@ -7,8 +7,8 @@ import { openCheckedPdf } from "./inspect";
 import { checkPageStreams } from "./limits";
 import { type PagePixels, pagePixels } from "./page-pixels";
 import { type PageCodeReading, readPageCode } from "./qr";
-import { type OpenAreaLayout, type PileAreaLayout, openAreaLayout, readLaidOutAreas } from "./read-areas";
-import type { PileAreaReading } from "../../ticks/reading";
+import { type OpenAreaLayout, openAreaLayout, readLaidOutAreas } from "./read-areas";
+import type { PileAreaLayout, PileAreaReading } from "../../ticks/reading";
 
 /**
  * The imaging work itself, on whatever thread calls it: the worker (server/exam/intake/imaging/worker.ts) in

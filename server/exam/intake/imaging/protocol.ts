@@ -2,8 +2,8 @@ import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
 import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
-import type { AreasReading } from "../../ticks/reading";
-import type { PileAreaLayout, ReadAreasInput } from "./read-areas";
+import type { AreasReading, PileAreaLayout } from "../../ticks/reading";
+import type { ReadAreasInput } from "./read-areas";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 

@@ -5,7 +5,7 @@ import { type CodeCorners, type TemplatePage, WORK_DPI, alignByCode, alignByCont
 import type { Affine } from "../../ticks/image";
 import { readWrittenArea, writtenTiles } from "../../ticks/blank-areas";
 import { readTickArea, boundsOf } from "../../ticks/read-ticks";
-import type { AreaRect, AreasReading, PileAreaReading, TickAreaToRead, WrittenAreaToRead } from "../../ticks/reading";
+import type { AreaRect, AreasReading, PileAreaLayout, PileAreaReading, TickAreaToRead, WrittenAreaToRead } from "../../ticks/reading";
 import type { QuarterTurn } from "../page-reading";
 import { openCheckedPdf } from "./inspect";
 import { cappedDpi, checkPageStreams } from "./limits";
@@ -200,21 +200,6 @@ function checkAreaLists(tickAreas: TickAreaToRead[], writtenAreas: WrittenAreaTo
     }
   }
   for (const area of writtenAreas) if (!onPage(area)) throw refuse("A written area is not on the page.");
-}
-
-/**
- * A batch's areas, given once when its pile is opened (openPile): the pile pass reads each page whose
- * code names a page of this batch with areas, in the same worker call as its code (readPilePage).
- */
-export interface PileAreaLayout {
-  /** The batch's code: only pages whose code names this batch are read. */
-  batchCode: string;
-  /** The template's paper (the print's source). */
-  paper: Uint8Array;
-  /** What the print kept clear (the response areas and the name box): with the paper's page sizes, where each page's code went (printedCodeRect). */
-  keepClear: PageRect[];
-  /** Each template page with areas to read. */
-  pages: { page: number; tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }[];
 }
 
 /** A layout checked and its paper opened: what an open pile keeps. */
