@@ -1,6 +1,6 @@
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
-import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { PageRect, ScriptToStamp, StampOptions, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { AreasReading, PileAreaLayout } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
@@ -12,7 +12,7 @@ export type ImagingRequest =
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }
-  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
+  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[]; options?: StampOptions }
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
   | { kind: "inspectPaper"; paper: Uint8Array }
   | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }

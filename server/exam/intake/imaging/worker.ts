@@ -56,7 +56,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     case "assembleScript":
       return assembleScript(request.pages);
     case "stamp":
-      return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
+      return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear, request.options);
     case "nameBoxCrop":
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
     case "inspectPaper":
