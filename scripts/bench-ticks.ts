@@ -14,6 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { workerImaging } from "../server/exam/intake/imaging";
+import { openPile, readPilePage } from "../server/exam/intake/imaging/pile";
 import type { PageReading } from "../server/exam/intake/page-reading";
 import type { AreasReading } from "../server/exam/ticks/reading";
 import { type PageTruth, areasInput, batchCodeOf, penAnswers, score } from "../tests/support/pen-answers";
@@ -43,6 +44,9 @@ export interface TickFigures {
   readPageMs: number;
   foldMs: number;
   readAreasMs: number;
+  /** The same passes on the bench's own thread, in CPU time a page (mean): codes only, codes and areas. */
+  cpuReadPageMs: number;
+  cpuFoldMs: number;
   /** Pages the pass read the areas of, and of those, the pages whose decisions readAreas on its own gave alike. */
   folded: number;
   agree: number;
@@ -90,6 +94,26 @@ export async function runTicks({ scripts, seed, harsh, upsideDown, torn, mix }: 
       }
     }
   }
+  // The same two passes on this thread, page by page, A B A B, in CPU time (process.cpuUsage: every thread
+  // of the process, sharp's included): what a page costs whatever else the machine is doing.
+  const plainPile = await openPile(pile.pdf);
+  const foldPile = await openPile(pile.pdf, { areas: layout });
+  await readPilePage(foldPile, 1);
+  const cpuA: number[] = [];
+  const cpuB: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (let pilePage = 1; pilePage <= plainPile.pageCount; pilePage++) {
+      for (const [open, times] of [
+        [plainPile, cpuA],
+        [foldPile, cpuB],
+      ] as const) {
+        const before = process.cpuUsage();
+        await readPilePage(open, pilePage);
+        const used = process.cpuUsage(before);
+        times.push((used.user + used.system) / 1000);
+      }
+    }
+  }
   const alone = new Map<number, AreasReading>();
   for (let round = 0; round < 2; round++) {
     for (const reading of readings) {
@@ -114,12 +138,13 @@ export async function runTicks({ scripts, seed, harsh, upsideDown, torn, mix }: 
     }
     results.push({ truth: answered.truth[pileTruth.printedPage - 1]!, reading: pass ?? own });
   }
-  return { ...score(results), readPageMs: median(readPageTimes), foldMs: median(foldTimes), readAreasMs: median(readAreasTimes), pages: readings.length, folded, agree };
+  return { ...score(results), readPageMs: median(readPageTimes), foldMs: median(foldTimes), cpuReadPageMs: mean(cpuA), cpuFoldMs: mean(cpuB), readAreasMs: median(readAreasTimes), pages: readings.length, folded, agree };
 }
 
 /** What a reading decides: the answers, each box's state, each written area's. */
 const decisionsOf = (reading: AreasReading) => [reading.tickAreas.map((area) => [area.answer, area.boxes.map((box) => box.state)]), reading.writtenAreas.map((area) => area.blank)];
 
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** bench:intake's whole job on PostgreSQL, per page (ms), as docs/benchmarks.md last recorded it; null when not there. */
@@ -150,7 +175,8 @@ async function main() {
   const added = (f: TickFigures) => f.foldMs - f.readPageMs;
   const speedRow = ([name, f]: [string, TickFigures]) =>
     `| ${name} | ${f.readPageMs.toFixed(0)} ms | ${f.foldMs.toFixed(0)} ms | ${added(f).toFixed(0)} ms | ${percent(added(f), f.readPageMs)} | ` +
-    `${intake === null ? "–" : percent(added(f), intake)} | ${f.readAreasMs.toFixed(0)} ms |`;
+    `${intake === null ? "–" : percent(added(f), intake)} | ${f.readAreasMs.toFixed(0)} ms | ` +
+    `${f.cpuReadPageMs.toFixed(0)} ms | ${f.cpuFoldMs.toFixed(0)} ms | ${(f.cpuFoldMs - f.cpuReadPageMs).toFixed(0)} ms | ${percent(f.cpuFoldMs - f.cpuReadPageMs, f.cpuReadPageMs)} |`;
   const [, first] = rows[0]!;
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}. ` +
@@ -159,7 +185,7 @@ async function main() {
       "stray marks beside the boxes, written lines, single words, pencil words, a single “7”, blank areas) and scanned by tests/support/scanned-pile.ts " +
       "(150–300 dpi greyscale JPEGs, skewed ±1.5°, shifted ±3 mm, noise, lowered contrast, blur; a third of the pages upside down, one in ten with its code torn off). " +
       "The pile read in the imaging worker as intake reads it, for its codes alone (A) and with the batch's areas in the same pass (B: each coded page's areas read on the pixels its code was read on), " +
-      "A B A B in one run, as the median time a page; then each page's areas read on their own (readAreas: single uploads, pages without a code), twice. " +
+      "A B A B in one run, as the median time a page (wall time, the worker's), and again on the bench's own thread, page by page A B A B, as the mean CPU time a page; then each page's areas read on their own (readAreas: single uploads, pages without a code), twice. " +
       "The readings scored are intake's: the pass's, and readAreas' for a page without its code. " +
       `Load average when done: ${os.loadavg().map((load) => load.toFixed(1)).join(" / ")} (1 / 5 / 15 min).`,
     "",
@@ -167,15 +193,16 @@ async function main() {
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(row),
     "",
-    "| copier | pile pass, codes only (A) | pile pass, codes and areas (B) | added by the areas (B − A) | added / the pass | added / bench:intake's whole job a page | readAreas on its own |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| copier | pile pass, codes only (A) | pile pass, codes and areas (B) | added by the areas (B − A) | added / the pass | added / bench:intake's whole job a page | readAreas on its own | CPU a page, codes only (A) | CPU a page, codes and areas (B) | CPU added (B − A) | CPU added / the pass |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(speedRow),
     "",
     "The issue's bar at the default copier: no wrong decided answer, ≥ 99 % of answers decided, no false blank, ≥ 95 % of blank areas found, reading ticks and blanks adding ≤ 25 % to a page's intake time." +
       (intake === null
         ? ""
         : ` Intake's time a page is bench:intake's whole job as last recorded above (${intake.toFixed(0)} ms a page on PostgreSQL: stored, recorded, code read, filed, assembled): ` +
-          `the areas read in the pass add ${percent(added(first), intake)} to it (readAreas on its own would add ${percent(first.readAreasMs, intake)}).`),
+          `the areas read in the pass add ${percent(added(first), intake)} to it in this run's wall time (readAreas on its own would add ${percent(first.readAreasMs, intake)}), ` +
+          `and ${percent(first.cpuFoldMs - first.cpuReadPageMs, intake)} in CPU time (the recorded job ran on a quiet machine, where a page's time was its CPU time).`),
     "",
     `In the same run, an empty box read at most ${first.emptyMaxInk} ink and a ticked box at least ${first.tickedMinInk} (default copier; the thresholds: empty below 0.012, ticked from 0.03).`,
   ].join("\n");

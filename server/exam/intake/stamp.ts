@@ -102,6 +102,8 @@ export interface StampOptions {
 const NOTE_SIZE = 7;
 const NOTE_MIN_SIZE = 5.5;
 const NOTE_MARGIN = 10 * MM;
+/** The note's least distance from the page's foot or head: beyond the 4–5 mm most printers cannot print on. */
+const NOTE_EDGE = 7 * MM;
 /** Steps of the search for a clear band, from the page's foot up (the foot and the head first: margins are clear on most papers). */
 const NOTE_STEP = 2 * MM;
 
@@ -132,8 +134,8 @@ export function placeNote(text: string, font: PDFFont, size: PageSize, keepClear
     const band = { left: NOTE_MARGIN, right: NOTE_MARGIN + width, bottom, top: bottom + bandHeight };
     return ![...stamps, ...areas].some((area) => intersects(band, area));
   };
-  const foot = NOTE_MARGIN / 2;
-  const head = size.height - NOTE_MARGIN / 2 - bandHeight;
+  const foot = NOTE_EDGE;
+  const head = size.height - NOTE_EDGE - bandHeight;
   const heights = [foot, head];
   for (let bottom = foot + NOTE_STEP; bottom < head; bottom += NOTE_STEP) heights.push(bottom);
   const bottom = heights.find(clearAt);
