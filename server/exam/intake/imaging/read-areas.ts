@@ -249,6 +249,26 @@ export async function readLaidOutAreas(layout: OpenAreaLayout, pixels: PagePixel
   if (!areas) return null;
   const { page, ...codeRect } = printedCodeRect(layout.pageSizes, layout.keepClear, decoded.page, code.code);
   const template = await templateOf(layout.paper, page);
-  const reading = await readAreasOnPixels(pixels, template, { rotation: code.rotation, code: codeRect, corners: code.corners ?? null, ...areas });
+  // As readAreas decodes a page: at half from twice the reading's resolution (the code was read on the whole).
+  const { pixels: read, corners } = pixels.dpi >= 2 * WORK_DPI ? await halved(pixels, code.corners ?? null) : { pixels, corners: code.corners ?? null };
+  const reading = await readAreasOnPixels(read, template, { rotation: code.rotation, code: codeRect, corners, ...areas });
   return { page, reading };
+}
+
+/** The page's pixels at half their resolution (libvips), and the code's corners where they fall on them. */
+async function halved(pixels: PagePixels, corners: CodeCorners | null): Promise<{ pixels: PagePixels; corners: CodeCorners | null }> {
+  const width = Math.max(1, Math.floor(pixels.width / 2));
+  const height = Math.max(1, Math.floor(pixels.height / 2));
+  const { data } = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
+    .resize(width, height, { fit: "fill", kernel: "linear" })
+    .toColourspace("b-w")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const sx = width / pixels.width;
+  const sy = height / pixels.height;
+  const at = ({ x, y }: { x: number; y: number }) => ({ x: x * sx, y: y * sy });
+  return {
+    pixels: { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height, dpi: pixels.dpi * sx },
+    corners: corners && { topLeft: at(corners.topLeft), topRight: at(corners.topRight), bottomLeft: at(corners.bottomLeft), bottomRight: at(corners.bottomRight) },
+  };
 }
