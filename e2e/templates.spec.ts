@@ -139,8 +139,8 @@ test("a template can start from a catalogue paper", async ({ page }) => {
   await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(4);
   await expect(page.getByText("All changes saved")).toBeVisible();
   // Ready to mark: the paper's questions, marks and areas come with it.
-  await expect(page.locator(".question-row__label")).toHaveText(["1", "1a", "1b", "2", "3", "3a", "3b", "3c"]);
-  await expect(page.getByText(/4 pages · 6 markable questions · 15 marks · \d+ areas/)).toBeVisible();
+  await expect(page.locator(".question-row__label")).toHaveText(["1", "1a", "1b", "2", "3", "3a", "3b", "3c", "4"]);
+  await expect(page.getByText(/4 pages · 7 markable questions · 16 marks · \d+ areas/)).toBeVisible();
   await expect(page.getByLabel("Status")).toHaveValue("ready");
   await expect(questionButton(page, "3b")).toContainText("3 marks · 1 area");
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { demoPaperQuestions, demoPaperTotalMarks } from "../server/exam/demo-paper/data";
 import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
+import { findTickBoxes } from "../server/exam/intake/imaging/find-tick-boxes";
 
 const leaves = demoPaperQuestions.flatMap((question) => (question.leaf ? [{ label: question.label, ...question.leaf }] : (question.parts ?? [])));
 
@@ -12,7 +13,7 @@ describe("demo paper data", () => {
   it("gives each leaf mark points that add up to its marks, and the paper its total", () => {
     for (const leaf of leaves) expect(leaf.points.reduce((sum, point) => sum + point.marks, 0), leaf.label).toBe(leaf.marks);
     expect(demoPaperTotalMarks).toBe(leaves.reduce((sum, leaf) => sum + leaf.marks, 0));
-    expect(demoPaperTotalMarks).toBe(15);
+    expect(demoPaperTotalMarks).toBe(16);
   });
 
   it("labels each question either as a container of parts named after it or as a leaf", () => {
@@ -37,5 +38,29 @@ describe("demo paper PDF", () => {
       expect(area.y).toBeGreaterThanOrEqual(span!.top);
       expect(area.y + area.height).toBeLessThanOrEqual(span!.bottom);
     }
+  });
+
+  it("prints question 4's tick boxes A–D inside its answer area, where the box finder finds them", async () => {
+    const paper = await generateDemoPaper();
+    const area = paper.areas.find((candidate) => candidate.label === "4")!;
+    expect(area).toMatchObject({ kind: "response", responseForm: "multiple_choice", page: 4 });
+    expect(area.tickBoxes!.map((box) => box.label)).toEqual(["A", "B", "C", "D"]);
+    for (const box of area.tickBoxes!) {
+      expect(box.x).toBeGreaterThanOrEqual(area.x);
+      expect(box.y).toBeGreaterThanOrEqual(area.y);
+      expect(box.x + box.width).toBeLessThanOrEqual(area.x + area.width);
+      expect(box.y + box.height).toBeLessThanOrEqual(area.y + area.height);
+    }
+    // The editor's "find the boxes" on the printed page: the same boxes, within half a millimetre.
+    const found = await findTickBoxes(paper.bytes, area.page, area);
+    expect(found.map((box) => `${box.label}:${box.shape}`)).toEqual(["A:square", "B:square", "C:square", "D:square"]);
+    found.forEach((box, index) => {
+      const drawn = area.tickBoxes![index]!;
+      for (const key of ["x", "width"] as const) expect(Math.abs(box[key] - drawn[key]) * 210).toBeLessThan(0.5);
+      for (const key of ["y", "height"] as const) expect(Math.abs(box[key] - drawn[key]) * 297).toBeLessThan(0.5);
+    });
+    // The right answer in its scheme is one of its boxes.
+    const question = demoPaperQuestions.find((candidate) => candidate.label === "4")!;
+    expect(question.leaf!.choices!.correct).toEqual(["C"]);
   });
 });

@@ -141,14 +141,16 @@ describeOnEachDatabase("demo school seed", (database) => {
     const questions = await read((tx) => tx.select().from(schema.examQuestions).orderBy(schema.examQuestions.order));
     const byId = new Map(questions.map((question) => [question.id, question]));
     const tree = questions.map((question) => `${question.parent_id ? `${byId.get(question.parent_id)!.label}>` : ""}${question.label}`);
-    expect(tree).toEqual(["1", "1>1a", "1>1b", "2", "3", "3>3a", "3>3b", "3>3c"]);
+    expect(tree).toEqual(["1", "1>1a", "1>1b", "2", "3", "3>3a", "3>3b", "3>3c", "4"]);
     const leaves = questions.filter((question) => !question.is_container);
     for (const leaf of leaves) {
-      expect(leaf.mark_scheme?.type).toBe("points");
+      // Question 4 is multiple choice: its right box in its scheme, its boxes in its area.
+      expect(leaf.mark_scheme?.type).toBe(leaf.label === "4" ? "multiple_choice" : "points");
       expect(leaf.spec_ref).toBeTruthy();
     }
+    expect(leaves.find((leaf) => leaf.label === "4")).toMatchObject({ answer_type: "multiple_choice", mark_scheme: { type: "multiple_choice", correct: ["C"], allow_multiple: false } });
     const total = leaves.reduce((sum, leaf) => sum + Number(leaf.max_marks), 0);
-    expect(total).toBe(15);
+    expect(total).toBe(16);
     for (const container of questions.filter((question) => question.is_container)) {
       const parts = questions.filter((question) => question.parent_id === container.id);
       expect(Number(container.max_marks)).toBe(parts.reduce((sum, part) => sum + Number(part.max_marks), 0));
@@ -158,6 +160,9 @@ describeOnEachDatabase("demo school seed", (database) => {
     for (const leaf of leaves) {
       expect(areas.filter((area) => area.question_id === leaf.id && area.kind === "response")).toHaveLength(1);
     }
+    const tickAreas = areas.filter((area) => area.tick_boxes !== null);
+    expect(tickAreas.map((area) => area.tick_boxes!.map((box) => box.label))).toEqual([["A", "B", "C", "D"]]);
+    expect(tickAreas[0]!.question_id).toBe(leaves.find((leaf) => leaf.label === "4")!.id);
     for (const area of areas) {
       expect(area.page).toBeGreaterThanOrEqual(2);
       expect(area.page).toBeLessThanOrEqual(4);
@@ -248,6 +253,7 @@ describeOnEachDatabase("demo school seed", (database) => {
       "HAS_QUESTION 1",
       "HAS_QUESTION 2",
       "HAS_QUESTION 3",
+      "HAS_QUESTION 4",
       `HAS_SPECIFICATION ${demoSpecifications[0]!.name}`,
     ]);
 

@@ -10,7 +10,7 @@ import { describeOnEachDatabase } from "./support/database";
 import { callRest, createCataloguePaper } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
-type Question = { id: string; parent_id: string | null; label: string; max_marks: number | null; spec_ref: string | null; is_container: boolean; mark_scheme: unknown };
+type Question = { id: string; parent_id: string | null; label: string; max_marks: number | null; spec_ref: string | null; is_container: boolean; mark_scheme: unknown; answer_type: string | null };
 
 describeOnEachDatabase("templates from a catalogue paper", (database) => {
   let school: School;
@@ -58,6 +58,10 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
     expect(byLabel.get("1")).toMatchObject({ is_container: true, parent_id: null, max_marks: 4 });
     expect(byLabel.get("1a")).toMatchObject({ parent_id: byLabel.get("1")!.id, max_marks: 2, spec_ref: "NAB-GCSE-MATH-2025/A17" });
     expect(byLabel.get("2")!.mark_scheme).toMatchObject({ type: "points", answer: "140" });
+    // Question 4, multiple choice: ready to mark from the ticks (its boxes printed in its area, the right one in its scheme).
+    expect(byLabel.get("4")).toMatchObject({ answer_type: "multiple_choice", max_marks: 1, mark_scheme: { type: "multiple_choice", correct: ["C"], allow_multiple: false } });
+    const tickArea = full.response_areas.find((area: { question_id: string }) => area.question_id === byLabel.get("4")!.id);
+    expect(tickArea.tick_boxes.map((box: { label: string; shape: string }) => `${box.label}:${box.shape}`)).toEqual(["A:square", "B:square", "C:square", "D:square"]);
     // Every markable part has an area on the pages to mark.
     const withAreas = new Set(full.response_areas.map((area: { question_id: string }) => area.question_id));
     for (const leaf of questions.filter((q) => !q.is_container)) expect(withAreas.has(leaf.id), `question ${leaf.label} has an area`).toBe(true);
@@ -75,6 +79,9 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
     const two = await as(school.otherTeacher).exam.templates.get({ template_id: second.id });
     expect(two.questions.map((q) => q.label)).toEqual(paperLabels);
     expect(two.response_areas).toEqual([]);
+    // Over another PDF the multiple-choice question waits for its boxes: its type kept, its right answer said again once they are found.
+    expect(two.questions.find((q) => q.label === "4")!.mark_scheme).toEqual({ type: "multiple_choice", correct: [], allow_multiple: false });
+    expect(one.questions.find((q) => q.label === "4")!.mark_scheme).toEqual({ type: "multiple_choice", correct: ["C"], allow_multiple: false });
     expect(two.name_box).toBeNull();
     const ids = new Set(one.questions.map((q) => q.id));
     expect(two.questions.some((q) => ids.has(q.id))).toBe(false);
@@ -83,7 +90,7 @@ describeOnEachDatabase("templates from a catalogue paper", (database) => {
   it("the catalogue says what each paper comes with; one without a shipped structure still gives an empty template, unreadable to another school", async () => {
     const bare = await createCataloguePaper(database().db);
     const { papers } = await as(school.teacher).exam.catalogue.list();
-    expect(papers.find((paper) => paper.id === demoPaper.id)).toMatchObject({ question_count: 6, total_marks: demoPaperTotalMarks });
+    expect(papers.find((paper) => paper.id === demoPaper.id)).toMatchObject({ question_count: 7, total_marks: demoPaperTotalMarks });
     expect(papers.find((paper) => paper.id === bare.id)).toMatchObject({ question_count: 0, total_marks: 0 });
     const template = await as(school.teacher).exam.templates.create({ title: "Bare", exam_id: bare.id });
     expect((await as(school.teacher).exam.templates.get({ template_id: template.id })).questions).toEqual([]);

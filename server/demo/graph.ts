@@ -52,6 +52,7 @@ export const demoSpecifications: SpecificationSeed[] = [
         name: "Number",
         points: [
           { code: "N2", name: "Apply the four operations to integers, decimals and fractions" },
+          { code: "N4", name: "Use the concepts and vocabulary of prime numbers, factors and multiples" },
           { code: "N12", name: "Interpret fractions and percentages as operators" },
         ],
       },

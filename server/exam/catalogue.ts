@@ -6,6 +6,7 @@ import { demoPaper } from "./demo-paper/data";
 import { type GeneratedPaper, generateDemoPaper } from "./demo-paper/pdf";
 import { examPapers } from "../db/schema";
 import type { Canvas, NameBoxPayload } from "./canvas";
+import { isMultipleChoiceScheme } from "../../lib/rules/tick-boxes";
 
 /**
  * The catalogue of exam papers every school may use (RLS: any signed-in user reads it). The web app
@@ -79,4 +80,15 @@ const shippedStructures: Record<string, () => Promise<CatalogueStructure>> = {
 export async function catalogueStructure(examId: string): Promise<CatalogueStructure | null> {
   const build = Object.hasOwn(shippedStructures, examId) ? shippedStructures[examId] : undefined;
   return build ? build() : null;
+}
+
+/**
+ * A catalogue paper's questions for a template over another PDF, whose areas are left out (they would sit
+ * in the wrong places): a multiple-choice question keeps its type but not its right answer, which names
+ * boxes of the areas left out; the teacher finds the boxes on their PDF and says the right one again.
+ */
+export function questionsWithoutAreas(structure: Pick<CatalogueStructure, "questions">): CatalogueStructure["questions"] {
+  return structure.questions.map((question) =>
+    question.mark_scheme && isMultipleChoiceScheme(question.mark_scheme) ? { ...question, mark_scheme: { ...question.mark_scheme, correct: [] } } : question,
+  );
 }

@@ -22,7 +22,7 @@ import { UNIQUE_VIOLATION, postgresErrorCode } from "../postgres-errors";
 import { isReservedExamCode } from "../graph/projection";
 import { enqueueTemplateProjection } from "../graph/projection-job";
 import { resolveStaffInstitute } from "./staff-institute";
-import { type CatalogueStructure, catalogueStructure } from "./catalogue";
+import { type CatalogueStructure, catalogueStructure, questionsWithoutAreas } from "./catalogue";
 import { maxMarksFault, partWithoutMaxMarks, partsTotal, readyWithoutMaxMarks } from "../../lib/rules/max-marks";
 import { findOwnTemplateForUpdate, findTemplate } from "./own-template";
 import { listRubricItems, rescoreForMaxMarks, rubricItemOutput } from "./rubrics";
@@ -179,7 +179,7 @@ export async function createTemplate(db: Db, callerId: string, input: z.input<ty
  */
 async function copyCatalogueStructure(tx: Tx, template: TemplateRow, structure: CatalogueStructure, paperFileId: string | null): Promise<TemplateRow> {
   const samePages = paperFileId !== null && template.source_file_id === paperFileId;
-  const canvas: Canvas = samePages ? structure : { questions: structure.questions, response_areas: [], boundaries: [] };
+  const canvas: Canvas = samePages ? structure : { questions: questionsWithoutAreas(structure), response_areas: [], boundaries: [] };
   validateCanvas(canvas, template.page_count);
   await replaceCanvas(tx, template.id, canvas);
   await enqueueTemplateProjection(tx, template.id);

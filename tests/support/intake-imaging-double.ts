@@ -112,7 +112,7 @@ export function imagingDouble(): ImagingDouble {
   };
 
   // Stamping is plain pdf-lib, run here on the test's thread; a crop needs pixels, which the double's pages do not have.
-  const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear) => stampScripts(paper, batchCode, scripts, keepClear);
+  const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear, options) => stampScripts(paper, batchCode, scripts, keepClear, options);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
   return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, answerCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes, proposeTemplate };

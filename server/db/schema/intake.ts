@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { examBatches, examSubmissions, files } from "./exam";
 import { users } from "./identity";
 
@@ -107,6 +107,14 @@ export const examScanPages = pgTable(
     duplicate_of: uuid(),
     /** A refused or duplicate page: why, in words for the teacher. */
     note: text(),
+    /**
+     * The page's tick boxes and written areas as the pile pass read them beside its code (issue 36: the
+     * AreasReading of server/exam/ticks/reading.ts, read back through storedAreaReading); null when the
+     * page was not read there (no code of this batch, no areas on its page, a pile read before).
+     */
+    area_reading: jsonb().$type<Record<string, unknown>>(),
+    /** The template page `area_reading` was read against (the page its code names). */
+    area_reading_page: integer(),
     created_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updated_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -121,6 +129,11 @@ export const examScanPages = pgTable(
       sql`(${table.placement} = 'filed') = (${table.submission_id} is not null and ${table.page_number} is not null)`,
     ),
     check("exam_scan_pages_rotation_quarter", sql`${table.rotation} in (0, 90, 180, 270)`),
+    // A reading and its page together; a page of a paper (print-code.ts: 1–999); a reading of at most a megabyte.
+    check(
+      "exam_scan_pages_area_reading_bounded",
+      sql`(${table.area_reading} is null) = (${table.area_reading_page} is null) and (${table.area_reading_page} is null or ${table.area_reading_page} between 1 and 999) and (${table.area_reading} is null or (jsonb_typeof(${table.area_reading}) = 'object' and octet_length(${table.area_reading}::text) <= 1048576))`,
+    ),
     check("exam_scan_pages_positions_positive", sql`${table.pile_page} >= 1 and (${table.page_number} is null or ${table.page_number} >= 1)`),
   ],
 );

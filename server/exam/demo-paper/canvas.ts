@@ -3,7 +3,9 @@ import type { Canvas } from "../canvas";
 import { type DemoPart, demoPaperQuestions } from "./data";
 import type { GeneratedPaper } from "./pdf";
 
-function markScheme(part: Pick<DemoPart, "points" | "finalAnswer" | "marks">) {
+function markScheme(part: Pick<DemoPart, "points" | "finalAnswer" | "marks" | "choices">) {
+  // A multiple-choice question: the box that is right, one tick allowed (lib/rules/tick-boxes.ts).
+  if (part.choices) return { type: "multiple_choice", correct: part.choices.correct, allow_multiple: false };
   return {
     type: "points",
     total: part.marks,
@@ -31,7 +33,7 @@ export function demoPaperCanvas(layout: Pick<GeneratedPaper, "areas" | "boundari
       label: question.label,
       order: questions.length + 1,
       max_marks: marks,
-      answer_type: question.leaf ? "written" : null,
+      answer_type: question.leaf ? (question.leaf.choices ? "multiple_choice" : "written") : null,
       mark_scheme: question.leaf ? markScheme(question.leaf) : null,
       spec_ref: question.leaf?.specRef ?? question.specRef ?? null,
       is_container: parts.length > 0,
@@ -64,6 +66,7 @@ export function demoPaperCanvas(layout: Pick<GeneratedPaper, "areas" | "boundari
       y: area.y,
       width: area.width,
       height: area.height,
+      tick_boxes: area.tickBoxes ?? null,
     })),
     boundaries: layout.boundaries.map((boundary) => ({
       id: crypto.randomUUID(),

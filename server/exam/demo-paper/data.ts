@@ -26,6 +26,12 @@ export interface Answer {
   height: number;
 }
 
+/** A multiple-choice answer: the options printed beside tick boxes A, B, C … inside the answer area, and the right box. */
+export interface Choices {
+  options: string[];
+  correct: string[];
+}
+
 export interface DemoPart {
   label: string;
   /** How the part is numbered on the paper, e.g. "(a)". */
@@ -37,6 +43,8 @@ export interface DemoPart {
   finalAnswer: string;
   specRef: string;
   startsNewPage?: boolean;
+  /** A multiple-choice question: its boxes are printed (in place of working space) and read from the scan. */
+  choices?: Choices;
 }
 
 export interface DemoQuestion {
@@ -160,6 +168,18 @@ export const demoPaperQuestions: DemoQuestion[] = [
         specRef: "NAB-GCSE-MATH-2025/G19",
       },
     ],
+  },
+  {
+    label: "4",
+    text: ["Which one of these numbers is a prime number?", "Tick one box."],
+    leaf: {
+      marks: 1,
+      answer: { prefix: "", height: 44 },
+      choices: { options: ["21", "27", "29", "33"], correct: ["C"] },
+      points: [{ text: "B1: C (29) ticked, and no other box", marks: 1 }],
+      finalAnswer: "C",
+      specRef: "NAB-GCSE-MATH-2025/N4",
+    },
   },
 ];
 

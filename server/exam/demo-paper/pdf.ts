@@ -12,7 +12,8 @@ import {
   setStrokingRgbColor,
   stroke,
 } from "pdf-lib";
-import { type Answer, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "./data";
+import type { TickBox } from "../../../lib/rules/tick-boxes";
+import { type Answer, type Choices, demoPaper, demoPaperQuestions, demoPaperTotalMarks } from "./data";
 
 /**
  * The demo paper drawn with pdf-lib: a cover and three question pages (A4) from data.ts.
@@ -30,6 +31,8 @@ interface DrawnArea {
   y: number;
   width: number;
   height: number;
+  /** A multiple-choice area's printed tick boxes, page-relative as the area (lib/rules/tick-boxes.ts). */
+  tickBoxes?: TickBox[];
 }
 
 /** The vertical span of a question on one page, page-relative from the top. */
@@ -63,6 +66,8 @@ const PART_TEXT_X = 102;
 const INK = rgb(0.1, 0.1, 0.12);
 const GREY = rgb(0.45, 0.45, 0.5);
 const PAGE_COUNT = 4;
+/** A printed tick box's side: 5 mm. */
+const CHOICE_BOX = (5 * 72) / 25.4;
 /** Fixed dates keep the file byte-for-byte reproducible (same sha256 on every seed). */
 const PAPER_DATE = new Date("2026-01-05T09:00:00Z");
 
@@ -198,6 +203,32 @@ class PaperWriter {
     this.y += 28;
   }
 
+  /**
+   * A multiple-choice answer area: the options in a row, each a letter, a square tick box (5 mm, as exam
+   * boards print them) and the option's text, inside a box recorded as the response area with its tick boxes.
+   */
+  choiceSpace(label: string, answer: Answer, choices: Choices, marks: number) {
+    const x = STEM_X;
+    const width = RIGHT - x;
+    const top = this.y;
+    this.box(x, top, width, answer.height);
+    const side = CHOICE_BOX;
+    const boxTop = top + (answer.height - side) / 2;
+    const tickBoxes: TickBox[] = choices.options.map((option, index) => {
+      const letter = String.fromCharCode(65 + index);
+      const left = x + 40 + index * 100;
+      this.text(letter, left - 16, boxTop + 3, { font: this.bold });
+      this.page.drawRectangle({ x: left, y: PAGE_HEIGHT - boxTop - side, width: side, height: side, borderColor: INK, borderWidth: 0.9 });
+      this.text(option, left + side + 8, boxTop + 3);
+      return { label: letter, x: round(left / PAGE_WIDTH), y: round(boxTop / PAGE_HEIGHT), width: round(side / PAGE_WIDTH), height: round(side / PAGE_HEIGHT), shape: "square" };
+    });
+    this.record({ label, kind: "response", responseForm: "multiple_choice" }, x, top, width, answer.height);
+    this.areas.at(-1)!.tickBoxes = tickBoxes;
+    this.y += answer.height + 6;
+    this.rightText(`[${marks} mark${marks === 1 ? "" : "s"}]`, RIGHT, this.y, { font: this.bold, size: 10 });
+    this.y += 28;
+  }
+
   /** Right-angled triangle ABC: AB = 6 cm up, BC = 8 cm across, the right angle at B. */
   rightTriangle(label: string) {
     const height = 140;
@@ -326,7 +357,8 @@ export async function generateDemoPaper(): Promise<GeneratedPaper> {
       writer.cursor += 6;
     }
     if (question.diagram === "right-triangle") writer.rightTriangle(question.label);
-    if (question.leaf) writer.answerSpace(question.label, question.leaf.answer, question.leaf.marks);
+    if (question.leaf?.choices) writer.choiceSpace(question.label, question.leaf.answer, question.leaf.choices, question.leaf.marks);
+    else if (question.leaf) writer.answerSpace(question.label, question.leaf.answer, question.leaf.marks);
     for (const part of question.parts ?? []) {
       if (part.startsNewPage) writer.newPage();
       writer.openBoundary(part.label);

@@ -1,3 +1,5 @@
+import type { PileAreaLayout, PileAreaReading } from "../ticks/reading";
+
 /**
  * The seam between the imaging of class-set intake (server/exam/intake/imaging/: PDF pages, pixels and QR
  * codes, run in a worker process so the app's event loop stays free) and its filing rules (which page goes
@@ -19,6 +21,12 @@ export interface PageReading {
   code: string | null;
   /** From the code's orientation; 0 when no code was read. */
   rotation: QuarterTurn;
+  /**
+   * Present when the pile was read with its batch's areas (ReadPileOptions.areas): the page's tick boxes
+   * and written areas read beside its code, against the template page its code names; null when the code
+   * names no page with areas (or none of this batch) or the page could not be read.
+   */
+  areaReading?: PileAreaReading | null;
 }
 
 export interface ReadPileOptions {
@@ -27,6 +35,8 @@ export interface ReadPileOptions {
   /** A pile with more pages is refused at once (AppError "invalid", the teacher's reason), before any is read. */
   maxPages?: number;
   signal?: AbortSignal;
+  /** The batch's areas: each page whose code names one of its pages is read there too (PageReading.areaReading). */
+  areas?: PileAreaLayout;
 }
 
 /**

@@ -5,7 +5,10 @@ import { asService } from "../../db/rls";
 import { examBatches, examScanPages, examScanPiles, files } from "../../db/schema";
 import { AppError } from "../../errors";
 import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../storage/object-storage";
-import type { ReadPile } from "./page-reading";
+import { logger } from "../../logger";
+import { areaLayout, areaLayoutPlan } from "./area-layout";
+import type { PileAreaLayout } from "../ticks/reading";
+import type { PageReading, ReadPile, ReadPileOptions } from "./page-reading";
 
 type PileRow = typeof examScanPiles.$inferSelect;
 
@@ -25,7 +28,7 @@ export async function readPileIntoPages(
   readPile: ReadPile,
   options: { storage: ObjectStorage; bucket: string; signal?: AbortSignal; maxPages?: number; slicePages?: number },
 ): Promise<{ finished: boolean }> {
-  const { pile, batch, file } = await asService(db, async (tx) => {
+  const { pile, batch, file, areas: plan } = await asService(db, async (tx) => {
     const [found] = await tx
       .select({ pile: examScanPiles, batch: examBatches, file: files })
       .from(examScanPiles)
@@ -34,13 +37,15 @@ export async function readPileIntoPages(
       .where(eq(examScanPiles.id, pileId));
     if (!found) throw new AppError("not_found", "The pile has been removed");
     await tx.update(examScanPiles).set({ status: "reading" }).where(eq(examScanPiles.id, pileId));
-    return found;
+    return { ...found, areas: await areaLayoutPlan(tx, found.batch) };
   });
   if (pile.page_count !== null && pile.pages_read >= pile.page_count) return { finished: true };
 
   const bytes = new Uint8Array(await readObjectBytes(options.storage, file.bucket, file.storage_key));
+  // Each coded page's areas are read beside its code (issue 36), and kept with the page.
+  const areas = await areaLayout(plan, options.storage);
   let readNow = 0;
-  for await (const reading of readPile(bytes, { fromPage: pile.pages_read + 1, maxPages: options.maxPages, signal: options.signal })) {
+  for await (const reading of readWithAreas(readPile, bytes, { fromPage: pile.pages_read + 1, maxPages: options.maxPages, signal: options.signal }, areas)) {
 
     const key = pilePageKey(pile, reading.pilePage);
     await putObjectBytes(options.storage, options.bucket, key, reading.onePagePdf, { contentType: "application/pdf" });
@@ -60,7 +65,7 @@ export async function readPileIntoPages(
         .returning({ id: files.id });
       await tx
         .insert(examScanPages)
-        .values({ pile_id: pile.id, batch_id: pile.batch_id, pile_page: reading.pilePage, file_id: pageFile!.id, code: reading.code, rotation: reading.rotation, placement: "reading" });
+        .values({ pile_id: pile.id, batch_id: pile.batch_id, pile_page: reading.pilePage, file_id: pageFile!.id, code: reading.code, rotation: reading.rotation, placement: "reading", ...storedReading(reading) });
       await tx
         .update(examScanPiles)
         .set({ page_count: reading.pileSize, pages_read: sql`greatest(${examScanPiles.pages_read}, ${reading.pilePage})` })
@@ -70,4 +75,33 @@ export async function readPileIntoPages(
     if (++readNow === options.slicePages && reading.pilePage < reading.pileSize) return { finished: false };
   }
   return { finished: true };
+}
+
+/** The page's areas as the pass read them, for its row (nothing when it was not read there). */
+function storedReading(reading: PageReading) {
+  const read = reading.areaReading;
+  return read ? { area_reading: read.reading as unknown as Record<string, unknown>, area_reading_page: read.page } : {};
+}
+
+/**
+ * The pile read with its batch's areas; should the imaging refuse the areas themselves (param "areas":
+ * a template's paper it cannot draw), the pile is read for its codes alone, as before, and filing reads
+ * the areas page by page: the teacher's pile never fails for its template.
+ */
+async function* readWithAreas(readPile: ReadPile, bytes: Uint8Array, options: ReadPileOptions, areas: PileAreaLayout | null): AsyncGenerator<PageReading> {
+  if (!areas) {
+    yield* readPile(bytes, options);
+    return;
+  }
+  let yielded = false;
+  try {
+    for await (const reading of readPile(bytes, { ...options, areas })) {
+      yielded = true;
+      yield reading;
+    }
+  } catch (error) {
+    if (yielded || !(error instanceof AppError) || error.param !== "areas") throw error;
+    logger.warn(`the pile's areas were refused (${error.message}); the pile is read for its codes`);
+    yield* readPile(bytes, options);
+  }
 }

@@ -15,6 +15,7 @@ import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../../storage/object-storage";
 import { MAX_SCRIPT_NUMBER, newBatchCode } from "./print-code";
 import { intakeImaging } from "./imaging-port";
+import { CORRECTIONS_CONVENTION } from "../ticks/convention";
 import { type PagePlacement, type PageRect, type PageSize, placeStamps } from "./stamp";
 
 /**
@@ -90,6 +91,8 @@ interface PaperToPrint {
   /** The paper's PDF in storage; null when the template has none. */
   file: { bucket: string; key: string } | null;
   keepClear: KeptClear[];
+  /** Whether any answer area holds tick boxes: then each script's first page carries the corrections convention. */
+  hasTickBoxes: boolean;
 }
 
 /** The batch's template, its paper file and the places the stamps keep clear of. */
@@ -101,17 +104,19 @@ export async function readPaper(tx: Tx, batch: Pick<BatchRow, "template_id">): P
     .where(eq(examTemplates.id, batch.template_id));
   // A batch's template is visible wherever the batch is (same institute).
   if (!row) throw notFound("Template");
-  const areas = await tx
-    .select({ page: examResponseAreas.page, x: examResponseAreas.x, y: examResponseAreas.y, width: examResponseAreas.width, height: examResponseAreas.height, label: examQuestions.label })
+  const rows = await tx
+    .select({ page: examResponseAreas.page, x: examResponseAreas.x, y: examResponseAreas.y, width: examResponseAreas.width, height: examResponseAreas.height, label: examQuestions.label, tick_boxes: examResponseAreas.tick_boxes })
     .from(examResponseAreas)
     .innerJoin(examQuestions, eq(examQuestions.id, examResponseAreas.question_id))
     .where(eq(examResponseAreas.template_id, batch.template_id))
     .orderBy(asc(examResponseAreas.page), asc(examResponseAreas.y));
   const nameBox = row.template.name_box;
+  const areas = rows.map(({ tick_boxes: _boxes, ...area }) => area);
   return {
     template: row.template,
     file: row.bucket && row.key ? { bucket: row.bucket, key: row.key } : null,
     keepClear: nameBox ? [...areas, { ...nameBox, label: null }] : areas,
+    hasTickBoxes: rows.some((area) => (area.tick_boxes?.length ?? 0) > 0),
   };
 }
 
@@ -231,7 +236,8 @@ export async function printScripts(db: Db, callerId: string, batchId: string, re
   const paperBytes = await readPaperBytes(options.storage ?? objectStorage(), plan.paper.file!);
   await pageSizes(paperBytes); // a paper that cannot be read is the teacher's 409, not a 500 from the stamping
   // In the imaging worker: a class set is about a second of CPU the app thread does not give up.
-  const stamped = await intakeImaging().stamp(paperBytes, plan.batchCode, plan.scripts, plan.paper.keepClear);
+  // A paper with tick boxes: how to tick and how to correct, on each script's first page (clear of every area and the name box).
+  const stamped = await intakeImaging().stamp(paperBytes, plan.batchCode, plan.scripts, plan.paper.keepClear, { firstPageNote: plan.paper.hasTickBoxes ? CORRECTIONS_CONVENTION : null });
   return {
     pdf: stamped.pdf,
     fileName: `${fileNameTitle(plan.batch.title, "Batch")} - scripts.pdf`,

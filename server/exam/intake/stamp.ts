@@ -62,7 +62,7 @@ export interface StampedScripts {
  * none of them on its page; when every corner covers one, the one covering least, reported in
  * `placements`.
  */
-export async function stampScripts(paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]): Promise<StampedScripts> {
+export async function stampScripts(paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[], { firstPageNote }: StampOptions = {}): Promise<StampedScripts> {
   const source = await PDFDocument.load(paper, { updateMetadata: false });
   const output = await PDFDocument.create({ updateMetadata: false });
   output.setCreator("Markbook");
@@ -73,6 +73,8 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
   const pageCount = sourcePages.length;
 
   const placements = placeStamps(sourcePages.map((page) => page.getSize()), keepClear);
+  // The note's place on the first page, once for every script: clear of the areas, the name box and the stamp.
+  const note = firstPageNote && embedded.length > 0 ? placeNote(drawableText(firstPageNote, font), font, embedded[0]!, keepClear, placements[0]!.corner) : null;
 
   for (const script of scripts) {
     for (const [index, paperPage] of embedded.entries()) {
@@ -82,9 +84,75 @@ export async function stampScripts(paper: Uint8Array, batchCode: string, scripts
       const code = encodePageCode({ batchCode, scriptNumber: script.scriptNumber, page: index + 1 });
       const detail = `Script ${script.scriptNumber} · Page ${index + 1} of ${pageCount} · ${batchCode}`;
       drawStamp(page, placements[index]!.corner, code, [script.heading === null ? null : printable(script.heading, bold), printable(detail, font)], { font, bold });
+      if (index === 0 && note) for (const line of note.lines) page.drawText(line.text, { x: line.x, y: line.y, size: note.size, font, color: rgb(0, 0, 0) });
     }
   }
   return { pdf: await output.save(), placements };
+}
+
+export interface StampOptions {
+  /**
+   * One short line printed on each script's first page, in small type, where it covers no area of
+   * `keepClear` and not the stamp (the corrections convention of a paper with tick boxes,
+   * server/exam/ticks/read-ticks.ts); left out when no place on the page is clear.
+   */
+  firstPageNote?: string | null;
+}
+
+const NOTE_SIZE = 7;
+const NOTE_MIN_SIZE = 5.5;
+const NOTE_MARGIN = 10 * MM;
+/** The note's least distance from the page's foot or head: beyond the 4–5 mm most printers cannot print on. */
+const NOTE_EDGE = 7 * MM;
+/** Steps of the search for a clear band, from the page's foot up (the foot and the head first: margins are clear on most papers). */
+const NOTE_STEP = 2 * MM;
+
+interface PlacedNote {
+  size: number;
+  lines: { text: string; x: number; y: number }[];
+}
+
+/**
+ * Where the note goes on a page of `size`: a band of its lines (one; two when one does not fit the
+ * page's width even at the smallest size), left-aligned at the margin, at the first height — the foot,
+ * the head, then every step up from the foot — where the band touches no area of the page's
+ * `keepClear` and not the stamp's box in `corner`. Null when no height is clear.
+ */
+export function placeNote(text: string, font: PDFFont, size: PageSize, keepClear: PageRect[], corner: StampCorner): PlacedNote | null {
+  const room = size.width - 2 * NOTE_MARGIN;
+  let fontSize = NOTE_SIZE;
+  while (fontSize > NOTE_MIN_SIZE && font.widthOfTextAtSize(text, fontSize) > room) fontSize -= 0.5;
+  const lines = font.widthOfTextAtSize(text, fontSize) <= room ? [text] : splitInTwo(text, font, fontSize, room);
+  if (!lines) return null;
+  const width = Math.max(...lines.map((line) => font.widthOfTextAtSize(line, fontSize)));
+  const lineHeight = fontSize * 1.25;
+  const bandHeight = lines.length * lineHeight;
+  const areas = keepClear.filter((area) => area.page === 1).map((area) => toPoints(area, size));
+  // The stamp as any code a batch prints draws it (a larger code moves its text).
+  const stamps = PRINTED_MODULE_COUNTS.map((count) => stampBox(corner, size, count).bounds);
+  const clearAt = (bottom: number) => {
+    const band = { left: NOTE_MARGIN, right: NOTE_MARGIN + width, bottom, top: bottom + bandHeight };
+    return ![...stamps, ...areas].some((area) => intersects(band, area));
+  };
+  const foot = NOTE_EDGE;
+  const head = size.height - NOTE_EDGE - bandHeight;
+  const heights = [foot, head];
+  for (let bottom = foot + NOTE_STEP; bottom < head; bottom += NOTE_STEP) heights.push(bottom);
+  const bottom = heights.find(clearAt);
+  if (bottom === undefined) return null;
+  // Top line first, the baseline a quarter of a line above each line's foot.
+  return { size: fontSize, lines: lines.map((line, index) => ({ text: line, x: NOTE_MARGIN, y: bottom + (lines.length - 1 - index) * lineHeight + fontSize * 0.25 })) };
+}
+
+/** The text in two lines of `room` at most, broken at a space; null when it does not fit in two. */
+function splitInTwo(text: string, font: PDFFont, fontSize: number, room: number): string[] | null {
+  const words = text.split(" ");
+  for (let cut = words.length - 1; cut > 0; cut--) {
+    const first = words.slice(0, cut).join(" ");
+    const second = words.slice(cut).join(" ");
+    if (font.widthOfTextAtSize(first, fontSize) <= room) return font.widthOfTextAtSize(second, fontSize) <= room ? [first, second] : null;
+  }
+  return null;
 }
 
 /** A page's size in PDF points. */

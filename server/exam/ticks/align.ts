@@ -1,5 +1,5 @@
 import type { GreyImage } from "../intake/imaging/pdfjs";
-import { type Affine, type Point, type PixelRect, apply, compose, fitSimilarity, percentile, rotationAbout, scaleOf, translation } from "./image";
+import { type Affine, type Point, type PixelRect, apply, compose, fitSimilarity, greyPercentile, percentile, rotationAbout, scaleOf, translation } from "./image";
 import type { AreaRect } from "./reading";
 
 /**
@@ -70,8 +70,12 @@ export interface ScanPage {
 }
 
 export function scanPage(image: GreyImage, dpi: number): ScanPage {
-  return { image, dpi, black: percentile(image.data, 0.001, 7) };
+  // One pixel in 7 at the reading's resolution, as many at any other (a page decoded at 300 dpi holds 9 times the pixels).
+  return { image, dpi, black: greyPercentile(image.data, 0.001, sampleStep(dpi)) };
 }
+
+/** The step through a page's pixels that takes as many of them as one in 7 does at WORK_DPI. */
+const sampleStep = (dpi: number) => Math.max(7, Math.round(7 * (dpi / WORK_DPI) ** 2));
 
 /** The code's four corners as zxing gives them (in the scan's upright pixels). */
 export interface CodeCorners {
@@ -118,7 +122,7 @@ const COARSE_SHIFT = 14;
 export function alignByContent(template: TemplatePage, scan: ScanPage): { transform: Affine; turn: 0 | 180 } | null {
   // Both pages at 1 px a millimetre, as darkness (0 paper … 1 black).
   const coarseTemplate = shrink(template.image, MM, 255);
-  const paper = percentile(scan.image.data, 0.6, 7);
+  const paper = greyPercentile(scan.image.data, 0.6, sampleStep(scan.dpi));
   const contrast = Math.max(1, paper - scan.black);
   const scanMm = scan.dpi / 25.4;
   const coarseScan = shrink(scan.image, scanMm, paper);

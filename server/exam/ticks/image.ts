@@ -68,12 +68,33 @@ export function fitSimilarity(from: Point[], to: Point[]): Affine {
 }
 
 /** The value below which `share` (0–1) of `values` lie (a histogram: values are 0–255). */
-export function percentile(values: ArrayLike<number>, share: number, step = 1): number {
+export function percentile(values: Float32Array, share: number, step = 1): number {
   const histogram = new Uint32Array(256);
   let count = 0;
   for (let i = 0; i < values.length; i += step) {
     const value = values[i]! + 0.5;
     histogram[value < 0 ? 0 : value >= 255 ? 255 : value | 0]!++;
+    count++;
+  }
+  const target = share * count;
+  let seen = 0;
+  for (let value = 0; value < 256; value++) {
+    seen += histogram[value]!;
+    if (seen > target) return value;
+  }
+  return 255;
+}
+
+/**
+ * percentile on a page's grey bytes: the same histogram, in a function of its own so each stays
+ * monomorphic (one called with bytes and floats alike reads both through V8's generic element access,
+ * a fifth of a page's reading of its areas at 300 dpi).
+ */
+export function greyPercentile(values: Uint8Array, share: number, step = 1): number {
+  const histogram = new Uint32Array(256);
+  let count = 0;
+  for (let i = 0; i < values.length; i += step) {
+    histogram[values[i]!]!++;
     count++;
   }
   const target = share * count;

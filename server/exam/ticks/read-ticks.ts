@@ -9,13 +9,7 @@ import type { BoxReading, BoxState, TickAreaReading, TickAreaToRead, TickBoxLayo
  * is decided only when every box is (decisions-new/tick-reader.md, "Reading a tick").
  */
 
-/**
- * The convention for corrections, as the print step may print it on a script's first page (and the one
- * the reader follows): a tick or a cross in a box chooses it; a box filled in whole is cancelled; marks
- * outside the boxes are not read.
- */
-export const CORRECTIONS_CONVENTION =
-  "Tick-box questions: mark each answer you choose with a tick or a cross inside its box. To change your mind, fill the wrong box in completely and mark the right one. A box filled in completely is not chosen, and marks outside the boxes are not read.";
+export { CORRECTIONS_CONVENTION } from "./convention";
 
 const MM = WORK_DPI / 25.4;
 /** Kept clear inside the box's printed outline (beyond the template's printed pixels, already left out): misplacement and blur. */

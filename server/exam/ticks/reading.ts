@@ -73,3 +73,24 @@ export interface TickAreaToRead {
 export interface WrittenAreaToRead extends AreaRect {
   id: string;
 }
+
+/** A page's areas as the pile pass read them (beside its code): the template page they were read against, and the reading. */
+export interface PileAreaReading {
+  page: number;
+  reading: AreasReading;
+}
+
+/**
+ * A batch's areas, given once when its pile is opened (openPile): the pile pass reads each page whose
+ * code names a page of this batch with areas, in the same worker call as its code (readPilePage).
+ */
+export interface PileAreaLayout {
+  /** The batch's code: only pages whose code names this batch are read. */
+  batchCode: string;
+  /** The template's paper (the print's source). */
+  paper: Uint8Array;
+  /** What the print kept clear (the response areas and the name box): with the paper's page sizes, where each page's code went (printedCodeRect). */
+  keepClear: (AreaRect & { page: number })[];
+  /** Each template page with areas to read. */
+  pages: { page: number; tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }[];
+}

@@ -7,7 +7,7 @@ import { bundledWorkerEntry } from "../../../workers/bundle";
 import { holdWorkerOpen } from "../../../workers/child-process";
 import type { AssembleScript, PageReading, QuarterTurn, ReadPile, ReadPileOptions } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
-import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { PageRect, ScriptToStamp, StampOptions, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 import type { AreasReading } from "../../ticks/reading";
@@ -25,7 +25,7 @@ export interface IntakeImaging {
   readPile: ReadPile;
   assembleScript: AssembleScript;
   /** stampScripts (server/exam/intake/stamp.ts), run in the worker: a class set costs about a second of CPU. */
-  stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[]) => Promise<StampedScripts>;
+  stamp: (paper: Uint8Array, batchCode: string, scripts: ScriptToStamp[], keepClear: PageRect[], options?: StampOptions) => Promise<StampedScripts>;
   /**
    * The upright crop of a page-relative rectangle of a scanned page (with a small margin), as JPEG, with
    * `cover` painted over first when given; null when the page has no pixels.
@@ -151,7 +151,7 @@ export function imagingWorkerProcess(): ChildProcess | null {
 async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
-  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages });
+  const { pileId, pageCount } = await worker.call({ kind: "openPile", pdf, maxPages: options.maxPages, areas: options.areas });
   const generation = worker.generation;
   const request = (pilePage: number) => {
     const reading = worker.call({ kind: "readPage", pileId, pilePage });
@@ -183,7 +183,7 @@ export function workerImaging(): IntakeImaging {
   return {
     readPile,
     assembleScript: (pages) => worker.call({ kind: "assembleScript", pages }),
-    stamp: (paper, batchCode, scripts, keepClear) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear }),
+    stamp: (paper, batchCode, scripts, keepClear, options) => worker.call({ kind: "stamp", paper, batchCode, scripts, keepClear, options }),
     nameBoxCrop: (onePagePdf, rotation, rect, cover) => worker.call({ kind: "nameBoxCrop", onePagePdf, rotation, rect, cover }),
     inspectPaper: (paper) => worker.call({ kind: "inspectPaper", paper }),
     redactScript: (scriptPdf, covers) => worker.call({ kind: "redactScript", scriptPdf, covers }),

@@ -5,8 +5,10 @@ import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
 import { openCheckedPdf } from "./inspect";
 import { checkPageStreams } from "./limits";
-import { pagePixels } from "./page-pixels";
-import { readPageCode } from "./qr";
+import { type PagePixels, pagePixels } from "./page-pixels";
+import { type PageCodeReading, readPageCode } from "./qr";
+import { type OpenAreaLayout, openAreaLayout, readLaidOutAreas } from "./read-areas";
+import type { PileAreaLayout, PileAreaReading } from "../../ticks/reading";
 
 /**
  * The imaging work itself, on whatever thread calls it: the worker (server/exam/intake/imaging/worker.ts) in
@@ -17,6 +19,8 @@ import { readPageCode } from "./qr";
 export interface OpenPile {
   document: PDFDocument;
   pageCount: number;
+  /** The batch's areas, read on each page whose code names a page of them (null: codes only). */
+  areas: OpenAreaLayout | null;
 }
 
 /**
@@ -24,11 +28,21 @@ export interface OpenPile {
  * page tree that loops or unfolds beyond `maxPages` pages, and a page larger than any paper are refused
  * with the teacher's reason (AppError "invalid": the file itself, so never retried).
  */
-export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER }: { maxPages?: number } = {}): Promise<OpenPile> {
-  return openCheckedPdf(pdf, { maxPages, what: "pile" });
+export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INTEGER, areas }: { maxPages?: number; areas?: PileAreaLayout } = {}): Promise<OpenPile> {
+  // The layout first: an absurd one is refused before the pile's pages are counted, as the areas' (param "areas"), not the pile's.
+  const layout = areas
+    ? await openAreaLayout(areas).catch((error: unknown) => {
+        throw error instanceof AppError ? new AppError(error.code, error.message, "areas") : error;
+      })
+    : null;
+  return { ...(await openCheckedPdf(pdf, { maxPages, what: "pile" })), areas: layout };
 }
 
-/** Page `pilePage` (1-based) of an open pile, read: the page alone as a PDF, and its code. */
+/**
+ * Page `pilePage` (1-based) of an open pile, read: the page alone as a PDF, and its code; when the pile
+ * was opened with its batch's areas and the code names a page of them, that page's areas too, on the
+ * same decoded pixels and from the code's corners already found (read-areas.ts, readAreasOnPixels).
+ */
 export async function readPilePage(pile: OpenPile, pilePage: number): Promise<PageReading> {
   const single = await PDFDocument.create({ updateMetadata: false });
   let onePagePdf: Uint8Array;
@@ -45,8 +59,19 @@ export async function readPilePage(pile: OpenPile, pilePage: number): Promise<Pa
   }
   // Refused before any decoder sees it (a picture claiming absurd pixels, a stream bomb): the whole pile fails.
   await checkPageStreams(single, pilePage);
-  const { code, rotation } = await readCode(single, onePagePdf);
-  return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation };
+  const { reading, pixels } = await readCode(single, onePagePdf);
+  const { code, rotation } = reading;
+  const areaReading = pile.areas && pixels ? await readAreasOf(pile.areas, pixels, reading) : null;
+  return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation, ...(pile.areas ? { areaReading } : {}) };
+}
+
+/** The page's areas, or null when they cannot be read (filing reads them again on its own, readAreas). */
+async function readAreasOf(layout: OpenAreaLayout, pixels: PagePixels, code: PageCodeReading): Promise<PileAreaReading | null> {
+  try {
+    return await readLaidOutAreas(layout, pixels, code);
+  } catch {
+    return null;
+  }
 }
 
 async function emptyPageLike(pile: OpenPile, pilePage: number) {
@@ -62,13 +87,14 @@ async function emptyPageLike(pile: OpenPile, pilePage: number) {
   return empty.save();
 }
 
-/** The code on a one-page PDF (its pdf-lib document and its bytes); none when the page has no pixels or no readable code. */
-async function readCode(document: PDFDocument, onePagePdf: Uint8Array): Promise<{ code: string | null; rotation: QuarterTurn }> {
+/** The code on a one-page PDF (its pdf-lib document and its bytes), and the pixels it was read on; none when the page has no pixels or no readable code. */
+async function readCode(document: PDFDocument, onePagePdf: Uint8Array): Promise<{ reading: PageCodeReading; pixels: PagePixels | null }> {
+  let pixels: PagePixels | null = null;
   try {
-    const pixels = await pagePixels(document, onePagePdf);
-    return pixels ? await readPageCode(pixels) : { code: null, rotation: 0 };
+    pixels = await pagePixels(document, onePagePdf);
+    return { reading: pixels ? await readPageCode(pixels) : { code: null, rotation: 0 }, pixels };
   } catch {
-    return { code: null, rotation: 0 };
+    return { reading: { code: null, rotation: 0 }, pixels };
   }
 }
 

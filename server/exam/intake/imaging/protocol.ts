@@ -1,19 +1,19 @@
 import type { AssemblyPage, PageReading, QuarterTurn } from "../page-reading";
 import type { SignInSlipSheet } from "../../../identity/sign-in-slips";
-import type { PageRect, ScriptToStamp, StampedScripts } from "../stamp";
+import type { PageRect, ScriptToStamp, StampOptions, StampedScripts } from "../stamp";
 import type { TickBox } from "../../../../lib/rules/tick-boxes";
-import type { AreasReading } from "../../ticks/reading";
+import type { AreasReading, PileAreaLayout } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
 import type { TemplateProposal } from "../../template-reading/proposal";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
-  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number }
+  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number; areas?: PileAreaLayout }
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }
-  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[] }
+  | { kind: "stamp"; paper: Uint8Array; batchCode: string; scripts: ScriptToStamp[]; keepClear: PageRect[]; options?: StampOptions }
   | { kind: "nameBoxCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; cover?: Omit<PageRect, "page"> }
   | { kind: "inspectPaper"; paper: Uint8Array }
   | { kind: "redactScript"; scriptPdf: Uint8Array; covers: PageRect[] }

@@ -5,13 +5,15 @@ import { type CodeCorners, type TemplatePage, WORK_DPI, alignByCode, alignByCont
 import type { Affine } from "../../ticks/image";
 import { readWrittenArea, writtenTiles } from "../../ticks/blank-areas";
 import { readTickArea, boundsOf } from "../../ticks/read-ticks";
-import type { AreaRect, AreasReading, TickAreaToRead, WrittenAreaToRead } from "../../ticks/reading";
+import type { AreaRect, AreasReading, PileAreaLayout, PileAreaReading, TickAreaToRead, WrittenAreaToRead } from "../../ticks/reading";
 import type { QuarterTurn } from "../page-reading";
 import { openCheckedPdf } from "./inspect";
 import { cappedDpi, checkPageStreams } from "./limits";
-import { pagePixels } from "./page-pixels";
+import { type PagePixels, pagePixels } from "./page-pixels";
 import { type GreyImage, openForRendering } from "./pdfjs";
-import { readCodeIn } from "./qr";
+import { type PageCodeReading, readCodeIn } from "./qr";
+import { MAX_PRINTED_PAGE, decodePageCode, isBatchCode } from "../print-code";
+import { type PageRect, type PageSize, printedCodeRect } from "../stamp";
 
 /**
  * readAreas, in the imaging worker: one scanned page's tick boxes and written areas read against its
@@ -46,22 +48,41 @@ const templates = new Map<string, TemplatePage>();
 export async function readAreas(input: ReadAreasInput): Promise<AreasReading> {
   checkAreas(input);
   const template = await templateOf(input.paper, input.page);
-  const nothing = (): AreasReading => ({
-    alignment: { by: "none", turn: 0 },
-    tickAreas: input.tickAreas.map((area) => readTickArea(template, area, { transform: null, score: 0, view: null })),
-    writtenAreas: input.writtenAreas.map((area) => ({ id: area.id, blank: "uncertain", ink: 0, reason: "not-aligned" })),
-  });
   const { document } = await openCheckedPdf(input.onePagePdf, { maxPages: 1, what: "scan" });
   if (document.getPageCount() !== 1) throw new AppError("invalid", "A scanned page to read is one page of a PDF.", "file");
   await checkPageStreams(document, 1);
   // A page scanned at twice the reading's resolution or more is decoded at half: the code still reads there.
   const pixels = await pagePixels(document, input.onePagePdf, { halveFrom: 2 * WORK_DPI });
-  if (!pixels) return nothing();
+  if (!pixels) return notAligned(template, input);
+  return readAreasOnPixels(pixels, template, input);
+}
+
+/** What a page not aligned reads as: every box and written area uncertain. */
+function notAligned(template: TemplatePage, areas: Pick<ReadAreasInput, "tickAreas" | "writtenAreas">): AreasReading {
+  return {
+    alignment: { by: "none", turn: 0 },
+    tickAreas: areas.tickAreas.map((area) => readTickArea(template, area, { transform: null, score: 0, view: null })),
+    writtenAreas: areas.writtenAreas.map((area) => ({ id: area.id, blank: "uncertain", ink: 0, reason: "not-aligned" })),
+  };
+}
+
+/** The areas of a page to read on pixels already decoded: the page's turn, where the print put its code, the areas. */
+export interface AreasOnPixels extends Pick<ReadAreasInput, "rotation" | "code" | "tickAreas" | "writtenAreas"> {
+  /** The code's corners in these pixels when they are known already (the pile pass read the code on them); otherwise they are looked for where the print put the code. */
+  corners?: CodeCorners | null;
+}
+
+/**
+ * The one reading of a page's areas, on its decoded pixels (as the page lies, before its turn): the
+ * standalone readAreas and the pile pass (pile.ts, readPilePage) both call it, so a page reads the same
+ * wherever it is read. The areas are checked by the caller (checkAreas, checkLayout).
+ */
+export async function readAreasOnPixels(pixels: PagePixels, template: TemplatePage, input: AreasOnPixels): Promise<AreasReading> {
   // The code's corners are found on the scan as it lies (no turning of its pixels: that costs more than the rest).
   let scan = scanPage({ data: pixels.data, width: pixels.width, height: pixels.height }, pixels.dpi);
   let first: { transform: Affine; turn: 0 | 180; by: "code" | "content" } | null = null;
   if (input.code) {
-    const corners = await codeOnScan(scan.image, scan.dpi, input.code, input.rotation);
+    const corners = input.corners ?? (await codeOnScan(scan.image, scan.dpi, input.code, input.rotation));
     const fit = corners && alignByCode(template, scan, input.code, corners);
     // The turn from the page as the reading's rotation shows it to the template (half a turn when that rotation was wrong).
     const turnOf = (fit: Affine) => (Math.abs(((Math.atan2(fit.d, fit.a) * 180) / Math.PI + input.rotation + 540) % 360 - 180) > 90 ? 180 : 0);
@@ -78,7 +99,7 @@ export async function readAreas(input: ReadAreasInput): Promise<AreasReading> {
     const found = alignByContent(template, scan);
     if (found) first = { ...found, by: "content" };
   }
-  if (!first) return nothing();
+  if (!first) return notAligned(template, input);
   // Every tick-box area is placed, and each piece of a written area (writtenTiles).
   const tiles = input.writtenAreas.map((area) => writtenTiles(template, area));
   const rects: AreaRect[] = [...input.tickAreas.map((area) => boundsOf(area.boxes)), ...tiles.flat()];
@@ -122,7 +143,7 @@ async function codeOnScan(image: GreyImage, dpi: number, code: AreaRect, rotatio
   return found.corners ?? null;
 }
 
-async function templateOf(paper: Uint8Array, page: number): Promise<TemplatePage> {
+export async function templateOf(paper: Uint8Array, page: number): Promise<TemplatePage> {
   const key = `${crypto.createHash("sha256").update(paper).digest("hex")}:${page}`;
   const kept = templates.get(key);
   if (kept) {
@@ -160,12 +181,17 @@ function onPage(rect: AreaRect): boolean {
 }
 
 function checkAreas(input: ReadAreasInput) {
-  const refuse = (message: string) => new AppError("invalid", message, "areas");
-  if (!Array.isArray(input.tickAreas) || !Array.isArray(input.writtenAreas)) throw refuse("The areas to read are missing.");
-  if (input.tickAreas.length > MAX_AREAS || input.writtenAreas.length > MAX_AREAS) throw refuse(`A page has at most ${MAX_AREAS} areas of each kind to read.`);
   if (input.code !== null && !onPage(input.code)) throw refuse("The code's place is not on the page.");
   if (![0, 90, 180, 270].includes(input.rotation)) throw new AppError("invalid", "A page is turned by a quarter turn, a half or none.", "rotation");
-  for (const area of input.tickAreas) {
+  checkAreaLists(input.tickAreas, input.writtenAreas);
+}
+
+const refuse = (message: string) => new AppError("invalid", message, "areas");
+
+function checkAreaLists(tickAreas: TickAreaToRead[], writtenAreas: WrittenAreaToRead[]) {
+  if (!Array.isArray(tickAreas) || !Array.isArray(writtenAreas)) throw refuse("The areas to read are missing.");
+  if (tickAreas.length > MAX_AREAS || writtenAreas.length > MAX_AREAS) throw refuse(`A page has at most ${MAX_AREAS} areas of each kind to read.`);
+  for (const area of tickAreas) {
     if (!Array.isArray(area.boxes) || area.boxes.length === 0 || area.boxes.length > MAX_BOXES) throw refuse(`A tick-box area has from 1 to ${MAX_BOXES} boxes.`);
     for (const box of area.boxes) {
       if (!onPage(box)) throw refuse(`Tick box ${String(box.label).slice(0, 8)} is not on the page.`);
@@ -173,5 +199,76 @@ function checkAreas(input: ReadAreasInput) {
       if (typeof box.label !== "string" || box.label.length === 0 || box.label.length > 8) throw refuse("A tick box's label is 1 to 8 characters.");
     }
   }
-  for (const area of input.writtenAreas) if (!onPage(area)) throw refuse("A written area is not on the page.");
+  for (const area of writtenAreas) if (!onPage(area)) throw refuse("A written area is not on the page.");
+}
+
+/** A layout checked and its paper opened: what an open pile keeps. */
+export interface OpenAreaLayout {
+  batchCode: string;
+  paper: Uint8Array;
+  pageSizes: PageSize[];
+  keepClear: PageRect[];
+  pages: Map<number, { tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }>;
+}
+
+/** The most places a print keeps clear (every area of a long paper and its name box). */
+const MAX_KEEP_CLEAR = 5000;
+
+/**
+ * Checks a pile's area layout and opens its paper (refused with a sentence, as readAreas refuses): a
+ * batch code that is not one, pages that are not the paper's, areas off the page or too many.
+ */
+export async function openAreaLayout(layout: PileAreaLayout): Promise<OpenAreaLayout> {
+  if (typeof layout !== "object" || layout === null) throw refuse("The areas to read are missing.");
+  if (typeof layout.batchCode !== "string" || !isBatchCode(layout.batchCode)) throw refuse("The batch code of the areas to read is not a batch code.");
+  if (!Array.isArray(layout.keepClear) || layout.keepClear.length > MAX_KEEP_CLEAR) throw refuse(`A paper keeps at most ${MAX_KEEP_CLEAR} places clear of the print's code.`);
+  if (!Array.isArray(layout.pages) || layout.pages.length > MAX_PRINTED_PAGE) throw refuse(`A paper has at most ${MAX_PRINTED_PAGE} pages of areas to read.`);
+  const { document, pageCount } = await openCheckedPdf(layout.paper, { maxPages: MAX_PRINTED_PAGE, what: "paper" });
+  const pageSizes = document.getPages().map((page) => page.getSize());
+  const isPage = (page: unknown): page is number => Number.isInteger(page) && (page as number) >= 1 && (page as number) <= pageCount;
+  for (const place of layout.keepClear) if (!isPage(place.page) || !onPage(place)) throw refuse("A place the print keeps clear is not on the paper.");
+  const pages = new Map<number, { tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }>();
+  for (const entry of layout.pages) {
+    if (!isPage(entry.page)) throw new AppError("invalid", `The paper has no page ${String(entry.page).slice(0, 12)}.`, "page");
+    if (pages.has(entry.page)) throw refuse(`Page ${entry.page}'s areas are given twice.`);
+    checkAreaLists(entry.tickAreas, entry.writtenAreas);
+    if (entry.tickAreas.length + entry.writtenAreas.length > 0) pages.set(entry.page, { tickAreas: entry.tickAreas, writtenAreas: entry.writtenAreas });
+  }
+  return { batchCode: layout.batchCode, paper: layout.paper, pageSizes, keepClear: layout.keepClear, pages };
+}
+
+/**
+ * The pile pass's reading of a page's areas, on the pixels its code was read on (the code's corners
+ * found already): null when the code names no page of the layout's batch with areas.
+ */
+export async function readLaidOutAreas(layout: OpenAreaLayout, pixels: PagePixels, code: PageCodeReading): Promise<PileAreaReading | null> {
+  if (!code.code) return null;
+  const decoded = decodePageCode(code.code);
+  if (decoded.kind !== "page" || decoded.batchCode !== layout.batchCode) return null;
+  const areas = layout.pages.get(decoded.page);
+  if (!areas) return null;
+  const { page, ...codeRect } = printedCodeRect(layout.pageSizes, layout.keepClear, decoded.page, code.code);
+  const template = await templateOf(layout.paper, page);
+  // As readAreas decodes a page: at half from twice the reading's resolution (the code was read on the whole).
+  const { pixels: read, corners } = pixels.dpi >= 2 * WORK_DPI ? await halved(pixels, code.corners ?? null) : { pixels, corners: code.corners ?? null };
+  const reading = await readAreasOnPixels(read, template, { rotation: code.rotation, code: codeRect, corners, ...areas });
+  return { page, reading };
+}
+
+/** The page's pixels at half their resolution (libvips), and the code's corners where they fall on them. */
+async function halved(pixels: PagePixels, corners: CodeCorners | null): Promise<{ pixels: PagePixels; corners: CodeCorners | null }> {
+  const width = Math.max(1, Math.floor(pixels.width / 2));
+  const height = Math.max(1, Math.floor(pixels.height / 2));
+  const { data } = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
+    .resize(width, height, { fit: "fill", kernel: "linear" })
+    .toColourspace("b-w")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const sx = width / pixels.width;
+  const sy = height / pixels.height;
+  const at = ({ x, y }: { x: number; y: number }) => ({ x: x * sx, y: y * sy });
+  return {
+    pixels: { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height, dpi: pixels.dpi * sx },
+    corners: corners && { topLeft: at(corners.topLeft), topRight: at(corners.topRight), bottomLeft: at(corners.bottomLeft), bottomRight: at(corners.bottomRight) },
+  };
 }

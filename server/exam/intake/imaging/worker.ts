@@ -42,7 +42,7 @@ async function handle({ id, request }: RequestEnvelope) {
 async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
   switch (request.kind) {
     case "openPile": {
-      const pile = await openPile(request.pdf, { maxPages: request.maxPages });
+      const pile = await openPile(request.pdf, { maxPages: request.maxPages, areas: request.areas });
       const pileId = nextPileId++;
       piles.set(pileId, pile);
       return { pileId, pageCount: pile.pageCount };
@@ -58,7 +58,7 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     case "assembleScript":
       return assembleScript(request.pages);
     case "stamp":
-      return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear);
+      return stampScripts(request.paper, request.batchCode, request.scripts, request.keepClear, request.options);
     case "nameBoxCrop":
       return nameBoxCrop(request.onePagePdf, request.rotation, request.rect, request.cover);
     case "inspectPaper":

@@ -1,0 +1,3 @@
+ALTER TABLE "exam_scan_pages" ADD COLUMN "area_reading" jsonb;--> statement-breakpoint
+ALTER TABLE "exam_scan_pages" ADD COLUMN "area_reading_page" integer;--> statement-breakpoint
+ALTER TABLE "exam_scan_pages" ADD CONSTRAINT "exam_scan_pages_area_reading_bounded" CHECK (("exam_scan_pages"."area_reading" is null) = ("exam_scan_pages"."area_reading_page" is null) and ("exam_scan_pages"."area_reading_page" is null or "exam_scan_pages"."area_reading_page" between 1 and 999) and ("exam_scan_pages"."area_reading" is null or (jsonb_typeof("exam_scan_pages"."area_reading") = 'object' and octet_length("exam_scan_pages"."area_reading"::text) <= 1048576)));
