@@ -23,7 +23,7 @@ import { examAnswerReadings, examBatches, examMarkEntries, examScanPages } from 
 import { queueAnswerReading } from "../server/exam/answer-reading-queue";
 import { readAnswersJob } from "../server/exam/answers/read-job";
 import { workerImaging } from "../server/exam/intake/imaging";
-import { setIntakeImaging } from "../server/exam/intake/imaging-port";
+import { intakeImaging, setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { readScanPileJob } from "../server/exam/intake/pile-job";
 import { runDueJobs } from "../server/jobs/run";
 import { createLocalStorage } from "../server/storage/local";
@@ -126,7 +126,19 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
       expect(await pileRow(db(), pileId)).toMatchObject({ status: "done" });
       // Filing queued one reading per script; the screen counts them until they have run.
       expect((await teacher.exam.answers.forBatch({ batch_id: batch.id })).reading).toBe(STUDENTS);
-      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(STUDENTS);
+      // The pile's pass read each coded page's areas beside its code (exam_scan_pages.area_reading): the
+      // reading job takes those and reads again only the pages the pass could not (no code read).
+      const passed = await asService(db(), (tx) => tx.select({ page: examScanPages.area_reading_page }).from(examScanPages).where(eq(examScanPages.pile_id, pileId)));
+      expect(passed.filter((page) => page.page !== null).length).toBeGreaterThan(0);
+      const imaging = intakeImaging();
+      let readAgain = 0;
+      setIntakeImaging({ ...imaging, readAreas: (input) => (readAgain++, imaging.readAreas(input)) });
+      try {
+        expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(STUDENTS);
+      } finally {
+        setIntakeImaging(imaging);
+      }
+      expect(readAgain).toBe(passed.filter((page) => page.page === null).length);
       expect((await teacher.exam.answers.forBatch({ batch_id: batch.id })).reading).toBe(0);
 
       const pages = await asService(db(), (tx) => tx.select().from(examScanPages).where(eq(examScanPages.pile_id, pileId)));

@@ -12,6 +12,7 @@ import { decodePageCode } from "../intake/print-code";
 import { pageSizes, readPaper, readPaperBytes } from "../intake/print-scripts";
 import { type ScriptPageReading, replaceScriptReadings } from "./automatic-marks";
 import { readAnswersQueue } from "../answer-reading-queue";
+import { type StoredAreaReadingRow, storedAreaReading } from "../ticks/stored-reading";
 import { type AreaToRead, type FiledPage, type PaperForReading, areasOnPage, readFiledPage } from "./read-page";
 
 /**
@@ -38,7 +39,7 @@ interface ScriptToRead {
   keepClear: PaperForReading["keepClear"];
   areas: AreaToRead[];
   /** Filed pile pages, or the scan uploaded on its own. */
-  pages: { page_number: number; printed_page: number | null; code: string | null; rotation: number; bucket: string; key: string }[];
+  pages: ({ page_number: number; printed_page: number | null; code: string | null; rotation: number; bucket: string; key: string } & StoredAreaReadingRow)[];
   scan: { bucket: string; key: string } | null;
 }
 
@@ -70,6 +71,8 @@ async function scriptToRead(db: Db, submissionId: string): Promise<ScriptToRead 
         printed_page: examScanPages.printed_page,
         code: examScanPages.code,
         rotation: examScanPages.rotation,
+        area_reading: examScanPages.area_reading,
+        area_reading_page: examScanPages.area_reading_page,
         bucket: files.bucket,
         key: files.storage_key,
       })
@@ -103,12 +106,17 @@ async function readScriptAnswers(db: Db, submissionId: string, imaging: Pick<Int
   if (!script) return;
   const readings: ScriptPageReading[] = [];
   if (script.paper && script.areas.length > 0) {
-    const bytes = await readPaperBytes(storage, script.paper);
-    const paper: PaperForReading = { bytes, pageSizes: await pageSizes(bytes), keepClear: script.keepClear };
+    const paperFile = script.paper;
+    // The paper is fetched only for a page the pile's pass did not read already.
+    let paper: Promise<PaperForReading> | null = null;
+    const paperForReading = () =>
+      (paper ??= readPaperBytes(storage, paperFile).then(async (bytes) => ({ bytes, pageSizes: await pageSizes(bytes), keepClear: script.keepClear })));
     const printed = script.batch.print_code ? { batchCode: script.batch.print_code, scriptNumber: script.scriptNumber } : null;
     for await (const page of filedPages(script, storage, imaging)) {
-      if (areasOnPage(script.areas, page.templatePage).length === 0) continue;
-      const reading = await readFiledPage(imaging, paper, { ...page, printed }, script.areas);
+      const own = areasOnPage(script.areas, page.templatePage);
+      if (own.length === 0) continue;
+      const reading =
+        readInPilePass(page, own) ?? (page.onePagePdf ? await readFiledPage(imaging, await paperForReading(), { ...page, onePagePdf: page.onePagePdf, printed }, script.areas) : null);
       if (reading) readings.push({ pageNumber: page.pageNumber, reading });
     }
   }
@@ -116,11 +124,18 @@ async function readScriptAnswers(db: Db, submissionId: string, imaging: Pick<Int
 }
 
 /** The script's pages one at a time: its filed pile pages, or the pages of its scan uploaded on its own (split by the pile's reader). */
-async function* filedPages(script: ScriptToRead, storage: ObjectStorage, imaging: Pick<IntakeImaging, "readPile">): AsyncIterable<Omit<FiledPage, "printed"> & { pageNumber: number }> {
+async function* filedPages(script: ScriptToRead, storage: ObjectStorage, imaging: Pick<IntakeImaging, "readPile">): AsyncIterable<PageToRead> {
   for (const page of script.pages) {
+    const templatePage = page.printed_page ?? page.page_number;
+    const common = { pageNumber: page.page_number, templatePage, rotation: page.rotation as QuarterTurn, code: page.code, stored: page };
+    // A page the pile's pass read (its stored reading) needs no bytes; the others are fetched to be read.
+    if (readInPilePass({ ...common, onePagePdf: null }, areasOnPage(script.areas, templatePage))) {
+      yield { ...common, onePagePdf: null };
+      continue;
+    }
     const onePagePdf = await storedBytes(storage, page);
     if (!onePagePdf) continue;
-    yield { pageNumber: page.page_number, templatePage: page.printed_page ?? page.page_number, onePagePdf, rotation: page.rotation as QuarterTurn, code: page.code };
+    yield { ...common, onePagePdf };
   }
   if (script.pages.length > 0 || !script.scan) return;
   const scan = await storedBytes(storage, script.scan);
@@ -128,8 +143,21 @@ async function* filedPages(script: ScriptToRead, storage: ObjectStorage, imaging
   for await (const page of imaging.readPile(scan)) {
     const decoded = page.code ? decodePageCode(page.code) : null;
     const templatePage = decoded?.kind === "page" ? decoded.page : page.pilePage;
-    yield { pageNumber: page.pilePage, templatePage, onePagePdf: page.onePagePdf, rotation: page.rotation, code: page.code };
+    yield { pageNumber: page.pilePage, templatePage, onePagePdf: page.onePagePdf, rotation: page.rotation, code: page.code, stored: null };
   }
+}
+
+/** A page of the script: its bytes (null when the pile's pass read it already), or its stored reading. */
+type PageToRead = Omit<FiledPage, "printed" | "onePagePdf"> & { pageNumber: number; onePagePdf: Uint8Array | null; stored: StoredAreaReadingRow | null };
+
+/** The reading the pile's pass kept on the page, when it was made against this page's areas as they are now. */
+function readInPilePass(page: PageToRead, areas: AreaToRead[]) {
+  if (!page.stored) return null;
+  return storedAreaReading(page.stored, {
+    page: page.templatePage,
+    tickAreaIds: areas.filter((area) => area.tick_boxes !== null).map((area) => area.id),
+    writtenAreaIds: areas.filter((area) => area.tick_boxes === null).map((area) => area.id),
+  });
 }
 
 /** An object's bytes, or null when it is gone from storage (the page then has no reading). */
