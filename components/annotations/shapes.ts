@@ -194,7 +194,7 @@ export function questionAt(areas: readonly PaperArea[], paperPage: number | null
  * The shapes that justify the mark of `questionId` (a mark entry's annotation_shape_ids): those of the
  * first marking on the script that carry the question's id. The screen gives every shape the question
  * whose response area its anchor lies in, else the question on screen when it was drawn
- * (docs/decisions-new/annotation-tools.md).
+ * (docs/decisions/marking-quality.md, "Annotation tools on the marking screen").
  */
 export const shapeIdsOfQuestion = (shapes: readonly Shape[], submissionId: string, questionId: string): string[] =>
   shapes.filter((shape) => shape.submission_id === submissionId && shape.layer === "marking" && shape.question_id === questionId).map((shape) => shape.id);

@@ -5,7 +5,7 @@ import { z } from "zod";
  * rectangle in page fractions of the TEMPLATE page (0–1, origin top-left), as response areas are, with
  * its label (A–Z, unique in its area) and the shape printed on the paper. Shared by the server (the
  * canvas save checks them, naming the question) and the template editor (the same messages before
- * saving). Docs: docs/decisions-new/tick-layout.md.
+ * saving). Docs: docs/decisions/exam-marking.md, "tick boxes in the template".
  */
 
 const TICK_BOX_SHAPES = ["square", "round"] as const;

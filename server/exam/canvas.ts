@@ -41,7 +41,7 @@ export const responseAreaPayload = z.object({
   y: unit,
   width: unit,
   height: unit,
-  // An addition to the contract's fields (docs/decisions-new/tick-layout.md): a client that never sends it saves a written area.
+  // An addition to the contract's fields (docs/decisions/exam-marking.md, "tick boxes in the template"): a client that never sends it saves a written area.
   tick_boxes: tickBoxesSchema.nullable().default(null),
 });
 

@@ -15,8 +15,8 @@ import { seededRandom } from "./seeded-random";
  *
  * The truth is what a template should hold: per question and part, its label as printed ("3(b)(i)"),
  * its maximum marks, its page and answer area (page fractions, origin top left); tick boxes; the name
- * box; the stated total. Areas are defined as the reader is told to find them (docs/decisions-new/
- * template-reader.md): a box is its outline; ruled lines are their horizontal extent, from one line's
+ * box; the stated total. Areas are defined as the reader is told to find them (docs/decisions/
+ * exam-marking.md, "the template reader"): a box is its outline; ruled lines are their horizontal extent, from one line's
  * spacing above the first line down to the last; open space runs from 3 mm under the part's last line
  * of text to 6 mm above the next text's baseline (the next part, the question's total line, the footer);
  * tick boxes are their union with 2 mm round it.

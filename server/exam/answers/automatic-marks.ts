@@ -6,7 +6,7 @@ import type { AreasReading } from "../ticks/reading";
 
 /**
  * Readings kept and automatic marks written (issue 36), as the service, inside the caller's
- * transaction: the reading job's, and the batch setting's. The rules (docs/decisions-new/answers-server.md):
+ * transaction: the reading job's, and the batch setting's. The rules (docs/decisions/marking-quality.md, "Answers read from the scan, on the server"):
  * - a tick question whose every tick area was read and decided gets multipleChoiceMarks, marked_by
  *   'ticks', detail `{type: "multiple_choice", answer}`;
  * - a written question whose every area reads blank gets 0, marked_by 'blank', when the batch gives

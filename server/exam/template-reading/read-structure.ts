@@ -5,7 +5,7 @@ import type { Confidence, ProposedQuestion, ProposedRect, TemplateProposal } fro
 /**
  * The template reader's reading of a paper's text and drawings (issue 37, item 1), pure: from each
  * page's content (page-content.ts) to the proposal (proposal.ts). The layouts it understands are listed
- * in docs/decisions-new/template-reader.md; in short:
+ * in docs/decisions/exam-marking.md ("the template reader"); in short:
  * - questions numbered in the margin ("1", "1.", "Q1"), parts "(a)" and sub-parts "(i)" at the start of
  *   a line, each in sequence (a number is a question only when it is the next one);
  * - marks at the right of the part's lines: "[3 marks]", "[3]", "(3)", "3 marks"; "Total for Question

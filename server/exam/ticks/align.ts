@@ -3,7 +3,7 @@ import { type Affine, type Point, type PixelRect, apply, compose, fitSimilarity,
 import type { AreaRect } from "./reading";
 
 /**
- * Placing a scanned page on its template page (decisions-new/tick-reader.md, "Alignment"):
+ * Placing a scanned page on its template page (docs/decisions/intake-and-scans.md, "Tick boxes and blank answers read from the scan"):
  * 1. a first guess: from the printed code's four corners as zxing found them on the scan (a similarity:
  *    shift, scale, turn, the page upside down included), or, without a code, by the page's printed
  *    content (a coarse search at 1 px a millimetre over the turn, a small angle and the shift);

@@ -7,7 +7,7 @@ import type { AreaRect, BlankState, WrittenAreaReading, WrittenAreaToRead } from
  * blur and a pixel of misplacement), looked at for ink. Specks of dust and copier noise are not ink: a
  * pixel counts when it and most of its neighbours are dark. A false blank costs a student marks, so
  * "blank" needs almost nothing left, "written" a small mark (a digit is plenty), and between them a
- * person looks (decisions-new/tick-reader.md, "Blank areas").
+ * person looks (docs/decisions/intake-and-scans.md, "Tick boxes and blank answers read from the scan").
  */
 
 const MM = WORK_DPI / 25.4;

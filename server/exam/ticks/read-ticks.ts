@@ -6,7 +6,7 @@ import type { BoxReading, BoxState, TickAreaReading, TickAreaToRead, TickBoxLayo
  * inside, less its printed outline (and anything else the template prints there, a letter in a
  * bubble), is measured for ink relative to the area's paper and the page's black, so faint pencil and
  * a pale copy count alike. Two thresholds with a dead band between them decide each box, and an area
- * is decided only when every box is (decisions-new/tick-reader.md, "Reading a tick").
+ * is decided only when every box is (docs/decisions/intake-and-scans.md, "Tick boxes and blank answers read from the scan").
  */
 
 export { CORRECTIONS_CONVENTION } from "./convention";
