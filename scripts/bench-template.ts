@@ -162,7 +162,7 @@ async function main() {
     `The issue's bars: ${bars.map(([bar, met]) => `${bar}: ${met ? "met" : "**not met**"}`).join("; ")}.` +
       (all.misses.length + scanned.misses.length > 0 ? ` Misses: ${[...all.misses, ...scanned.misses.map((miss) => `scanned ${miss}`)].slice(0, 12).join("; ")}.` : " No miss."),
     "",
-    "What it does not say: the corpus is made by the same hands as the reader, to the layouts documented in docs/decisions/exam-marking.md ("the template reader"); a real paper printed otherwise (a question and its part as one piece of text, “3(a)”; parts numbered “1.1”; two questions side by side; dotted rules with wide gaps on a scan) is read as far as those rules reach, and what is not read is said or left for the teacher to check.",
+    "What it does not say: the corpus is made by the same hands as the reader, to the layouts documented in docs/decisions/exam-marking.md (“the template reader”); a real paper printed otherwise (a question and its part as one piece of text, “3(a)”; parts numbered “1.1”; two questions side by side; dotted rules with wide gaps on a scan) is read as far as those rules reach, and what is not read is said or left for the teacher to check.",
   ].join("\n");
   console.log(report);
   writeBenchmarkSection("bench:template", report, "## bench:template — a template read from the paper (`npm run bench:template`)");

@@ -67,7 +67,7 @@ function notAligned(template: TemplatePage, areas: Pick<ReadAreasInput, "tickAre
 }
 
 /** The areas of a page to read on pixels already decoded: the page's turn, where the print put its code, the areas. */
-export interface AreasOnPixels extends Pick<ReadAreasInput, "rotation" | "code" | "tickAreas" | "writtenAreas"> {
+interface AreasOnPixels extends Pick<ReadAreasInput, "rotation" | "code" | "tickAreas" | "writtenAreas"> {
   /** The code's corners in these pixels when they are known already (the pile pass read the code on them); otherwise they are looked for where the print put the code. */
   corners?: CodeCorners | null;
 }
@@ -77,7 +77,7 @@ export interface AreasOnPixels extends Pick<ReadAreasInput, "rotation" | "code" 
  * standalone readAreas and the pile pass (pile.ts, readPilePage) both call it, so a page reads the same
  * wherever it is read. The areas are checked by the caller (checkAreas, checkLayout).
  */
-export async function readAreasOnPixels(pixels: PagePixels, template: TemplatePage, input: AreasOnPixels): Promise<AreasReading> {
+async function readAreasOnPixels(pixels: PagePixels, template: TemplatePage, input: AreasOnPixels): Promise<AreasReading> {
   // The code's corners are found on the scan as it lies (no turning of its pixels: that costs more than the rest).
   let scan = scanPage({ data: pixels.data, width: pixels.width, height: pixels.height }, pixels.dpi);
   let first: { transform: Affine; turn: 0 | 180; by: "code" | "content" } | null = null;
@@ -143,7 +143,7 @@ async function codeOnScan(image: GreyImage, dpi: number, code: AreaRect, rotatio
   return found.corners ?? null;
 }
 
-export async function templateOf(paper: Uint8Array, page: number): Promise<TemplatePage> {
+async function templateOf(paper: Uint8Array, page: number): Promise<TemplatePage> {
   const key = `${crypto.createHash("sha256").update(paper).digest("hex")}:${page}`;
   const kept = templates.get(key);
   if (kept) {
