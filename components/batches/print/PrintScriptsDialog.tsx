@@ -71,6 +71,8 @@ export function PrintScriptsDialog({ batchId, open, onClose, onPrinted, anonymou
         const students = preview.data ? plural(preview.data.students, "student's script", "students' scripts") : "the scripts";
         onPrinted(`${fileName} is downloading: ${students} and ${plural(spareCopies, "spare copy", "spare copies")}.`);
         void queryClient.invalidateQueries({ queryKey: trpc.exam.intake.printPreview.queryKey({ batch_id: batchId }) });
+        // The batch is printed now: its scans are piles read by their codes, the upload's default from here on.
+        void queryClient.invalidateQueries({ queryKey: trpc.exam.intake.status.queryKey({ batch_id: batchId }) });
         close();
       },
     });
