@@ -1,10 +1,7 @@
 import sharp from "sharp";
 import type { QuarterTurn } from "../page-reading";
 import type { PageRect } from "../stamp";
-import { openCheckedPdf } from "./inspect";
-import { checkPageStreams } from "./limits";
-import { pagePixels } from "./page-pixels";
-import { paintOver } from "./pile";
+import { uprightScanPixels } from "./pile";
 
 /** The widest crop sent (pixels): a tick-box row or an answer area, sharp enough to read, small enough to list by the dozen. */
 const MAX_CROP_WIDTH = 1200;
@@ -15,18 +12,9 @@ const MAX_CROP_WIDTH = 1200;
  * anonymous batch). At most MAX_CROP_WIDTH pixels wide. Null when the page has no pixels.
  */
 export async function answerCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, covers: Omit<PageRect, "page">[]): Promise<Uint8Array | null> {
-  const { document, pageCount } = await openCheckedPdf(onePagePdf, { maxPages: 1, what: "scan" });
-  if (pageCount === 0) return null;
-  await checkPageStreams(document, 1);
-  const pixels = await pagePixels(document, onePagePdf);
-  if (!pixels) return null;
-  const upright = await sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: 1 } })
-    .rotate(rotation)
-    .toColourspace("b-w")
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const upright = await uprightScanPixels(onePagePdf, rotation, covers);
+  if (!upright) return null;
   const { width, height, channels } = upright.info;
-  for (const cover of covers) paintOver(upright.data, width, height, cover);
   const clamp = (share: number) => Math.min(1, Math.max(0, share));
   const left = Math.min(width - 1, Math.floor(clamp(rect.x) * width));
   const top = Math.min(height - 1, Math.floor(clamp(rect.y) * height));

@@ -129,12 +129,11 @@ export function paintOver(data: Buffer, width: number, height: number, rect: Omi
 }
 
 /**
- * The name box of a scanned page, upright, as a JPEG: `rect` is page-relative (0–1, origin top left)
- * on the upright page, as the template stores it; with `cover`, that rectangle is painted over first
- * (a page of an anonymous batch shown to a marker). Null when the page has no pixels.
+ * The first page of a scanned PDF as grey pixels turned upright by `rotation`, `covers` (page-relative on
+ * the upright page) painted over: what the crops of a scan are cut from. Null when the page has no pixels.
  */
-export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
-  const { document, pageCount } = await openCheckedPdf(onePagePdf, { maxPages: Number.MAX_SAFE_INTEGER, what: "scan" });
+export async function uprightScanPixels(onePagePdf: Uint8Array, rotation: QuarterTurn, covers: Omit<PageRect, "page">[], maxPages = 1) {
+  const { document, pageCount } = await openCheckedPdf(onePagePdf, { maxPages, what: "scan" });
   if (pageCount === 0) return null;
   await checkPageStreams(document, 1);
   const pixels = await pagePixels(document, onePagePdf);
@@ -144,8 +143,19 @@ export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn,
     .toColourspace("b-w")
     .raw()
     .toBuffer({ resolveWithObject: true });
+  for (const cover of covers) paintOver(upright.data, upright.info.width, upright.info.height, cover);
+  return upright;
+}
+
+/**
+ * The name box of a scanned page, upright, as a JPEG: `rect` is page-relative (0–1, origin top left)
+ * on the upright page, as the template stores it; with `cover`, that rectangle is painted over first
+ * (a page of an anonymous batch shown to a marker). Null when the page has no pixels.
+ */
+export async function nameBoxCrop(onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, cover?: Omit<PageRect, "page">): Promise<Uint8Array | null> {
+  const upright = await uprightScanPixels(onePagePdf, rotation, cover ? [cover] : [], Number.MAX_SAFE_INTEGER);
+  if (!upright) return null;
   const { width, height, channels } = upright.info;
-  if (cover) paintOver(upright.data, width, height, cover);
   const left = clamp(rect.x - CROP_MARGIN) * width;
   const top = clamp(rect.y - CROP_MARGIN) * height;
   const right = clamp(rect.x + rect.width + CROP_MARGIN) * width;
