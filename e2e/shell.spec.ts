@@ -30,6 +30,24 @@ test.describe("signed out", () => {
     expect(knownDevice).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
   });
 
+  test("what is typed before the page's scripts have run is kept (a slow phone)", async ({ page }) => {
+    // Hold the page's scripts back until both fields are typed into, as on a slow connection.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/_next/static/chunks/**", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/signin", { waitUntil: "commit" });
+    await page.getByLabel("Email").fill(TEACHER_EMAIL);
+    await page.getByLabel("Password").fill(DEMO_PASSWORD);
+    // Not sent natively meanwhile: the button waits for the page.
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeDisabled();
+    release();
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/templates$/);
+  });
+
   test("an unknown email gets the same message as a wrong password", async ({ page }) => {
     await page.goto("/signin");
     await fillSignIn(page, "nobody@northfield.example", DEMO_PASSWORD);

@@ -5,6 +5,7 @@ import { useRef, useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 export interface DemoLogin {
   email: string;
@@ -19,11 +20,14 @@ export interface SignInFormProps {
   demo?: { password: string; logins: DemoLogin[]; note?: string } | null;
 }
 
-type FormError = { kind: "credentials" | "throttled" | "unavailable" | "missing"; message: string };
+type FormError = { kind: "credentials" | "throttled" | "unavailable" | "missing"; message: string; missing?: "email" | "password" | "both" };
 
+/**
+ * The fields are the browser's own, read when the form is sent: what someone types while the page is
+ * still loading (a slow phone) is kept. The button waits for the page, so the form is never sent natively.
+ */
 export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const hydrated = useHydrated();
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
   const emailInput = useRef<HTMLInputElement>(null);
@@ -32,15 +36,18 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (submitting) return;
-    if (!email.trim() || !password) {
-      setError({ kind: "missing", message: "Enter your email or username, and your password." });
-      (email.trim() ? passwordInput : emailInput).current?.focus();
+    const email = emailInput.current?.value.trim() ?? "";
+    const password = passwordInput.current?.value ?? "";
+    if (!email || !password) {
+      const missing = !email && !password ? "both" : email ? "password" : "email";
+      setError({ kind: "missing", message: "Enter your email or username, and your password.", missing });
+      (email ? passwordInput : emailInput).current?.focus();
       return;
     }
     setError(null);
     setSubmitting(true);
     try {
-      const result = await signIn("credentials", { redirect: false, email: email.trim(), password });
+      const result = await signIn("credentials", { redirect: false, email, password });
       if (result?.ok && !result.error) {
         // A full navigation, so that the server renders the signed-in area with the new cookie.
         window.location.assign(callbackPath);
@@ -58,14 +65,14 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
       setError({ kind: "unavailable", message: "Could not reach Markbook. Check your connection and try again." });
     }
     setSubmitting(false);
-    setPassword("");
+    if (passwordInput.current) passwordInput.current.value = "";
     passwordInput.current?.focus();
   }
 
   function useDemoLogin(login: DemoLogin) {
     if (!demo) return;
-    setEmail(login.email);
-    setPassword(demo.password);
+    if (emailInput.current) emailInput.current.value = login.email;
+    if (passwordInput.current) passwordInput.current.value = demo.password;
     setError(null);
     passwordInput.current?.focus();
   }
@@ -92,9 +99,7 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
             spellCheck={false}
             required
             autoFocus
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            aria-invalid={credentialsError || (error?.kind === "missing" && !email.trim()) || undefined}
+            aria-invalid={credentialsError || error?.missing === "email" || error?.missing === "both" || undefined}
           />
           <TextField
             ref={passwordInput}
@@ -103,11 +108,9 @@ export function SignInForm({ callbackPath, header, demo }: SignInFormProps) {
             name="password"
             autoComplete="current-password"
             required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            aria-invalid={credentialsError || (error?.kind === "missing" && !password) || undefined}
+            aria-invalid={credentialsError || error?.missing === "password" || error?.missing === "both" || undefined}
           />
-          <Button type="submit" block loading={submitting} loadingLabel="Signing in…">
+          <Button type="submit" block disabled={!hydrated} loading={submitting} loadingLabel="Signing in…">
             Sign in
           </Button>
         </form>

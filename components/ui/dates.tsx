@@ -1,8 +1,9 @@
 "use client";
 
-import { createContext, useContext, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
 import { DEFAULT_LOCALE } from "@/lib/accept-language";
 import { type DateStyle, formatDate, formatDay } from "@/lib/dates";
+import { useHydrated } from "./use-hydrated";
 
 /**
  * The one way Markbook writes dates and times: Intl in the reader's locale, in three styles. The
@@ -18,14 +19,6 @@ export function DateLocaleProvider({ locale, children }: { locale: string; child
   return <DateLocale.Provider value={locale}>{children}</DateLocale.Provider>;
 }
 
-const noSubscription = () => () => {};
-/** False on the server and while hydrating, true once the browser renders on its own. */
-const useHydrated = () =>
-  useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
 
 /** A formatter for the current reader: the request's locale, the browser's time zone once hydrated. */
 export function useDateFormat(): (value: Date | string, style: DateStyle) => string {
