@@ -12,14 +12,14 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
 import { GET as cropRoute } from "../app/api/exam/submissions/[submission_id]/answer-crops/[response_area_id]/route";
 import { POST as filesRoute } from "../app/api/exam/files/route";
 import { asService } from "../server/db/rls";
-import { examAnswerReadings, examBatches, examMarkEntries, examScanPages } from "../server/db/schema";
+import { examAnswerReadings, examBatches, examMarkEntries, examResponseAreas, examScanPages } from "../server/db/schema";
 import { queueAnswerReading } from "../server/exam/answer-reading-queue";
 import { readAnswersJob } from "../server/exam/answers/read-job";
 import { workerImaging } from "../server/exam/intake/imaging";
@@ -197,6 +197,22 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
         tx.select().from(examMarkEntries).where(and(eq(examMarkEntries.submission_id, automatic.submission_id), inArray(examMarkEntries.question_id, [automatic.question_id]))),
       );
       expect(after[0]).toMatchObject({ marked_by: "teacher", awarded_marks: "1.00", marked_by_user_id: school.teacher.id });
+
+      // A written area's place changed in the template since the pass read the pile: the pages it is on
+      // are read again rather than taken from the pass; the script's other pages still come from it.
+      const shifted = paper.pages[0]!.writtenAreas[0]!;
+      await asService(db(), (tx) => tx.update(examResponseAreas).set({ x: sql`${examResponseAreas.x} + 0.004` }).where(eq(examResponseAreas.id, canvas.areaOf.get(shifted.id)!)));
+      const ownPages = pages.filter((page) => page.submission_id === automatic.submission_id);
+      let readOnShift = 0;
+      setIntakeImaging({ ...imaging, readAreas: (input) => (readOnShift++, imaging.readAreas(input)) });
+      try {
+        await asService(db(), (tx) => queueAnswerReading(tx, row!, [automatic.submission_id]));
+        expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);
+      } finally {
+        setIntakeImaging(imaging);
+      }
+      expect(readOnShift).toBe(ownPages.filter((page) => page.area_reading === null || page.printed_page === 1).length);
+      expect(readOnShift).toBeLessThan(ownPages.length);
 
       // The crop of the first tick question on page 1 of a script: a PNG, painted over where the name box is (an anonymous batch).
       const firstArea = canvas.areaOf.get(paper.pages[0]!.tickAreas[0]!.id)!;

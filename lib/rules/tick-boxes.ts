@@ -20,6 +20,11 @@ export interface TickBox {
   shape: TickBoxShape;
 }
 
+/** An area is read for its ticks when it holds boxes; any other response area is read for writing (an empty list is no boxes). */
+export function hasTickBoxes<A extends { tick_boxes?: readonly TickBox[] | null }>(area: A): area is A & { tick_boxes: TickBox[] } {
+  return (area.tick_boxes?.length ?? 0) > 0;
+}
+
 /** At most one box per letter of the alphabet in an area. */
 export const MAX_TICK_BOXES = 26;
 /**

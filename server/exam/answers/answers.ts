@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { type MultipleChoiceScheme, MULTIPLE_CHOICE, multipleChoiceMarks } from "../../../lib/rules/tick-boxes";
+import { hasTickBoxes, type MultipleChoiceScheme, MULTIPLE_CHOICE, multipleChoiceMarks } from "../../../lib/rules/tick-boxes";
 import { type Db, type Tx, rowsOf } from "../../db/client";
 import { asService, asUser } from "../../db/rls";
 import { examAnswerReadings, examBatches, examMarkEntries, examQuestions, examResponseAreas, examSubmissions } from "../../db/schema";
@@ -83,8 +83,8 @@ async function readQuestions(tx: Tx, templateId: string) {
     .filter((question) => !question.is_container && areasOf.has(question.id))
     .map((question) => {
       const own = areasOf.get(question.id)!;
-      const ticks = own.some((area) => area.tick_boxes !== null);
-      return { question, kind: ticks ? ("ticks" as const) : ("written" as const), areas: ticks ? own.filter((area) => area.tick_boxes !== null) : own };
+      const ticks = own.some(hasTickBoxes);
+      return { question, kind: ticks ? ("ticks" as const) : ("written" as const), areas: ticks ? own.filter(hasTickBoxes) : own };
     });
 }
 type ReadQuestion = Awaited<ReturnType<typeof readQuestions>>[number];

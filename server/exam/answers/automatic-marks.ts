@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { MULTIPLE_CHOICE, multipleChoiceMarks } from "../../../lib/rules/tick-boxes";
+import { hasTickBoxes, MULTIPLE_CHOICE, multipleChoiceMarks } from "../../../lib/rules/tick-boxes";
 import { type Tx, rowsOf } from "../../db/client";
 import { examAnswerReadings, examBatches, examMarkEntries, examQuestions, examResponseAreas, examSubmissions } from "../../db/schema";
 import type { AreasReading } from "../ticks/reading";
@@ -121,7 +121,7 @@ export async function writeAutomaticMarks(tx: Tx, batch: Batch, submissionIds: s
     for (const question of questions) {
       if (question.is_container) continue;
       const own = areas.filter((area) => area.question_id === question.id);
-      const tickAreas = own.filter((area) => area.tick_boxes !== null);
+      const tickAreas = own.filter(hasTickBoxes);
       const kind = tickAreas.length > 0 ? "ticks" : "written";
       const read = (kind === "ticks" ? tickAreas : own).map((area) => readingOf.get(`${submissionId}/${area.id}`));
       const existing = markedBy.get(`${submissionId}/${question.id}`);

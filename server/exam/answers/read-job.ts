@@ -12,7 +12,8 @@ import { decodePageCode } from "../intake/print-code";
 import { pageSizes, readPaper, readPaperBytes } from "../intake/print-scripts";
 import { type ScriptPageReading, replaceScriptReadings } from "./automatic-marks";
 import { readAnswersQueue } from "../answer-reading-queue";
-import { type StoredAreaReadingRow, storedAreaReading } from "../ticks/stored-reading";
+import { areasToRead } from "../ticks/reading";
+import { pageAreasKey, type StoredAreaReadingRow, storedAreaReading } from "../ticks/stored-reading";
 import { type AreaToRead, type FiledPage, type PaperForReading, areasOnPage, readFiledPage } from "./read-page";
 
 /**
@@ -153,10 +154,12 @@ type PageToRead = Omit<FiledPage, "printed" | "onePagePdf"> & { pageNumber: numb
 /** The reading the pile's pass kept on the page, when it was made against this page's areas as they are now. */
 function readInPilePass(page: PageToRead, areas: AreaToRead[]) {
   if (!page.stored) return null;
+  const { tickAreas, writtenAreas } = areasToRead(areas);
   return storedAreaReading(page.stored, {
     page: page.templatePage,
-    tickAreaIds: areas.filter((area) => area.tick_boxes !== null).map((area) => area.id),
-    writtenAreaIds: areas.filter((area) => area.tick_boxes === null).map((area) => area.id),
+    tickAreaIds: tickAreas.map((area) => area.id),
+    writtenAreaIds: writtenAreas.map((area) => area.id),
+    layoutKey: pageAreasKey({ tickAreas, writtenAreas }),
   });
 }
 

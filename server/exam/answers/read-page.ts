@@ -3,7 +3,7 @@ import type { IntakeImaging } from "../intake/imaging-port";
 import type { QuarterTurn } from "../intake/page-reading";
 import { decodePageCode, encodePageCode } from "../intake/print-code";
 import { type PageRect, type PageSize, printedCodeRect } from "../intake/stamp";
-import type { AreasReading } from "../ticks/reading";
+import { type AreasReading, areasToRead } from "../ticks/reading";
 
 /**
  * The reading of one filed page (issue 36): its tick-box and written response areas read against its
@@ -61,8 +61,7 @@ export async function readFiledPage(imaging: Pick<IntakeImaging, "readAreas">, p
     paper: paper.bytes,
     page: page.templatePage,
     code: codeRect ? { x: codeRect.x, y: codeRect.y, width: codeRect.width, height: codeRect.height } : null,
-    tickAreas: own.filter((area) => area.tick_boxes !== null).map((area) => ({ id: area.id, boxes: area.tick_boxes! })),
-    writtenAreas: own.filter((area) => area.tick_boxes === null).map(({ id, x, y, width, height }) => ({ id, x, y, width, height })),
+    ...areasToRead(own),
   });
 }
 

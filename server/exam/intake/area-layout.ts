@@ -3,7 +3,7 @@ import type { Tx } from "../../db/client";
 import { examBatches, examResponseAreas } from "../../db/schema";
 import { logger } from "../../logger";
 import { type ObjectStorage } from "../../storage/object-storage";
-import type { PileAreaLayout } from "../ticks/reading";
+import { areasToRead, type PileAreaLayout } from "../ticks/reading";
 import { readPaper, readPaperBytes } from "./print-scripts";
 
 type BatchRow = Pick<typeof examBatches.$inferSelect, "template_id" | "print_code">;
@@ -34,18 +34,12 @@ export async function areaLayoutPlan(tx: Tx, batch: BatchRow): Promise<AreaLayou
     .where(and(eq(examResponseAreas.template_id, batch.template_id), eq(examResponseAreas.kind, "response")))
     .orderBy(asc(examResponseAreas.page), asc(examResponseAreas.y), asc(examResponseAreas.id));
   if (areas.length === 0) return null;
-  const pages = new Map<number, PileAreaLayout["pages"][number]>();
-  for (const area of areas) {
-    const page = pages.get(area.page) ?? { page: area.page, tickAreas: [], writtenAreas: [] };
-    pages.set(area.page, page);
-    if (area.tick_boxes && area.tick_boxes.length > 0) page.tickAreas.push({ id: area.id, boxes: area.tick_boxes });
-    else page.writtenAreas.push({ id: area.id, x: area.x, y: area.y, width: area.width, height: area.height });
-  }
+  const pages = [...new Set(areas.map((area) => area.page))].map((page) => ({ page, ...areasToRead(areas.filter((area) => area.page === page)) }));
   return {
     batchCode: batch.print_code,
     paper: paper.file,
     keepClear: paper.keepClear.map(({ page, x, y, width, height }) => ({ page, x, y, width, height })),
-    pages: [...pages.values()],
+    pages,
   };
 }
 

@@ -8,6 +8,7 @@ import { type ObjectStorage, putObjectBytes, readObjectBytes } from "../../stora
 import { logger } from "../../logger";
 import { areaLayout, areaLayoutPlan } from "./area-layout";
 import type { PileAreaLayout } from "../ticks/reading";
+import { pageAreasKey } from "../ticks/stored-reading";
 import type { PageReading, ReadPile, ReadPileOptions } from "./page-reading";
 
 type PileRow = typeof examScanPiles.$inferSelect;
@@ -65,7 +66,7 @@ export async function readPileIntoPages(
         .returning({ id: files.id });
       await tx
         .insert(examScanPages)
-        .values({ pile_id: pile.id, batch_id: pile.batch_id, pile_page: reading.pilePage, file_id: pageFile!.id, code: reading.code, rotation: reading.rotation, placement: "reading", ...storedReading(reading) });
+        .values({ pile_id: pile.id, batch_id: pile.batch_id, pile_page: reading.pilePage, file_id: pageFile!.id, code: reading.code, rotation: reading.rotation, placement: "reading", ...storedReading(reading, areas) });
       await tx
         .update(examScanPiles)
         .set({ page_count: reading.pileSize, pages_read: sql`greatest(${examScanPiles.pages_read}, ${reading.pilePage})` })
@@ -77,10 +78,12 @@ export async function readPileIntoPages(
   return { finished: true };
 }
 
-/** The page's areas as the pass read them, for its row (nothing when it was not read there). */
-function storedReading(reading: PageReading) {
+/** The page's areas as the pass read them, with the key of the areas they were read against, for its row (nothing when it was not read there). */
+function storedReading(reading: PageReading, areas: PileAreaLayout | null) {
   const read = reading.areaReading;
-  return read ? { area_reading: read.reading as unknown as Record<string, unknown>, area_reading_page: read.page } : {};
+  const page = read && areas?.pages.find((laid) => laid.page === read.page);
+  if (!read || !page) return {};
+  return { area_reading: { ...read.reading, layout_key: pageAreasKey(page) } as unknown as Record<string, unknown>, area_reading_page: read.page };
 }
 
 /**

@@ -4,7 +4,7 @@
  * (0–1, origin top left) of the TEMPLATE page, as response areas are.
  */
 
-import type { TickBox } from "../../../lib/rules/tick-boxes";
+import { hasTickBoxes, type TickBox } from "../../../lib/rules/tick-boxes";
 
 /** One printed tick box of a template's tick-box area, as the template holds it. */
 export type TickBoxLayout = TickBox;
@@ -93,4 +93,12 @@ export interface PileAreaLayout {
   keepClear: (AreaRect & { page: number })[];
   /** Each template page with areas to read. */
   pages: { page: number; tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }[];
+}
+
+/** A page's response areas as the reader takes them: those with boxes read for their ticks, the others for writing. */
+export function areasToRead(areas: readonly (AreaRect & { id: string; tick_boxes?: TickBox[] | null })[]): { tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] } {
+  return {
+    tickAreas: areas.filter(hasTickBoxes).map(({ id, tick_boxes }) => ({ id, boxes: tick_boxes })),
+    writtenAreas: areas.filter((area) => !hasTickBoxes(area)).map(({ id, x, y, width, height }) => ({ id, x, y, width, height })),
+  };
 }
