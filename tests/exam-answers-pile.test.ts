@@ -12,14 +12,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
 import { GET as cropRoute } from "../app/api/exam/submissions/[submission_id]/answer-crops/[response_area_id]/route";
 import { POST as filesRoute } from "../app/api/exam/files/route";
-import { asService } from "../server/db/rls";
-import { examAnswerReadings, examBatches, examMarkEntries, examResponseAreas, examScanPages } from "../server/db/schema";
+import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
+import { asService, asUser } from "../server/db/rls";
+import { examAnswerReadings, examBatches, examMarkEntries, examResponseAreas, examScanPages, examSubmissions } from "../server/db/schema";
 import { queueAnswerReading } from "../server/exam/answer-reading-queue";
 import { readAnswersJob } from "../server/exam/answers/read-job";
 import { workerImaging } from "../server/exam/intake/imaging";
@@ -293,6 +294,49 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
       expect(decided).toBeGreaterThan(0);
       const answers = await teacher.exam.answers.forSubmission({ submission_id: script });
       expect(answers.answers.filter((answer) => answer.marked_by === "ticks")).toHaveLength(decided);
+    },
+    timeoutFor(2 * 3 + 20),
+  );
+
+  it(
+    "keeps an automatic mark the marker undid on an unmatched scan undone when the scan is given to a student",
+    async () => {
+      const teacher = as(school.teacher);
+      const template = await teacher.exam.templates.create({ title: "Ticks, unmatched", page_count: paper.pages.length, source_file_id: paperFileId });
+      const canvas = canvasOfPaper();
+      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
+      const roster = await createClassWithStudents(db(), school, 1);
+      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9E" });
+      const answered = await penAnswers(paper.bytes, paper, 11);
+      // Uploaded without a student: an unmatched scan (201), read as any script is.
+      const form = multipartBody([{ name: "file", filename: "whose.pdf", bytes: answered.pdf }]);
+      const uploaded = await scansRoute(
+        new Request(`http://localhost/api/exam/batches/${batch.id}/scans`, { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType }, body: form.body }),
+        { params: Promise.resolve({ batch_id: batch.id }) },
+      );
+      expect(uploaded.status).toBe(201);
+      const { id: scan } = (await uploaded.json()) as { id: string };
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);
+      const automatic = (await teacher.exam.answers.forSubmission({ submission_id: scan })).answers.filter((answer) => answer.marked_by === "ticks");
+      expect(automatic.length).toBeGreaterThan(1);
+      const [undone, kept] = automatic;
+      expect(await teacher.exam.answers.undoAutomaticMark({ submission_id: scan, question_id: undone!.question_id })).toEqual({ removed: true });
+
+      // Another school's teacher cannot carry readings between our scripts.
+      const stranger = await createSchool(db(), "Carrier");
+      const [slotRow] = await asService(db(), (tx) => tx.select().from(examSubmissions).where(and(eq(examSubmissions.batch_id, batch.id), isNotNull(examSubmissions.student_id))));
+      await expect(asUser(db(), stranger.teacher.id, (tx) => tx.execute(sql`select app.carry_undone_automatic_marks(${scan}, ${slotRow!.id})`))).rejects.toThrow();
+
+      const assigned = await teacher.exam.submissions.assign({ submission_id: scan, student_id: slotRow!.student_id! });
+      expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);
+      const after = await teacher.exam.answers.forSubmission({ submission_id: assigned.id });
+      // The undone one stays undone (no mark, the reading remembers), the others are read from the ticks again.
+      expect(after.answers.find((answer) => answer.question_id === undone!.question_id)).toMatchObject({ marked_by: null, awarded_marks: null });
+      expect(after.answers.find((answer) => answer.question_id === kept!.question_id)).toMatchObject({ marked_by: "ticks" });
+      const remembered = await asService(db(), (tx) =>
+        tx.select().from(examAnswerReadings).where(and(eq(examAnswerReadings.submission_id, assigned.id), eq(examAnswerReadings.question_id, undone!.question_id))),
+      );
+      expect(remembered.map((row) => row.automatic_mark_undone)).toEqual([true]);
     },
     timeoutFor(2 * 3 + 20),
   );

@@ -72,9 +72,7 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
   }
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
-  await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
-  // The scan's readings go with its row: the student's script is read again (server/exam/answers/read-job.ts).
-  await queueAnswerReading(tx, batch, [slot.id]);
+  await carryMarksToSlot(tx, scan.id, slot.id, batch);
   const deleted = await tx.delete(examSubmissions).where(eq(examSubmissions.id, scan.id)).returning({ id: examSubmissions.id });
   if (deleted.length !== 1) throw new AppError("internal", "The unmatched scan could not be removed");
   const status = await statusAfterMark(tx, slot.id, batch.template_id, carriedStatus(slot.status, scan.status));
@@ -93,6 +91,16 @@ async function assignScanRow(tx: Tx, callerId: string, input: z.input<typeof ass
     .returning();
   if (!assigned) throw new AppError("internal", "The scan could not be assigned");
   return { assigned, batch };
+}
+
+/**
+ * The scan's marks move to the student's submission, with which automatic marks the marker undid on it;
+ * its readings go with its row, and the student's script is read again (server/exam/answers/read-job.ts).
+ */
+async function carryMarksToSlot(tx: Tx, scanId: string, slotId: string, batch: Parameters<typeof queueAnswerReading>[1]) {
+  await tx.update(examMarkEntries).set({ submission_id: slotId }).where(eq(examMarkEntries.submission_id, scanId));
+  await tx.execute(sql`select app.carry_undone_automatic_marks(${scanId}, ${slotId})`);
+  await queueAnswerReading(tx, batch, [slotId]);
 }
 
 /** Rule 5: a script of pile pages identified as a roster student's, merged page by page into their submission. */
@@ -115,9 +123,7 @@ async function givePilePagesToSlot(
   }
   await refuseConflictingMarks(tx, scan.id, slot.id);
 
-  await tx.update(examMarkEntries).set({ submission_id: slot.id }).where(eq(examMarkEntries.submission_id, scan.id));
-  // The scan's readings go with its row: the student's script is read again (server/exam/answers/read-job.ts).
-  await queueAnswerReading(tx, batch, [slot.id]);
+  await carryMarksToSlot(tx, scan.id, slot.id, batch);
   await tx.update(examScanPages).set({ submission_id: slot.id, updated_at: new Date() }).where(eq(examScanPages.submission_id, scan.id));
   // A spare copy's printed script loses its submission with the row below: its later pages find the
   // student's through the pages moved here (server/exam/intake/filing.ts).
