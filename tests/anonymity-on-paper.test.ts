@@ -15,7 +15,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { PDFDocument, PDFName, PDFString } from "pdf-lib";
 import sharp from "sharp";
 import { type Worker as OcrWorker, createWorker } from "tesseract.js";
@@ -35,11 +35,15 @@ import { GET as pageImageRoute } from "../app/api/exam/scan-pages/[page_id]/imag
 import { POST as movePageRoute } from "../app/api/exam/scan-pages/[page_id]/move/route";
 import { POST as assignRoute } from "../app/api/exam/submissions/[submission_id]/assign/route";
 import { GET as nameCropRoute } from "../app/api/exam/submissions/[submission_id]/name-crop/route";
+import { GET as answerCropRoute } from "../app/api/exam/submissions/[submission_id]/answer-crops/[response_area_id]/route";
 import { GET as scanRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { signUserToken } from "../server/auth/tokens";
+import { demoPaperCanvas } from "../server/exam/demo-paper/canvas";
 import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
+import { readAnswersJob } from "../server/exam/answers/read-job";
+import { runDueJobs } from "../server/jobs/run";
 import { asService } from "../server/db/rls";
-import { examBatches, examSubmissions, examTemplates, users } from "../server/db/schema";
+import { examBatches, examResponseAreas, examSubmissions, users } from "../server/db/schema";
 import { createUser } from "../server/identity/users";
 import { setIntakeImaging } from "../server/exam/intake/imaging-port";
 import { nameBoxCrop } from "../server/exam/intake/imaging/pile";
@@ -117,6 +121,13 @@ async function ocrJpegStamps(jpeg: Uint8Array): Promise<string> {
   return ocrStampBands({ data: new Uint8Array(data), width: info.width, height: info.height });
 }
 
+/** OCR of a whole image (an answer's crop: it may reach a stamp or the name box), enlarged twice, lower case. */
+async function ocrWhole(image: Uint8Array): Promise<string> {
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  const png = await sharp(image).greyscale().resize(width * 2, height * 2, { kernel: "cubic" }).png().toBuffer();
+  return (await (await ocrWorker()).recognize(png)).data.text.toLowerCase();
+}
+
 /** The name parts a text holds, compared case-insensitively and with accents folded. */
 function namesIn(text: string, parts = NAME_PARTS): string[] {
   const fold = (value: string) => value.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
@@ -177,7 +188,9 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
   async function printedBeforeAnonymous() {
     const { fileId, pageCount } = await uploadDemoPaper(school);
     const template = await as(school.teacher).exam.templates.create({ title: "Mock", page_count: pageCount, source_file_id: fileId });
-    await asService(db(), async (tx) => tx.update(examTemplates).set({ name_box: (await generateDemoPaper()).nameBox }).where(eq(examTemplates.id, template.id)));
+    // The demo paper's questions and answer areas (its tick boxes too): the scripts are read for answers, and crops served.
+    const generated = await generateDemoPaper();
+    await as(school.teacher).exam.templates.save({ template_id: template.id, body: { name_box: generated.nameBox, ...demoPaperCanvas(generated) } });
     const roster = await createClassWithStudents(db(), school, 2);
     await asService(db(), async (tx) => {
       await tx.update(users).set({ full_name: ZOE }).where(eq(users.id, roster.students[0]!.id));
@@ -215,7 +228,10 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
     expect(loose.status).toBe(201);
     const looseId = ((await loose.json()) as { id: string }).id;
     const pages = await pagesOfPile(db(), pileId);
-    return { batch, zoe, bart, looseId, zoePrint, pages, studentIds: roster.students.map((student) => student.id) };
+    // Filing and the uploads queued each script's answers to be read: read them, as the job runner would.
+    expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBeGreaterThan(0);
+    const areas = await asService(db(), (tx) => tx.select({ id: examResponseAreas.id }).from(examResponseAreas).where(and(eq(examResponseAreas.template_id, template.id), eq(examResponseAreas.kind, "response"))));
+    return { batch, zoe, bart, looseId, zoePrint, pages, areaIds: areas.map((area) => area.id), studentIds: roster.students.map((student) => student.id) };
   }
 
   type Fixture = Awaited<ReturnType<typeof printedBeforeAnonymous>>;
@@ -255,6 +271,11 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
       await keep(`GET name-crop of ${submissionId}`, rest(nameCropRoute, { submission_id: submissionId }));
     }
     for (const page of fixture.pages) await keep(`GET image of page ${page.pile_page}`, rest(pageImageRoute, { page_id: page.id }));
+    for (const submissionId of [fixture.zoe.id, fixture.bart.id, fixture.looseId]) {
+      for (const areaId of fixture.areaIds) {
+        await keep(`GET answer crop ${areaId} of ${submissionId}`, rest(answerCropRoute, { submission_id: submissionId, response_area_id: areaId }));
+      }
+    }
     const caller = as(user);
     await keepTrpc("exam.batches.list", caller.exam.batches.list({ include_archived: true }));
     await keepTrpc("exam.batches.overview", caller.exam.batches.overview({ include_archived: true }));
@@ -265,7 +286,9 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
     await keepTrpc("exam.intake.printPreview", caller.exam.intake.printPreview(batchParams));
     await keepTrpc("exam.markers.myWork", caller.exam.markers.myWork(batchParams));
     await keepTrpc("exam.markers.progress", caller.exam.markers.progress(batchParams));
+    await keepTrpc("exam.answers.forBatch", caller.exam.answers.forBatch(batchParams));
     for (const submissionId of [fixture.zoe.id, fixture.bart.id, fixture.looseId]) {
+      await keepTrpc(`exam.answers.forSubmission ${submissionId}`, caller.exam.answers.forSubmission({ submission_id: submissionId }));
       await keepTrpc(`exam.marks.forSubmission ${submissionId}`, caller.exam.marks.forSubmission({ submission_id: submissionId }));
     }
     return replies;
@@ -273,6 +296,7 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
 
   const isPdf = (reply: Reply) => reply.status === 200 && reply.contentType.startsWith("application/pdf");
   const isJpeg = (reply: Reply) => reply.status === 200 && reply.contentType.startsWith("image/jpeg");
+  const isPng = (reply: Reply) => reply.status === 200 && reply.contentType.startsWith("image/png");
 
   /**
    * Where a reply holds a name: its bytes as text (latin1 and UTF-8), a PDF's text layer and
@@ -286,16 +310,16 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
       const raw = Buffer.from(reply.bytes);
       for (const text of [raw.toString("latin1"), raw.toString("utf8")]) {
         // Binary bytes spell short words by chance ("zoe" in a JPEG): there, only the long parts, exactly.
-        const named = isPdf(reply) || isJpeg(reply) ? BINARY_PARTS.filter((part) => text.includes(part)) : namesIn(text);
+        const named = isPdf(reply) || isJpeg(reply) || isPng(reply) ? BINARY_PARTS.filter((part) => text.includes(part)) : namesIn(text);
         for (const part of [...named, ...secrets.filter((secret) => text.includes(secret))]) found.push(`${reply.what} (bytes): ${part}`);
       }
       if (isPdf(reply)) {
         const { pages, info } = await pdfTextAndInfo(reply.bytes);
         for (const part of namesIn([...pages, info].join("\n"))) found.push(`${reply.what} (PDF text): ${part}`);
       }
-      if (isPdf(reply) || isJpeg(reply)) {
+      if (isPdf(reply) || isJpeg(reply) || isPng(reply)) {
         const hash = crypto.createHash("sha256").update(reply.bytes).digest("hex");
-        if (!ocrDone.has(hash)) ocrDone.set(hash, isPdf(reply) ? await ocrPdfStamps(reply.bytes) : await ocrJpegStamps(reply.bytes));
+        if (!ocrDone.has(hash)) ocrDone.set(hash, isPdf(reply) ? await ocrPdfStamps(reply.bytes) : isJpeg(reply) ? await ocrJpegStamps(reply.bytes) : await ocrWhole(reply.bytes));
         for (const part of namesIn(ocrDone.get(hash)!, OCR_PARTS)) found.push(`${reply.what} (OCR): ${part}`);
       }
     }
@@ -342,8 +366,11 @@ describeOnEachDatabase("anonymity on paper: no name in any byte a marker receive
           expect(pages.join("").trim()).toBe("");
         }
         expect(replies.filter((reply) => reply.what.startsWith("REST GET image of page") && isJpeg(reply)).length).toBe(fixture.pages.length);
+        // And the answers' crops of the scripts read (each filed script: every area of its pages).
+        expect(replies.filter((reply) => reply.what.startsWith("REST GET answer crop") && isPng(reply)).length).toBeGreaterThanOrEqual(fixture.areaIds.length);
       }
     },
+    // Printing, filing, reading the answers, and OCR of each distinct page image, scan and crop.
     timeoutFor(60),
   );
 
