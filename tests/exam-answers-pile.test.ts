@@ -17,8 +17,6 @@ import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { POST as printRoute } from "../app/api/exam/batches/[batch_id]/printed-scripts/route";
 import { GET as cropRoute } from "../app/api/exam/submissions/[submission_id]/answer-crops/[response_area_id]/route";
-import { POST as filesRoute } from "../app/api/exam/files/route";
-import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { asService, asUser } from "../server/db/rls";
 import { examAnswerReadings, examBatches, examMarkEntries, examResponseAreas, examScanPages, examSubmissions } from "../server/db/schema";
 import { queueAnswerReading } from "../server/exam/answer-reading-queue";
@@ -32,9 +30,9 @@ import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { timeoutFor } from "./support/busy-machine";
 import { describeOnEachDatabase } from "./support/database";
-import { createClassWithStudents, multipartBody, uploadScanInOrder } from "./support/exam-fixtures";
+import { createClassWithStudents, uploadScan, uploadScanInOrder } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
-import { pileRow, postPile } from "./support/intake-fixtures";
+import { pileRow, postPile, uploadPaperFile } from "./support/intake-fixtures";
 import { penAnswers } from "./support/pen-answers";
 import { scanPile } from "./support/scanned-pile";
 import { type TickPaper, tickPaper } from "./support/tick-paper";
@@ -57,16 +55,7 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
     setIntakeImaging(workerImaging());
     school = await createSchool(db(), "Answers pile");
     paper = await tickPaper({ pages: 2, questionsPerPage: 4 });
-    const form = multipartBody([{ name: "file", filename: "ticks.pdf", bytes: paper.bytes }]);
-    const uploaded = await filesRoute(
-      new Request("http://localhost/api/exam/files", {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
-        body: form.body,
-      }),
-    );
-    expect(uploaded.status).toBe(201);
-    paperFileId = ((await uploaded.json()) as { id: string }).id;
+    paperFileId = await uploadPaperFile(school.teacher.token, paper.bytes, "ticks.pdf");
   });
   afterAll(() => fs.rmSync(storageRoot, { recursive: true, force: true }));
 
@@ -309,11 +298,7 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
       const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9E" });
       const answered = await penAnswers(paper.bytes, paper, 11);
       // Uploaded without a student: an unmatched scan (201), read as any script is.
-      const form = multipartBody([{ name: "file", filename: "whose.pdf", bytes: answered.pdf }]);
-      const uploaded = await scansRoute(
-        new Request(`http://localhost/api/exam/batches/${batch.id}/scans`, { method: "POST", headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType }, body: form.body }),
-        { params: Promise.resolve({ batch_id: batch.id }) },
-      );
+      const uploaded = await uploadScan(school.teacher.token, batch.id, answered.pdf, [], "whose.pdf");
       expect(uploaded.status).toBe(201);
       const { id: scan } = (await uploaded.json()) as { id: string };
       expect(await runDueJobs(db(), { kinds: [readAnswersJob] })).toBe(1);

@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { POST as scansRoute } from "../app/api/exam/batches/[batch_id]/scans/route";
 import { POST as assignRoute } from "../app/api/exam/submissions/[submission_id]/assign/route";
 import { GET as scanFileRoute } from "../app/api/exam/submissions/[submission_id]/scan/route";
 import { GET as openApiRoute } from "../app/api/openapi.json/route";
@@ -14,7 +13,7 @@ import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, createClassWithStudents, multipartBody, pdfBytes, sampleCanvas } from "./support/exam-fixtures";
+import { callRest, createClassWithStudents, pdfBytes, sampleCanvas, uploadScan } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 
 describeOnEachDatabase("assigning an unmatched scan to a student", (database) => {
@@ -37,15 +36,7 @@ describeOnEachDatabase("assigning an unmatched scan to a student", (database) =>
 
   /** Uploads a scan without a student through the REST path: it becomes an unmatched submission (201). */
   async function unmatchedScan(batchId: string, who = "script") {
-    const form = multipartBody([{ name: "file", filename: `${who}.pdf`, bytes: pdfBytes() }]);
-    const response = await scansRoute(
-      new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType },
-        body: form.body,
-      }),
-      { params: Promise.resolve({ batch_id: batchId }) },
-    );
+    const response = await uploadScan(school.teacher.token, batchId, pdfBytes(), [], `${who}.pdf`);
     expect(response.status).toBe(201);
     const submission = await response.json();
     expect(submission).toMatchObject({ status: "unmatched", student_id: null });

@@ -3,7 +3,6 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { POST as filesRoute } from "../app/api/exam/files/route";
 import { POST as findRoute } from "../app/api/exam/templates/[template_id]/tick-boxes/find/route";
 import { workerImaging } from "../server/exam/intake/imaging";
 import { setIntakeImaging } from "../server/exam/intake/imaging-port";
@@ -11,7 +10,8 @@ import { createLocalStorage } from "../server/storage/local";
 import { useObjectStorage } from "../server/storage/object-storage";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
-import { callRest, multipartBody } from "./support/exam-fixtures";
+import { callRest } from "./support/exam-fixtures";
+import { uploadPaperFile } from "./support/intake-fixtures";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken } from "./support/hostile-input";
 import { tickBoxPaper, tickPaperArea } from "./support/tick-box-paper";
@@ -38,16 +38,7 @@ describeOnEachDatabase("finding a template's tick boxes over HTTP", (database) =
     school = await createSchool(database().db, "TickFind");
     otherSchool = await createSchool(database().db, "TickFindElsewhere");
     const paper = await tickBoxPaper();
-    const form = multipartBody([{ name: "file", filename: "science.pdf", bytes: paper.pdf }]);
-    const uploaded = await filesRoute(
-      new Request("http://localhost/api/exam/files", {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
-        body: form.body,
-      }),
-    );
-    expect(uploaded.status).toBe(201);
-    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const fileId = await uploadPaperFile(school.teacher.token, paper.pdf, "science.pdf");
     templateId = (await as(school.teacher).exam.templates.create({ title: "Science 1", page_count: 2, source_file_id: fileId })).id;
     withoutPaperId = (await as(school.teacher).exam.templates.create({ title: "No paper", page_count: 2 })).id;
   });

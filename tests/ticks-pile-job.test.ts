@@ -13,7 +13,6 @@ import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { POST as filesRoute } from "../app/api/exam/files/route";
 import { asService } from "../server/db/rls";
 import { examQuestions, examResponseAreas, examScanPages } from "../server/db/schema";
 import { workerImaging } from "../server/exam/intake/imaging";
@@ -27,9 +26,8 @@ import { type ObjectStorage, useObjectStorage } from "../server/storage/object-s
 import { createCaller } from "../server/trpc/root";
 import { timeoutFor } from "./support/busy-machine";
 import { describeOnEachDatabase } from "./support/database";
-import { multipartBody } from "./support/exam-fixtures";
 import { type School, createSchool } from "./support/fixtures";
-import { pagesOfPile, pileRow, postPile, printedBatch } from "./support/intake-fixtures";
+import { pagesOfPile, pileRow, postPile, printedBatch, uploadPaperFile } from "./support/intake-fixtures";
 import { type PageTruth, penAnswers, score } from "./support/pen-answers";
 import { type PileTruth, scanPile } from "./support/scanned-pile";
 import { type TickPaper, tickPaper } from "./support/tick-paper";
@@ -52,16 +50,7 @@ describeOnEachDatabase("the pile job keeps the areas read beside each page's cod
 
   /** A template of the tick paper: a question and a response area (a uuid each) for each of its areas; the paper's ids → the areas'. */
   async function tickTemplate() {
-    const form = multipartBody([{ name: "file", filename: "ticks.pdf", bytes: paper.bytes }]);
-    const uploaded = await filesRoute(
-      new Request("http://localhost/api/exam/files", {
-        method: "POST",
-        headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
-        body: form.body,
-      }),
-    );
-    expect(uploaded.status).toBe(201);
-    const { id: fileId } = (await uploaded.json()) as { id: string };
+    const fileId = await uploadPaperFile(school.teacher.token, paper.bytes, "ticks.pdf");
     const template = await createCaller({ db: db(), user: { id: school.teacher.id } }).exam.templates.create({ title: "Ticks", page_count: paper.pages.length, source_file_id: fileId });
     const areaIds = new Map<string, string>();
     await asService(db(), async (tx) => {

@@ -119,12 +119,9 @@ export function multipartBody(parts: FormPart[], boundary = `----markbook${crypt
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-/** POST /api/exam/batches/{id}/scans: one scan uploaded on its own, matched in order (the route's answer). */
-export function uploadScanInOrder(token: string, batchId: string, scan: Uint8Array, filename = "scan.pdf") {
-  const form = multipartBody([
-    { name: "matching_method", value: "ordered" },
-    { name: "file", filename, bytes: scan },
-  ]);
+/** POST /api/exam/batches/{id}/scans: one scan uploaded on its own with these form fields (none: an unmatched scan); the route's answer. */
+export function uploadScan(token: string, batchId: string, scan: Uint8Array, fields: FormPart[] = [], filename = "scan.pdf") {
+  const form = multipartBody([...fields, { name: "file", filename, bytes: scan }]);
   return scansRoute(
     new Request(`http://localhost/api/exam/batches/${batchId}/scans`, {
       method: "POST",
@@ -134,3 +131,7 @@ export function uploadScanInOrder(token: string, batchId: string, scan: Uint8Arr
     { params: Promise.resolve({ batch_id: batchId }) },
   );
 }
+
+/** One scan uploaded on its own, matched in order (the route's answer). */
+export const uploadScanInOrder = (token: string, batchId: string, scan: Uint8Array, filename = "scan.pdf") =>
+  uploadScan(token, batchId, scan, [{ name: "matching_method", value: "ordered" }], filename);

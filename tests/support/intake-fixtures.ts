@@ -54,16 +54,21 @@ export const submissionRow = async (db: Db, submissionId: string) =>
   (await asService(db, (tx) => tx.select().from(examSubmissions).where(eq(examSubmissions.id, submissionId))))[0];
 
 /** The demo paper uploaded by the school's teacher (POST /api/exam/files), for templates that print: its file id and pages. */
-export async function uploadDemoPaper(school: School): Promise<{ fileId: string; pageCount: number }> {
-  const paper = await generateDemoPaper();
-  const form = multipartBody([{ name: "file", filename: "paper.pdf", bytes: paper.bytes }]);
+/** POST /api/exam/files: a paper's PDF uploaded as the teacher of `token`; its file id (201, or the test fails with the answer). */
+export async function uploadPaperFile(token: string, bytes: Uint8Array, filename = "paper.pdf"): Promise<string> {
+  const form = multipartBody([{ name: "file", filename, bytes }]);
   const uploaded = await filesRoute(
     new Request("http://localhost/api/exam/files", {
       method: "POST",
-      headers: { authorization: `Bearer ${school.teacher.token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
+      headers: { authorization: `Bearer ${token}`, "content-type": form.contentType, "content-length": String(form.body.length) },
       body: form.body,
     }),
   );
-  if (uploaded.status !== 201) throw new Error(`the demo paper was not uploaded: ${uploaded.status} ${await uploaded.text()}`);
-  return { fileId: ((await uploaded.json()) as { id: string }).id, pageCount: paper.pageCount };
+  if (uploaded.status !== 201) throw new Error(`${filename} was not uploaded: ${uploaded.status} ${await uploaded.text()}`);
+  return ((await uploaded.json()) as { id: string }).id;
+}
+
+export async function uploadDemoPaper(school: School): Promise<{ fileId: string; pageCount: number }> {
+  const paper = await generateDemoPaper();
+  return { fileId: await uploadPaperFile(school.teacher.token, paper.bytes), pageCount: paper.pageCount };
 }
