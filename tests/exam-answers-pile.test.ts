@@ -89,15 +89,21 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
     return { questionOf, areaOf, body: { name_box: NAME_BOX, questions, response_areas, boundaries: [] } };
   }
 
+  /** A template of the paper (canvasOfPaper), a class of `students`, and a batch of it. */
+  async function batchOfPaper(templateTitle: string, batchTitle: string, students: number, options: { anonymous?: boolean } = {}) {
+    const teacher = as(school.teacher);
+    const template = await teacher.exam.templates.create({ title: templateTitle, page_count: paper.pages.length, source_file_id: paperFileId });
+    const canvas = canvasOfPaper();
+    await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
+    const roster = await createClassWithStudents(db(), school, students);
+    const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: batchTitle, ...options });
+    return { teacher, canvas, batch };
+  }
+
   it(
     "reads every filed page's ticks and blanks, writes the decided answers' marks, none for the undecided, and keeps a teacher's mark over a re-read",
     async () => {
-      const teacher = as(school.teacher);
-      const template = await teacher.exam.templates.create({ title: "Ticks and words", page_count: paper.pages.length, source_file_id: paperFileId });
-      const canvas = canvasOfPaper();
-      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
-      const roster = await createClassWithStudents(db(), school, STUDENTS);
-      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9C", anonymous: true });
+      const { teacher, canvas, batch } = await batchOfPaper("Ticks and words", "Ticks 9C", STUDENTS, { anonymous: true });
       const printed = await printRoute(
         new Request(`http://localhost/api/exam/batches/${batch.id}/printed-scripts`, {
           method: "POST",
@@ -251,12 +257,7 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
   it(
     "reads a scan uploaded on its own, page by page, aligned by the content where no code was printed",
     async () => {
-      const teacher = as(school.teacher);
-      const template = await teacher.exam.templates.create({ title: "Ticks, one scan", page_count: paper.pages.length, source_file_id: paperFileId });
-      const canvas = canvasOfPaper();
-      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
-      const roster = await createClassWithStudents(db(), school, 1);
-      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9D" });
+      const { teacher, canvas, batch } = await batchOfPaper("Ticks, one scan", "Ticks 9D", 1);
       // One script answered on the paper as it is (never printed: no code on its pages).
       const answered = await penAnswers(paper.bytes, paper, 7);
       const uploaded = await uploadScanInOrder(school.teacher.token, batch.id, answered.pdf);
@@ -290,12 +291,7 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
   it(
     "keeps an automatic mark the marker undid on an unmatched scan undone when the scan is given to a student",
     async () => {
-      const teacher = as(school.teacher);
-      const template = await teacher.exam.templates.create({ title: "Ticks, unmatched", page_count: paper.pages.length, source_file_id: paperFileId });
-      const canvas = canvasOfPaper();
-      await teacher.exam.templates.save({ template_id: template.id, body: canvas.body });
-      const roster = await createClassWithStudents(db(), school, 1);
-      const batch = await teacher.exam.batches.create({ template_id: template.id, class_id: roster.class.id, title: "Ticks 9E" });
+      const { teacher, canvas, batch } = await batchOfPaper("Ticks, unmatched", "Ticks 9E", 1);
       const answered = await penAnswers(paper.bytes, paper, 11);
       // Uploaded without a student: an unmatched scan (201), read as any script is.
       const uploaded = await uploadScan(school.teacher.token, batch.id, answered.pdf, [], "whose.pdf");
