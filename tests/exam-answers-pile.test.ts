@@ -291,7 +291,7 @@ describeOnEachDatabase("answers read at filing, from a pen-answered scanned pile
   it(
     "keeps an automatic mark the marker undid on an unmatched scan undone when the scan is given to a student",
     async () => {
-      const { teacher, canvas, batch } = await batchOfPaper("Ticks, unmatched", "Ticks 9E", 1);
+      const { teacher, batch } = await batchOfPaper("Ticks, unmatched", "Ticks 9E", 1);
       const answered = await penAnswers(paper.bytes, paper, 11);
       // Uploaded without a student: an unmatched scan (201), read as any script is.
       const uploaded = await uploadScan(school.teacher.token, batch.id, answered.pdf, [], "whose.pdf");
