@@ -6,7 +6,7 @@ import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 
 /**
