@@ -2,8 +2,8 @@ import "#server-only";
 import path from "node:path";
 import { z } from "zod";
 import { graphDatabaseNameRule, graphDatabaseNameShape } from "../lib/rules/graph-database-name";
-import { bucketNameShape } from "./storage/object-address";
-import { type StorageSettings, logicalBuckets, requiredBuckets, resolveStorageSettings } from "./storage/storage-settings";
+import { bucketNameShape } from "./object-address";
+import { type StorageSettings, logicalBuckets, requiredBuckets, resolveStorageSettings } from "./storage-settings";
 
 /**
  * The only reader of process.env. Every variable has a default that makes the embedded mode

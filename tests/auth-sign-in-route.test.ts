@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
-import { KNOWN_DEVICE_COOKIE } from "../server/auth/known-device";
+import { KNOWN_DEVICE_COOKIE } from "../server/sign-in/known-device";
 import { sessionCookieName } from "../server/auth/next-auth";
 import { accountThrottle, countFailure, throttleRules } from "../server/auth/sign-in-throttle";
-import { withSignInResponse } from "../server/auth/sign-in-response";
+import { withSignInResponse } from "../server/sign-in/sign-in-response";
 import { asService } from "../server/db/rls";
 import { createUser } from "../server/identity/users";
 import { CLIENT_ADDRESS_HEADER } from "../server/auth/client-address";

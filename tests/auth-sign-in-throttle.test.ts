@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
-import { signInWithPassword } from "../server/auth/credentials";
-import { knownDeviceOf } from "../server/auth/known-device";
+import { signInWithPassword } from "../server/sign-in/credentials";
+import { knownDeviceOf } from "../server/sign-in/known-device";
 import { chooseOwnPasswordThrottled } from "../server/auth/password-change";
 import { accountThrottle, countFailure, throttleRules } from "../server/auth/sign-in-throttle";
 import { asService } from "../server/db/rls";

@@ -3,7 +3,7 @@ import { encode } from "next-auth/jwt";
 import { beforeAll, expect, it } from "vitest";
 import { GET as queueRoute } from "../app/api/exam/batches/[batch_id]/queue/route";
 import { GET as listTemplatesRoute } from "../app/api/exam/templates/route";
-import { authOptions, sessionCookieName } from "../server/auth/next-auth";
+import { sessionCookieName, sessionOptions } from "../server/auth/next-auth";
 import { createCaller } from "../server/trpc/root";
 import { describeOnEachDatabase } from "./support/database";
 import { createClassWithStudents, sampleCanvas } from "./support/exam-fixtures";
@@ -58,7 +58,7 @@ describeOnEachDatabase("exam tRPC router and session-cookie REST", (database) =>
   });
 
   it("accepts the next-auth session cookie on REST paths when there is no Authorization header", async () => {
-    const cookie = `${sessionCookieName}=${await encode({ token: { sub: school.teacher.id }, secret: authOptions.secret! })}`;
+    const cookie = `${sessionCookieName}=${await encode({ token: { sub: school.teacher.id }, secret: sessionOptions.secret! })}`;
     const ok = await listTemplatesRoute(new Request("http://localhost/api/exam/templates", { headers: { cookie } }));
     expect(ok.status).toBe(200);
     const forged = await listTemplatesRoute(new Request("http://localhost/api/exam/templates", { headers: { cookie: `${sessionCookieName}=forged` } }));

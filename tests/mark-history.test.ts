@@ -58,4 +58,26 @@ describeOnEachDatabase("the history of a mark", (database) => {
     }
     expect([...(await historyOf(script.id)), ...(await historyOf(classmateScript.id))].length).toBe(before + 2);
   });
+
+  it("a rubric edit writes history only for the marks it changed: a mark held at the question's maximum is not rewritten and has no row", async () => {
+    const { canvas, script, classmateScript } = await markedReleasedBatch(database().db, school, { reviewsUntil: null, release: false });
+    const teacher = as(school.teacher);
+    const method = await teacher.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Correct method", points: 2 } });
+    const answer = await teacher.exam.rubric.create({ question_id: canvas.ids.q2, body: { text: "Correct answer", points: 5 } });
+    // The script: the method alone (2 of 5). The classmate's: both items, 7 held at the maximum, 5.
+    for (const [submission, items] of [[script, [method.id]], [classmateScript, [method.id, answer.id]]] as const) {
+      await teacher.exam.marks.upsert({
+        mark_id: crypto.randomUUID(),
+        body: { submission_id: submission.id, question_id: canvas.ids.q2, awarded_marks: 0, mark_scheme_detail: { type: "rubric", items: [...items] } },
+      });
+    }
+    const classmateBefore = await historyOf(classmateScript.id);
+    const scriptBefore = (await historyOf(script.id)).length;
+    // The method is worth 3 now: the script's mark goes 2 → 3; the classmate's 8 is still held at 5.
+    expect((await teacher.exam.rubric.edit({ item_id: method.id, body: { points: 3 } })).marks_rescored).toBe(1);
+    const scriptAfter = await historyOf(script.id);
+    expect(scriptAfter).toHaveLength(scriptBefore + 1);
+    expect([Number(scriptAfter.at(-1)!.marks_before), Number(scriptAfter.at(-1)!.marks_after)]).toEqual([2, 3]);
+    expect(await historyOf(classmateScript.id)).toEqual(classmateBefore);
+  });
 });

@@ -4,7 +4,7 @@ import { beforeAll, expect, it } from "vitest";
 import { POST as resetPasswordRoute } from "../app/api/school/people/[user_id]/password/route";
 import { GET as getPersonRoute, PATCH as editPersonRoute } from "../app/api/school/people/[user_id]/route";
 import { GET as listPeopleRoute, POST as addPersonRoute } from "../app/api/school/people/route";
-import { verifyCredentials } from "../server/auth/credentials";
+import { verifyCredentials } from "../server/sign-in/credentials";
 import { describeOnEachDatabase } from "./support/database";
 import { type School, createSchool } from "./support/fixtures";
 import { fuzzSettings, hostileJsonToken, hostileString } from "./support/hostile-input";

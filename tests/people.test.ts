@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import { encode } from "next-auth/jwt";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
-import { verifyCredentials } from "../server/auth/credentials";
-import { SIGNED_IN_AT_CLAIM, authOptions, sessionCookieName } from "../server/auth/next-auth";
+import { verifyCredentials } from "../server/sign-in/credentials";
+import { SIGNED_IN_AT_CLAIM, sessionCookieName, sessionOptions } from "../server/auth/next-auth";
 import { authenticateSessionCookie } from "../server/auth/session";
 import { createPersonalAccessToken } from "../server/identity/personal-tokens";
 import { asUser } from "../server/db/rls";
@@ -206,7 +206,7 @@ describeOnEachDatabase("people of a school", (database) => {
       const { db } = database();
       const teacher = school.otherTeacher;
       const personal = await asUser(db, teacher.id, (tx) => createPersonalAccessToken(tx, teacher.id, { name: "laptop", ttlDays: 30 }));
-      const cookie = `${sessionCookieName}=${await encode({ token: { sub: teacher.id, [SIGNED_IN_AT_CLAIM]: Date.now() }, secret: authOptions.secret! })}`;
+      const cookie = `${sessionCookieName}=${await encode({ token: { sub: teacher.id, [SIGNED_IN_AT_CLAIM]: Date.now() }, secret: sessionOptions.secret! })}`;
       const bootstrap = (headers: Record<string, string>) => bootstrapRoute(new Request("http://localhost/me/bootstrap", { headers }));
       expect((await bootstrap({ authorization: `Bearer ${teacher.token}` })).status).toBe(200);
       expect((await bootstrap({ cookie })).status).toBe(200);
@@ -256,7 +256,7 @@ describeOnEachDatabase("people of a school", (database) => {
       const { db } = database();
       const person = school.head;
       const sessionAt = async (signedInAt: number) => {
-        const cookie = `${sessionCookieName}=${await encode({ token: { sub: person.id, [SIGNED_IN_AT_CLAIM]: signedInAt }, secret: authOptions.secret! })}`;
+        const cookie = `${sessionCookieName}=${await encode({ token: { sub: person.id, [SIGNED_IN_AT_CLAIM]: signedInAt }, secret: sessionOptions.secret! })}`;
         return authenticateSessionCookie(db, new Headers({ cookie }));
       };
       const before = Date.now() - 1000;
@@ -272,7 +272,7 @@ describeOnEachDatabase("people of a school", (database) => {
       const person = await admin().people.add({ full_name: "Sess Ion", email, role: "teacher" });
       const { temporary_password } = await admin().people.resetPassword({ user_id: person.id });
       const session = async () => {
-        const cookie = `${sessionCookieName}=${await encode({ token: { sub: person.id, [SIGNED_IN_AT_CLAIM]: Date.now() + 1 }, secret: authOptions.secret! })}`;
+        const cookie = `${sessionCookieName}=${await encode({ token: { sub: person.id, [SIGNED_IN_AT_CLAIM]: Date.now() + 1 }, secret: sessionOptions.secret! })}`;
         const caller = createCaller({ db, user: await authenticateSessionCookie(db, new Headers({ cookie })) });
         return { cookie, caller, bootstrap: () => bootstrapRoute(new Request("http://localhost/me/bootstrap", { headers: { cookie } })) };
       };

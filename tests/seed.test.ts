@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import { count, eq, sql } from "drizzle-orm";
 import { PDFArray, PDFDocument, PDFRawStream, decodePDFRawStream } from "pdf-lib";
 import { beforeAll, expect, it } from "vitest";
-import { verifyCredentials } from "../server/auth/credentials";
+import { verifyCredentials } from "../server/sign-in/credentials";
 import { rowsOf } from "../server/db/client";
 import { DEMO_INSTITUTE_NAME, DEMO_PASSWORD, demoLogins } from "../server/demo/school";
 import { asService } from "../server/db/rls";

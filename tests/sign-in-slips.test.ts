@@ -6,7 +6,7 @@ import { GET as bootstrapRoute } from "../app/me/bootstrap/route";
 import { POST as signInSlipsRoute } from "../app/api/school/sign-in-slips/route";
 import { POST as trpcRoute } from "../app/api/trpc/[trpc]/route";
 import { sessionCookieName } from "../server/auth/next-auth";
-import { withSignInResponse } from "../server/auth/sign-in-response";
+import { withSignInResponse } from "../server/sign-in/sign-in-response";
 import { createClass } from "../server/classroom/classes";
 import { enrollStudent } from "../server/classroom/enrollments";
 import { asService } from "../server/db/rls";

@@ -11,7 +11,7 @@ import { parseEnv } from "../server/env";
 import { startMarkbook } from "../server/startup";
 import { configuredObjectStorage, objectStorage } from "../server/storage/configured-storage";
 import { putObjectBytes, readObjectBytes } from "../server/storage/object-storage";
-import { DEMO_PAPER_BUCKET } from "../server/storage/storage-settings";
+import { DEMO_PAPER_BUCKET } from "../server/storage-settings";
 import { type TestS3, startTestS3 } from "./support/s3";
 
 const dataDir = vi.hoisted(() => {

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { AppShell } from "@/components/shell/AppShell";
 import { DateLocaleProvider } from "@/components/ui/dates";
 import { localeFromAcceptLanguage } from "@/lib/accept-language";
-import { TRPCReactProvider } from "@/lib/trpc/client";
+import { TRPCReactProvider } from "@/components/trpc/client";
 import { requireSignedInProfile } from "./signed-in";
 
 export const dynamic = "force-dynamic";

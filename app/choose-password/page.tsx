@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { ChoosePasswordForm } from "@/components/auth/ChoosePasswordForm";
 import { SignOutButton } from "@/components/shell/SignOutButton";
 import { Wordmark } from "@/components/ui/Wordmark";
-import { TRPCReactProvider } from "@/lib/trpc/client";
+import { TRPCReactProvider } from "@/components/trpc/client";
 import { MIN_PASSWORD_LENGTH } from "@/server/auth/passwords";
 import { getSessionUser } from "@/server/auth/session";
 import { getDatabase } from "@/server/db/client";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 
 /** While scripts are still being read the answers are read again this often, so marks from the ticks appear by themselves. */
 const READING_REFRESH_MS = 2000;

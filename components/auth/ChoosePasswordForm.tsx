@@ -6,8 +6,8 @@ import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
+import { useTRPC } from "@/components/trpc/client";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { useTRPC } from "@/lib/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 
 /**

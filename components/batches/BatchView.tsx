@@ -11,7 +11,7 @@ import { Table } from "@/components/ui/Table";
 import { Loading } from "@/components/ui/Loading";
 import { Notice } from "@/components/ui/Notice";
 import { LocalDate, useDateFormat } from "@/components/ui/dates";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { AssignScanDialog, type UnmatchedScan } from "./AssignScanDialog";
 import { BatchProgressBar } from "./ProgressBar";
 import { PrintScriptsDialog } from "./print/PrintScriptsDialog";

@@ -8,7 +8,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { NewBatchDialog } from "./NewBatchDialog";
 import { LocalDate } from "@/components/ui/dates";
 import { BatchProgressBar } from "./ProgressBar";

@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
 import { ActionsHeader, Table } from "@/components/ui/Table";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 
 interface Allocation {

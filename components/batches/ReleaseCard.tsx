@@ -9,7 +9,7 @@ import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { Status } from "@/components/ui/Status";
 import { LocalDate } from "@/components/ui/dates";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 

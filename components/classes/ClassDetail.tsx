@@ -19,7 +19,7 @@ import { Loading } from "@/components/ui/Loading";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useOnOpen } from "@/components/ui/use-on-open";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { LocalDate } from "@/components/ui/dates";
 import { ClassTeachers } from "./ClassTeachers";
 import { SignInSlipsDialog } from "@/components/people/SignInSlipsDialog";

@@ -13,7 +13,7 @@ import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
 import { useOnOpen } from "@/components/ui/use-on-open";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 
 /** The school's classes with their total; school admins create classes here. */
 export function ClassesList({ isSchoolAdmin }: { isSchoolAdmin: boolean }) {

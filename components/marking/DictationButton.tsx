@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
-import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
+import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { INSECURE_PAGE_MESSAGE, dictationStartFailureMessage, microphoneReachable } from "./dictation-errors";
 
 /** Posts the microphone's samples (16 kHz mono float32, as the context runs at 16 kHz) in ~100 ms frames. */

@@ -11,7 +11,7 @@ import { itemsOfQuestion } from "@/components/rubric/rubric-items";
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
 import { useFillHeight } from "@/components/ui/use-fill-height";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { nameBoxOf } from "@/lib/rules/name-box";
 import { CommentField } from "./CommentField";
 import { ConfirmRow } from "./ConfirmRow";

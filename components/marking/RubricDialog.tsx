@@ -7,7 +7,7 @@ import type { RubricEditor as RubricEditorComponent } from "@/components/rubric/
 import { Button } from "@/components/ui/Button";
 import { Loading } from "@/components/ui/Loading";
 import { Modal } from "@/components/ui/Modal";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 
 // Only a template's owner opens the rubric editor here: its code loads when the dialog first opens.
 const RubricEditor = dynamic(() => import("@/components/rubric/RubricEditor").then((module) => module.RubricEditor), {

@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
 import type { AnnotationLayer } from "@/lib/rules/annotation";
-import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
+import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { errorCode } from "@/lib/trpc/errors";
 import { useDraftQueue } from "./use-draft-queue";
 import { type Change, type History, emptyHistory, recordStep, redoStep, undoStep } from "@/components/annotations/history";

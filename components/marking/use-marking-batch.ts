@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useMemo } from "react";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import type { AppRouter } from "@/server/trpc/root";
 import { markableQuestions, markableScripts } from "./marking-order";
 

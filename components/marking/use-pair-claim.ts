@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 
 /**
  * Shared marking: the pair on screen (a script and a question) is claimed while it is open, and

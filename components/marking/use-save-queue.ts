@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
-import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
+import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { type Draft, draftsStorageKey, isCompleteMark, reviseDraft, splitDraftKey } from "./drafts";
 import { type MarkUpsert, markUpsertOf, worthRetrying } from "./save-queue";
 import { httpStatusOf, useDraftQueue } from "./use-draft-queue";

@@ -12,7 +12,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Table } from "@/components/ui/Table";
 import { errorMessage } from "@/lib/trpc/errors";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { AgreementTable } from "./AgreementTable";
 import { signedMarks } from "./agreement-format";
 import { type SignOffWarnings, signOffWarnings } from "./sign-off-warnings";

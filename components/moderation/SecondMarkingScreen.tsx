@@ -12,7 +12,7 @@ import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
 import { useFillHeight } from "@/components/ui/use-fill-height";
 import { itemsOfQuestion } from "@/components/rubric/rubric-items";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { parseMark } from "@/components/marking/drafts";
 import { type MarkingAction, ariaKeyShortcuts } from "@/components/marking/keyboard-map";

@@ -6,7 +6,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { FormDialog } from "@/components/ui/FormDialog";
 import { Status } from "@/components/ui/Status";
 import { useOnOpen } from "@/components/ui/use-on-open";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import type { Role } from "@/lib/rules/roles";
 import { roleOptions } from "./person-labels";

@@ -10,7 +10,7 @@ import { UsersIcon } from "@/components/ui/icons";
 import { Notice } from "@/components/ui/Notice";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { RowLink, Table } from "@/components/ui/Table";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import type { Role } from "@/lib/rules/roles";
 import { AddPersonDialog } from "./AddPersonDialog";
 import { PersonStatus, roleLabels, roleOptions } from "./person-labels";

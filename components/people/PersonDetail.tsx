@@ -14,7 +14,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Notice } from "@/components/ui/Notice";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import type { Role } from "@/lib/rules/roles";
 import { PersonStatus, roleLabels, roleOptions } from "./person-labels";

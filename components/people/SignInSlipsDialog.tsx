@@ -9,7 +9,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
 import { useOnOpen } from "@/components/ui/use-on-open";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { plural } from "@/lib/text/plural";
 

@@ -8,7 +8,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { BatchIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { ResultsAgreement } from "@/components/moderation/ResultsAgreement";
 import { QuestionMeansChart } from "./QuestionMeansChart";
 import { ResultsSummary } from "./ResultsSummary";

@@ -7,7 +7,7 @@ import { Button, buttonClassName } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { Status } from "@/components/ui/Status";
 import { errorMessage } from "@/lib/trpc/errors";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { plural } from "@/lib/text/plural";
 import { ImportPreview } from "./ImportPreview";
 import { RememberedColumns } from "./RememberedColumns";

@@ -8,7 +8,7 @@ import { TextField } from "@/components/ui/Field";
 import { AlertIcon } from "@/components/ui/icons";
 import { Status } from "@/components/ui/Status";
 import { errorMessage } from "@/lib/trpc/errors";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import {
   type DraftField,
   type FieldErrors,

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { CreateCredentialForm, CredentialTable, CredentialUsage, DateCell, RevokeCell, RevokeCredentialDialog } from "./Credentials";
 import { OneTimeSecret } from "./OneTimeSecret";

@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { Status } from "@/components/ui/Status";
 import { Table } from "@/components/ui/Table";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 
 const FROM = { disk: "Installed", download: "Downloads on first use" } as const;

@@ -12,7 +12,7 @@ import { MarkedWorkIcon } from "@/components/ui/icons";
 import { Loading } from "@/components/ui/Loading";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Table } from "@/components/ui/Table";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorCode } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 import { AnnotationLayer, type ScriptQuestion } from "./AnnotationLayer";

@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { LocalDate } from "@/components/ui/dates";
 import { MarkedWorkIcon } from "@/components/ui/icons";
 import { QueryStates } from "@/components/ui/QueryStates";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { formatMarks } from "./marks";
 import { useReviewWindow } from "./review-window";
 

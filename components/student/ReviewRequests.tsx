@@ -9,7 +9,7 @@ import { FormDialog } from "@/components/ui/FormDialog";
 import { LocalDate } from "@/components/ui/dates";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 import { formatMarks } from "./marks";

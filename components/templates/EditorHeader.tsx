@@ -6,7 +6,7 @@ import { useId, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { SelectField, TextField } from "@/components/ui/Field";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { type EditorDocument, type TemplateStatus, totalMarks } from "./editor-state";
 import { GraphProjectionNotice } from "./GraphProjectionNotice";
 import { SaveStatus, type SaveState } from "./SaveStatus";

@@ -8,7 +8,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
 import { formatBytes } from "@/components/ui/upload";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { UploadProgress } from "./UploadProgress";
 import { uploadPdf } from "./upload-pdf";

@@ -8,7 +8,7 @@ import { SelectField } from "@/components/ui/Field";
 import { PencilIcon } from "@/components/ui/icons";
 import { Status } from "@/components/ui/Status";
 import { Loading } from "@/components/ui/Loading";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { AreaInspector } from "./AreaInspector";
 import { EditorHeader } from "./EditorHeader";
 import {

@@ -8,7 +8,7 @@ import { SelectField, TextField } from "@/components/ui/Field";
 import { TemplateIcon } from "@/components/ui/icons";
 import { RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { NewTemplateDialog } from "./NewTemplateDialog";
 import { TemplateStatusBadge, type TemplateStatus } from "./template-status";
 

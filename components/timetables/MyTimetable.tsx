@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { CalendarIcon } from "@/components/ui/icons";
 import { Loading } from "@/components/ui/Loading";
 import { LoadFailed } from "@/components/ui/LoadFailed";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { type WeekLesson, WeekGrid } from "./WeekGrid";
 
 /**

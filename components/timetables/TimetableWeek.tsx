@@ -11,7 +11,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Status } from "@/components/ui/Status";
 import { Loading } from "@/components/ui/Loading";
 import { Notice } from "@/components/ui/Notice";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import { EntryDialog, type EntryDraft } from "./EntryDialog";
 import { shortTime, timetableTypeLabels } from "./time";

@@ -14,7 +14,7 @@ import { Status } from "@/components/ui/Status";
 import { ActionsHeader, RowLink, Table } from "@/components/ui/Table";
 import { QueryStates } from "@/components/ui/QueryStates";
 import { Notice } from "@/components/ui/Notice";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { timetableTypeLabels, type TimetableType } from "./time";
 import { LocalDay } from "@/components/ui/dates";
 

@@ -1,4 +1,11 @@
-import type { NameBox } from "../../server/db/schema";
+/** A page-relative rectangle on one page of a template (as a response area): where a script's name is written. */
+export interface NameBox {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /**
  * Where a script's name is written: the template's name box, or without one the top quarter of page 1,

@@ -1,14 +1,7 @@
 import type { AuthOptions, DefaultSession } from "next-auth";
-import CredentialsProvider from "next-auth/providers/credentials";
-import { getDatabase } from "../db/client";
 import { env } from "../env";
 import { logger } from "../logger";
-import { CLIENT_ADDRESS_HEADER } from "./client-address";
-import { signInWithPassword } from "./credentials";
-import { knownDeviceCookieIn, knownDeviceSetCookie } from "./known-device";
 import { serverSecret } from "./secret";
-import { isThrottledError } from "./sign-in-throttle";
-import { signInResponse } from "./sign-in-response";
 
 declare module "next-auth" {
   interface Session {
@@ -44,63 +37,42 @@ export const sessionCookieName = `${secureSessionCookie ? "__Secure-" : ""}next-
 /** The session token's claim with the time of sign-in (ms): next-auth renews `iat` whenever it re-issues the cookie. */
 export const SIGNED_IN_AT_CLAIM = "signed_in_at";
 
-export const authOptions: AuthOptions = {
-  // A getter: the secret is read on the first request, so importing this module (as `next build` does)
-  // needs no secret and creates no file.
-  get secret() {
-    return serverSecret("AUTH_SECRET");
-  },
-  useSecureCookies: secureSessionCookie,
-  session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
-  pages: { signIn: "/signin" },
-  providers: [
-    CredentialsProvider({
-      name: "Email and password",
-      credentials: {
-        email: { label: "Email", type: "email" },
-        password: { label: "Password", type: "password" },
-      },
-      async authorize(credentials, request) {
-        const headers = (request?.headers ?? {}) as Record<string, string | undefined>;
-        try {
-          const result = await signInWithPassword((await getDatabase()).db, credentials, {
-            clientAddress: headers[CLIENT_ADDRESS_HEADER],
-            knownDevices: knownDeviceCookieIn(headers.cookie, secureSessionCookie),
-          });
-          if (!result) return null;
-          const notes = signInResponse();
-          if (notes) notes.setCookie = knownDeviceSetCookie(result.knownDevices, secureSessionCookie);
-          return result.user;
-        } catch (error) {
-          if (isThrottledError(error)) {
-            // The sentence reaches the sign-in page as next-auth's error; the route makes the answer a 429.
-            const notes = signInResponse();
-            if (notes) notes.retryAfterSeconds = error.retryAfterSeconds;
-            throw new Error(error.message, { cause: error });
-          }
-          // next-auth would put the message into the redirect URL; keep details in the log.
-          logger.error("sign-in failed", error);
-          throw new Error("Configuration", { cause: error });
-        }
-      },
-    }),
-  ],
-  callbacks: {
-    jwt({ token, user }) {
-      // When the person signed in (kept as the token is renewed): a password changed after it signs the session out.
-      if (user) Object.assign(token, { sub: user.id, [SIGNED_IN_AT_CLAIM]: Date.now() });
-      return token;
+/**
+ * next-auth's options around these providers: the session (a signed JWT cookie), its secret, its cookie's
+ * name, its claims. Reading a session needs no provider (`sessionOptions`); the sign-in route adds the
+ * password provider (server/sign-in/next-auth.ts), which stands above identity.
+ */
+export function nextAuthOptions(providers: AuthOptions["providers"]): AuthOptions {
+  return {
+    // A getter: the secret is read on the first request, so importing this module (as `next build` does)
+    // needs no secret and creates no file.
+    get secret() {
+      return serverSecret("AUTH_SECRET");
     },
-    session({ session, token }) {
-      if (token.sub) session.user = { ...session.user, id: token.sub };
-      const signedInAt = token[SIGNED_IN_AT_CLAIM] ?? (typeof token.iat === "number" ? token.iat * 1000 : undefined);
-      if (typeof signedInAt === "number") session[SIGNED_IN_AT_CLAIM] = signedInAt;
-      return session;
+    useSecureCookies: secureSessionCookie,
+    session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
+    pages: { signIn: "/signin" },
+    providers,
+    callbacks: {
+      jwt({ token, user }) {
+        // When the person signed in (kept as the token is renewed): a password changed after it signs the session out.
+        if (user) Object.assign(token, { sub: user.id, [SIGNED_IN_AT_CLAIM]: Date.now() });
+        return token;
+      },
+      session({ session, token }) {
+        if (token.sub) session.user = { ...session.user, id: token.sub };
+        const signedInAt = token[SIGNED_IN_AT_CLAIM] ?? (typeof token.iat === "number" ? token.iat * 1000 : undefined);
+        if (typeof signedInAt === "number") session[SIGNED_IN_AT_CLAIM] = signedInAt;
+        return session;
+      },
     },
-  },
-  logger: {
-    error: (code, metadata) => logger.error(`next-auth ${code}`, metadata),
-    warn: (code) => logger.warn(`next-auth ${code}`),
-    debug: () => {},
-  },
-};
+    logger: {
+      error: (code, metadata) => logger.error(`next-auth ${code}`, metadata),
+      warn: (code) => logger.warn(`next-auth ${code}`),
+      debug: () => {},
+    },
+  };
+}
+
+/** The options that read a session (server/auth/session.ts): no provider, since nobody signs in through them. */
+export const sessionOptions: AuthOptions = nextAuthOptions([]);

@@ -8,7 +8,7 @@ import { getDatabase } from "../db/client";
 import { asUser } from "../db/rls";
 import { users } from "../db/schema";
 import type { AuthenticatedUser } from "./authenticated-user";
-import { SIGNED_IN_AT_CLAIM, authOptions, secureSessionCookie } from "./next-auth";
+import { SIGNED_IN_AT_CLAIM, secureSessionCookie, sessionOptions } from "./next-auth";
 
 export interface SessionUser {
   id: string;
@@ -49,7 +49,7 @@ async function sessionUser(db: Db, claims: unknown): Promise<SessionUser | null>
 
 /** The signed-in user of the current page or server component, or null. */
 export async function getSessionUser(): Promise<SessionUser | null> {
-  const session = await getServerSession(authOptions);
+  const session = await getServerSession(sessionOptions);
   if (!session) return null;
   return sessionUser((await getDatabase()).db, { sub: session.user?.id, [SIGNED_IN_AT_CLAIM]: session[SIGNED_IN_AT_CLAIM] });
 }
@@ -65,7 +65,7 @@ export async function authenticateSessionCookie(db: Db, headers: Headers): Promi
   const token = await getToken({
     // Only the cookie is read here: callers handle the Authorization header before falling back to this.
     req: new NextRequest("http://session.invalid/", { headers: { cookie: headers.get("cookie")! } }),
-    secret: authOptions.secret,
+    secret: sessionOptions.secret,
     secureCookie: secureSessionCookie,
   });
   const user = await sessionUser(db, token);

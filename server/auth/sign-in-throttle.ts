@@ -3,7 +3,7 @@
  * (table sign_in_failures, read and written only by the app.*sign_in_failure* functions in
  * server/db/sql/functions/). Failed sign-ins are counted per account (the
  * normalised email tried, whether or not an account has it, so the answers say nothing about which
- * accounts exist), per client address, and per known device of an account (server/auth/known-device.ts).
+ * accounts exist), per client address, and per known device of an account (server/sign-in/known-device.ts).
  * Each key gets a few free failures, then waits 2^(n - free) seconds after its n-th failure (at most
  * five minutes), and is locked for 15 minutes from its 20th failure on. A success forgets the account's
  * count; a count is forgotten anyway a while after its last failure. The clock is the caller's (`now`),

@@ -10,7 +10,7 @@ import { logger } from "../logger";
 import { type Role, createUser, findUserByEmail } from "../identity/users";
 import { objectStorage } from "../storage/configured-storage";
 import { putObjectBytes } from "../storage/object-storage";
-import { DEMO_PAPER_BUCKET } from "../storage/storage-settings";
+import { DEMO_PAPER_BUCKET } from "../storage-settings";
 import type { Db, Tx } from "../db/client";
 import { type GeneratedPaper, demoPaper, generateDemoPaper } from "../exam/demo-paper";
 import { demoPaperCanvas } from "../exam/demo-paper/canvas";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { env } from "../env";
-import { checkedObjectAddress } from "./object-address";
+import { checkedObjectAddress } from "../object-address";
 import { type ObjectStorage, ObjectNotFoundError } from "./object-storage";
 
 /**

@@ -2,13 +2,13 @@ import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, S3Client } fr
 import { Upload } from "@aws-sdk/lib-storage";
 import { ConfigError } from "../env";
 import { logger } from "../logger";
-import { checkedObjectAddress } from "./object-address";
+import { checkedObjectAddress } from "../object-address";
 import { type ObjectStorage, ObjectNotFoundError } from "./object-storage";
-import type { S3Settings } from "./storage-settings";
+import type { S3Settings } from "../storage-settings";
 
 /**
  * The S3-compatible adapter of the storage port (AWS S3, MinIO, Ceph, R2, ...). The app's logical
- * buckets map to real ones (see storage-settings.ts). A put streams through a multipart upload, so
+ * buckets map to real ones (see server/storage-settings.ts). A put streams through a multipart upload, so
  * memory holds at most S3_PARTS_IN_FLIGHT parts plus the one being filled whatever the object's size;
  * S3 makes an object visible only when its PutObject or CompleteMultipartUpload succeeds, so readers
  * see the old object or the whole new one.

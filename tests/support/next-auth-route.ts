@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { AuthOptions } from "next-auth";
 import { NextRequest } from "next/server";
-import { authOptions } from "../../server/auth/next-auth";
+import { authOptions } from "../../server/sign-in/next-auth";
 
 // next-auth's package exports do not list its core and its adapter's helpers: loaded by their files.
 const load = createRequire(import.meta.url);

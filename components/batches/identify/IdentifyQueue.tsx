@@ -9,7 +9,7 @@ import { CheckCircleIcon } from "@/components/ui/icons";
 import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import { printedScriptNumber } from "../script-label";
 import { type IdentifyCandidate, rankForIdentify } from "./identify-match";

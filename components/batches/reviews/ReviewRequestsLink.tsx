@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { buttonClassName } from "@/components/ui/Button";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 
 /** How often the count is read again, so a request sent while the page is open shows up. */
 const REFRESH_MS = 30_000;

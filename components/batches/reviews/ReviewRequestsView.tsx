@@ -13,7 +13,7 @@ import { LoadFailed } from "@/components/ui/LoadFailed";
 import { Loading } from "@/components/ui/Loading";
 import { Status } from "@/components/ui/Status";
 import { formatMarks } from "@/components/student/marks";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { errorCode, errorMessage } from "@/lib/trpc/errors";
 import type { AppRouter } from "@/server/trpc/root";
 

@@ -19,16 +19,8 @@ import {
 } from "drizzle-orm/pg-core";
 import { classes } from "./classroom";
 import { institutes, users } from "./identity";
+import type { NameBox } from "../../../lib/rules/name-box";
 import type { TickBox } from "../../../lib/rules/tick-boxes";
-
-/** A page-relative rectangle on one page of a template (as a response area). */
-export interface NameBox {
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 export const templateStatus = pgEnum("template_status", ["draft", "ready", "archived"]);
 export const batchStatus = pgEnum("batch_status", ["open", "archived"]);

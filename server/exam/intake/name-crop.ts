@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { asUser } from "../../db/rls";
-import { type NameBox, examBatches, examScanPages, examSubmissions, examTemplates, files } from "../../db/schema";
+import { examBatches, examScanPages, examSubmissions, examTemplates, files } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
 import { submissionIdInput } from "../scan-files";
 import { recordId } from "../../http/record-id";
@@ -10,7 +10,7 @@ import { logger } from "../../logger";
 import { objectStorage } from "../../storage/configured-storage";
 import { type ObjectStorage, isObjectNotFound, readObjectBytes } from "../../storage/object-storage";
 import { intakeImaging } from "./imaging-port";
-import { nameBoxOf, nameBoxOnScan } from "../../../lib/rules/name-box";
+import { type NameBox, nameBoxOf, nameBoxOnScan } from "../../../lib/rules/name-box";
 import type { QuarterTurn } from "./page-reading";
 import { readStampPlaces, stampTextCovers } from "./stamp-covers";
 

@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/server/auth/next-auth";
-import { withSignInResponse } from "@/server/auth/sign-in-response";
+import { authOptions } from "@/server/sign-in/next-auth";
+import { withSignInResponse } from "@/server/sign-in/sign-in-response";
 
 export const dynamic = "force-dynamic";
 

@@ -8,7 +8,7 @@
  * attempt is judged by.
  */
 import crypto from "node:crypto";
-import { serverSecret } from "./secret";
+import { serverSecret } from "../auth/secret";
 
 export const KNOWN_DEVICE_COOKIE = "markbook.known-device";
 const MAX_ENTRIES = 5;

@@ -5,8 +5,8 @@ import type { Db } from "../db/client";
 import { asService } from "../db/rls";
 import { findUserBySignInName } from "../identity/users";
 import { knownDeviceOf, rememberDevice } from "./known-device";
-import { hashPassword, verifyPassword } from "./passwords";
-import { type ThrottleKey, accountThrottle, addressThrottle, blockedUntil, countFailure, deviceThrottle, forgetFailures, throttledError } from "./sign-in-throttle";
+import { hashPassword, verifyPassword } from "../auth/passwords";
+import { type ThrottleKey, accountThrottle, addressThrottle, blockedUntil, countFailure, deviceThrottle, forgetFailures, throttledError } from "../auth/sign-in-throttle";
 
 const credentialsInput = z.object({
   email: text(320).trim().min(1),
@@ -23,7 +23,7 @@ export interface SignedInUser {
 export interface SignInContext {
   /** The client's address (server/auth/client-address.ts); absent when unknown. */
   clientAddress?: string | null;
-  /** The value of the browser's known-device cookie (server/auth/known-device.ts), if it sent one. */
+  /** The value of the browser's known-device cookie (server/sign-in/known-device.ts), if it sent one. */
   knownDevices?: string | null;
   /** The clock (ms since the epoch); tests move it by hand. */
   now?: number;

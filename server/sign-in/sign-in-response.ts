@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * What the sign-in adds to next-auth's answer, which its credentials callback cannot say itself: the
  * known-device cookie of a successful sign-in, and for an attempt made too soon, 429 with Retry-After
  * (next-auth answers every refusal 401). The route (app/api/auth/[...nextauth]/route.ts) runs next-auth
- * inside `withSignInResponse`; the callback (server/auth/next-auth.ts) writes into `signInResponse()`.
+ * inside `withSignInResponse`; the callback (server/sign-in/next-auth.ts) writes into `signInResponse()`.
  */
 export interface SignInResponseNotes {
   setCookie?: string;
