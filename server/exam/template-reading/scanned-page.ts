@@ -261,7 +261,7 @@ function rowScore(sx: Float64Array, sy: Float64Array, samples: number, stride: n
  * `min` long and mostly ink (a row through a line of text is broken every few letters). Both read the
  * image row by row (a column's runs are followed in arrays, one entry a column): memory in order.
  */
-function runs(ink: Uint8Array, W: number, H: number, gap: number, min: number, vertical: boolean): Run[] {
+export function runs(ink: Uint8Array, W: number, H: number, gap: number, min: number, vertical: boolean): Run[] {
   const keep = (found: Run[], line: number, start: number, last: number, count: number) => {
     if (start >= 0 && last - start + 1 >= min && count >= 0.85 * (last - start + 1)) found.push({ y: line, from: start, to: last + 1 });
   };
