@@ -20,7 +20,10 @@ import { type ScannedArea, scannedAreas } from "./scanned-page";
  * the calling thread, as before.
  */
 
-/** A page to read: a one-page PDF whose page may be one scanned JPEG, or pixels already rendered. */
+/**
+ * A page to read: a one-page PDF whose page may be one scanned JPEG, or pixels already rendered (moved
+ * to the thread when they own their buffer: the sender's copy is then empty).
+ */
 export type ScanTask = { kind: "pdf"; pdf: Uint8Array } | { kind: "pixels"; image: GreyImage; pxPerMm: number };
 
 /**
@@ -97,7 +100,9 @@ class ScanPool {
       const job = this.nextJob()!;
       thread.job = job;
       thread.worker.ref();
-      const transfer = job.task.kind === "pixels" ? [job.task.image.data.buffer as ArrayBuffer] : [];
+      // Pixels are moved to the thread, not copied, when they are the whole of their buffer (never a view of another's).
+      const pixels = job.task.kind === "pixels" ? job.task.image.data : null;
+      const transfer = pixels && pixels.byteOffset === 0 && pixels.byteLength === pixels.buffer.byteLength ? [pixels.buffer as ArrayBuffer] : [];
       thread.worker.postMessage({ id: job.id, task: job.task }, transfer);
     }
   }
