@@ -12,6 +12,7 @@ const config: KnipConfig = {
     "tests/support/postgres-watchdog.ts",
     "server/**/worker.mjs",
     "server/**/engine-worker.{ts,mjs}",
+    "server/**/scan-thread.{ts,mjs}",
   ],
   project: ["**/*.{ts,tsx,mjs,js}"],
   ignore: [

@@ -7,11 +7,16 @@
  * as vector PDFs and scanned. Each paper read by proposeTemplate in the imaging worker and scored
  * against its truth (tests/support/template-score.ts). Then a 12-page paper read five times (median).
  * The issue's bars: labels ≥ 98 %, marks ≥ 99 % where printed, answer areas IoU ≥ 0.9 for ≥ 95 % of
- * parts, every disagreement said, 12 pages ≤ 3 s. Figures go to docs/benchmarks.md between
+ * parts, every disagreement said, 12 pages ≤ 3 s (wall, with the machine's load beside it, and CPU time;
+ * where a scanned page's time goes, part by part). Figures go to docs/benchmarks.md between
  * <!-- bench:template --> markers. BENCH_TEMPLATE_PAPERS sets the vector corpus (default 40),
  * BENCH_TEMPLATE_SCANNED how many of them are also scanned (default 12).
  */
 import os from "node:os";
+import { PDFDocument } from "pdf-lib";
+import { pagePixels } from "../server/exam/intake/imaging/page-pixels";
+import { findTickBoxesInPage } from "../server/exam/ticks/find-boxes";
+import { scannedAreas } from "../server/exam/template-reading/scanned-page";
 import { workerImaging } from "../server/exam/intake/imaging";
 import type { TemplateProposal } from "../server/exam/template-reading/proposal";
 import { proposeTemplate } from "../server/exam/template-reading/read-paper";
@@ -109,11 +114,16 @@ async function main() {
   const twelveScan = await scannedPaper(twelve);
   const times: number[] = [];
   const scanTimes: number[] = [];
+  // The machine's load (1-minute average) as each timed reading starts: it is shared, and wall time follows it.
+  const loads: number[] = [];
   for (let run = 0; run < 5; run++) {
+    loads.push(os.loadavg()[0]!);
     times.push((await read(twelve.bytes)).ms);
+    loads.push(os.loadavg()[0]!);
     scanTimes.push((await read(twelveScan.bytes)).ms);
   }
-  // The same reading on this thread, as CPU time (user + system): what the load of a shared machine does not change.
+  // The same reading in this process, as CPU time (user + system, every thread: the page threads' too):
+  // what the load of a shared machine changes least.
   const cpu = async (bytes: Uint8Array) => {
     const before = process.cpuUsage();
     await proposeTemplate(bytes);
@@ -127,6 +137,9 @@ async function main() {
     scanCpuTimes.push(await cpu(twelveScan.bytes));
   }
   const fast = median(times);
+  // Three times over, each part's median (the first pass warms what the bench has not used yet).
+  const passes = [await whereTheTimeGoes(twelveScan.bytes), await whereTheTimeGoes(twelveScan.bytes), await whereTheTimeGoes(twelveScan.bytes)];
+  const where = { pages: passes[0]!.pages, decode: median(passes.map((pass) => pass.decode)), lines: median(passes.map((pass) => pass.lines)), ticks: median(passes.map((pass) => pass.ticks)) };
   const row = (name: string, t: Totals, scan = false) =>
     `| ${name} | ${t.papers} | ${t.pages} | ${scan ? "— (left to the teacher)" : percent(t.labels)} | ${scan ? "—" : percent(t.marks)} | ${percent(t.areas)} | ${scan ? "—" : percent(t.nameBoxes)} | ${scan ? "—" : `${t.faultsSaid} / ${t.faultsOf} in ${t.faultPapers} papers`} | ${scan ? "—" : t.silent} | ${median(t.ms).toFixed(0)} ms |`;
   const rate = ([right, of]: [number, number]) => (of === 0 ? 1 : right / of);
@@ -137,7 +150,8 @@ async function main() {
     ["IoU ≥ 0.9 for ≥ 95 % of the boxed, ruled and tick-box parts (scanned)", rate(scanned.areas) >= 0.95],
     ["every disagreement said, no silent wrong total", all.faultsSaid === all.faultsOf && all.silent === 0],
     ["12 pages ≤ 3 s (vector)", fast <= 3000],
-    ["12 pages ≤ 3 s (scanned)", median(scanTimes) <= 3000],
+    ["12 pages ≤ 3 s (scanned, wall at the load above)", median(scanTimes) <= 3000],
+    ["12 pages ≤ 3 s of CPU (scanned: within 3 s on two cores, had it them to itself)", median(scanCpuTimes) <= 3000],
   ] as const;
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}. ` +
@@ -156,8 +170,14 @@ async function main() {
     "",
     `A ${twelve.truth.pageCount}-page paper (${twelve.truth.questions.length} questions and parts) read in the worker: median of 5 ${fast.toFixed(0)} ms (${times.map((ms) => ms.toFixed(0)).join(", ")}); ` +
       `scanned, ${median(scanTimes).toFixed(0)} ms (${scanTimes.map((ms) => ms.toFixed(0)).join(", ")}). ` +
-      `The same readings' CPU time (on the bench's own thread, median of 5): ${median(cpuTimes).toFixed(0)} ms, scanned ${median(scanCpuTimes).toFixed(0)} ms — ` +
-      "what the paper costs whatever else the machine is doing (the wall-clock times above are taken on a shared machine, its load below).",
+      `The machine's load (1-minute average) as these readings started: ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} on its ${os.cpus().length} cores (it is shared with other work). ` +
+      `The same readings' CPU time (the whole process, page threads included, median of 5): ${median(cpuTimes).toFixed(0)} ms, scanned ${median(scanCpuTimes).toFixed(0)} ms — ` +
+      "what the paper costs whatever else the machine is doing; on two idle cores the scanned paper's wall time is about half its CPU time (its pages are read on two page threads).",
+    "",
+    `Where a scanned page's time goes (the 12-page scan's ${where.pages} pages read one after another on this thread, each part the median of 3 passes; the process's CPU clock while the part ran, so its other threads count too, the garbage collector's and libvips's: a rough split, not a sum of the reading's CPU time above): ` +
+      `decoding its JPEG ${where.decode.toFixed(0)} ms; the boxes and lines (the ink, the page's turn, the runs) ${where.lines.toFixed(0)} ms; ` +
+      `the tick-box finder (server/exam/ticks/find-boxes.ts, the whole page at the scan's resolution) ${where.ticks.toFixed(0)} ms; ` +
+      `in all ${(where.decode + where.lines + where.ticks).toFixed(0)} ms, ${((where.decode + where.lines + where.ticks) / where.pages).toFixed(0)} ms a page.`,
     "",
     `The issue's bars: ${bars.map(([bar, met]) => `${bar}: ${met ? "met" : "**not met**"}`).join("; ")}.` +
       (all.misses.length + scanned.misses.length > 0 ? ` Misses: ${[...all.misses, ...scanned.misses.map((miss) => `scanned ${miss}`)].slice(0, 12).join("; ")}.` : " No miss."),
@@ -167,6 +187,32 @@ async function main() {
   console.log(report);
   writeBenchmarkSection("bench:template", report, "## bench:template — a template read from the paper (`npm run bench:template`)");
   process.exit(0);
+}
+
+/** The parts of reading a scanned page, timed apart on this thread (CPU time, user + system) over every page of `scan`. */
+async function whereTheTimeGoes(scan: Uint8Array): Promise<{ pages: number; decode: number; lines: number; ticks: number }> {
+  const source = await PDFDocument.load(scan);
+  const totals = { pages: 0, decode: 0, lines: 0, ticks: 0 };
+  const cpuOf = async <T>(work: () => T | Promise<T>): Promise<[T, number]> => {
+    const before = process.cpuUsage();
+    const value = await work();
+    const used = process.cpuUsage(before);
+    return [value, (used.user + used.system) / 1000];
+  };
+  for (let index = 0; index < source.getPageCount(); index++) {
+    const single = await PDFDocument.create({ updateMetadata: false });
+    single.addPage((await single.copyPages(source, [index]))[0]);
+    const [image, decode] = await cpuOf(() => pagePixels(single, new Uint8Array(0), { halveFrom: 250 }));
+    if (!image) continue;
+    const pxPerMm = image.dpi / 25.4;
+    const [, all] = await cpuOf(() => scannedAreas(image, pxPerMm));
+    const [, ticks] = await cpuOf(() => findTickBoxesInPage(image, { x: 0, y: 0, width: 1, height: 1 }, pxPerMm));
+    totals.pages++;
+    totals.decode += decode;
+    totals.lines += Math.max(0, all - ticks);
+    totals.ticks += ticks;
+  }
+  return totals;
 }
 
 if (process.argv[1]?.endsWith("bench-template.ts")) await main();

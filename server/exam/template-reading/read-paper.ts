@@ -1,13 +1,13 @@
 import { PDFDocument } from "pdf-lib";
 import { AppError } from "../../errors";
-import { pagePixels } from "../intake/imaging/page-pixels";
 import { openCheckedPdf } from "../intake/imaging/inspect";
 import { DECODE_PIXEL_LIMIT, PAGE_PIXEL_CAP, cappedDpi, checkPageStreams } from "../intake/imaging/limits";
 import { type RenderablePdf, loadPdfJs, openForRendering, standardFontDataUrl } from "../intake/imaging/pdfjs";
 import { type PageContent, type TextItem, shapesFromOperators } from "./page-content";
 import type { ProposedQuestion, TemplateProposal } from "./proposal";
 import { readStructure } from "./read-structure";
-import { scannedAreas } from "./scanned-page";
+import { readScannedPages } from "./scan-threads";
+import type { ScannedArea } from "./scanned-page";
 
 /**
  * The imaging worker's `proposeTemplate` (issue 37, item 1): a template proposed from a paper's PDF.
@@ -40,7 +40,8 @@ export async function proposeTemplate(paper: Uint8Array): Promise<TemplatePropos
     });
     const ops = { save: pdfjs.OPS.save, restore: pdfjs.OPS.restore, transform: pdfjs.OPS.transform, constructPath: pdfjs.OPS.constructPath, endPath: pdfjs.OPS.endPath };
     const withText: PageContent[] = [];
-    const scanned: { page: number; areas: ReturnType<typeof scannedAreas> }[] = [];
+    const scanned: { page: number; areas: ScannedArea[] }[] = [];
+    const imagePages: { page: number; pdf: Uint8Array }[] = [];
     for (let pageNumber = 1; pageNumber <= Math.min(pageCount, document.numPages); pageNumber++) {
       const page = await document.getPage(pageNumber);
       try {
@@ -58,18 +59,11 @@ export async function proposeTemplate(paper: Uint8Array): Promise<TemplatePropos
           texts.push({ str: item.str, x, baseline, width: Math.abs(item.width), size: Math.hypot(c!, d!) || Math.abs(item.height) });
         }
         if (texts.length === 0) {
-          // A scanned page is one JPEG: decoded as it is (pagePixels, as a pile's pages are), a 300 dpi scan at half.
+          // A scanned page is one JPEG: decoded as it is (pagePixels, as a pile's pages are) on a page
+          // thread (scan-threads.ts), while this thread goes on with the next page.
           const single = await PDFDocument.create({ updateMetadata: false });
           single.addPage((await single.copyPages(checked, [pageNumber - 1]))[0]);
-          const jpeg = await pagePixels(single, new Uint8Array(0), { halveFrom: 250 }).catch(() => null);
-          if (jpeg && jpeg.data.length > 0) {
-            scanned.push({ page: pageNumber, areas: scannedAreas(jpeg, jpeg.dpi / 25.4) });
-            continue;
-          }
-          renderable ??= await openForRendering(paper);
-          const image = await renderable.render(pageNumber, SCAN_DPI);
-          const { width, height } = checked.getPage(pageNumber - 1).getSize();
-          scanned.push({ page: pageNumber, areas: scannedAreas(image, cappedDpi(width, height, SCAN_DPI) / 25.4) });
+          imagePages.push({ page: pageNumber, pdf: await single.save({ useObjectStreams: false }) });
           continue;
         }
         const operators = await page.getOperatorList();
@@ -79,6 +73,23 @@ export async function proposeTemplate(paper: Uint8Array): Promise<TemplatePropos
       } finally {
         page.cleanup();
       }
+    }
+    // The pages without text, read on the page threads side by side; one that is not a single JPEG is
+    // rendered here (one at a time: at most one page's pixels wait for a thread) and read from its pixels.
+    const readings = readScannedPages(imagePages.map(({ pdf }) => ({ kind: "pdf", pdf })));
+    // Each awaited in turn below; one that fails while an earlier is awaited is not left unhandled.
+    for (const reading of readings) reading.catch(() => undefined);
+    for (const [index, { page }] of imagePages.entries()) {
+      const areas = await readings[index]!;
+      if (areas) {
+        scanned.push({ page, areas });
+        continue;
+      }
+      renderable ??= await openForRendering(paper);
+      const image = await renderable.render(page, SCAN_DPI);
+      const { width, height } = checked.getPage(page - 1).getSize();
+      const [fromPixels] = readScannedPages([{ kind: "pixels", image, pxPerMm: cappedDpi(width, height, SCAN_DPI) / 25.4 }]);
+      scanned.push({ page, areas: (await fromPixels!) ?? [] });
     }
     const proposal = readStructure(withText, pageCount);
     if (scanned.length > 0) addScanned(proposal, scanned);
@@ -92,7 +103,7 @@ export async function proposeTemplate(paper: Uint8Array): Promise<TemplatePropos
 const tooMuch = (page: number, what: string) => new AppError("invalid", `Page ${page} of this PDF cannot be read: it has ${what}. Export the paper as PDF again.`, "file");
 
 /** Pages read from their image: their areas as unlabelled items for the teacher ("Page 2, area 1"), and a sentence saying so. */
-function addScanned(proposal: TemplateProposal, scanned: { page: number; areas: ReturnType<typeof scannedAreas> }[]) {
+function addScanned(proposal: TemplateProposal, scanned: { page: number; areas: ScannedArea[] }[]) {
   for (const { page, areas } of scanned) {
     areas.forEach((area, index) => {
       const item: ProposedQuestion = {

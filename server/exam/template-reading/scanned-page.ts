@@ -51,29 +51,16 @@ export function scannedAreas(scan: GreyImage, scanPxPerMm: number): ScannedArea[
   const pxPerMm = half ? scanPxPerMm / 2 : scanPxPerMm;
   const { width: W, height: H, data } = image;
   const mm = (value: number) => value * pxPerMm;
-  // The ink's coordinates.
-  const xs: number[] = [];
-  const ys: number[] = [];
+  // The ink's coordinates (in buffers kept between pages: a page has a few hundred thousand).
   const inkBelow = inkThreshold(data);
-  for (let y = 0; y < H; y++) {
-    const row = y * W;
-    for (let x = 0; x < W; x++) if (data[row + x]! < inkBelow) {
-      xs.push(x);
-      ys.push(y);
-    }
-  }
-  const angle = skewOf(xs, ys, W, H);
+  const inkCount = inkCoordinates(data, W, H, inkBelow);
+  const xs = kept[0]!;
+  const ys = kept[1]!;
+  const angle = skewOf(xs, ys, inkCount, W, H);
   const [cx, cy] = [W / 2, H / 2];
   const t = Math.tan(angle);
   // Turned straight (by −angle about the centre), a pixel to a pixel.
-  const straight = new Uint8Array(W * H);
-  for (let index = 0; index < xs.length; index++) {
-    const x = xs[index]!;
-    const y = ys[index]!;
-    const sx = Math.round(x + (y - cy) * t);
-    const sy = Math.round(y - (x - cx) * t);
-    if (sx >= 0 && sx < W && sy >= 0 && sy < H) straight[sy * W + sx] = 1;
-  }
+  const straight = straighten(xs, ys, inkCount, W, H, t);
   const gap = Math.max(2, Math.round(mm(0.6)));
   // Pieces of at least 3 mm, joined into lines (a line left turned by a fraction of the angle's step
   // steps from row to row), then kept when long enough: 15 mm across, 5 mm down (a box's side).
@@ -161,6 +148,53 @@ export function scannedAreas(scan: GreyImage, scanPxPerMm: number): ScannedArea[
   return areas.sort((a, b) => a.rect.y - b.rect.y || a.rect.x - b.rect.x);
 }
 
+/** The ink's pixels' coordinates into `kept` (grown as needed), and how many there are. */
+function inkCoordinates(data: Uint8Array, W: number, H: number, inkBelow: number): number {
+  let count = 0;
+  for (let index = 0; index < data.length; index++) if (data[index]! < inkBelow) count++;
+  const xs = reused(0, count);
+  const ys = reused(1, count);
+  for (let y = 0, at = 0; y < H; y++) {
+    const row = y * W;
+    for (let x = 0; x < W; x++) {
+      if (data[row + x]! < inkBelow) {
+        xs[at] = x;
+        ys[at++] = y;
+      }
+    }
+  }
+  return count;
+}
+
+/** The ink turned straight (by −atan(t) about the page's centre), a pixel to a pixel, as 1s on 0s. */
+function straighten(xs: Int32Array, ys: Int32Array, count: number, W: number, H: number, t: number): Uint8Array {
+  const straight = reusedBytes(W * H);
+  const cx = W / 2;
+  const cy = H / 2;
+  for (let index = 0; index < count; index++) {
+    const x = xs[index]!;
+    const y = ys[index]!;
+    const sx = Math.round(x + (y - cy) * t);
+    const sy = Math.round(y - (x - cx) * t);
+    if (sx >= 0 && sx < W && sy >= 0 && sy < H) straight[sy * W + sx] = 1;
+  }
+  return straight;
+}
+
+/** Buffers kept between pages (each thread has its own): a page's ink coordinates and its straightened ink. */
+const kept: Int32Array[] = [new Int32Array(0), new Int32Array(0)];
+let keptBytes = new Uint8Array(0);
+function reused(which: 0 | 1, length: number): Int32Array {
+  if (kept[which]!.length < length) kept[which] = new Int32Array(Math.ceil(length * 1.25));
+  return kept[which]!;
+}
+function reusedBytes(length: number): Uint8Array {
+  if (keptBytes.length < length) keptBytes = new Uint8Array(length);
+  const bytes = keptBytes.subarray(0, length);
+  bytes.fill(0);
+  return bytes;
+}
+
 const round4 = (value: number) => Math.round(value * 10000) / 10000;
 
 /** The image at half its size, each pixel the darkest of the four it stands for. */
@@ -181,61 +215,98 @@ function darkestOfTwo({ data, width, height }: GreyImage): GreyImage {
 const inside = (box: TickBox, rect: ProposedRect) => box.x >= rect.x && box.y >= rect.y && box.x + box.width <= rect.x + rect.width && box.y + box.height <= rect.y + rect.height;
 
 /** The turn (radians, within ±2°) at which the ink's rows are sharpest: most ink in fewest rows. */
-function skewOf(xs: number[], ys: number[], W: number, H: number): number {
-  const step = Math.max(1, Math.floor(xs.length / 60000));
+function skewOf(xs: Int32Array, ys: Int32Array, count: number, W: number, H: number): number {
+  // At most about 60,000 of the ink's pixels, evenly taken, once (not again for each angle tried).
+  const step = Math.max(1, Math.floor(count / 60000));
+  const samples = Math.ceil(count / step);
+  const sx = new Float64Array(samples);
+  const sy = new Float64Array(samples);
+  for (let index = 0, at = 0; index < count; index += step, at++) {
+    sx[at] = xs[index]! - W / 2;
+    sy[at] = ys[index]! + W / 2;
+  }
   const histogram = new Float64Array(H + W);
-  const scoreOf = (degrees: number) => {
-    const t = Math.tan((degrees / 180) * Math.PI);
-    histogram.fill(0);
-    for (let index = 0; index < xs.length; index += step) {
-      const row = Math.round(ys[index]! - (xs[index]! - W / 2) * t + W / 2);
-      if (row >= 0 && row < histogram.length) histogram[row]!++;
-    }
-    let score = 0;
-    for (const count of histogram) score += count * count;
-    return score;
-  };
+  // The tenths tried on a third of them (the best tenth stands out), the fiftieths on all.
+  const scoreOf = (degrees: number, stride: number) => rowScore(sx, sy, samples, stride, histogram, Math.tan((degrees / 180) * Math.PI));
   // Tenths of a degree, then fiftieths round the best.
   let best = { degrees: 0, score: -1 };
   for (let tenth = -20; tenth <= 20; tenth++) {
-    const score = scoreOf(tenth / 10);
+    const score = scoreOf(tenth / 10, 3);
     if (score > best.score) best = { degrees: tenth / 10, score };
   }
   const coarse = best.degrees;
+  best = { degrees: coarse, score: scoreOf(coarse, 1) };
   for (let fiftieth = -5; fiftieth <= 5; fiftieth++) {
-    const score = scoreOf(coarse + fiftieth / 50);
+    const score = scoreOf(coarse + fiftieth / 50, 1);
     if (score > best.score) best = { degrees: coarse + fiftieth / 50, score };
   }
   return (best.degrees / 180) * Math.PI;
 }
 
+/** How sharply `samples` points (every `stride`-th of them) fall into rows when turned by atan(t): the sum of each row's count squared. */
+function rowScore(sx: Float64Array, sy: Float64Array, samples: number, stride: number, histogram: Float64Array, t: number): number {
+  histogram.fill(0);
+  const rows = histogram.length;
+  for (let index = 0; index < samples; index += stride) {
+    const row = Math.round(sy[index]! - sx[index]! * t);
+    if (row >= 0 && row < rows) histogram[row]!++;
+  }
+  let score = 0;
+  for (let row = 0; row < rows; row++) score += histogram[row]! * histogram[row]!;
+  return score;
+}
+
 /**
  * Runs of ink along rows (or columns when `vertical`), bridging gaps of up to `gap` pixels, at least
- * `min` long and mostly ink (a row through a line of text is broken every few letters).
+ * `min` long and mostly ink (a row through a line of text is broken every few letters). Both read the
+ * image row by row (a column's runs are followed in arrays, one entry a column): memory in order.
  */
-function runs(ink: Uint8Array, W: number, H: number, gap: number, min: number, vertical: boolean): Run[] {
-  const found: Run[] = [];
-  const [lines, length] = vertical ? [W, H] : [H, W];
-  const at = vertical ? (line: number, position: number) => ink[position * W + line]! : (line: number, position: number) => ink[line * W + position]!;
-  for (let line = 0; line < lines; line++) {
-    let start = -1;
-    let last = -1;
-    let count = 0;
-    const close = () => {
-      if (start >= 0 && last - start + 1 >= min && count >= 0.85 * (last - start + 1)) found.push({ y: line, from: start, to: last + 1 });
-      start = -1;
-      count = 0;
-    };
-    for (let position = 0; position < length; position++) {
-      if (!at(line, position)) continue;
-      if (start >= 0 && position - last - 1 > gap) close();
-      if (start < 0) start = position;
-      last = position;
-      count++;
+export function runs(ink: Uint8Array, W: number, H: number, gap: number, min: number, vertical: boolean): Run[] {
+  const keep = (found: Run[], line: number, start: number, last: number, count: number) => {
+    if (start >= 0 && last - start + 1 >= min && count >= 0.85 * (last - start + 1)) found.push({ y: line, from: start, to: last + 1 });
+  };
+  if (!vertical) {
+    const found: Run[] = [];
+    for (let line = 0; line < H; line++) {
+      const row = line * W;
+      let start = -1;
+      let last = -1;
+      let count = 0;
+      for (let position = 0; position < W; position++) {
+        if (!ink[row + position]) continue;
+        if (start >= 0 && position - last - 1 > gap) {
+          keep(found, line, start, last, count);
+          start = -1;
+          count = 0;
+        }
+        if (start < 0) start = position;
+        last = position;
+        count++;
+      }
+      keep(found, line, start, last, count);
     }
-    close();
+    return found;
   }
-  return found;
+  const start = new Int32Array(W).fill(-1);
+  const last = new Int32Array(W).fill(-1);
+  const count = new Int32Array(W);
+  const byColumn: Run[][] = Array.from({ length: W }, () => []);
+  for (let position = 0; position < H; position++) {
+    const row = position * W;
+    for (let line = 0; line < W; line++) {
+      if (!ink[row + line]) continue;
+      if (start[line]! >= 0 && position - last[line]! - 1 > gap) {
+        keep(byColumn[line]!, line, start[line]!, last[line]!, count[line]!);
+        start[line] = -1;
+        count[line] = 0;
+      }
+      if (start[line]! < 0) start[line] = position;
+      last[line] = position;
+      count[line]!++;
+    }
+  }
+  for (let line = 0; line < W; line++) keep(byColumn[line]!, line, start[line]!, last[line]!, count[line]!);
+  return byColumn.flat();
 }
 
 /**
