@@ -130,6 +130,7 @@ interface Marks {
 
 const cleanDescription = (text: string) =>
   text
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
     .replace(/\s+/g, " ")
     .replace(/^[\s|:;,.–—-]+|[\s|:;,–—-]+$/g, "")
     .replace(/^for\s+/i, "")
