@@ -130,6 +130,7 @@ interface Marks {
 
 const cleanDescription = (text: string) =>
   text
+    // eslint-disable-next-line no-control-regex -- control characters are what is taken out
     .replace(/[\u0000-\u001f\u007f]/g, " ")
     .replace(/\s+/g, " ")
     .replace(/^[\s|:;,.–—-]+|[\s|:;,–—-]+$/g, "")
