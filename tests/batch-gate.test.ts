@@ -84,6 +84,7 @@ const notBatchWrites: Record<string, string> = {
   "exam.templates.copyFrom": "templates",
   "POST /api/exam/templates/{template_id}/mark-scheme/apply": "a template's rubric",
   "POST /api/exam/templates/{template_id}/mark-scheme/read": "templates (writes nothing)",
+  "POST /api/exam/templates/{template_id}/mark-scheme/read-pdf": "templates (writes nothing)",
   "POST /api/exam/templates/{template_id}/copy-from/{source_template_id}": "templates",
   "exam.comments.save": "a question's comment bank",
   "exam.comments.remove": "a question's comment bank",

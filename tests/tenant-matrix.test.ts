@@ -489,6 +489,7 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.rubric.history": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
   // A mark scheme read into a template's rubric, and a template copied from another (issue 37, items 3 and 4).
   "exam.rubric.readScheme": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, text: "2 | M1 for 2x = 6" }) }],
+  "exam.rubric.readSchemePdf": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }), rest: () => paperUpload(pdfBytes()) }],
   "exam.rubric.applyScheme": [
     { aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, body: { parts: [{ question_id: a.questionId, items: [{ text: "Taken over", points: 1 }] }] } }) },
     { aim: "B's template with A's question", answer: ownerOnly(404), input: ({ a, b }) => ({ template_id: b.templateId, body: { parts: [{ question_id: a.questionId, items: [{ text: "Taken over", points: 1 }] }] } }) },

@@ -1,4 +1,4 @@
-import { errorMeaning } from "../../http/route";
+import { errorMeaning, streamedBody } from "../../http/route";
 import { defineOperation } from "../../operations/define";
 import {
   applySchemeInput,
@@ -9,7 +9,9 @@ import {
   copyResultOutput,
   copyTemplateInput,
   previewCopy,
+  proposeFromPdf,
   proposeFromText,
+  templateIdOnly,
   proposeFromTextInput,
   schemeProposalOutput,
 } from "./mark-scheme";
@@ -43,6 +45,31 @@ export const markSchemeOperations = {
       maxBytes: 1_000_000,
       reply: "Per part its proposed items, and the disagreements said",
       errors: { 400: invalid, 404: notVisible, 413: "Longer than a mark scheme may be" },
+    },
+  }),
+
+  readSchemePdf: defineOperation({
+    kind: "mutation",
+    input: templateIdOnly,
+    output: schemeProposalOutput,
+    // Judges the template as the caller, reads the PDF in the imaging worker after it, then matches as the caller again.
+    transaction: "database",
+    role: "signed-in",
+    trpc: false,
+    handler: ({ db, caller, input, upload }) => proposeFromPdf(db, caller.id, input, upload),
+    rest: {
+      method: "POST",
+      path: "/api/exam/templates/{template_id}/mark-scheme/read-pdf",
+      operationId: "readMarkSchemePdf",
+      tags,
+      summary: "Propose rubric items for a template's parts from a mark scheme's PDF (its text layer: the usual Question | Answer | Marks | Guidance table), matched by label; nothing is stored",
+      streamedBody: streamedBody("multipart/form-data", {
+        type: "object",
+        required: ["file"],
+        properties: { file: { type: "string", contentMediaType: "application/pdf", description: "The mark scheme, a PDF with text (not a scan)" } },
+      }),
+      reply: "Per part its proposed items, and the disagreements said",
+      errors: { 400: invalid, 404: notVisible, 413: "Larger than the maximum size", 415: "Not a PDF" },
     },
   }),
 

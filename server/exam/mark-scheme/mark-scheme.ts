@@ -1,6 +1,10 @@
 import { asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Tx } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
+import { asUser } from "../../db/rls";
+import type { StreamedRequestBody } from "../../http/route";
+import { readPdfUpload } from "../pdf-upload";
+import { intakeImaging } from "../intake/imaging-port";
 import { examQuestions, examRubricItems } from "../../db/schema";
 import { AppError, notFound } from "../../errors";
 import { decimal, text } from "../../../lib/rules/input-rules";
@@ -8,7 +12,7 @@ import { recordId } from "../../http/record-id";
 import { findOwnTemplateForUpdate, findTemplate } from "../own-template";
 import { createRubricItem, rubricItemOutput } from "../rubrics";
 import { editMarkScheme } from "../templates";
-import { MAX_SCHEME_CHARS, type SchemeReading, labelKey, readSchemeText } from "./read-scheme";
+import { MAX_SCHEME_CHARS, type SchemeReading, labelKey, readSchemeLines, readSchemeText } from "./read-scheme";
 
 /**
  * A mark scheme into a template's rubric, and a template's structure and rubric copied from another
@@ -145,6 +149,36 @@ export async function proposeFromText(tx: Tx, input: z.input<typeof proposeFromT
   await findTemplate(tx, templateId);
   const known = new Set((await questionsOf(tx, templateId)).map(keyOf));
   return proposeFromReading(tx, templateId, readSchemeText(scheme, known));
+}
+
+/** The largest mark scheme PDF read: a long one with its cover is 2 MB. */
+export const MAX_SCHEME_PDF_BYTES = 20 * 1024 * 1024;
+const PDF_SIGNATURE = "%PDF-";
+
+export const templateIdOnly = z.object({ template_id: recordId("Template") });
+
+/**
+ * POST /api/exam/templates/{template_id}/mark-scheme/read-pdf: rubric items proposed from a scheme's
+ * PDF (multipart, field `file`), its text layer read in the imaging worker (read-scheme-pdf.ts; bounded
+ * there in pages and time, here in bytes). The template is judged as the caller before the body is read.
+ */
+export async function proposeFromPdf(db: Db, callerId: string, input: z.input<typeof templateIdOnly>, upload: StreamedRequestBody): Promise<SchemeProposal> {
+  const { template_id: templateId } = templateIdOnly.parse(input);
+  const known = await asUser(db, callerId, async (tx) => {
+    await findTemplate(tx, templateId);
+    return new Set((await questionsOf(tx, templateId)).map(keyOf));
+  });
+  const { file } = await readPdfUpload(upload, MAX_SCHEME_PDF_BYTES, "paper", async (part) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of part.body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  });
+  if (!file || file.byteLength === 0) throw new AppError("invalid", "File: choose the mark scheme (a PDF file) to read", "file");
+  if (file.subarray(0, PDF_SIGNATURE.length).toString("latin1") !== PDF_SIGNATURE) {
+    throw new AppError("unsupported_media", "The mark scheme must be a PDF file (or paste its text)");
+  }
+  const lines = await intakeImaging().readMarkScheme(new Uint8Array(file));
+  return asUser(db, callerId, (tx) => proposeFromReading(tx, templateId, readSchemeLines(lines, known)));
 }
 
 async function ownOpenTemplate(tx: Tx, callerId: string, templateId: string, refusal: string) {
