@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type KeyboardEvent, useId, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
@@ -66,13 +66,17 @@ export function MarkSchemeDialog({ templateId, open, onClose }: { templateId: st
       const proposal = file ? await readPdf(templateId, file) : await readText.mutateAsync({ template_id: templateId, text });
       setParts(proposal.parts);
       setWarnings(proposal.warnings);
-      requestAnimationFrame(() => listRef.current?.focus());
     } catch (failure) {
       setReadError(errorMessage(failure));
     } finally {
       setReading(false);
     }
   }
+
+  // The proposal read: the keyboard goes to its parts.
+  useEffect(() => {
+    if (parts && parts.length > 0) listRef.current?.focus();
+  }, [parts]);
 
   const toAdd = (part: ProposedPart) => part.items.filter((item) => !item.already_present);
   const acceptable = (parts ?? []).filter((part) => toAdd(part).length > 0);
