@@ -24,7 +24,7 @@ export interface SchemePart {
   marks: number;
 }
 
-export interface TruthItem {
+interface TruthItem {
   text: string;
   points: number;
 }
@@ -54,7 +54,7 @@ const ANSWERS = [
 const GUIDANCE = ["allow heat", "ignore units", "accept 4.20", "do not accept 'it gets faster'", "ecf from (a)"];
 
 /** A label as printed in `style`: "3(a)(i)" → "3 a i", "3ai", "3a(i)". */
-export function printedLabel(label: string, style: Exclude<LabelStyle, "mixed">): string {
+function printedLabel(label: string, style: Exclude<LabelStyle, "mixed">): string {
   const match = /^(\d+)(?:\(([a-z])\))?(?:\(([ivx]+)\))?$/.exec(label);
   if (!match) return label;
   const [, question, part, sub] = match;

@@ -92,7 +92,7 @@ async function itemsByQuestion(tx: Tx, templateId: string): Promise<Map<string, 
 const keyOf = (question: QuestionRow) => labelKey(question.label) ?? question.label.trim().toLowerCase();
 
 /** A scheme's reading matched to a template's questions by label: each part's proposed items, and every disagreement said. */
-export function matchScheme(
+function matchScheme(
   reading: SchemeReading,
   questions: QuestionRow[],
   existing: Map<string, { text: string; points: string }[]>,
@@ -137,7 +137,7 @@ export function matchScheme(
 const listed = (labels: string[]) => (labels.length <= 6 ? labels.join(", ") : `${labels.slice(0, 6).join(", ")} and ${labels.length - 6} more`);
 
 /** A template's visible questions and items, and the reading matched to them (nothing written). */
-export async function proposeFromReading(tx: Tx, templateId: string, reading: SchemeReading): Promise<SchemeProposal> {
+async function proposeFromReading(tx: Tx, templateId: string, reading: SchemeReading): Promise<SchemeProposal> {
   await findTemplate(tx, templateId);
   const questions = await questionsOf(tx, templateId);
   return matchScheme(reading, questions, await itemsByQuestion(tx, templateId));
@@ -152,7 +152,7 @@ export async function proposeFromText(tx: Tx, input: z.input<typeof proposeFromT
 }
 
 /** The largest mark scheme PDF read: a long one with its cover is 2 MB. */
-export const MAX_SCHEME_PDF_BYTES = 20 * 1024 * 1024;
+const MAX_SCHEME_PDF_BYTES = 20 * 1024 * 1024;
 const PDF_SIGNATURE = "%PDF-";
 
 export const templateIdOnly = z.object({ template_id: recordId("Template") });

@@ -18,7 +18,7 @@ import type { SchemeLine } from "./read-scheme";
  * size starts a new cell.
  */
 
-export const MAX_SCHEME_PAGES = 80;
+const MAX_SCHEME_PAGES = 80;
 const MAX_TEXT_ITEMS = 20_000;
 /** The longest a scheme's PDF is read: 80 pages of text take about two seconds on this machine. */
 const READ_BUDGET_MS = 20_000;

@@ -30,9 +30,9 @@ const MAX_ITEMS_PER_QUESTION = 50;
 /** An item's text at most (the rubric item's limit is 500). */
 const MAX_ITEM_TEXT = 500;
 
-export type ItemKind = "method" | "accuracy" | "independent" | "communication" | "mark";
+type ItemKind = "method" | "accuracy" | "independent" | "communication" | "mark";
 
-export interface ProposedItem {
+interface ProposedItem {
   /** The text the rubric item gets: the code first when there is one ("M1 (method) 2x = 6"). */
   text: string;
   points: number;
@@ -41,7 +41,7 @@ export interface ProposedItem {
   kind: ItemKind;
 }
 
-export interface SchemeQuestion {
+interface SchemeQuestion {
   /** The label as canonical ("3(b)(i)"). */
   label: string;
   items: ProposedItem[];
@@ -65,7 +65,7 @@ interface Label {
   sub: string | null;
 }
 
-export const canonicalLabel = ({ question, part, sub }: Label) => `${question}${part ? `(${part})` : ""}${sub ? `(${sub})` : ""}`;
+const canonicalLabel = ({ question, part, sub }: Label) => `${question}${part ? `(${part})` : ""}${sub ? `(${sub})` : ""}`;
 
 const QUESTION = String.raw`(?:q(?:uestion)?\s*\.?\s*)?(\d{1,3})`;
 const PART = String.raw`(?:\s*\.?\s*\(?([a-z])\)?(?=(?:x|ix|iv|v?i{1,3}|v)?(?:$|[\s.:|)(\]])))`;
@@ -204,7 +204,7 @@ function composeText(marks: Marks): string {
 }
 
 /** Plain text (pasted) into lines of cells: "|" and tabs, or runs of two spaces or more, separate cells. */
-export function linesOfText(text: string): SchemeLine[] {
+function linesOfText(text: string): SchemeLine[] {
   return text
     .replace(/\r\n?/g, "\n")
     .split("\n")
