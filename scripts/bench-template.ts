@@ -23,6 +23,9 @@ import { proposeTemplate } from "../server/exam/template-reading/read-paper";
 import { type GeneratedPaper, type PaperOptions, corpusOptions, examPaper, scannedPaper } from "../tests/support/exam-papers";
 import { type PaperScore, scoreProposal } from "../tests/support/template-score";
 import { writeBenchmarkSection } from "./benchmarks-doc";
+import { readMarkSchemePdf } from "../server/exam/mark-scheme/read-scheme-pdf";
+import { readSchemeLines, readSchemeText } from "../server/exam/mark-scheme/read-scheme";
+import { type GeneratedScheme, type SchemeLayout, markScheme, markSchemePdf, partsOfPaper } from "../tests/support/mark-schemes";
 
 process.env.LOG_LEVEL ??= "error";
 
@@ -186,6 +189,7 @@ async function main() {
   ].join("\n");
   console.log(report);
   writeBenchmarkSection("bench:template", report, "## bench:template — a template read from the paper (`npm run bench:template`)");
+  await benchMarkSchemes(count);
   process.exit(0);
 }
 
@@ -215,4 +219,71 @@ async function whereTheTimeGoes(scan: Uint8Array): Promise<{ pages: number; deco
   return totals;
 }
 
-if (process.argv[1]?.endsWith("bench-template.ts")) await main();
+/**
+ * The mark-scheme section (issue 37, item 3): for each corpus paper's parts, its mark scheme generated
+ * (tests/support/mark-schemes.ts) as pasted text in each layout and as a PDF table, read back
+ * (read-scheme.ts; the PDF's lines by read-scheme-pdf.ts on this thread) with the paper's labels known,
+ * and scored: an item is right when its part's item at the same place has the truth's text and points.
+ * BENCH_TEMPLATE_SECTION=mark-scheme runs this section alone.
+ */
+async function benchMarkSchemes(count: number) {
+  const rows = new Map<string, { schemes: number; items: [number, number]; parts: [number, number]; warned: number; ms: number[] }>();
+  const score = (name: string, scheme: GeneratedScheme, reading: ReturnType<typeof readSchemeText>, ms: number) => {
+    if (!rows.has(name)) rows.set(name, { schemes: 0, items: [0, 0], parts: [0, 0], warned: 0, ms: [] });
+    const row = rows.get(name)!;
+    row.schemes++;
+    row.ms.push(ms);
+    if (reading.warnings.length > 0) row.warned++;
+    const read = new Map(reading.questions.map((question) => [question.label, question.items]));
+    for (const [label, truth] of Object.entries(scheme.truth)) {
+      const items = read.get(label) ?? [];
+      const right = truth.filter((item, index) => items[index]?.text === item.text && items[index]?.points === item.points).length;
+      row.items[0] += right;
+      row.items[1] += truth.length;
+      row.parts[0] += right === truth.length && items.length === truth.length ? 1 : 0;
+      row.parts[1]++;
+    }
+  };
+  const layouts: SchemeLayout[] = ["table", "lines", "inline"];
+  for (const [index, options] of corpusOptions(count).entries()) {
+    const paper = await examPaper(options);
+    const parts = partsOfPaper(paper.truth.questions);
+    const known = new Set(parts.map((part) => part.label));
+    for (const layout of layouts) {
+      const scheme = markScheme(parts, options.seed, { layout });
+      const started = performance.now();
+      const reading = readSchemeText(scheme.text, known);
+      score(`text, ${layout}`, scheme, reading, performance.now() - started);
+    }
+    const pdf = await markSchemePdf(parts, options.seed + index * 1000);
+    const started = performance.now();
+    const reading = readSchemeLines(await readMarkSchemePdf(pdf.bytes), known);
+    score("PDF table", pdf, reading, performance.now() - started);
+  }
+  const all = [...rows.values()].reduce((total, row) => ({ items: [total.items[0] + row.items[0], total.items[1] + row.items[1]] as [number, number], parts: [total.parts[0] + row.parts[0], total.parts[1] + row.parts[1]] as [number, number] }), {
+    items: [0, 0] as [number, number],
+    parts: [0, 0] as [number, number],
+  });
+  const report = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}. ` +
+      `The mark schemes of the ${count} corpus papers' parts (tests/support/mark-schemes.ts, seeded: M1/A1/B1/B2 codes, “1 mark for …”, “… (1)”, guidance beside some; labels as “3(a)(i)”, “3 a i”, “3ai” or mixed; “Total for Question” lines on some), ` +
+      "each as pasted text in three layouts and as a PDF table (Question | Answer | Marks | Guidance), read with the paper's labels known (read-scheme.ts; the PDF's text layer by read-scheme-pdf.ts on the bench's own thread). " +
+      "An item is right when its part's item at the same place has the truth's text and points; a part when all its items are.",
+    "",
+    "| scheme | schemes | rubric items read right | parts read whole | schemes with a warning | median read |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...[...rows.entries()].map(([name, row]) => `| ${name} | ${row.schemes} | ${percent(row.items)} | ${percent(row.parts)} | ${row.warned} | ${median(row.ms).toFixed(1)} ms |`),
+    `| **all** | ${[...rows.values()].reduce((total, row) => total + row.schemes, 0)} | ${percent(all.items)} | ${percent(all.parts)} | | |`,
+    "",
+    "What it does not say: the schemes are made by the same hands as the reader, to the layouts it documents (server/exam/mark-scheme/read-scheme.ts); a real scheme's answer column that wraps onto lines of its own, marks given as “1 + 1”, or levels-of-response tables are read as far as those rules reach, and the teacher checks every part before it is added.",
+  ].join("\n");
+  console.log(report);
+  writeBenchmarkSection("bench:template-mark-scheme", report, "## bench:template, mark schemes — rubric items read from a mark scheme (`npm run bench:template`)");
+}
+
+if (process.argv[1]?.endsWith("bench-template.ts")) {
+  if (process.env.BENCH_TEMPLATE_SECTION === "mark-scheme") {
+    await benchMarkSchemes(Number(process.env.BENCH_TEMPLATE_PAPERS ?? 40));
+    process.exit(0);
+  } else await main();
+}

@@ -9,6 +9,7 @@ import { commentOperations } from "./exam/comment-operations";
 import { examFileOperations } from "./exam/file-operations";
 import { questionOperations } from "./exam/question-operations";
 import { rubricOperations } from "./exam/rubric-operations";
+import { copyTemplateOperations, markSchemeOperations } from "./exam/mark-scheme/mark-scheme-operations";
 import { templateOperations } from "./exam/template-operations";
 import { timetableOperations } from "./classroom/timetable-operations";
 import { claimOperations } from "./exam/claim-operations";
@@ -49,9 +50,11 @@ export const operationCatalogue = {
   // Exam's sub-routers, every one on the catalogue (server/trpc/root.ts nests them); `files` is REST only (no tRPC sub-router).
   exam: {
     catalogue: examCatalogueOperations,
-    templates: templateOperations,
+    // A template's structure and rubric copied from another paper (issue 37, item 4).
+    templates: { ...templateOperations, ...copyTemplateOperations },
     questions: questionOperations,
-    rubric: rubricOperations,
+    // A mark scheme read into rubric items (issue 37, item 3).
+    rubric: { ...rubricOperations, ...markSchemeOperations },
     comments: commentOperations,
     files: examFileOperations,
     markers: markerOperations,

@@ -79,6 +79,13 @@ const notBatchWrites: Record<string, string> = {
   "exam.rubric.create": "templates",
   "exam.rubric.edit": "templates",
   "exam.rubric.delete": "templates",
+  "exam.rubric.applyScheme": "a template's rubric",
+  "exam.rubric.readScheme": "templates (writes nothing)",
+  "exam.templates.copyFrom": "templates",
+  "POST /api/exam/templates/{template_id}/mark-scheme/apply": "a template's rubric",
+  "POST /api/exam/templates/{template_id}/mark-scheme/read": "templates (writes nothing)",
+  "POST /api/exam/templates/{template_id}/mark-scheme/read-pdf": "templates (writes nothing)",
+  "POST /api/exam/templates/{template_id}/copy-from/{source_template_id}": "templates",
   "exam.comments.save": "a question's comment bank",
   "exam.comments.remove": "a question's comment bank",
   // A changed mark goes through the gate's `mark` (tests/returns-review-requests.test.ts); a kept one changes nothing of the batch.

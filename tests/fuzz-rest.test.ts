@@ -320,6 +320,8 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
       pathValues: {
         template_id: templateB.id,
         markedTemplateId: templateA.id,
+        // Copying the marked template's (the same canvas, no rubric) into B changes nothing of B.
+        source_template_id: templateA.id,
         batch_id: batch.id,
         file_id: file.id,
         mark_id: markId,
@@ -352,6 +354,9 @@ describeOnEachDatabase("hostile input on every REST operation", (database) => {
           },
         },
         "POST /api/exam/templates/{template_id}/tick-boxes/find": { json: { page: 1, x: 0.1, y: 0.1, width: 0.5, height: 0.2 } },
+        "POST /api/exam/templates/{template_id}/mark-scheme/read": { json: { text: "Question | Answer | Marks\n1a | 2x = 6 | M1\n2 | units | B1" } },
+        "POST /api/exam/templates/{template_id}/mark-scheme/read-pdf": { form: [{ name: "file", filename: "scheme.pdf", bytes: paperBytes }] },
+        "POST /api/exam/templates/{template_id}/mark-scheme/apply": { json: { parts: [{ question_id: canvasB.ids.q2, items: [{ text: "Fuzzed item", points: 1 }] }] } },
         "PATCH /api/exam/questions/{question_id}": {
           json: { max_marks: 5, mark_scheme: { type: "points", points: ["M1", "A1"] }, answer_type: "numeric", spec_ref: "8300.A2" },
         },

@@ -487,6 +487,21 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.rubric.edit": [{ aim: "A's rubric item", answer: 404, input: ({ a }) => ({ item_id: a.rubricItemId, body: { points: -5, text: "Taken over" } }) }],
   "exam.rubric.delete": [{ aim: "A's rubric item", answer: 404, input: ({ a }) => ({ item_id: a.rubricItemId }) }],
   "exam.rubric.history": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
+  // A mark scheme read into a template's rubric, and a template copied from another (issue 37, items 3 and 4).
+  "exam.rubric.readScheme": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, text: "2 | M1 for 2x = 6" }) }],
+  "exam.rubric.readSchemePdf": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }), rest: () => paperUpload(pdfBytes()) }],
+  "exam.rubric.applyScheme": [
+    { aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, body: { parts: [{ question_id: a.questionId, items: [{ text: "Taken over", points: 1 }] }] } }) },
+    { aim: "B's template with A's question", answer: ownerOnly(404), input: ({ a, b }) => ({ template_id: b.templateId, body: { parts: [{ question_id: a.questionId, items: [{ text: "Taken over", points: 1 }] }] } }) },
+  ],
+  "exam.templates.previewCopy": [
+    { aim: "A's template, from B's", answer: 404, input: ({ a, b }) => ({ template_id: a.templateId, source_template_id: b.templateId }) },
+    { aim: "B's template, from A's", answer: 404, input: ({ a, b }) => ({ template_id: b.templateId, source_template_id: a.templateId }) },
+  ],
+  "exam.templates.copyFrom": [
+    { aim: "A's template, from B's", answer: 404, input: ({ a, b }) => ({ template_id: a.templateId, source_template_id: b.templateId }) },
+    { aim: "B's template, from A's", answer: 404, input: ({ a, b }) => ({ template_id: b.templateId, source_template_id: a.templateId }) },
+  ],
   "exam.comments.forQuestion": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId }) }],
   "exam.comments.save": [{ aim: "A's question", answer: 404, input: ({ a }) => ({ question_id: a.questionId, body: { text: "Taken over" } }) }],
   "exam.comments.remove": [{ aim: "A's saved comment", answer: 404, input: ({ a }) => ({ comment_id: a.savedCommentId }) }],

@@ -12,6 +12,8 @@ import { GraphProjectionNotice } from "./GraphProjectionNotice";
 import { SaveStatus, type SaveState } from "./SaveStatus";
 import { TemplateStatusBadge } from "./template-status";
 import { errorMessage } from "@/lib/trpc/errors";
+import { CopyFromPaperDialog } from "./CopyFromPaperDialog";
+import { MarkSchemeDialog } from "./MarkSchemeDialog";
 
 const statusOptions = [
   { value: "draft", label: "Draft: still being prepared" },
@@ -43,6 +45,7 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
   // Tablets fold the title, subject and status fields away (the title and status show above); wide screens always show them.
   const [detailsOpen, setDetailsOpen] = useState(false);
   const detailsId = useId();
+  const [dialog, setDialog] = useState<"scheme" | "copy" | null>(null);
 
   return (
     <header className="editor__header">
@@ -75,6 +78,12 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
           >
             Update curriculum links
           </Button>
+          <Button variant="secondary" disabled={readOnly || dirty} title={dirty ? "Save first: the items go to the saved questions" : undefined} onClick={() => setDialog("scheme")}>
+            Mark scheme
+          </Button>
+          <Button variant="secondary" disabled={readOnly || dirty} title={dirty ? "Save first: the copy goes into the saved template" : undefined} onClick={() => setDialog("copy")}>
+            Copy from another paper
+          </Button>
           <Button variant="secondary" className="editor__details-toggle" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
             Edit details
           </Button>
@@ -94,6 +103,9 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
       ) : null}
       {sync.isError ? <Status tone="error" title="The curriculum links were not updated">{errorMessage(sync.error)}</Status> : null}
       {readOnly ? null : <GraphProjectionNotice templateId={templateId} />}
+      <MarkSchemeDialog templateId={templateId} open={dialog === "scheme"} onClose={() => setDialog(null)} />
+      {/* The copy changes the saved questions: the editor opens again from them. */}
+      <CopyFromPaperDialog templateId={templateId} open={dialog === "copy"} onClose={() => setDialog(null)} onCopied={() => window.location.reload()} />
     </header>
   );
 }

@@ -10,6 +10,7 @@ import type { AssembleScript, PageReading, QuarterTurn, ReadPile } from "../../s
 import { stampScripts } from "../../server/exam/intake/stamp";
 import { findTickBoxes } from "../../server/exam/intake/imaging/find-tick-boxes";
 import { proposeTemplate } from "../../server/exam/template-reading/read-paper";
+import { readMarkSchemePdf } from "../../server/exam/mark-scheme/read-scheme-pdf";
 
 /**
  * A stand-in for intake's imaging (server/exam/intake/imaging/, pixels and QR codes in a worker thread), whose
@@ -115,5 +116,5 @@ export function imagingDouble(): ImagingDouble {
   const stamp: IntakeImaging["stamp"] = (paper, batchCode, scripts, keepClear, options) => stampScripts(paper, batchCode, scripts, keepClear, options);
   const nameBoxCrop: IntakeImaging["nameBoxCrop"] = () => Promise.resolve(null);
   // Redaction is the real one: it needs no worker, and tests check its pixels.
-  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, answerCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes, proposeTemplate };
+  return { readPile, assembleScript, stamp, nameBoxCrop, redactScript, redactedPageImage, inspectPaper, signInSlips: renderSignInSlips, readAreas, answerCrop, readsFrom, crashAfter: (pages) => void (crashAfter = pages), findTickBoxes, proposeTemplate, readMarkScheme: (pdf) => readMarkSchemePdf(pdf) };
 }

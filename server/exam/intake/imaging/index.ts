@@ -13,6 +13,7 @@ import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } f
 import type { AreasReading } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
 import type { TemplateProposal } from "../../template-reading/proposal";
+import type { SchemeLine } from "../../mark-scheme/read-scheme";
 
 /**
  * Class-set imaging off the app's event loop and out of its memory: one worker process per app process,
@@ -45,6 +46,8 @@ export interface IntakeImaging {
   readAreas: (input: ReadAreasInput) => Promise<AreasReading>;
   /** proposeTemplate (server/exam/template-reading/read-paper.ts): a template proposed from a paper's own text and drawings. */
   proposeTemplate: (paper: Uint8Array) => Promise<TemplateProposal>;
+  /** readMarkScheme (server/exam/mark-scheme/read-scheme-pdf.ts): a mark scheme's PDF as lines of table cells, for the scheme reader. */
+  readMarkScheme: (pdf: Uint8Array) => Promise<SchemeLine[]>;
   /** answerCrop (answer-crop.ts): a response area of a scanned page, upright, as PNG, `covers` painted over; null when it has no pixels. */
   answerCrop: (onePagePdf: Uint8Array, rotation: QuarterTurn, rect: Omit<PageRect, "page">, covers: Omit<PageRect, "page">[]) => Promise<Uint8Array | null>;
 }
@@ -192,6 +195,7 @@ export function workerImaging(): IntakeImaging {
     findTickBoxes: (paper, page, area) => worker.call({ kind: "findTickBoxes", paper, page, area }),
     readAreas: (input) => worker.call({ kind: "readAreas", ...input }),
     proposeTemplate: (paper) => worker.call({ kind: "proposeTemplate", paper }),
+    readMarkScheme: (pdf) => worker.call({ kind: "readMarkScheme", pdf }),
     answerCrop: (onePagePdf, rotation, rect, covers) => worker.call({ kind: "answerCrop", onePagePdf, rotation, rect, covers }),
   };
 }

@@ -5,6 +5,7 @@ import type { TickBox } from "../../../../lib/rules/tick-boxes";
 import type { AreasReading, PileAreaLayout } from "../../ticks/reading";
 import type { ReadAreasInput } from "./read-areas";
 import type { TemplateProposal } from "../../template-reading/proposal";
+import type { SchemeLine } from "../../mark-scheme/read-scheme";
 
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
@@ -22,6 +23,7 @@ export type ImagingRequest =
   | { kind: "findTickBoxes"; paper: Uint8Array; page: number; area: Omit<PageRect, "page"> }
   | ({ kind: "readAreas" } & ReadAreasInput)
   | { kind: "proposeTemplate"; paper: Uint8Array }
+  | { kind: "readMarkScheme"; pdf: Uint8Array }
   | { kind: "answerCrop"; onePagePdf: Uint8Array; rotation: QuarterTurn; rect: Omit<PageRect, "page">; covers: Omit<PageRect, "page">[] };
 
 export interface ImagingReplies {
@@ -38,6 +40,7 @@ export interface ImagingReplies {
   findTickBoxes: TickBox[];
   readAreas: AreasReading;
   proposeTemplate: TemplateProposal;
+  readMarkScheme: SchemeLine[];
   answerCrop: Uint8Array | null;
 }
 

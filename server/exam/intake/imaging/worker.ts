@@ -8,6 +8,7 @@ import { redactScript, redactedPageImage } from "./redact";
 import { answerCrop } from "./answer-crop";
 import { findTickBoxes } from "./find-tick-boxes";
 import { proposeTemplate } from "../../template-reading/read-paper";
+import { readMarkSchemePdf } from "../../mark-scheme/read-scheme-pdf";
 import type { ImagingReplies, ImagingRequest, ReplyEnvelope, RequestEnvelope } from "./protocol";
 
 /**
@@ -77,6 +78,8 @@ async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingReque
     }
     case "proposeTemplate":
       return proposeTemplate(request.paper);
+    case "readMarkScheme":
+      return readMarkSchemePdf(request.pdf);
     case "answerCrop":
       return answerCrop(request.onePagePdf, request.rotation, request.rect, request.covers);
   }
