@@ -285,9 +285,10 @@ export interface AreaPlacement {
  * The top and bottom areas are searched over the whole of SEARCH; every other area first within NEAR
  * of the shift the areas placed so far predict for it (a similarity fitted to their shifts), and over
  * the whole of SEARCH only when its best there lies at the edge of that window or falls short of
- * MATCH_FLOOR: the same placement, for a fraction of the search.
+ * MATCH_FLOOR: the same placement, for a fraction of the search. `near: false` searches every area
+ * over the whole of SEARCH (what the near search is checked against).
  */
-export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[]): AreaPlacement[] {
+export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[], { near: nearFirst = true }: { near?: boolean } = {}): AreaPlacement[] {
   const regions = areas.map((area) => matchRegion(template, area));
   const centres = regions.map((region) => ({ x: region.left + region.width / 2, y: region.top + region.height / 2 }));
   const placements: AreaPlacement[] = new Array<AreaPlacement>(areas.length);
@@ -298,7 +299,7 @@ export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine
     // The scan seen around the area, as far as the whole search reaches (its paper level with it), once.
     const patch = warp(scan, first, { left: region.left - SEARCH, top: region.top - SEARCH, width: region.width + 2 * SEARCH, height: region.height + 2 * SEARCH });
     let near: Match | null = null;
-    if (placed.from.length >= 2) {
+    if (nearFirst && placed.from.length >= 2) {
       const predicted = apply(fitSimilarity(placed.from, placed.to), centre);
       near = match(template, patch, region, SEARCH, { dx: Math.round(predicted.x - centre.x), dy: Math.round(predicted.y - centre.y) });
     }
