@@ -331,8 +331,9 @@ async function main() {
   console.log("worker", worker);
   const appThread = readInChild("app-thread", scanned.file, printed.batchCode);
   console.log("app thread", appThread);
-  const filings = [fileInChild("pglite", scanned.file, printed.batchCode, false)];
-  console.log("filing", filings[0]);
+  // BENCH_INTAKE_PGLITE=0 leaves PGlite out (the side by side is on PostgreSQL).
+  const filings = process.env.BENCH_INTAKE_PGLITE === "0" ? [] : [fileInChild("pglite", scanned.file, printed.batchCode, false)];
+  for (const filing of filings) console.log("filing", filing);
   // The same pile filed on PostgreSQL with its template's areas read in the pass and without, A B A B.
   const sideBySide: { codes: FileFigures[]; areas: FileFigures[] } = { codes: [], areas: [] };
   if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) {
