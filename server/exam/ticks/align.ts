@@ -316,7 +316,7 @@ export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine
 }
 
 /** How far (template pixels) an area is searched for around the shift predicted for it. */
-export const NEAR = 5;
+const NEAR = 5;
 
 /** The order areas are searched in: the top one and the bottom one first (far apart, they predict the rest best), then the others as given. */
 function searchOrder(centres: Point[]): number[] {
