@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
-import { generateDemoPaper } from "../server/exam/demo-paper/pdf";
+import { type GeneratedPaper, generateDemoPaper } from "../server/exam/demo-paper/pdf";
 import { workerImaging } from "../server/exam/intake/imaging";
 import { openPile, readPilePage } from "../server/exam/intake/imaging/pile";
 import type { PageReading } from "../server/exam/intake/page-reading";
@@ -37,33 +37,45 @@ const BATCH_CODE = "BENCH1";
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const collect = () => (globalThis as { gc?: () => void }).gc?.();
 
-/** The demo paper's pages twice over: an 8-page paper. */
-async function eightPagePaper(): Promise<Uint8Array> {
-  const demo = await PDFDocument.load((await generateDemoPaper()).bytes);
+/**
+ * The demo paper's pages twice over: an 8-page paper, and its answer areas as its template holds them
+ * (the demo paper's, on both copies: written answers and its multiple-choice question's tick boxes).
+ */
+async function eightPagePaper(): Promise<{ bytes: Uint8Array; areas: GeneratedPaper["areas"] }> {
+  const generated = await generateDemoPaper();
+  const demo = await PDFDocument.load(generated.bytes);
   const paper = await PDFDocument.create();
+  const areas: GeneratedPaper["areas"] = [];
   while (paper.getPageCount() < PAGES_PER_SCRIPT) {
-    const indices = demo.getPageIndices().slice(0, PAGES_PER_SCRIPT - paper.getPageCount());
+    const before = paper.getPageCount();
+    const indices = demo.getPageIndices().slice(0, PAGES_PER_SCRIPT - before);
     for (const page of await paper.copyPages(demo, indices)) paper.addPage(page);
+    areas.push(...generated.areas.filter((area) => area.page <= indices.length).map((area) => ({ ...area, page: area.page + before })));
   }
-  return paper.save();
+  return { bytes: await paper.save(), areas };
 }
+
+/** Where the print keeps its codes clear of: every area of the template (print-scripts.ts, readPaper). */
+const keepClearOf = (areas: GeneratedPaper["areas"]) => areas.map(({ page, x, y, width, height }) => ({ page, x, y, width, height }));
 
 /** Stage 1: print. */
 async function print() {
-  const paper = await eightPagePaper();
+  const { bytes: paper, areas } = await eightPagePaper();
   const batchCode = BATCH_CODE;
   const scripts = Array.from({ length: STUDENTS }, (_, index) => ({ scriptNumber: index + 1, heading: `Student ${index + 1}` }));
   // The worker is started (and bundled) first, as in a running app.
-  await workerImaging().stamp(paper, batchCode, scripts.slice(0, 1), []);
+  // Stamped clear of the template's areas, as a batch of it prints: the same pile is filed without its areas read and with them.
+  await workerImaging().stamp(paper, batchCode, scripts.slice(0, 1), keepClearOf(areas));
   const start = performance.now();
-  const { pdf } = await workerImaging().stamp(paper, batchCode, scripts, []);
+  const { pdf } = await workerImaging().stamp(paper, batchCode, scripts, keepClearOf(areas));
   return { pdf, batchCode, seconds: (performance.now() - start) / 1000 };
 }
 
 /** Stage 2: scan (the generated pile is kept in node_modules/.cache: making it takes a minute or two). */
 async function scan(printed: Uint8Array): Promise<{ pile: ScannedPile; seconds: number; cached: boolean; file: string }> {
   const options = { seed: SEED, pagesPerScript: PAGES_PER_SCRIPT, dpi: DPI, upsideDown: 12, duplicate: false, missing: false, shuffle: true };
-  const key = crypto.createHash("sha256").update(JSON.stringify({ options, students: STUDENTS, batchCode: BATCH_CODE, generator: fs.readFileSync("tests/support/scanned-pile.ts") })).digest("hex").slice(0, 16);
+  // The printed pile's own bytes are in the key: a print placed otherwise (its codes clear of other areas) is scanned again.
+  const key = crypto.createHash("sha256").update(JSON.stringify({ options, students: STUDENTS, batchCode: BATCH_CODE, printed: crypto.createHash("sha256").update(printed).digest("hex"), generator: fs.readFileSync("tests/support/scanned-pile.ts") })).digest("hex").slice(0, 16);
   const cache = path.join("node_modules", ".cache", "markbook", `bench-intake-pile-${key}`);
   if (fs.existsSync(`${cache}.json`)) {
     const truth = JSON.parse(fs.readFileSync(`${cache}.json`, "utf8")) as Omit<ScannedPile, "pdf">;
@@ -121,9 +133,9 @@ async function* onAppThread(pdf: Uint8Array): AsyncGenerator<PageReading> {
 
 type Reader = "worker" | "app-thread";
 
-/** The whole job in a child process of its own, on one database. */
-function fileInChild(database: "pglite" | "postgres", pileFile: string, batchCode: string): FileFigures {
-  const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, "--file", database, pileFile, batchCode], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
+/** The whole job in a child process of its own, on one database; `areas`: the batch's template has its paper and answer areas, read in the pile's pass. */
+function fileInChild(database: "pglite" | "postgres", pileFile: string, batchCode: string, areas: boolean): FileFigures {
+  const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, "--file", database, pileFile, batchCode, areas ? "areas" : "codes"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
   if (child.status !== 0) throw new Error(`the filing on ${database} failed (exit ${child.status})`);
   const lines = child.stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]!) as FileFigures;
@@ -150,6 +162,9 @@ async function readStage(reader: Reader, pileFile: string, batchCode: string) {
 
 interface FileFigures {
   database: string;
+  /** Whether the template had its areas, and the pages whose areas the pass read (kept on the page). */
+  areas: boolean;
+  pagesWithAreasRead: number;
   seconds: number;
   pagesPerSecond: number;
   filedToStudents: number;
@@ -171,11 +186,13 @@ const percentile = (values: number[], share: number) => {
  * asked for every 25 ms, as a busy page of the app would. The class list's latency is measured with the
  * app idle first, then during the job.
  */
-async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, batchCode: string) {
+async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, batchCode: string, withAreas: boolean) {
   const { openDatabase, rowsOf } = await import("../server/db/client");
   const { migrateDatabase } = await import("../server/db/migrate");
   const { asService } = await import("../server/db/rls");
-  const { examBatches } = await import("../server/db/schema");
+  const { examBatches, examQuestions, examResponseAreas } = await import("../server/db/schema");
+  const { recordStoredPdf } = await import("../server/exam/pdf-upload");
+  const { env } = await import("../server/env");
   const { createTemplate } = await import("../server/exam/templates");
   const { createBatch } = await import("../server/exam/batches");
   const { setIntakeImaging } = await import("../server/exam/intake/imaging-port");
@@ -183,7 +200,7 @@ async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, 
   const { readScanPileJob } = await import("../server/exam/intake/pile-job");
   const { runDueJobs } = await import("../server/jobs/run");
   const { createLocalStorage } = await import("../server/storage/local");
-  const { useObjectStorage } = await import("../server/storage/object-storage");
+  const { putObjectBytes, useObjectStorage } = await import("../server/storage/object-storage");
   const { createCaller } = await import("../server/trpc/root");
   const { eq, sql } = await import("drizzle-orm");
   const { createSchool } = await import("../tests/support/fixtures");
@@ -197,12 +214,33 @@ async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, 
   try {
     await migrateDatabase(database);
     const db = database.db;
-    useObjectStorage(createLocalStorage(storageRoot));
+    const storage = useObjectStorage(createLocalStorage(storageRoot));
     setIntakeImaging(workerImaging());
     const pdf = new Uint8Array(fs.readFileSync(`${pileFile}.pdf`));
     const school = await createSchool(db, "Bench");
     const roster = await createClassWithStudents(db, school, STUDENTS);
-    const template = await createTemplate(db, school.teacher.id, { title: "Eight pages", page_count: PAGES_PER_SCRIPT });
+    let sourceFileId: string | undefined;
+    const paper = await eightPagePaper();
+    if (withAreas) {
+      // The paper's PDF stored and recorded, as an upload leaves it.
+      const key = `bench/${crypto.randomUUID()}.pdf`;
+      await putObjectBytes(storage, env().SCAN_BUCKET, key, paper.bytes, { contentType: "application/pdf" });
+      const sha256 = crypto.createHash("sha256").update(paper.bytes).digest("hex");
+      const file = await asService(db, (tx) => recordStoredPdf(tx, { instituteId: school.institute.id, ownerId: school.teacher.id }, { bucket: env().SCAN_BUCKET, key, byteSize: paper.bytes.byteLength, sha256, originalName: "eight pages.pdf" }, PAGES_PER_SCRIPT));
+      sourceFileId = file.id;
+    }
+    const template = await createTemplate(db, school.teacher.id, { title: "Eight pages", page_count: PAGES_PER_SCRIPT, ...(sourceFileId ? { source_file_id: sourceFileId } : {}) });
+    if (withAreas) {
+      // Every area of the paper, a question each (its tick boxes with the multiple-choice one's).
+      await asService(db, async (tx) => {
+        let order = 0;
+        for (const area of paper.areas) {
+          const questionId = crypto.randomUUID();
+          await tx.insert(examQuestions).values({ id: questionId, template_id: template.id, label: `${++order}`, order, max_marks: "1" });
+          await tx.insert(examResponseAreas).values({ id: crypto.randomUUID(), template_id: template.id, question_id: questionId, page: area.page, kind: area.kind, x: area.x, y: area.y, width: area.width, height: area.height, tick_boxes: area.tickBoxes ?? null });
+        }
+      });
+    }
     const batch = await createBatch(db, school.teacher.id, { template_id: template.id, class_id: roster.class.id, title: "Class set" });
     // The batch as printing leaves it, with the pile's batch code: scripts 1… in roster order.
     await asService(db, async (tx) => {
@@ -245,9 +283,9 @@ async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, 
     ]);
     const seconds = (performance.now() - start) / 1000;
     clearInterval(sampler);
-    const [rows] = rowsOf<{ filed: number; pages: number }>(
+    const [rows] = rowsOf<{ filed: number; pages: number; read: number }>(
       await asService(db, (tx) =>
-        tx.execute(sql`select count(*) filter (where s.student_id is not null)::int as filed, count(*)::int as pages
+        tx.execute(sql`select count(*) filter (where s.student_id is not null)::int as filed, count(*)::int as pages, count(p.area_reading)::int as read
           from exam_scan_pages p left join exam_submissions s on s.id = p.submission_id where p.batch_id = ${batch.id}::uuid`),
       ),
     );
@@ -255,6 +293,8 @@ async function fileStage(databaseName: "pglite" | "postgres", pileFile: string, 
     const summary = (values: number[]) => ({ p50: percentile(values, 0.5), p99: percentile(values, 0.99), count: values.length });
     const figures: FileFigures = {
       database: databaseName,
+      areas: withAreas,
+      pagesWithAreasRead: rows.read,
       seconds,
       pagesPerSecond: rows.pages / seconds,
       filedToStudents: rows.filed,
@@ -291,11 +331,22 @@ async function main() {
   console.log("worker", worker);
   const appThread = readInChild("app-thread", scanned.file, printed.batchCode);
   console.log("app thread", appThread);
-  const filings = [fileInChild("pglite", scanned.file, printed.batchCode)];
-  if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) filings.push(fileInChild("postgres", scanned.file, printed.batchCode));
+  // BENCH_INTAKE_PGLITE=0 leaves PGlite out (the side by side is on PostgreSQL).
+  const filings = process.env.BENCH_INTAKE_PGLITE === "0" ? [] : [fileInChild("pglite", scanned.file, printed.batchCode, false)];
   for (const filing of filings) console.log("filing", filing);
+  // The same pile filed on PostgreSQL with its template's areas read in the pass and without, A B A B.
+  const sideBySide: { codes: FileFigures[]; areas: FileFigures[] } = { codes: [], areas: [] };
+  if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) {
+    for (let round = 0; round < SIDE_BY_SIDE_ROUNDS; round++)
+      for (const areas of [false, true]) {
+        const figures = fileInChild("postgres", scanned.file, printed.batchCode, areas);
+        console.log("filing", figures);
+        (areas ? sideBySide.areas : sideBySide.codes).push(figures);
+      }
+    filings.push(...sideBySide.codes.slice(0, 1), ...sideBySide.areas.slice(0, 1));
+  }
   const fileRow = (figures: FileFigures) =>
-    `| ${figures.database === "pglite" ? "PGlite (embedded, one connection)" : "PostgreSQL (loopback, pool of 10)"} | ${figures.seconds.toFixed(1)} s | ${figures.pagesPerSecond.toFixed(2)} | ` +
+    `| ${figures.database === "pglite" ? "PGlite (embedded, one connection)" : "PostgreSQL (loopback, pool of 10)"}${figures.areas ? ", the areas read" : ""} | ${figures.seconds.toFixed(1)} s | ${figures.pagesPerSecond.toFixed(2)} | ` +
     `${figures.filedToStudents} / ${figures.pages} | ${figures.rssGrowthMb.toFixed(0)} MB | ${figures.quiet.p50.toFixed(1)} / ${figures.quiet.p99.toFixed(1)} ms | ` +
     `${figures.during.p50.toFixed(1)} / ${figures.during.p99.toFixed(1)} ms (${figures.during.count} requests) | ${figures.seconds <= 60 && figures.rssGrowthMb <= 250 && figures.during.p99 <= 50 ? "yes" : "no"} |`;
 
@@ -326,15 +377,44 @@ async function main() {
     "| database | upload → filed | pages/s | pages filed to students | peak RSS growth | class list p50 / p99, idle | class list p50 / p99, during the job | bar met |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...filings.map(fileRow),
+    ...(sideBySide.codes.length > 0 ? ["", ...sideBySideReport(sideBySide)] : []),
   ].join("\n");
   writeBenchmarkSection("bench:intake", report, "## bench:intake — class-set intake: print, scan, read and file 240 pages (`npm run bench:intake`)");
+}
+
+/** Rounds of the side by side (A B A B …): BENCH_INTAKE_ROUNDS, default 2. */
+const SIDE_BY_SIDE_ROUNDS = Number(process.env.BENCH_INTAKE_ROUNDS ?? 2);
+
+/**
+ * The whole job on PostgreSQL for the same pile, its template without areas (A: codes read, pages
+ * filed) and with them (B: the template's paper and answer areas, each coded page's areas read in the
+ * pile's pass and kept on the page), A B A B: a page's time in each, and what the areas add (issue 36's
+ * bar: ≤ 25 % of a page's intake time).
+ */
+function sideBySideReport({ codes, areas }: { codes: FileFigures[]; areas: FileFigures[] }): string[] {
+  const perPage = (figures: FileFigures) => (1000 * figures.seconds) / Math.max(1, figures.pages);
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const a = mean(codes.map(perPage));
+  const b = mean(areas.map(perPage));
+  const added = b - a;
+  const share = (100 * added) / Math.max(1, a);
+  const rounds = codes.map((figures, index) => `${perPage(figures).toFixed(0)} / ${areas[index] ? perPage(areas[index]).toFixed(0) : "–"} ms`).join(", ");
+  return [
+    `Side by side, the same pile filed on PostgreSQL ${codes.length} times each way, A B A B in this run: (A) its template without answer areas, codes read and pages filed; ` +
+      `(B) its template with the paper and its areas (the demo paper's written answers and its multiple-choice question's four tick boxes, on both copies: ${areas[0]?.pagesWithAreasRead ?? 0} of ${areas[0]?.pages ?? 0} pages read with their areas in the pile's pass and kept on the page; the covers have none). ` +
+      `A page's time in each round (A / B): ${rounds}.`,
+    "",
+    "| whole job a page, codes only (A) | whole job a page, codes and areas (B) | added by the areas (B − A) | added / a page's intake (A) | bar (≤ 25 %) met |",
+    "| --- | --- | --- | --- | --- |",
+    `| ${a.toFixed(0)} ms | ${b.toFixed(0)} ms | ${added.toFixed(0)} ms | ${share.toFixed(1)} % | ${share <= 25 ? "yes" : "**no**"} |`,
+  ];
 }
 
 const readArguments = process.argv.indexOf("--read");
 const fileArguments = process.argv.indexOf("--file");
 if (fileArguments > 0) {
-  const [database, pileFile, batchCode] = process.argv.slice(fileArguments + 1) as ["pglite" | "postgres", string, string];
-  await fileStage(database, pileFile, batchCode);
+  const [database, pileFile, batchCode, areas] = process.argv.slice(fileArguments + 1) as ["pglite" | "postgres", string, string, "areas" | "codes"];
+  await fileStage(database, pileFile, batchCode, areas === "areas");
   process.exit(0);
 } else if (readArguments > 0) {
   const [reader, pileFile, batchCode] = process.argv.slice(readArguments + 1) as [Reader, string, string];
