@@ -33,30 +33,25 @@ export function ProposalPanel(props: ProposalPanelProps) {
   if (!reading && !problem && count === 0 && warnings.length === 0) return null;
   return (
     <section className="proposal" aria-labelledby="proposal-heading" aria-busy={reading}>
-      <header className="proposal__header">
-        <h2 id="proposal-heading">{reading ? "Reading the paper…" : count > 0 ? "Read from the paper" : "From the paper"}</h2>
-        {props.canReadAgain && !reading && !readOnly ? (
-          <Button variant="secondary" size="small" onClick={props.onReadAgain} title="Reads the paper again: replaces only the items still proposed">
-            Read the paper again
-          </Button>
-        ) : null}
-      </header>
+      <h2 id="proposal-heading" className="proposal__heading">
+        {reading ? "Reading the paper…" : count > 0 ? "Read from the paper" : "From the paper"}
+      </h2>
       {problem ? <p className="proposal__problem">{problem}</p> : null}
       {count > 0 ? (
         <>
           <p className="proposal__summary" data-testid="proposal-summary">
-            {count === 1 ? "1 item is" : `${count} items are`} proposed
+            {count === 1 ? "1 item" : `${count} items`} proposed
             {toCheck > 0 ? (
               <>
                 , <strong>{toCheck} to check</strong>
               </>
             ) : null}
-            . Nothing proposed is saved until you accept it.
+            : nothing proposed is saved until you accept it.
           </p>
           {readOnly ? null : (
             <>
               <p className="proposal__keys">
-                Press <kbd>A</kbd> to accept the selected item and go to the next one to check, <kbd>Shift</kbd>+<kbd>A</kbd> to accept all. Changing an item’s marks or area accepts it too.
+                <kbd>A</kbd> accepts the selected item and goes to the next to check; <kbd>Shift</kbd>+<kbd>A</kbd> accepts all. Changing an item’s marks or area accepts it too.
               </p>
               <div className="cluster">
                 <Button size="small" onClick={props.onAccept} disabled={!selectedProposed} aria-keyshortcuts="A">
@@ -89,6 +84,14 @@ export function ProposalPanel(props: ProposalPanelProps) {
             Dismiss these notes
           </button>
         </div>
+      ) : null}
+      {props.canReadAgain && !reading && !readOnly ? (
+        <p>
+          <button type="button" className="link-button" onClick={props.onReadAgain}>
+            Read the paper again
+          </button>{" "}
+          <span className="muted">(replaces only what is still proposed)</span>
+        </p>
       ) : null}
     </section>
   );
