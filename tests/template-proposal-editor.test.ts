@@ -10,6 +10,7 @@ import {
   applyProposal,
   comparableDocument,
   deleteQuestion,
+  discardProposed,
   maxMarksEdit,
   nextProposed,
   proposedCount,
@@ -142,6 +143,15 @@ describe("a proposal in the template editor", () => {
     expect(read.questions.find((q) => q.label === "3")?.max_marks).toBe(6);
     expect(read.areas.filter((a) => a.question_id.includes("1111")).map((a) => a.question_id)).toEqual([again.questions[2]!.id, again.questions[3]!.id]);
     expect(Object.keys(read.proposed ?? {}).sort()).toEqual([again.questions[1]!.id, again.questions[2]!.id, again.questions[3]!.id, NAME_BOX_ID].sort());
+  });
+
+  it("discarding what was read removes only what is still proposed, with the sentences", () => {
+    const doc = discardProposed(updateQuestion(acceptItem(proposed(), id(1)), id(5), maxMarksEdit("4")));
+    expect(doc.questions.map((q) => q.label)).toEqual(["1", "3"]);
+    expect(doc.areas.map((a) => a.question_id)).toEqual([id(1), id(5)]);
+    expect(doc.name_box).toBeNull();
+    expect(doc.warnings).toEqual([]);
+    expect(proposedCount(doc)).toBe(0);
   });
 
   it("after a save the items still proposed stay in the editor, and only they and the sentences make it differ from the server", () => {

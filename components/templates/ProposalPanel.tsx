@@ -18,6 +18,7 @@ interface ProposalPanelProps {
   canReadAgain: boolean;
   onAccept: () => void;
   onAcceptAll: () => void;
+  onDiscard: () => void;
   onReadAgain: () => void;
   onWarning: (warning: ProposalWarning) => void;
   onDismissWarnings: () => void;
@@ -59,6 +60,9 @@ export function ProposalPanel(props: ProposalPanelProps) {
                 </Button>
                 <Button size="small" variant="secondary" onClick={props.onAcceptAll} aria-keyshortcuts="Shift+A">
                   Accept all
+                </Button>
+                <Button size="small" variant="danger-quiet" onClick={props.onDiscard}>
+                  Discard what was read
                 </Button>
               </div>
             </>

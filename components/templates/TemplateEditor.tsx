@@ -23,6 +23,7 @@ import {
   afterSave,
   applyProposal,
   comparableDocument,
+  discardProposed,
   dismissWarnings,
   isProposed,
   nextProposed,
@@ -658,6 +659,12 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
             canReadAgain={Boolean(initial.source_file_id) && doc.status === "draft" && (stops.length > 0 || (doc.warnings?.length ?? 0) > 0 || proposalProblem !== null)}
             onAccept={acceptSelected}
             onAcceptAll={acceptEverything}
+            onDiscard={() => {
+              setDoc((current) => discardProposed(current));
+              setSelectedQuestionId(null);
+              setSelectedAreaId(null);
+              setAnnouncement("What was read from the paper is discarded.");
+            }}
             onReadAgain={() => void readPaper()}
             onWarning={(warning) => selectItem(warning.question_id)}
             onDismissWarnings={() => setDoc((current) => dismissWarnings(current))}

@@ -621,6 +621,21 @@ export function acceptAll(doc: EditorDocument): EditorDocument {
   return { ...doc, proposed: {} };
 }
 
+/** "Discard what was read": every item still proposed is removed (questions with their areas, a proposed name box), and the sentences. */
+export function discardProposed(doc: EditorDocument): EditorDocument {
+  const proposed = proposedOf(doc);
+  const gone = new Set(Object.keys(proposed));
+  return {
+    ...doc,
+    questions: doc.questions.filter((q) => !gone.has(q.id)),
+    areas: doc.areas.filter((a) => !gone.has(a.question_id)),
+    boundaries: doc.boundaries.filter((b) => !gone.has(b.question_id)),
+    name_box: NAME_BOX_ID in proposed ? null : doc.name_box,
+    proposed: {},
+    warnings: [],
+  };
+}
+
 export function dismissWarnings(doc: EditorDocument): EditorDocument {
   return { ...doc, warnings: [] };
 }
