@@ -12,7 +12,6 @@ import { intakeImaging } from "./intake/imaging-port";
 import { readPaperBytes } from "./intake/print-scripts";
 import { findOwnTemplateForUpdate } from "./own-template";
 import { proposalToCanvas } from "./template-reading/to-canvas";
-import type { templateIdInput } from "./templates";
 
 /**
  * "Read the paper" (issue 37, item 2): the template proposed from its own paper, as the editor's canvas
@@ -59,7 +58,7 @@ const ARCHIVED = "This template is archived: restore it before reading its paper
 export async function proposeFromPaper(
   db: Db,
   callerId: string,
-  { template_id: templateId }: z.output<typeof templateIdInput>,
+  { template_id: templateId }: { template_id: string },
   options: { storage?: ObjectStorage; newId?: () => string } = {},
 ): Promise<ProposeTemplateOutput> {
   const file = await asUser(db, callerId, async (tx) => {
