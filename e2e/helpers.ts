@@ -105,3 +105,16 @@ export async function uploadTwoInOrderAndOneChosen(page: Page, pages: number) {
   await expect(uploads.nth(2)).toContainText(`Matched to ${chosen}`);
   return { first, chosen, files, uploads };
 }
+
+/**
+ * A template opened on its paper with no questions yet has its paper read (issue 37): a spec that builds the
+ * template by hand discards what was read first, as a teacher would with "Discard what was read".
+ */
+export async function discardProposal(page: Page): Promise<void> {
+  const panel = page.locator(".proposal");
+  await expect(panel).toBeVisible({ timeout: 30_000 });
+  await expect(panel.getByRole("heading", { name: "Reading the paper…" })).toBeHidden({ timeout: 30_000 });
+  const discard = panel.getByRole("button", { name: "Discard what was read" });
+  if (await discard.isVisible()) await discard.click();
+  await expect(page.locator(".question-row--proposed")).toHaveCount(0);
+}

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
-import { followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
+import { discardProposal, followLink, screenshot, signIn, uploadTwoInOrderAndOneChosen } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 /**
@@ -26,6 +26,8 @@ test("a teacher goes from an uploaded paper to the CSV of its marks", async ({ p
   await newTemplate.getByRole("button", { name: "Create and open" }).click();
   await expect(page).toHaveURL(/\/templates\/[0-9a-f-]{36}$/);
   await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
+  // This journey builds the template by hand: what the editor read from the paper is discarded.
+  await discardProposal(page);
 
   await page.getByRole("button", { name: "Add question" }).click();
   await page.getByRole("button", { name: "Add a part to question 1", exact: true }).click();

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { expectNoAxeViolations, mutate, signIn, templateWithOnePart } from "./helpers";
+import { discardProposal, expectNoAxeViolations, mutate, signIn, templateWithOnePart } from "./helpers";
 import { drawArea, questionButton, twoPagePaper } from "./papers";
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
@@ -32,6 +32,8 @@ test("a teacher uploads a paper, draws areas and questions, saves, marks it read
   await expect(page.getByRole("heading", { level: 1 })).toContainText(title);
   await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
   await expect(page.getByText("2 pages ·")).toBeVisible();
+  // This spec builds the template by hand: what the editor read from the paper is discarded.
+  await discardProposal(page);
 
   // Question 1 with parts 1a and 1b.
   await page.getByRole("button", { name: "Add question" }).click();
@@ -153,6 +155,7 @@ async function openBlankTemplate(page: Page, title: string): Promise<string> {
   const template = await mutate<{ id: string }>(page, "exam.templates.create", { title, source_file_id: file.id, page_count: file.page_count });
   await page.goto(`/templates/${template.id}`);
   await expect(page.locator("canvas.react-pdf__Page__canvas")).toHaveCount(2);
+  await discardProposal(page);
   return template.id;
 }
 

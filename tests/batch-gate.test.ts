@@ -73,7 +73,9 @@ const notBatchWrites: Record<string, string> = {
   "exam.templates.archive": "templates",
   "exam.templates.retryGraph": "templates",
   // Reads the paper to find its tick boxes; writes nothing.
+  "POST /api/exam/templates/{template_id}/proposal": "templates (writes nothing)",
   "POST /api/exam/templates/{template_id}/tick-boxes/find": "templates (writes nothing)",
+  "exam.templates.propose": "templates (writes nothing)",
   "exam.templates.findTickBoxes": "templates (writes nothing)",
   "exam.questions.editMarkScheme": "templates",
   "exam.rubric.create": "templates",

@@ -79,7 +79,7 @@ describe("a new question in the template editor (issue 33, item 11)", () => {
     expect(readyProblem(updateQuestion(ready, question.id, maxMarksEdit("4")))).toBeNull();
     // A question with parts needs its parts' maxima, not its own.
     const { doc: withPart, part } = addPart(updateQuestion(ready, question.id, maxMarksEdit("4")), question.id);
-    expect(readyProblem(withPart)?.question.id).toBe(part.id);
+    expect(readyProblem(withPart)?.question?.id).toBe(part.id);
   });
 });
 

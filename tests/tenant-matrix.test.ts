@@ -477,6 +477,7 @@ const operationMatrix: Record<string, OperationCase[]> = {
   "exam.templates.archive": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
   "exam.templates.graphStatus": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
   "exam.templates.retryGraph": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
+  "exam.templates.propose": [{ aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId }) }],
   "exam.templates.findTickBoxes": [
     { aim: "A's template", answer: 404, input: ({ a }) => ({ template_id: a.templateId, body: { page: 1, x: 0.1, y: 0.1, width: 0.5, height: 0.2 } }) },
   ],

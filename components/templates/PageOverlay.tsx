@@ -1,7 +1,7 @@
 "use client";
 
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
-import { type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampRect, tickBoxId } from "./editor-state";
+import { type Confidence, type EditorArea, type NameBox, NAME_BOX_ID, type Rect, MIN_SIZE, clampRect, tickBoxId } from "./editor-state";
 
 type Handle = "n" | "s" | "e" | "w" | "ne" | "nw" | "se" | "sw";
 const handles: Handle[] = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
@@ -36,6 +36,8 @@ interface PageOverlayProps {
   touchDraw: boolean;
   /** Drawing a tick box: a drag that starts on an area draws (inside it) instead of moving the area. */
   drawOverAreas?: boolean;
+  /** Items read from the paper and not accepted yet (question ids, NAME_BOX_ID): their boxes are dashed, "check" ones in the warning colour. */
+  proposed?: Readonly<Record<string, Confidence>>;
 }
 
 const rectFromPoints = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({
@@ -116,7 +118,7 @@ const percent = (rect: Rect) => ({
  * Pointer events, so a mouse, a pen and a finger all work; while `touchDraw` is off a finger or pen
  * scrolls the paper as it would anywhere else, and a tap selects an area (or clears the selection).
  */
-export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw, drawOverAreas = false }: PageOverlayProps) {
+export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, selectedAreaId, selectedQuestionId, onSelectArea, onCreateArea, onChangeArea, onDeleteArea, touchDraw, drawOverAreas = false, proposed = {} }: PageOverlayProps) {
   const surface = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
   const lastPointer = useRef<string>("mouse");
@@ -202,14 +204,15 @@ export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, sele
         const selected = area.id === selectedAreaId;
         const linked = !selected && area.kind !== "tick-box" && area.questionId !== null && area.questionId === selectedQuestionId;
         const rect = drag?.areaId === area.id && drag.mode !== "draw" ? drag.rect : area;
+        const guess = area.kind === "name-box" ? proposed[NAME_BOX_ID] : area.questionId !== null ? proposed[area.questionId] : undefined;
         return (
           <div
             key={area.id}
             role="button"
             tabIndex={0}
             aria-pressed={selected}
-            aria-label={area.description}
-            className={`area area--${area.kind}${selected ? " area--selected" : ""}${linked ? " area--linked" : ""}`}
+            aria-label={guess ? `${area.description} (proposed${guess === "check" ? ", to check" : ""})` : area.description}
+            className={`area area--${area.kind}${selected ? " area--selected" : ""}${linked ? " area--linked" : ""}${guess ? ` area--proposed area--${guess}` : ""}`}
             style={percent(rect)}
             data-area-id={area.id}
             onPointerDown={(event) => (drawOverAreas && area.kind !== "tick-box" ? begin(event, "draw", null) : begin(event, "move", area))}
@@ -222,6 +225,7 @@ export function PageOverlay({ page, areas, nameBox, labels, multipleChoice, sele
           >
             <span className="area__label" aria-hidden="true">
               {area.label}
+              {guess && area.kind !== "tick-box" ? <span className="area__proposed"> · {guess === "check" ? "check" : "proposed"}</span> : null}
             </span>
             {selected
               ? (area.kind === "tick-box" ? cornerHandles : handles).map((handle) => (

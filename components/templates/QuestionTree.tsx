@@ -2,7 +2,7 @@
 
 import { useState, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
-import { type EditorQuestion, canMove, childrenOf, depthOf } from "./editor-state";
+import { type Confidence, type EditorQuestion, canMove, childrenOf, depthOf } from "./editor-state";
 
 interface QuestionTreeProps {
   questions: EditorQuestion[];
@@ -14,6 +14,8 @@ interface QuestionTreeProps {
   onAddPart: (parentId: string) => void;
   onMove: (id: string, direction: -1 | 1) => void;
   onDrop: (id: string, targetId: string) => void;
+  /** Questions read from the paper and not accepted yet, with how sure the reading is: badged "proposed" or "check". */
+  proposed?: Readonly<Record<string, Confidence>>;
 }
 
 const marksText = (q: EditorQuestion, questions: EditorQuestion[]) => {
@@ -28,7 +30,7 @@ const marksText = (q: EditorQuestion, questions: EditorQuestion[]) => {
  * The questions in paper order, parts indented under their container. Select one to edit it and to
  * draw its areas; reorder with the arrow buttons or Alt+↑/↓ on the selected question.
  */
-export function QuestionTree({ questions, areaCounts, selectedId, readOnly, onSelect, onAdd, onAddPart, onMove, onDrop }: QuestionTreeProps) {
+export function QuestionTree({ questions, areaCounts, selectedId, readOnly, onSelect, onAdd, onAddPart, onMove, onDrop, proposed = {} }: QuestionTreeProps) {
   const [dragged, setDragged] = useState<string | null>(null);
   const [dropTarget, setDropTarget] = useState<string | null>(null);
   const parentOf = (id: string | null) => questions.find((q) => q.id === id)?.parent_id;
@@ -57,10 +59,11 @@ export function QuestionTree({ questions, areaCounts, selectedId, readOnly, onSe
             const selected = question.id === selectedId;
             const depth = depthOf(questions, question);
             const areas = areaCounts.get(question.id) ?? 0;
+            const guess = proposed[question.id];
             return (
               <li
                 key={question.id}
-                className={`question-row${selected ? " question-row--selected" : ""}${dropTarget === question.id ? " question-row--drop" : ""}`}
+                className={`question-row${selected ? " question-row--selected" : ""}${dropTarget === question.id ? " question-row--drop" : ""}${guess ? ` question-row--proposed question-row--${guess}` : ""}`}
                 style={{ paddingInlineStart: `calc(${depth} * var(--space-5) + var(--space-2))` }}
                 data-question-id={question.id}
                 // Drag to reorder among siblings (the buttons and Alt+↑/↓ do the same from the keyboard).
@@ -96,6 +99,11 @@ export function QuestionTree({ questions, areaCounts, selectedId, readOnly, onSe
                   onKeyDown={(event) => onKey(event, question)}
                 >
                   <span className="question-row__label">{question.label}</span>
+                  {guess ? (
+                    <span className={`proposed-badge proposed-badge--${guess}`} title={guess === "check" ? "Read from the paper: check it, then accept it" : "Read from the paper: accept it when it is right"}>
+                      {guess === "check" ? "check" : "proposed"}
+                    </span>
+                  ) : null}
                   <span className="question-row__meta">
                     {marksText(question, questions)}
                     {question.is_container ? "" : ` · ${areas} area${areas === 1 ? "" : "s"}`}

@@ -17,7 +17,18 @@ import {
   type EditorQuestion,
   NAME_BOX_ID,
   type Rect,
+  acceptAll,
+  acceptItem,
   addArea,
+  afterSave,
+  applyProposal,
+  comparableDocument,
+  discardProposed,
+  dismissWarnings,
+  isProposed,
+  nextProposed,
+  proposedReadyMessage,
+  proposedStops,
   addPart,
   addQuestion,
   addTickBox,
@@ -47,6 +58,7 @@ import { type EditorDraft, describeChanges, loadEditorDraft, storeEditorDraft, v
 import { type ServerTemplate, documentFromServer } from "./from-server";
 import { PageOverlay } from "./PageOverlay";
 import { PaperView } from "./PaperView";
+import { ProposalPanel } from "./ProposalPanel";
 import { QuestionInspector } from "./QuestionInspector";
 import { QuestionTree } from "./QuestionTree";
 import type { SaveState } from "./SaveStatus";
@@ -101,6 +113,12 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
   /** "Draw a box" is on for this area: the next box drawn is one of its tick boxes. */
   const [drawingTickBoxIn, setDrawingTickBoxIn] = useState<string | null>(null);
   const [findProblem, setFindProblem] = useState<string | null>(null);
+  /** Why the paper could not be read (the proposal), as a sentence; and Ready refused while items are proposed. */
+  const [proposalProblem, setProposalProblem] = useState<string | null>(null);
+  const [readyRefused, setReadyRefused] = useState<string | null>(null);
+  const proposalAsked = useRef(false);
+  const latest = useRef(doc);
+  latest.current = doc;
   const sent = useRef<EditorDocument | null>(null);
   // Unsaved work from an earlier visit (a reload, a crash, leaving anyway) is offered once. The
   // workspace renders in the browser only (the template is fetched there), so storage can be read here.
@@ -109,7 +127,8 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     readOnly ? null : loadEditorDraft(userId, templateId, versionOf(initial.updated_at), documentFromServer(initial)),
   );
 
-  const dirty = useMemo(() => JSON.stringify(doc) !== JSON.stringify(saved), [doc, saved]);
+  const dirty = useMemo(() => JSON.stringify(comparableDocument(doc)) !== JSON.stringify(comparableDocument(saved)), [doc, saved]);
+  const stops = useMemo(() => proposedStops(doc), [doc]);
   const labels = useMemo(() => new Map(doc.questions.map((q) => [q.id, q.label])), [doc.questions]);
   const areaCounts = useMemo(() => {
     const counts = new Map<string, number>();
@@ -127,6 +146,70 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
   const save = useMutation(trpc.exam.templates.save.mutationOptions());
   const editScheme = useMutation(trpc.exam.questions.editMarkScheme.mutationOptions());
   const findBoxes = useMutation(trpc.exam.templates.findTickBoxes.mutationOptions());
+  const propose = useMutation(trpc.exam.templates.propose.mutationOptions());
+
+  /** The item the accept key applies to: the name box when it is selected, else the selected question. */
+  const selectedItem = selectedAreaId === NAME_BOX_ID ? NAME_BOX_ID : selectedQuestionId;
+
+  /** Selects a proposed item (a question, or the name box) and brings its area into view on the paper. */
+  function selectItem(id: string | null, inDoc: EditorDocument = doc) {
+    if (id === null) return;
+    if (id === NAME_BOX_ID) {
+      setSelectedQuestionId(null);
+      setSelectedAreaId(NAME_BOX_ID);
+    } else {
+      setSelectedQuestionId(id);
+      setSelectedAreaId(null);
+    }
+    const areaId = id === NAME_BOX_ID ? NAME_BOX_ID : inDoc.areas.find((area) => area.question_id === id)?.id;
+    if (areaId) window.requestAnimationFrame(() => document.querySelector(`[data-area-id="${areaId}"]`)?.scrollIntoView({ block: "center", behavior: "smooth" }));
+  }
+
+  /** "Read the paper": the proposal drawn over it, replacing only what is still proposed; the first item to check selected. */
+  async function readPaper() {
+    setProposalProblem(null);
+    try {
+      const proposal = await propose.mutateAsync({ template_id: templateId });
+      const next = applyProposal(latest.current, proposal);
+      setDoc(next);
+      const count = proposedStops(next).length;
+      setAnnouncement(count ? `${count} item${count === 1 ? "" : "s"} read from the paper, to check and accept.` : "Nothing new was read from the paper.");
+      if (!count && proposal.questions.length === 0) setProposalProblem("No questions could be read from this paper: draw its answer areas on the paper.");
+      selectItem(nextProposed(next, null), next);
+    } catch (error) {
+      setProposalProblem(`The paper could not be read: ${errorMessage(error).replace(/\.$/, "")}. Draw its answer areas on the paper instead.`);
+    }
+  }
+
+  /** A fresh upload (the paper, no questions yet) opens with the paper read; an earlier visit's draft on offer comes first. */
+  useEffect(() => {
+    if (readOnly || proposalAsked.current || offeredDraft || !initial.source_file_id || initial.status !== "draft") return;
+    if (initial.questions.length > 0 || doc.questions.length > 0) return;
+    proposalAsked.current = true;
+    // After this render: the reading's state changes come from its reply, not from the effect.
+    window.setTimeout(() => void readPaper(), 0);
+  });
+
+  /** Shift+A, or "Accept all". */
+  function acceptEverything() {
+    if (readOnly) return;
+    setDoc((current) => acceptAll(current));
+    setReadyRefused(null);
+    setAnnouncement("Everything read from the paper is accepted.");
+  }
+
+  /** The accept key (A): the selected proposed item is the teacher's, and the next one to check is selected. */
+  function acceptSelected() {
+    if (readOnly) return;
+    if (!selectedItem || !isProposed(doc, selectedItem)) return selectItem(nextProposed(doc, selectedItem));
+    const next = acceptItem(doc, selectedItem);
+    setDoc(next);
+    setReadyRefused(null);
+    const left = proposedStops(next).length;
+    const name = selectedItem === NAME_BOX_ID ? "Name box" : `Question ${labels.get(selectedItem) ?? ""}`;
+    setAnnouncement(`${name} accepted. ${left === 0 ? "Everything read from the paper is accepted." : `${left} still proposed.`}`);
+    selectItem(nextProposed(next, selectedItem), next);
+  }
 
   /** "Find boxes": the boxes printed in the area on the paper replace the ones it had (nothing is saved until Save). */
   async function findTickBoxes(area: EditorArea) {
@@ -147,7 +230,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
       setSaved(fresh);
       setSavedVersion(versionOf(result.updated_at));
       // Nothing edited while saving: take the server's normalised copy.
-      setDoc((current) => (current === sent.current ? fresh : current));
+      setDoc((current) => (current === sent.current ? afterSave(fresh, current) : current));
       setSaveError(null);
       setConflict(null);
       void queryClient.invalidateQueries({ queryKey: trpc.exam.templates.list.queryKey() });
@@ -162,8 +245,13 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     const typo = firstMaxMarksError(doc) ?? readyProblem(doc);
     if (typo) {
       // Nothing is sent while a field holds what cannot be saved (or Ready lacks a maximum): the teacher is taken to it.
-      setSaveError(`${typo.message} ${doc.status === "ready" && typo.question.max_marks === null ? "Type it, or keep the template as a Draft, then save." : "Correct it, then save."}`);
-      setSelectedQuestionId(typo.question.id);
+      const proposedLeft = doc.status === "ready" && stops.length > 0;
+      setSaveError(
+        proposedLeft
+          ? `${typo.message} Or keep the template as a Draft, then save.`
+          : `${typo.message} ${doc.status === "ready" && typo.question?.max_marks === null ? "Type it, or keep the template as a Draft, then save." : "Correct it, then save."}`,
+      );
+      if (typo.question) setSelectedQuestionId(typo.question.id);
       return;
     }
     sent.current = doc;
@@ -183,7 +271,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
         setSaveError(`${errorMessage(error)} Your changes are still here: try saving again.`);
       }
     }
-  }, [accept, doc, queryClient, readOnly, save, saved, templateId, trpc]);
+  }, [accept, doc, queryClient, readOnly, save, saved, stops.length, templateId, trpc]);
 
   /** The 409 way out: template details and mark-scheme edits, which delete nothing. */
   async function saveWhatIsStillPossible() {
@@ -227,6 +315,12 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
       if (!typing && !readOnly && event.key === "Escape" && selectedQuestionId && !target?.closest("dialog, [role=dialog]")) {
         // Esc: back to drawing a new question per box.
         drawFor(null);
+        return;
+      }
+      if (!typing && !readOnly && (event.key === "a" || event.key === "A") && !event.ctrlKey && !event.metaKey && !event.altKey && stops.length > 0 && !target?.closest("dialog, [role=dialog]")) {
+        event.preventDefault();
+        if (event.shiftKey) acceptEverything();
+        else acceptSelected();
         return;
       }
       if (!typing && !readOnly && selectedAreaId && (event.key === "Delete" || event.key === "Backspace") && !target?.closest(".area")) {
@@ -308,7 +402,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     }
     if (drawingNameBox) {
       const replaced = Boolean(doc.name_box);
-      setDoc({ ...doc, name_box: { page, ...rect } });
+      setDoc(acceptItem({ ...doc, name_box: { page, ...rect } }, NAME_BOX_ID));
       setDrawingNameBox(false);
       setSelectedAreaId(NAME_BOX_ID);
       setAnnouncement(`Name box ${replaced ? "moved to" : "drawn on"} page ${page}.`);
@@ -330,7 +424,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
     if (readOnly) return;
     const tick = parseTickBoxId(id);
     if (tick) setDoc((current) => moveTickBox(current, tick.areaId, tick.index, rect));
-    else if (id === NAME_BOX_ID) setDoc((current) => (current.name_box ? { ...current, name_box: { ...current.name_box, ...rect } } : current));
+    else if (id === NAME_BOX_ID) setDoc((current) => (current.name_box ? acceptItem({ ...current, name_box: { ...current.name_box, ...rect } }, NAME_BOX_ID) : current));
     else setDoc((current) => updateArea(current, id, rect));
   }
 
@@ -345,7 +439,7 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
       return;
     }
     if (id === NAME_BOX_ID) {
-      setDoc((current) => ({ ...current, name_box: null }));
+      setDoc((current) => acceptItem({ ...current, name_box: null }, NAME_BOX_ID));
       setSelectedAreaId(null);
       setAnnouncement("Name box removed.");
       return;
@@ -408,7 +502,15 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
         readOnly={readOnly}
         dirty={dirty}
         saveState={saveState}
-        onChange={(patch) => setDoc((current) => ({ ...current, ...patch }))}
+        onChange={(patch) => {
+          // Ready waits for every item read from the paper to be accepted (or deleted): a guess never reaches marking.
+          if (patch.status === "ready" && stops.length > 0) {
+            setReadyRefused(proposedReadyMessage(stops.length));
+            return;
+          }
+          setReadyRefused(null);
+          setDoc((current) => ({ ...current, ...patch }));
+        }}
         onSave={() => void saveNow()}
       />
       {saveError ? (
@@ -431,6 +533,11 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
           ) : (
             <p>{saveError}</p>
           )}
+        </Status>
+      ) : null}
+      {readyRefused ? (
+        <Status tone="warning" title="The template cannot be Ready yet">
+          <p>{readyRefused}</p>
         </Status>
       ) : null}
       {offeredDraft ? (
@@ -536,11 +643,34 @@ function Workspace({ templateId, userId, initial, readOnly }: { templateId: stri
               onDeleteArea={(id) => !readOnly && removeArea(id)}
               touchDraw={touchDraw && !readOnly}
               drawOverAreas={drawingTickBoxIn !== null}
+              proposed={doc.proposed}
             />
           )}
         />
         <aside className="editor__side" aria-label="Questions and areas">
+          <ProposalPanel
+            reading={propose.isPending}
+            problem={proposalProblem}
+            count={stops.length}
+            toCheck={stops.filter((stop) => stop.confidence === "check").length}
+            selectedProposed={selectedItem !== null && isProposed(doc, selectedItem)}
+            warnings={doc.warnings ?? []}
+            readOnly={readOnly}
+            canReadAgain={Boolean(initial.source_file_id) && doc.status === "draft" && (stops.length > 0 || (doc.warnings?.length ?? 0) > 0 || proposalProblem !== null)}
+            onAccept={acceptSelected}
+            onAcceptAll={acceptEverything}
+            onDiscard={() => {
+              setDoc((current) => discardProposed(current));
+              setSelectedQuestionId(null);
+              setSelectedAreaId(null);
+              setAnnouncement("What was read from the paper is discarded.");
+            }}
+            onReadAgain={() => void readPaper()}
+            onWarning={(warning) => selectItem(warning.question_id)}
+            onDismissWarnings={() => setDoc((current) => dismissWarnings(current))}
+          />
           <QuestionTree
+            proposed={doc.proposed}
             questions={doc.questions}
             areaCounts={areaCounts}
             selectedId={selectedQuestionId}

@@ -57,6 +57,14 @@ export interface EditorDocument {
   boundaries: EditorBoundary[];
   /** Where students write their name; null when not drawn. */
   name_box: NameBox | null;
+  /**
+   * Items read from the paper and not yet accepted (question ids, and NAME_BOX_ID), with how sure the
+   * reading is. Kept in this browser's draft with the rest of the document and never saved: the save
+   * leaves them out, so a guess the teacher has not accepted never reaches marking.
+   */
+  proposed?: Record<string, Confidence>;
+  /** The reading's sentences ("Question 5: no marks found"), shown until their question is edited or deleted, or they are dismissed. */
+  warnings?: ProposalWarning[];
 }
 
 export interface Rect {
@@ -187,7 +195,9 @@ export function addPart(doc: EditorDocument, parentId: string): { doc: EditorDoc
 /** A change to one question; a new label is followed by the parts that carried the old one (followParent). */
 export function updateQuestion(doc: EditorDocument, id: string, patch: Partial<EditorQuestion>): EditorDocument {
   const questions = doc.questions.map((q) => (q.id === id ? { ...q, ...patch } : q));
-  return { ...doc, questions: patch.label === undefined ? questions : followParent(doc.questions, questions, id) };
+  // Editing a proposed question is accepting it, and answers what the reading said of it ("no marks found").
+  const edited = acceptItem({ ...doc, questions: patch.label === undefined ? questions : followParent(doc.questions, questions, id) }, id);
+  return edited.warnings?.some((w) => w.question_id === id) ? { ...edited, warnings: edited.warnings.filter((w) => w.question_id !== id) } : edited;
 }
 
 function descendantIds(questions: EditorQuestion[], id: string): Set<string> {
@@ -214,6 +224,8 @@ export function deleteQuestion(doc: EditorDocument, id: string): EditorDocument 
     questions: parentId ? followParent(doc.questions, kept, parentId) : kept,
     areas: doc.areas.filter((a) => !gone.has(a.question_id)),
     boundaries: doc.boundaries.filter((b) => !gone.has(b.question_id)),
+    ...(doc.proposed && { proposed: Object.fromEntries(Object.entries(doc.proposed).filter(([item]) => !gone.has(item))) }),
+    ...(doc.warnings && { warnings: doc.warnings.filter((w) => w.question_id === null || !gone.has(w.question_id)) }),
   };
 }
 
@@ -244,7 +256,10 @@ export function addArea(doc: EditorDocument, area: EditorArea): EditorDocument {
 }
 
 export function updateArea(doc: EditorDocument, id: string, patch: Partial<EditorArea>): EditorDocument {
-  return { ...doc, areas: doc.areas.map((a) => (a.id === id ? { ...a, ...patch } : a)) };
+  const area = doc.areas.find((a) => a.id === id);
+  // Moving or resizing a proposed question's area is accepting the question.
+  const next = { ...doc, areas: doc.areas.map((a) => (a.id === id ? { ...a, ...patch } : a)) };
+  return area ? acceptItem(next, area.question_id) : next;
 }
 
 export function deleteArea(doc: EditorDocument, id: string): EditorDocument {
@@ -320,8 +335,10 @@ export function firstMaxMarksError(doc: EditorDocument): { question: EditorQuest
 }
 
 /** The first part without maximum marks while the template is to be Ready, with what to tell the teacher (the server's rule). */
-export function readyProblem(doc: EditorDocument): { question: EditorQuestion; message: string } | null {
+export function readyProblem(doc: EditorDocument): { question: EditorQuestion | null; message: string } | null {
   if (doc.status !== "ready") return null;
+  const stops = proposedStops(doc);
+  if (stops.length > 0) return { question: doc.questions.find((q) => q.id === stops[0]!.id) ?? null, message: proposedReadyMessage(stops.length) };
   const question = partWithoutMaxMarks(doc.questions);
   if (question) return { question, message: `${readyWithoutMaxMarks(question.label)}.` };
   const unanswered = multipleChoiceWithoutAnswer(doc.questions);
@@ -330,20 +347,23 @@ export function readyProblem(doc: EditorDocument): { question: EditorQuestion; m
 
 /** The body of exam.templates.save: template fields plus the full canvas. A question with parts is worth their total. */
 export function saveBody(doc: EditorDocument) {
+  // What is still proposed is not the teacher's yet: it stays in the editor (and its draft), never on the server.
+  const proposed = proposedOf(doc);
+  const questions = doc.questions.filter((q) => !(q.id in proposed));
   return {
     title: doc.title,
     subject: doc.subject,
     status: doc.status,
     ...(doc.page_count !== null && { page_count: doc.page_count }),
-    questions: doc.questions.map(({ max_marks_input: _typed, ...q }, order) => ({
+    questions: questions.map(({ max_marks_input: _typed, ...q }, order) => ({
       ...q,
-      max_marks: q.is_container ? partsTotal(doc.questions, q.id) : q.max_marks,
+      max_marks: q.is_container ? partsTotal(questions, q.id) : q.max_marks,
       order,
     })),
-    response_areas: doc.areas.map((area) => ({ ...area, tick_boxes: area.tick_boxes ?? null })),
-    boundaries: doc.boundaries,
-    // A draft kept from before the name box existed has none: the saved one is left as it is.
-    ...(doc.name_box !== undefined && { name_box: doc.name_box }),
+    response_areas: doc.areas.filter((area) => !(area.question_id in proposed)).map((area) => ({ ...area, tick_boxes: area.tick_boxes ?? null })),
+    boundaries: doc.boundaries.filter((b) => !(b.question_id in proposed)),
+    // A draft kept from before the name box existed has none: the saved one is left as it is (and so while it is proposed).
+    ...(doc.name_box !== undefined && !(NAME_BOX_ID in proposed) && { name_box: doc.name_box }),
   };
 }
 
@@ -441,7 +461,7 @@ function withBoxes(doc: EditorDocument, areaId: string, change: (boxes: TickBox[
   const area = doc.areas.find((a) => a.id === areaId);
   if (!area) return doc;
   const next = { ...doc, areas: doc.areas.map((a) => (a.id === areaId ? { ...a, tick_boxes: change(a.tick_boxes ?? []) } : a)) };
-  return keepCorrect(next, area.question_id, rename);
+  return acceptItem(keepCorrect(next, area.question_id, rename), area.question_id);
 }
 
 /** The boxes found in an area replace the ones it had. */
@@ -519,4 +539,155 @@ export function chooseCorrect(scheme: MarkScheme | null, label: string, right: b
 export function allowMultiple(scheme: MarkScheme | null, allow: boolean): MarkScheme {
   const { correct } = multipleChoiceScheme(scheme);
   return { ...(scheme ?? {}), type: MULTIPLE_CHOICE, correct: allow ? correct : correct.slice(0, 1), allow_multiple: allow };
+}
+
+// ── A proposal read from the paper (issue 37, item 2): items proposed until the teacher accepts them ──────
+
+export type Confidence = "sure" | "check";
+
+/** A sentence about the proposal, and the question it is about (selected when the sentence is clicked). */
+export interface ProposalWarning {
+  message: string;
+  question_id: string | null;
+}
+
+/** What exam.templates.propose answers, as the editor takes it. */
+export interface Proposal {
+  questions: Omit<EditorQuestion, "max_marks_input">[];
+  response_areas: EditorArea[];
+  name_box: NameBox | null;
+  items: { question_id: string; confidence: Confidence }[];
+  name_box_confidence: Confidence | null;
+  warnings: ProposalWarning[];
+}
+
+const proposedOf = (doc: EditorDocument) => doc.proposed ?? {};
+
+export const isProposed = (doc: EditorDocument, id: string) => id in proposedOf(doc);
+
+/**
+ * The proposal drawn into the document, replacing only what is still proposed: accepted questions (and
+ * their parts and areas) stay, and a proposed question whose label an accepted one already has is left
+ * out with its parts. An accepted name box stays. The warnings are the new reading's.
+ */
+export function applyProposal(doc: EditorDocument, proposal: Proposal): EditorDocument {
+  const wasProposed = proposedOf(doc);
+  const keptQuestions = doc.questions.filter((q) => !(q.id in wasProposed));
+  const taken = new Set(keptQuestions.map((q) => q.label));
+  const skipped = new Set<string>();
+  const added = proposal.questions.filter((q) => {
+    if (taken.has(q.label) || (q.parent_id !== null && skipped.has(q.parent_id))) {
+      skipped.add(q.id);
+      return false;
+    }
+    return true;
+  });
+  const addedIds = new Set(added.map((q) => q.id));
+  const proposed: Record<string, Confidence> = {};
+  for (const item of proposal.items) if (addedIds.has(item.question_id)) proposed[item.question_id] = item.confidence;
+  const nameBoxProposed = NAME_BOX_ID in wasProposed || !doc.name_box;
+  const name_box = nameBoxProposed ? proposal.name_box : doc.name_box;
+  if (nameBoxProposed && proposal.name_box) proposed[NAME_BOX_ID] = proposal.name_box_confidence ?? "check";
+  return {
+    ...doc,
+    questions: [...keptQuestions, ...added.map((q) => ({ ...q }))],
+    areas: [...doc.areas.filter((a) => !(a.question_id in wasProposed)), ...proposal.response_areas.filter((a) => addedIds.has(a.question_id))],
+    boundaries: doc.boundaries.filter((b) => !(b.question_id in wasProposed)),
+    name_box,
+    proposed,
+    warnings: proposal.warnings.filter((w) => w.question_id === null || addedIds.has(w.question_id)),
+  };
+}
+
+/** The items whose acceptance goes with `id`'s: itself, its parts (all of them) and the questions it is a part of (a part needs its question). */
+function acceptedWith(doc: EditorDocument, id: string): Set<string> {
+  if (id === NAME_BOX_ID) return new Set([id]);
+  const ids = descendantIds(doc.questions, id);
+  for (let parent = doc.questions.find((q) => q.id === id)?.parent_id ?? null; parent; parent = doc.questions.find((q) => q.id === parent)?.parent_id ?? null) ids.add(parent);
+  return ids;
+}
+
+/** The teacher accepts a proposed item (a question with its parts and areas, or the name box): it is theirs now, saved as any other. */
+export function acceptItem(doc: EditorDocument, id: string): EditorDocument {
+  if (!doc.proposed) return doc;
+  const gone = acceptedWith(doc, id);
+  if (![...gone].some((item) => item in doc.proposed!)) return doc;
+  return { ...doc, proposed: Object.fromEntries(Object.entries(doc.proposed).filter(([item]) => !gone.has(item))) };
+}
+
+/** "Accept all": every proposed item is the teacher's. The reading's sentences stay until their question is edited, or they are dismissed. */
+export function acceptAll(doc: EditorDocument): EditorDocument {
+  if (!doc.proposed) return doc;
+  return { ...doc, proposed: {} };
+}
+
+/** "Discard what was read": every item still proposed is removed (questions with their areas, a proposed name box), and the sentences. */
+export function discardProposed(doc: EditorDocument): EditorDocument {
+  const proposed = proposedOf(doc);
+  const gone = new Set(Object.keys(proposed));
+  return {
+    ...doc,
+    questions: doc.questions.filter((q) => !gone.has(q.id)),
+    areas: doc.areas.filter((a) => !gone.has(a.question_id)),
+    boundaries: doc.boundaries.filter((b) => !gone.has(b.question_id)),
+    name_box: NAME_BOX_ID in proposed ? null : doc.name_box,
+    proposed: {},
+    warnings: [],
+  };
+}
+
+export function dismissWarnings(doc: EditorDocument): EditorDocument {
+  return { ...doc, warnings: [] };
+}
+
+/**
+ * The proposed items the teacher steps through, in paper order: the name box first (it is on the cover),
+ * then each question's parts. A question with parts is accepted with any of them, so it is a stop only
+ * when none of its parts is still proposed.
+ */
+export function proposedStops(doc: EditorDocument): { id: string; confidence: Confidence }[] {
+  const proposed = proposedOf(doc);
+  const stops: { id: string; confidence: Confidence }[] = [];
+  if (proposed[NAME_BOX_ID] && doc.name_box) stops.push({ id: NAME_BOX_ID, confidence: proposed[NAME_BOX_ID] });
+  for (const question of doc.questions) {
+    const confidence = proposed[question.id];
+    if (!confidence) continue;
+    if (question.is_container && childrenOf(doc.questions, question.id).some((part) => part.id in proposed)) continue;
+    stops.push({ id: question.id, confidence });
+  }
+  return stops;
+}
+
+/** How many items are still proposed (what Ready waits for). */
+export const proposedCount = (doc: EditorDocument) => proposedStops(doc).length;
+
+/**
+ * The item to look at after `fromId` (the one just accepted, or selected): the next one to "check" in
+ * paper order (round to the start), else the next proposed one; null when nothing is proposed.
+ */
+export function nextProposed(doc: EditorDocument, fromId: string | null): string | null {
+  const stops = proposedStops(doc);
+  if (stops.length === 0) return null;
+  const order = [NAME_BOX_ID, ...doc.questions.map((q) => q.id)];
+  const position = fromId === null ? -1 : order.indexOf(fromId);
+  const after = (stop: { id: string }) => order.indexOf(stop.id) > position;
+  const rotated = [...stops.filter(after), ...stops.filter((stop) => !after(stop))];
+  return (rotated.find((stop) => stop.confidence === "check") ?? rotated[0]!).id;
+}
+
+/** The sentence that refuses Ready while items are proposed. */
+export function proposedReadyMessage(count: number): string {
+  return `${count === 1 ? "1 item read from the paper is" : `${count} items read from the paper are`} still proposed: accept ${count === 1 ? "it" : "them"} (select and press A, or Shift+A for all) or delete ${count === 1 ? "it" : "them"} before setting Ready.`;
+}
+
+/** The document as "unsaved changes" compares it: the reading's sentences and an empty proposed set are no change. */
+export function comparableDocument(doc: EditorDocument): Omit<EditorDocument, "warnings"> {
+  const { warnings: _warnings, proposed, ...rest } = doc;
+  return proposed && Object.keys(proposed).length > 0 ? { ...rest, proposed } : rest;
+}
+
+/** After a save, the server's copy, with what the editor keeps beside it: the items still proposed (never sent) and the reading's sentences. */
+export function afterSave(fresh: EditorDocument, sent: EditorDocument): EditorDocument {
+  if (proposedStops(sent).length > 0) return sent;
+  return sent.warnings?.length ? { ...fresh, warnings: sent.warnings } : fresh;
 }

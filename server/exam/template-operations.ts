@@ -16,6 +16,7 @@ import {
   templateOutput,
   templateWithCanvasOutput,
 } from "./templates";
+import { proposeFromPaper, proposeTemplateOutput } from "./template-proposal";
 import { findTemplateTickBoxes, findTickBoxesInput, findTickBoxesOutput } from "./tick-box-layout";
 
 /**
@@ -156,6 +157,33 @@ export const templateOperations = {
     transaction: "database",
     role: "signed-in",
     handler: ({ db, caller, input }) => retryTemplateGraphProjection(db, caller.id, input.template_id),
+  }),
+
+  /** "Read the paper": the template proposed from its own paper, for the editor to draw and the teacher to check (nothing stored). */
+  propose: defineOperation({
+    kind: "mutation",
+    input: templateIdInput,
+    output: proposeTemplateOutput,
+    // Reads the template as the caller (the owner's), then the paper from storage and its content in the imaging worker, after it.
+    transaction: "database",
+    role: "signed-in",
+    handler: ({ db, caller, input }) => proposeFromPaper(db, caller.id, input),
+    rest: {
+      method: "POST",
+      path: "/api/exam/templates/{template_id}/proposal",
+      operationId: "proposeTemplate",
+      tags,
+      summary:
+        "Read the template's paper and propose its questions, parts, maximum marks, answer areas, tick boxes and name box, each with how sure the reading is, and the warnings; nothing is stored (the owner's; a Ready or archived template is refused)",
+      reply: "The proposal as the canvas would hold it (new ids), with each question's confidence and the warnings as sentences",
+      errors: {
+        400: "The paper's PDF cannot be read, or is larger than a paper may be; detail says why",
+        403: "Not the owner",
+        404: notVisible,
+        409: "The template is Ready or archived, or has no paper PDF, or it is missing from storage",
+        502: "The paper could not be read from storage",
+      },
+    },
   }),
 
   /** "Find boxes": the tick boxes printed in a rectangle of the paper (nothing stored; the canvas save keeps them). */

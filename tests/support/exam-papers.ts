@@ -99,6 +99,8 @@ export interface PaperOptions {
   fault?: Fault["kind"];
   /** Least pages: more questions are added until the paper has at least this many. */
   minPages?: number;
+  /** false: no tick-box questions (their place taken by written ones); default: from the seed. */
+  ticks?: boolean;
 }
 
 export interface GeneratedPaper {
@@ -168,7 +170,8 @@ export async function examPaper(options: PaperOptions): Promise<GeneratedPaper> 
       answer,
       stem: answer === "ticks" ? pick(TICK_STEMS) : pick(STEMS),
     });
-    if (shape < 0.15) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, "ticks")], containers: new Map() };
+    const ticks = (): Leaf["answer"] => (options.ticks === false ? answerOf() : "ticks");
+    if (shape < 0.15) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, ticks())], containers: new Map() };
     if (shape < 0.45) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, answerOf())], containers: new Map() };
     const leaves: Leaf[] = [];
     const containers = new Map<string, string>();
@@ -179,7 +182,7 @@ export async function examPaper(options: PaperOptions): Promise<GeneratedPaper> 
         containers.set(`${number}(${letter})`, pick(STEMS));
         for (let sub = 0; sub < 2; sub++) leaves.push(leafOf(`${number}(${letter})(${ROMAN[sub]})`, `(${ROMAN[sub]})`, 2, answerOf()));
       } else {
-        leaves.push(leafOf(`${number}(${letter})`, `(${letter})`, 1, shape > 0.7 && part === 0 ? "ticks" : answerOf()));
+        leaves.push(leafOf(`${number}(${letter})`, `(${letter})`, 1, shape > 0.7 && part === 0 ? ticks() : answerOf()));
       }
     }
     return { number, stem: "The student investigated the reaction shown below.", leaves, containers };
