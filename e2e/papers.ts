@@ -39,6 +39,16 @@ export async function scriptPdf(pages: number, who: string): Promise<Buffer> {
 export async function drawArea(page: Page, pageNumber: number, from: [number, number], to: [number, number]) {
   const overlay = page.locator(`.page-overlay[data-page="${pageNumber}"]`);
   await overlay.scrollIntoViewIfNeeded();
+  // A page taller than the paper's pane: the band drawn over is brought to the pane's middle (scrolling
+  // the page into view alone may leave the band above or below what shows).
+  await overlay.evaluate((element, band) => {
+    let pane = element.parentElement;
+    while (pane && !(pane.scrollHeight > pane.clientHeight && getComputedStyle(pane).overflowY !== "visible")) pane = pane.parentElement;
+    if (!pane) return;
+    const rect = element.getBoundingClientRect();
+    const paneRect = pane.getBoundingClientRect();
+    pane.scrollTop += rect.top + rect.height * band - (paneRect.top + paneRect.height / 2);
+  }, (from[1] + to[1]) / 2);
   const box = (await overlay.boundingBox())!;
   await page.mouse.move(box.x + box.width * from[0], box.y + box.height * from[1]);
   await page.mouse.down();

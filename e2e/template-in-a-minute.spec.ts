@@ -4,6 +4,7 @@ import path from "node:path";
 import { type Locator, type Page, type TestInfo, expect, test } from "@playwright/test";
 import { generateDemoPaper } from "../server/exam/demo-paper";
 import { examPaper, iou } from "../tests/support/exam-papers";
+import { markScheme, partsOfPaper } from "../tests/support/mark-schemes";
 import { screenshot, signIn } from "./helpers";
 
 /**
@@ -11,7 +12,7 @@ import { screenshot, signIn } from "./helpers";
  * the teacher accepts the proposal with the keyboard, fixes what the reading could not find, and sets
  * Ready; the template read back through the API is the paper's truth. Every click and key press from
  * "New template" to Ready is counted (docs/benchmarks.md, "Interactions to a ready template").
- * The mark-scheme step of the issue's journey is another slice's: it slots in before "Ready" (see `toReady`).
+ * On the 6-page paper the teacher also pastes its mark scheme and accepts the rubric before Ready.
  */
 
 test.use({ viewport: { width: 1366, height: 768 } });
@@ -29,6 +30,7 @@ interface ServerTemplate {
   questions: ServerQuestion[];
   response_areas: { question_id: string; page: number; x: number; y: number; width: number; height: number }[];
   name_box: { page: number; x: number; y: number; width: number; height: number } | null;
+  rubric_items: { question_id: string; text: string; points: number; position: number }[];
 }
 
 /** The teacher's interactions, counted as they are made. */
@@ -130,10 +132,29 @@ test("a generated 6-page paper becomes a ready template by accepting its proposa
   await expect(page.getByRole("heading", { name: `Question ${missing.label}` })).toBeVisible();
   await act.fill(page.getByLabel("Max marks"), String(truthOf.get(missing.label)!.max_marks));
   await expect(warning).toBeHidden();
+  const withoutScheme = act.count + 2; // and Ready: Status, Save
+
+  // Its mark scheme, pasted: each part's rubric items proposed from its lines, all accepted with one key.
+  await act.click(page.getByRole("button", { name: "Save", exact: true }));
+  const schemeButton = page.getByRole("button", { name: "Mark scheme" });
+  await expect(schemeButton).toBeEnabled();
+  const scheme = markScheme(partsOfPaper(paper.truth.questions), 44, { layout: "table" });
+  await act.click(schemeButton);
+  const dialog = page.getByRole("dialog", { name: "Mark scheme" });
+  await act.fill(dialog.getByLabel("Mark scheme text"), scheme.text);
+  await act.click(dialog.getByRole("button", { name: "Read the mark scheme" }));
+  await expect(dialog.getByRole("listbox", { name: "Proposed rubric items by part" })).toBeFocused();
+  await act.press("a");
+  const items = Object.values(scheme.truth).reduce((sum, partItems) => sum + partItems.length, 0);
+  await act.click(dialog.getByRole("button", { name: `Add ${items} items to the rubric` }));
+  await expect(dialog.getByText("Added to the rubric")).toBeVisible();
+  await screenshot(page, testInfo, "template-mark-scheme-added");
+  await act.click(dialog.getByRole("button", { name: "Close" }));
 
   await toReady(page, act, templateId);
-  record(testInfo, "generated 6-page paper", act.count);
-  expect(act.count).toBeLessThan(10);
+  record(testInfo, "generated 6-page paper", withoutScheme);
+  record(testInfo, "generated 6-page paper with its mark scheme pasted", act.count);
+  expect(withoutScheme).toBeLessThan(10);
 
   // Read back: the generator's truth (labels, parents, marks; areas IoU ≥ 0.9; the name box).
   const saved = await read(page, templateId);
@@ -153,6 +174,10 @@ test("a generated 6-page paper becomes a ready template by accepting its proposa
   }
   expect(saved.name_box?.page).toBe(paper.truth.name_box!.page);
   expect(iou(saved.name_box!, paper.truth.name_box!)).toBeGreaterThanOrEqual(0.9);
+  // And each part's rubric is its mark scheme's items, in order.
+  const rubric: Record<string, { text: string; points: number }[]> = {};
+  for (const item of [...saved.rubric_items].sort((a, b) => a.position - b.position)) (rubric[labelOf.get(item.question_id)!] ??= []).push({ text: item.text, points: item.points });
+  expect(rubric).toEqual(scheme.truth);
 });
 
 test("a 4-page mock (nine questions, boxed answers, \"[3 marks]\" beside each): interactions to a ready template", async ({ page }, testInfo) => {

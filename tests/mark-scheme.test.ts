@@ -69,6 +69,14 @@ describeOnEachDatabase("a mark scheme into a template's rubric, and a template c
     });
     expect(twice).toMatchObject({ created: [], already_present: applied.created.length });
     expect((await rubricOf(template.id)).length).toBe(applied.created.length);
+
+    // A scheme that gives the same mark twice in a part: both are added (what the teacher accepted), once.
+    const same = { text: "B1 either reason", points: 1 };
+    const doubled = await owner.exam.rubric.applyScheme({ template_id: template.id, body: { parts: [{ question_id: canvas.ids.q2, items: [same, same] }] } });
+    expect(doubled).toMatchObject({ already_present: 0 });
+    expect(doubled.created).toHaveLength(2);
+    const doubledAgain = await owner.exam.rubric.applyScheme({ template_id: template.id, body: { parts: [{ question_id: canvas.ids.q2, items: [same, same] }] } });
+    expect(doubledAgain).toMatchObject({ created: [], already_present: 2 });
   });
 
   it("says every disagreement: items against the paper's marks, a question with parts given items, parts the scheme gives nothing", async () => {

@@ -103,9 +103,10 @@ export function EditorHeader({ templateId, doc, examCode, readOnly, dirty, saveS
       ) : null}
       {sync.isError ? <Status tone="error" title="The curriculum links were not updated">{errorMessage(sync.error)}</Status> : null}
       {readOnly ? null : <GraphProjectionNotice templateId={templateId} />}
-      <MarkSchemeDialog templateId={templateId} open={dialog === "scheme"} onClose={() => setDialog(null)} />
+      {/* Mounted while open only: each starts afresh, and their fields ("Mark scheme text") stay out of the editor's own. */}
+      {dialog === "scheme" ? <MarkSchemeDialog templateId={templateId} open onClose={() => setDialog(null)} /> : null}
       {/* The copy changes the saved questions: the editor opens again from them. */}
-      <CopyFromPaperDialog templateId={templateId} open={dialog === "copy"} onClose={() => setDialog(null)} onCopied={() => window.location.reload()} />
+      {dialog === "copy" ? <CopyFromPaperDialog templateId={templateId} open onClose={() => setDialog(null)} onCopied={() => window.location.reload()} /> : null}
     </header>
   );
 }

@@ -190,6 +190,8 @@ async function ownOpenTemplate(tx: Tx, callerId: string, templateId: string, ref
 /**
  * POST /api/exam/templates/{template_id}/mark-scheme/apply: the accepted items, all or nothing. Every
  * question must be the template's (404 otherwise); an item the question already has is not added again.
+ * Two like items within what is applied are both added: a scheme may give the same mark twice in a part
+ * ("B1 either reason"), and the teacher accepted every one they were shown.
  */
 export async function applySchemeItems(tx: Tx, callerId: string, input: z.input<typeof applySchemeInput>): Promise<z.output<typeof applySchemeOutput>> {
   const { template_id: templateId, body } = applySchemeInput.parse(input);
@@ -206,7 +208,6 @@ export async function applySchemeItems(tx: Tx, callerId: string, input: z.input<
         alreadyPresent++;
         continue;
       }
-      present.add(itemKey(item));
       created.push(await createRubricItem(tx, callerId, { question_id: part.question_id, body: { text: item.text, points: item.points } }));
     }
   }
