@@ -180,10 +180,12 @@ test("a generated 6-page paper becomes a ready template by accepting its proposa
   expect(rubric).toEqual(scheme.truth);
 });
 
-test("a 4-page mock (nine questions, boxed answers, \"[3 marks]\" beside each): interactions to a ready template", async ({ page }, testInfo) => {
+test("the issue's mock (nine questions, parts 3(a) and 3(b), boxed answers, \"[n marks]\" beside each): interactions to a ready template", async ({ page }, testInfo) => {
   test.setTimeout(180_000);
-  // The generator's nearest to the issue's mock: nine questions, ruled boxes, marks as "[n marks]", a cover; its parts are the seed's.
-  const paper = await examPaper({ seed: 9, layout: "boxed", marksStyle: "brackets-marks", questions: 9, cover: true, faults: false, questionTotals: false, ticks: false });
+  // The issue's mock: nine questions, 3(a) and 3(b) its only parts, boxed answers, marks as "[n marks]", a cover.
+  const partsOf = Object.fromEntries(Array.from({ length: 9 }, (_, index) => [index + 1, index + 1 === 3 ? 2 : 0]));
+  const paper = await examPaper({ seed: 9, layout: "boxed", marksStyle: "brackets-marks", questions: 9, partsOf, cover: true, faults: false, questionTotals: false, ticks: false });
+  expect(paper.truth.questions.map((q) => q.label)).toEqual(["1", "2", "3", "3(a)", "3(b)", "4", "5", "6", "7", "8", "9"]);
   await signIn(page);
   const act = new Interactions(page);
   const templateId = await uploadPaper(page, act, paper.bytes, "mock-paper.pdf");

@@ -101,6 +101,8 @@ export interface PaperOptions {
   minPages?: number;
   /** false: no tick-box questions (their place taken by written ones); default: from the seed. */
   ticks?: boolean;
+  /** A question's shape by its number: 0 a written question on its own, n its parts (a), (b) … written; others from the seed. */
+  partsOf?: Record<number, number>;
 }
 
 export interface GeneratedPaper {
@@ -171,6 +173,12 @@ export async function examPaper(options: PaperOptions): Promise<GeneratedPaper> 
       stem: answer === "ticks" ? pick(TICK_STEMS) : pick(STEMS),
     });
     const ticks = (): Leaf["answer"] => (options.ticks === false ? answerOf() : "ticks");
+    const asked = options.partsOf?.[number];
+    if (asked === 0) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, answerOf())], containers: new Map() };
+    if (asked !== undefined) {
+      const asAsked = Array.from({ length: asked }, (_, part) => leafOf(`${number}(${"abcdefgh"[part]})`, `(${"abcdefgh"[part]})`, 1, answerOf()));
+      return { number, stem: "The student investigated the reaction shown below.", leaves: asAsked, containers: new Map() };
+    }
     if (shape < 0.15) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, ticks())], containers: new Map() };
     if (shape < 0.45) return { number, stem: null, leaves: [leafOf(`${number}`, `${number}`, 0, answerOf())], containers: new Map() };
     const leaves: Leaf[] = [];
