@@ -53,6 +53,12 @@ export function PersonalAccessTokens({ origin }: { origin: string }) {
       onSuccess: (token) => {
         setCreated(token);
         setRevokedName(null);
+        // Listed at once, the refetch confirming it: a list read a moment before the token existed never hides it.
+        queryClient.setQueryData(trpc.tokens.list.queryKey(), (rows) =>
+          rows && !rows.some((row) => row.id === token.id)
+            ? [{ id: token.id, name: token.name, created_at: new Date(), expires_at: token.expires_at, revoked_at: null }, ...rows]
+            : rows,
+        );
         return invalidate();
       },
     }),
