@@ -273,8 +273,17 @@ export interface AreaPlacement {
   /** Template pixels → scan pixels for this area; null: not aligned (its outline was not found). */
   transform: Affine | null;
   score: number;
-  /** The scan around the area as matched: its darkness at template pixel (x, y) is view.patch's at (x + dx − region.left, y + dy − region.top), nothing outside it. */
+  /** The scan around the area as matched (its darkness at template pixel p is view.patch at p + (dx, dy)). */
   view: AreaView | null;
+}
+
+/** The darkness the scan has at template pixel (x, y) of a placed area; undefined outside what was seen. */
+export function darknessAt(view: AreaView, x: number, y: number): number | undefined {
+  const { region, darkness } = view.patch;
+  const px = x + view.dx - region.left;
+  const py = y + view.dy - region.top;
+  if (px < 0 || py < 0 || px >= region.width || py >= region.height) return undefined;
+  return darkness[py * region.width + px];
 }
 
 /**
@@ -282,53 +291,13 @@ export interface AreaPlacement {
  * against the scan (within SEARCH), and the area is placed at the best shift when its match has
  * MATCH_FLOOR contrast. A tick box is matched once more on its own outline (read-ticks.ts), a written
  * area piece by piece (blank-areas.ts): residual turn and scale across the page are taken up locally.
- * The top and bottom areas are searched over the whole of SEARCH; every other area first within NEAR
- * of the shift the areas placed so far predict for it (a similarity fitted to their shifts), and over
- * the whole of SEARCH only when its best there lies at the edge of that window or falls short of
- * MATCH_FLOOR: the same placement, for a fraction of the search. `near: false` searches every area
- * over the whole of SEARCH (what the near search is checked against).
  */
-export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[], { near: nearFirst = true }: { near?: boolean } = {}): AreaPlacement[] {
-  const regions = areas.map((area) => matchRegion(template, area));
-  const centres = regions.map((region) => ({ x: region.left + region.width / 2, y: region.top + region.height / 2 }));
-  const placements: AreaPlacement[] = new Array<AreaPlacement>(areas.length);
-  const placed: { from: Point[]; to: Point[] } = { from: [], to: [] };
-  for (const index of searchOrder(centres)) {
-    const region = regions[index]!;
-    const centre = centres[index]!;
-    // The scan seen around the area, as far as the whole search reaches (its paper level with it), once.
-    const patch = warp(scan, first, { left: region.left - SEARCH, top: region.top - SEARCH, width: region.width + 2 * SEARCH, height: region.height + 2 * SEARCH });
-    let near: Match | null = null;
-    if (nearFirst && placed.from.length >= 2) {
-      const predicted = apply(fitSimilarity(placed.from, placed.to), centre);
-      near = match(template, patch, region, SEARCH, { dx: Math.round(predicted.x - centre.x), dy: Math.round(predicted.y - centre.y) });
-    }
-    const found = near ?? match(template, patch, region, SEARCH);
-    if (found.score < MATCH_FLOOR) {
-      placements[index] = { transform: null, score: found.score, view: null };
-      continue;
-    }
-    placed.from.push(centre);
-    placed.to.push({ x: centre.x + found.dx, y: centre.y + found.dy });
-    placements[index] = { transform: compose(first, translation(found.dx, found.dy)), score: found.score, view: { patch: found.patch, dx: found.dx, dy: found.dy } };
-  }
-  return placements;
-}
-
-/** How far (template pixels) an area is searched for around the shift predicted for it. */
-const NEAR = 5;
-
-/** The order areas are searched in: the top one and the bottom one first (far apart, they predict the rest best), then the others as given. */
-function searchOrder(centres: Point[]): number[] {
-  if (centres.length < 3) return centres.map((_, index) => index);
-  let top = 0;
-  let bottom = 0;
-  centres.forEach((centre, index) => {
-    if (centre.y < centres[top]!.y) top = index;
-    if (centre.y > centres[bottom]!.y) bottom = index;
+export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[]): AreaPlacement[] {
+  return areas.map((area) => {
+    const found = match(template, scan, first, matchRegion(template, area), SEARCH);
+    if (found.score < MATCH_FLOOR) return { transform: null, score: found.score, view: null };
+    return { transform: compose(first, translation(found.dx, found.dy)), score: found.score, view: { patch: found.patch, dx: found.dx, dy: found.dy } };
   });
-  if (top === bottom) return centres.map((_, index) => index);
-  return [top, bottom, ...centres.map((_, index) => index).filter((index) => index !== top && index !== bottom)];
 }
 
 export function areaPixels(template: TemplatePage, area: AreaRect): PixelRect {
@@ -379,39 +348,21 @@ function templatePoints(template: TemplatePage, region: PixelRect) {
   return made;
 }
 
-interface Match {
-  dx: number;
-  dy: number;
-  score: number;
-  patch: ScanPatch;
-}
-
 /**
  * The shift (template pixels, within ±search) at which the scan's darkness best follows the template's
  * print in `region`: the mean darkness on the print's core minus the mean on clear paper, searched every
- * second pixel on a blurred copy, then every pixel around the best. With `around`, the search keeps to
- * the shifts within NEAR of it (the same grid, the same scores): null when the best there lies at the
- * window's edge (a better one may lie beyond it) or falls short of MATCH_FLOOR, and then the whole
- * search decides, on the same patch.
+ * second pixel on a blurred copy, then every pixel around the best.
  */
-function match(template: TemplatePage, patch: ScanPatch, region: PixelRect, search: number): Match;
-function match(template: TemplatePage, patch: ScanPatch, region: PixelRect, search: number, around: { dx: number; dy: number }): Match | null;
-function match(template: TemplatePage, patch: ScanPatch, region: PixelRect, search: number, around?: { dx: number; dy: number }): Match | null {
-  // `patch` is the scan over `region` widened by `search` on every side.
-  const wide = patch.region;
+function match(template: TemplatePage, scan: ScanPage, transform: Affine, region: PixelRect, search: number): { dx: number; dy: number; score: number; patch: ScanPatch } {
+  const wide = { left: region.left - search, top: region.top - search, width: region.width + 2 * search, height: region.height + 2 * search };
+  const patch = warp(scan, transform, wide);
   const points = templatePoints(template, region);
   if (points.core.length < 20 || points.clear.length < 20) return { dx: 0, dy: 0, score: 0, patch };
-  // The coarse grid's bounds (every second shift, as the whole search takes them) and the fine search's.
-  const low = (centre: number) => Math.max(-search, centre - NEAR);
-  const high = (centre: number) => Math.min(search, centre + NEAR);
-  const window = around ? { left: low(around.dx), right: high(around.dx), top: low(around.dy), bottom: high(around.dy) } : { left: -search, right: search, top: -search, bottom: search };
-  if (window.left > window.right || window.top > window.bottom) return null;
   // Region offsets → offsets into the wide patch (at no shift).
   const toWide = (local: number) => (Math.floor(local / region.width) + search) * wide.width + (local % region.width) + search;
   const core = points.core.map(toWide);
   const clear = points.clear.map(toWide);
-  // The blurred copy is read only where the coarse grid within the window reaches (all of it for the whole search).
-  const blurred = boxBlur(patch.darkness, wide.width, wide.height, { left: search + window.left - 1, top: search + window.top - 1, right: search + window.right + region.width + 1, bottom: search + window.bottom + region.height + 1 });
+  const blurred = boxBlur(patch.darkness, wide.width, wide.height);
   // `every`: the coarse search weighs every second point (the blurred copy is smooth enough for it).
   const score = (values: Float32Array, dx: number, dy: number, every: number) => {
     const offset = dy * wide.width + dx;
@@ -421,35 +372,27 @@ function match(template: TemplatePage, patch: ScanPatch, region: PixelRect, sear
     for (let i = 0; i < clear.length; i += every) light += values[clear[i]! + offset]!;
     return dark / Math.ceil(core.length / every) - light / Math.ceil(clear.length / every);
   };
-  // The whole search's grid: -search, -search + 2, …
-  const firstOnGrid = (from: number) => from + ((((from + search) % 2) + 2) % 2);
   let best = { dx: 0, dy: 0, score: -Infinity };
-  for (let dy = firstOnGrid(window.top); dy <= window.bottom; dy += 2)
-    for (let dx = firstOnGrid(window.left); dx <= window.right; dx += 2) {
+  for (let dy = -search; dy <= search; dy += 2)
+    for (let dx = -search; dx <= search; dx += 2) {
       const value = score(blurred, dx, dy, 2);
       if (value > best.score) best = { dx, dy, score: value };
     }
-  if (around) {
-    // At the window's edge (and not at the whole search's): a better shift may lie beyond it.
-    const atEdge = (value: number, from: number, to: number) => (value - 2 < from && from > -search) || (value + 2 > to && to < search);
-    if (best.score === -Infinity || atEdge(best.dx, window.left, window.right) || atEdge(best.dy, window.top, window.bottom)) return null;
-  }
-  const coarse = best;
+  const around = best;
   best = { dx: 0, dy: 0, score: -Infinity };
-  for (let dy = Math.max(-search, coarse.dy - 2); dy <= Math.min(search, coarse.dy + 2); dy++)
-    for (let dx = Math.max(-search, coarse.dx - 2); dx <= Math.min(search, coarse.dx + 2); dx++) {
+  for (let dy = Math.max(-search, around.dy - 2); dy <= Math.min(search, around.dy + 2); dy++)
+    for (let dx = Math.max(-search, around.dx - 2); dx <= Math.min(search, around.dx + 2); dx++) {
       const value = score(patch.darkness, dx, dy, 1);
       if (value > best.score) best = { dx, dy, score: value };
     }
-  if (around && best.score < MATCH_FLOOR) return null;
   return { ...best, patch };
 }
 
-/** A 3×3 box blur (edges kept), over `within` (patch pixels, clipped to the patch); elsewhere the values as they are. */
-function boxBlur(values: Float32Array, width: number, height: number, within: { left: number; top: number; right: number; bottom: number }): Float32Array {
+/** A 3×3 box blur (edges kept). */
+function boxBlur(values: Float32Array, width: number, height: number): Float32Array {
   const out = new Float32Array(values);
-  for (let y = Math.max(1, within.top); y < Math.min(height - 1, within.bottom + 1); y++)
-    for (let x = Math.max(1, within.left); x < Math.min(width - 1, within.right + 1); x++) {
+  for (let y = 1; y < height - 1; y++)
+    for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;
       out[i] =
         (values[i - width - 1]! + values[i - width]! + values[i - width + 1]! + values[i - 1]! + values[i]! + values[i + 1]! + values[i + width - 1]! + values[i + width]! + values[i + width + 1]!) / 9;

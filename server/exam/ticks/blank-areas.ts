@@ -1,4 +1,4 @@
-import { type AreaPlacement, type TemplatePage, WORK_DPI, areaPixels } from "./align";
+import { type AreaPlacement, type TemplatePage, WORK_DPI, areaPixels, darknessAt } from "./align";
 import type { AreaRect, BlankState, WrittenAreaReading, WrittenAreaToRead } from "./reading";
 
 /**
@@ -74,20 +74,13 @@ function solidInk(template: TemplatePage, view: NonNullable<AreaPlacement["view"
   const width = region.right - region.left;
   const height = region.bottom - region.top;
   const inked = new Uint8Array(width * height);
-  const patch = view.patch.region;
-  const { darkness } = view.patch;
-  for (let y = 0; y < height; y++) {
-    const ty = y + region.top;
-    // Template pixel (tx, ty) → the patch, as darknessAt places it (nothing seen there: no ink).
-    const py = ty + view.dy - patch.top;
-    if (py < 0 || py >= patch.height) continue;
+  for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
       const tx = x + region.left;
+      const ty = y + region.top;
       if (template.printedWide[ty * template.image.width + tx]) continue;
-      const px = tx + view.dx - patch.left;
-      if (px >= 0 && px < patch.width && darkness[py * patch.width + px]! >= INK) inked[y * width + x] = 1;
+      if ((darknessAt(view, tx, ty) ?? 0) >= INK) inked[y * width + x] = 1;
     }
-  }
   let solid = 0;
   for (let y = 1; y < height - 1; y++)
     for (let x = 1; x < width - 1; x++) {

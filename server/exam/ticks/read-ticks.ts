@@ -1,4 +1,4 @@
-import { type AreaPlacement, type AreaView, type TemplatePage, WORK_DPI } from "./align";
+import { type AreaPlacement, type AreaView, type TemplatePage, WORK_DPI, darknessAt } from "./align";
 import type { BoxReading, BoxState, TickAreaReading, TickAreaToRead, TickBoxLayout } from "./reading";
 
 /**
@@ -50,57 +50,26 @@ function readBox(template: TemplatePage, view: AreaView, box: TickBoxLayout): Bo
   const bottom = (box.y + box.height) * height;
   const shift = boxShift(template, view, { left, top, right, bottom });
   if (!shift) return { label: box.label, state: "uncertain", ink: 0, filled: false };
-  // The box's inside (its pixels off the print), as x, y pairs: the same on every page of the template.
-  const inside = insidePoints(template, box, { left, top, right, bottom });
-  const { region, darkness } = view.patch;
-  // Template pixel (x, y) → the patch: (x + offsetX, y + offsetY).
-  const offsetX = view.dx + shift.dx - region.left;
-  const offsetY = view.dy + shift.dy - region.top;
+  const cx = (left + right) / 2;
+  const cy = (top + bottom) / 2;
+  const rx = (right - left) / 2 - INSET;
+  const ry = (bottom - top) / 2 - INSET;
   let pixels = 0;
   let ink = 0;
-  for (let i = 0; i < inside.length; i += 2) {
-    const px = inside[i]! + offsetX;
-    const py = inside[i + 1]! + offsetY;
-    if (px < 0 || py < 0 || px >= region.width || py >= region.height) continue;
-    const value = (darkness[py * region.width + px]! - INK_FROM) / (FULL_INK - INK_FROM);
-    pixels++;
-    ink += value < 0 ? 0 : value > 1 ? 1 : value;
-  }
-  if (pixels < LEAST_INSIDE) return { label: box.label, state: "uncertain", ink: 0, filled: false };
-  const share = ink / pixels;
-  return { label: box.label, state: stateOf(share), ink: Math.round(share * 1000) / 1000, filled: share >= TICK_THRESHOLDS.filledFrom };
-}
-
-/** A box's inside (within INSET of its edge, an ellipse for a round box) less the template's printed pixels, as x, y pairs in reading order; kept per template. */
-const insidesKept = new WeakMap<TemplatePage, Map<string, Int32Array>>();
-
-function insidePoints(template: TemplatePage, box: Pick<TickBoxLayout, "shape">, edges: { left: number; top: number; right: number; bottom: number }): Int32Array {
-  let kept = insidesKept.get(template);
-  if (!kept) {
-    kept = new Map<string, Int32Array>();
-    insidesKept.set(template, kept);
-  }
-  const key = `${box.shape},${edges.left},${edges.top},${edges.right},${edges.bottom}`;
-  const found = kept.get(key);
-  if (found) return found;
-  const { width, height } = template.image;
-  const cx = (edges.left + edges.right) / 2;
-  const cy = (edges.top + edges.bottom) / 2;
-  const rx = (edges.right - edges.left) / 2 - INSET;
-  const ry = (edges.bottom - edges.top) / 2 - INSET;
-  const points: number[] = [];
   if (rx > 0 && ry > 0) {
     for (let y = Math.ceil(cy - ry); y <= Math.floor(cy + ry); y++)
       for (let x = Math.ceil(cx - rx); x <= Math.floor(cx + rx); x++) {
         if (box.shape === "round" && ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 > 1) continue;
         if (x < 0 || y < 0 || x >= width || y >= height || template.printed[y * width + x]) continue;
-        points.push(x, y);
+        const darkness = darknessAt(view, x + shift.dx, y + shift.dy);
+        if (darkness === undefined) continue;
+        pixels++;
+        ink += Math.max(0, Math.min(1, (darkness - INK_FROM) / (FULL_INK - INK_FROM)));
       }
   }
-  const made = Int32Array.from(points);
-  if (kept.size > 5000) kept.clear();
-  kept.set(key, made);
-  return made;
+  if (pixels < LEAST_INSIDE) return { label: box.label, state: "uncertain", ink: 0, filled: false };
+  const share = ink / pixels;
+  return { label: box.label, state: stateOf(share), ink: Math.round(share * 1000) / 1000, filled: share >= TICK_THRESHOLDS.filledFrom };
 }
 
 /** How far (template pixels) each box's own outline is looked for around where its area's match puts it, and the ring outside it that is paper. */
@@ -118,18 +87,13 @@ const BOX_FLOOR = 0.2;
 function boxShift(template: TemplatePage, view: AreaView, box: { left: number; top: number; right: number; bottom: number }): { dx: number; dy: number } | null {
   const { core, ring } = outlinePoints(template, box);
   if (core.length < 40 || ring.length < 40) return null;
-  const { region, darkness } = view.patch;
   const mean = (points: Int32Array, dx: number, dy: number) => {
-    // Template pixel (x, y) → the patch: (x + offsetX, y + offsetY), as darknessAt places it.
-    const offsetX = view.dx + dx - region.left;
-    const offsetY = view.dy + dy - region.top;
     let sum = 0;
     let count = 0;
     for (let i = 0; i < points.length; i += 2) {
-      const px = points[i]! + offsetX;
-      const py = points[i + 1]! + offsetY;
-      if (px < 0 || py < 0 || px >= region.width || py >= region.height) continue;
-      sum += darkness[py * region.width + px]!;
+      const value = darknessAt(view, points[i]! + dx, points[i + 1]! + dy);
+      if (value === undefined) continue;
+      sum += value;
       count++;
     }
     return count > points.length / 8 ? sum / count : 0;

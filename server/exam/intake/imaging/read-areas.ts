@@ -209,16 +209,7 @@ export interface OpenAreaLayout {
   pageSizes: PageSize[];
   keepClear: PageRect[];
   pages: Map<number, { tickAreas: TickAreaToRead[]; writtenAreas: WrittenAreaToRead[] }>;
-  /**
-   * The template pages rendered for this pile, kept while it is open (up to LAYOUT_TEMPLATES): a pile's
-   * pages come in any order, and a paper of more pages than the worker's own cache keeps (TEMPLATE_CACHE)
-   * would otherwise be drawn again page after page.
-   */
-  templates: Map<number, Promise<TemplatePage>>;
 }
-
-/** The most template pages an open pile keeps rendered (~3 MB each); beyond, the worker's cache serves. */
-const LAYOUT_TEMPLATES = 24;
 
 /** The most places a print keeps clear (every area of a long paper and its name box). */
 const MAX_KEEP_CLEAR = 5000;
@@ -243,7 +234,7 @@ export async function openAreaLayout(layout: PileAreaLayout): Promise<OpenAreaLa
     checkAreaLists(entry.tickAreas, entry.writtenAreas);
     if (entry.tickAreas.length + entry.writtenAreas.length > 0) pages.set(entry.page, { tickAreas: entry.tickAreas, writtenAreas: entry.writtenAreas });
   }
-  return { batchCode: layout.batchCode, paper: layout.paper, pageSizes, keepClear: layout.keepClear, pages, templates: new Map() };
+  return { batchCode: layout.batchCode, paper: layout.paper, pageSizes, keepClear: layout.keepClear, pages };
 }
 
 /**
@@ -257,23 +248,11 @@ export async function readLaidOutAreas(layout: OpenAreaLayout, pixels: PagePixel
   const areas = layout.pages.get(decoded.page);
   if (!areas) return null;
   const { page, ...codeRect } = printedCodeRect(layout.pageSizes, layout.keepClear, decoded.page, code.code);
-  const template = await layoutTemplate(layout, page);
+  const template = await templateOf(layout.paper, page);
   // As readAreas decodes a page: at half from twice the reading's resolution (the code was read on the whole).
   const { pixels: read, corners } = pixels.dpi >= 2 * WORK_DPI ? await halved(pixels, code.corners ?? null) : { pixels, corners: code.corners ?? null };
   const reading = await readAreasOnPixels(read, template, { rotation: code.rotation, code: codeRect, corners, ...areas });
   return { page, reading };
-}
-
-/** A template page of the layout's paper, rendered once while its pile is open (a page that cannot be is not kept). */
-function layoutTemplate(layout: OpenAreaLayout, page: number): Promise<TemplatePage> {
-  const kept = layout.templates.get(page);
-  if (kept) return kept;
-  const made = templateOf(layout.paper, page);
-  if (layout.templates.size < LAYOUT_TEMPLATES) {
-    layout.templates.set(page, made);
-    made.catch(() => layout.templates.delete(page));
-  }
-  return made;
 }
 
 /** The page's pixels at half their resolution (libvips), and the code's corners where they fall on them. */
