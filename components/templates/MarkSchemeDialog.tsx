@@ -5,6 +5,7 @@ import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
+import { PdfFileField } from "@/components/ui/Field";
 import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/lib/trpc/errors";
 import "./mark-scheme.css";
@@ -127,19 +128,7 @@ export function MarkSchemeDialog({ templateId, open, onClose }: { templateId: st
               </label>
               <textarea id={`${titleId}-text`} value={text} disabled={busy || file !== null} onChange={(event) => setText(event.currentTarget.value)} spellCheck={false} />
             </div>
-            <div className="field">
-              <label className="field__label" htmlFor={`${titleId}-file`}>
-                Or its PDF
-              </label>
-              <input
-                id={`${titleId}-file`}
-                className="file-input"
-                type="file"
-                accept="application/pdf,.pdf"
-                disabled={busy}
-                onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)}
-              />
-            </div>
+            <PdfFileField id={`${titleId}-file`} label="Or its PDF" disabled={busy} onFile={setFile} />
             {readError ? <Status tone="error" title="The mark scheme was not read">{readError}</Status> : null}
           </>
         ) : (

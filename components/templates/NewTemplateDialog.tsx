@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
-import { SelectField, TextField } from "@/components/ui/Field";
+import { PdfFileField, SelectField, TextField } from "@/components/ui/Field";
 import { Modal } from "@/components/ui/Modal";
 import { Status } from "@/components/ui/Status";
 import { formatBytes } from "@/components/ui/upload";
@@ -124,27 +124,16 @@ export function NewTemplateDialog({ open, onClose }: { open: boolean; onClose: (
           </fieldset>
 
           {source === "upload" ? (
-            <div className="field">
-              <label className="field__label" htmlFor={`${titleId}-file`}>
-                Exam paper (PDF)
-              </label>
-              <input
-                id={`${titleId}-file`}
-                className="file-input"
-                type="file"
-                accept="application/pdf,.pdf"
-                disabled={busy}
-                aria-describedby={`${titleId}-file-hint`}
-                onChange={(event) => {
-                  const chosen = event.currentTarget.files?.[0] ?? null;
-                  setFile(chosen);
-                  if (chosen) setTitle((current) => current || titleFromFileName(chosen.name));
-                }}
-              />
-              <p className="field__hint" id={`${titleId}-file-hint`}>
-                {file ? `${file.name}, ${formatBytes(file.size)}` : "The question paper as a PDF, up to 50 MB."}
-              </p>
-            </div>
+            <PdfFileField
+              id={`${titleId}-file`}
+              label="Exam paper (PDF)"
+              disabled={busy}
+              hint={file ? `${file.name}, ${formatBytes(file.size)}` : "The question paper as a PDF, up to 50 MB."}
+              onFile={(chosen) => {
+                setFile(chosen);
+                if (chosen) setTitle((current) => current || titleFromFileName(chosen.name));
+              }}
+            />
           ) : (
             <SelectField
               label="Paper from the catalogue"

@@ -91,3 +91,28 @@ export function SelectField({ label, hint, error, fieldClassName, options, class
     </FieldFrame>
   );
 }
+
+/** A field choosing one PDF file: its label, the input (a chosen file or null to `onFile`), an optional hint under it. */
+export function PdfFileField({ id, label, hint, disabled, onFile }: { id: string; label: ReactNode; hint?: ReactNode; disabled?: boolean; onFile: (file: File | null) => void }) {
+  return (
+    <div className="field">
+      <label className="field__label" htmlFor={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        className="file-input"
+        type="file"
+        accept="application/pdf,.pdf"
+        disabled={disabled}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(event) => onFile(event.currentTarget.files?.[0] ?? null)}
+      />
+      {hint ? (
+        <p className="field__hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
