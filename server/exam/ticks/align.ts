@@ -216,8 +216,30 @@ interface ScanPatch {
   darkness: Float32Array;
 }
 
+/**
+ * Where the patches of one placeAreas call are kept: one buffer, taken again by the next call. A page's
+ * patches come to megabytes; allocated anew for every page they were the main cause of V8's full
+ * collections in a pile's reading (large typed arrays are external memory, which brings them on).
+ * Beyond ARENA_MOST a patch is allocated on its own, so a hostile layout leaves nothing large behind.
+ */
+const ARENA_MOST = 4 * 1024 * 1024;
+const patchArena = { buffer: new Float32Array(256 * 1024), used: 0 };
+
+function patchBuffer(length: number): Float32Array {
+  if (patchArena.used + length > patchArena.buffer.length) {
+    const wanted = Math.max(2 * patchArena.buffer.length, length);
+    if (wanted > ARENA_MOST) return new Float32Array(length);
+    // Patches already taken in this call keep the old buffer alive until they are read.
+    patchArena.buffer = new Float32Array(wanted);
+    patchArena.used = 0;
+  }
+  const patch = patchArena.buffer.subarray(patchArena.used, patchArena.used + length);
+  patchArena.used += length;
+  return patch;
+}
+
 function warp(scan: ScanPage, transform: Affine, region: PixelRect, givenPaper?: number): ScanPatch & { paper: number } {
-  const raw = new Float32Array(region.width * region.height);
+  const raw = patchBuffer(region.width * region.height);
   let at = 0;
   for (let y = region.top; y < region.top + region.height; y++) {
     // Along a row the map moves by (a, d) per pixel.
@@ -273,7 +295,7 @@ export interface AreaPlacement {
   /** Template pixels → scan pixels for this area; null: not aligned (its outline was not found). */
   transform: Affine | null;
   score: number;
-  /** The scan around the area as matched (its darkness at template pixel p is view.patch at p + (dx, dy)). */
+  /** The scan around the area as matched (its darkness at template pixel p is view.patch at p + (dx, dy)); read it before placeAreas is called again (its buffer is reused). */
   view: AreaView | null;
 }
 
@@ -293,6 +315,8 @@ export function darknessAt(view: AreaView, x: number, y: number): number | undef
  * area piece by piece (blank-areas.ts): residual turn and scale across the page are taken up locally.
  */
 export function placeAreas(template: TemplatePage, scan: ScanPage, first: Affine, areas: AreaRect[]): AreaPlacement[] {
+  // The views of the last call are done with: their caller read them before calling again (read-areas.ts, in one synchronous step).
+  patchArena.used = 0;
   return areas.map((area) => {
     const found = match(template, scan, first, matchRegion(template, area), SEARCH);
     if (found.score < MATCH_FLOOR) return { transform: null, score: found.score, view: null };
@@ -388,9 +412,14 @@ function match(template: TemplatePage, scan: ScanPage, transform: Affine, region
   return { ...best, patch };
 }
 
-/** A 3×3 box blur (edges kept). */
+/** The blurred copy match() searches on, reused: it lives only for one match. */
+let blurScratch = new Float32Array(0);
+
+/** A 3×3 box blur (edges kept), into blurScratch. */
 function boxBlur(values: Float32Array, width: number, height: number): Float32Array {
-  const out = new Float32Array(values);
+  if (blurScratch.length < values.length) blurScratch = new Float32Array(Math.min(ARENA_MOST, Math.max(values.length, 2 * blurScratch.length)));
+  const out = values.length <= blurScratch.length ? blurScratch.subarray(0, values.length) : new Float32Array(values.length);
+  out.set(values);
   for (let y = 1; y < height - 1; y++)
     for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;

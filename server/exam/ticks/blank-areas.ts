@@ -69,11 +69,15 @@ export function readWrittenArea(template: TemplatePage, area: WrittenAreaToRead,
   return { id: area.id, blank, ink: Math.round((solid / Math.max(1, pixels)) * 10000) / 10000 };
 }
 
+/** solidInk's map of inked pixels, reused (it lives for one call; a fresh one a piece was an allocation the collector had to follow). */
+let inkedScratch = new Uint8Array(0);
+
 /** The ink pixels of `region` (template pixels) beyond the print that have two ink neighbours or more. */
 function solidInk(template: TemplatePage, view: NonNullable<AreaPlacement["view"]>, region: { left: number; top: number; right: number; bottom: number }): number {
   const width = region.right - region.left;
   const height = region.bottom - region.top;
-  const inked = new Uint8Array(width * height);
+  if (inkedScratch.length < width * height) inkedScratch = new Uint8Array(width * height);
+  const inked = inkedScratch.subarray(0, width * height).fill(0);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
       const tx = x + region.left;
