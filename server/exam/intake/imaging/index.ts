@@ -151,6 +151,9 @@ export function imagingWorkerProcess(): ChildProcess | null {
   return shared?.process ?? null;
 }
 
+/** Pages of a pile asked of the worker before the caller takes them: each is a one-page PDF (~300 kB) waiting in the app. */
+const READ_AHEAD = 2;
+
 async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncGenerator<PageReading> {
   const worker = imagingWorker();
   options.signal?.throwIfAborted();
@@ -163,17 +166,23 @@ async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncG
     return reading;
   };
   try {
-    // One page read ahead: the worker reads the next page while the caller stores this one, so the two
-    // threads work side by side. The worker still does one page at a time (at most one page's pixels exist
-    // at once), and other requests (printing, a crop) slip in between pages.
+    // Pages read ahead: the worker reads the next pages while the caller stores this one, so the two
+    // processes work side by side, and a slow page on either side (one with areas to read, a slow
+    // commit) is taken up by the other. The worker still does one page at a time (at most one page's
+    // pixels exist at once), and other requests (printing, a crop) slip in between pages.
     const first = Math.max(1, options.fromPage ?? 1);
-    let ahead = first <= pageCount ? request(first) : null;
+    const ahead: Promise<PageReading>[] = [];
+    let requested = first - 1;
+    const requestAhead = () => {
+      while (ahead.length < READ_AHEAD && requested < pageCount) ahead.push(request(++requested));
+    };
     for (let pilePage = first; pilePage <= pageCount; pilePage++) {
       options.signal?.throwIfAborted();
       // The pile was open in a worker that has died since (while serving another request).
       if (!worker.alive(generation)) throw new AppError("unavailable", WORKER_DIED);
-      const current = ahead!;
-      ahead = pilePage < pageCount ? request(pilePage + 1) : null;
+      requestAhead();
+      const current = ahead.shift()!;
+      requestAhead();
       yield await current;
     }
   } finally {
