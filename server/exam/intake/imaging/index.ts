@@ -63,13 +63,25 @@ const OUT_OF_MEMORY =
   "This file needs more memory to read than one file may take: it may be damaged, or made to harm the server. Scan it again, or export the PDF again";
 
 /**
+ * Where the worker's old generation starts (MB). Its live heap is small (20–35 MB: an open pile's pdf-lib
+ * objects, pdf.js once a template page is drawn), and from V8's default start the limit stayed just
+ * above it: a full collection about every page of a pile (175 for 240 pages, 3 s of the worker's time,
+ * bench:intake). Started here, a pile's pages take a few full collections a slice. The heap's limit is
+ * unchanged (below).
+ */
+const INITIAL_OLD_SPACE_MB = 256;
+
+/**
  * The worker's JavaScript heap: a file that would need more ends the worker process, never the app.
  * A process, not a worker thread: at a worker thread's resourceLimits V8 may abort the whole process
  * ("Reached heap limit", seen in about half the runs of tests/intake-imaging-limits.test.ts). Pixels
  * live outside the heap (canvas, sharp, typed arrays): the caps of limits.ts bound those. The worker
  * runs plain node on the bundled entry: the app's own flags (tsx's loader) are not passed on.
  */
-const imagingWorkerArgs = () => [`--max-old-space-size=${env().IMAGING_WORKER_HEAP_MB}`, "--max-semi-space-size=32"];
+const imagingWorkerArgs = () => {
+  const heapMb = env().IMAGING_WORKER_HEAP_MB;
+  return [`--max-old-space-size=${heapMb}`, "--max-semi-space-size=32", `--initial-old-space-size=${Math.min(INITIAL_OLD_SPACE_MB, Math.floor(heapMb / 2))}`];
+};
 
 /** Whether a worker process's end was V8 giving up at its heap limit (it aborts: SIGABRT, or 134 from a shell). */
 const diedOfMemory = (code: number | null, signal: NodeJS.Signals | null) => signal === "SIGABRT" || code === 134;
