@@ -180,8 +180,8 @@ async function* readPile(pdf: Uint8Array, options: ReadPileOptions = {}): AsyncG
   try {
     // Pages read ahead: the worker reads the next pages while the caller stores this one, so the two
     // processes work side by side, and a slow page on either side (one with areas to read, a slow
-    // commit) is taken up by the other. The worker still does one page at a time (at most one page's
-    // pixels exist at once), and other requests (printing, a crop) slip in between pages.
+    // commit) is taken up by the other. The worker still reads one page at a time (decoding the next
+    // meanwhile: at most two pages' pixels at once, pile.ts), and other requests (printing, a crop) slip in between pages.
     const first = Math.max(1, options.fromPage ?? 1);
     const ahead: Promise<PageReading>[] = [];
     let requested = first - 1;

@@ -21,6 +21,16 @@ export interface OpenPile {
   pageCount: number;
   /** The batch's areas, read on each page whose code names a page of them (null: codes only). */
   areas: OpenAreaLayout | null;
+  /** The page after the last one read, being cut out and decoded meanwhile (readPilePage). */
+  next?: { pilePage: number; cut: Promise<CutPage> };
+}
+
+/** A page of a pile cut out as a one-page PDF and its pixels decoded, before its code is read. */
+interface CutPage {
+  onePagePdf: Uint8Array;
+  /** False when the page could not be cut out (a broken object): an empty page of its size stands in. */
+  whole: boolean;
+  pixels: PagePixels | null;
 }
 
 /**
@@ -42,8 +52,28 @@ export async function openPile(pdf: Uint8Array, { maxPages = Number.MAX_SAFE_INT
  * Page `pilePage` (1-based) of an open pile, read: the page alone as a PDF, and its code; when the pile
  * was opened with its batch's areas and the code names a page of them, that page's areas too, on the
  * same decoded pixels and from the code's corners already found (read-areas.ts, readAreasOnPixels).
+ * The next page is cut out and decoded meanwhile (libvips decodes off this thread), so its decoding
+ * overlaps this page's code and areas: at most two pages' pixels are held at once.
  */
 export async function readPilePage(pile: OpenPile, pilePage: number): Promise<PageReading> {
+  const cut = await (pile.next?.pilePage === pilePage ? pile.next.cut : cutPage(pile, pilePage));
+  pile.next = undefined;
+  if (pilePage < pile.pageCount) {
+    const next = cutPage(pile, pilePage + 1);
+    // Its failure (a page beyond the limits) is the next request's, should it come.
+    next.catch(() => undefined);
+    pile.next = { pilePage: pilePage + 1, cut: next };
+  }
+  const { onePagePdf, whole, pixels } = cut;
+  if (!whole) return { pilePage, pileSize: pile.pageCount, onePagePdf, code: null, rotation: 0 };
+  const reading = await readCode(pixels);
+  const { code, rotation } = reading;
+  const areaReading = pile.areas && pixels ? await readAreasOf(pile.areas, pixels, reading) : null;
+  return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation, ...(pile.areas ? { areaReading } : {}) };
+}
+
+/** Page `pilePage` of the pile cut out alone and decoded; a page beyond the limits refuses the whole pile (AppError). */
+async function cutPage(pile: OpenPile, pilePage: number): Promise<CutPage> {
   const single = await PDFDocument.create({ updateMetadata: false });
   let onePagePdf: Uint8Array;
   try {
@@ -54,15 +84,17 @@ export async function readPilePage(pile: OpenPile, pilePage: number): Promise<Pa
     if (error instanceof AppError) throw error;
     // The page cannot even be cut out (a broken object): it is kept as an empty page of its size, so
     // it is still counted, placed and shown, and never lost.
-    onePagePdf = await emptyPageLike(pile, pilePage);
-    return { pilePage, pileSize: pile.pageCount, onePagePdf, code: null, rotation: 0 };
+    return { onePagePdf: await emptyPageLike(pile, pilePage), whole: false, pixels: null };
   }
   // Refused before any decoder sees it (a picture claiming absurd pixels, a stream bomb): the whole pile fails.
   await checkPageStreams(single, pilePage);
-  const { reading, pixels } = await readCode(single, onePagePdf);
-  const { code, rotation } = reading;
-  const areaReading = pile.areas && pixels ? await readAreasOf(pile.areas, pixels, reading) : null;
-  return { pilePage, pileSize: pile.pageCount, onePagePdf, code, rotation, ...(pile.areas ? { areaReading } : {}) };
+  let pixels: PagePixels | null = null;
+  try {
+    pixels = await pagePixels(single, onePagePdf);
+  } catch {
+    // Pixels that cannot be decoded: a page without a code.
+  }
+  return { onePagePdf, whole: true, pixels };
 }
 
 /** The page's areas, or null when they cannot be read (filing reads them again on its own, readAreas). */
@@ -87,14 +119,13 @@ async function emptyPageLike(pile: OpenPile, pilePage: number) {
   return empty.save();
 }
 
-/** The code on a one-page PDF (its pdf-lib document and its bytes), and the pixels it was read on; none when the page has no pixels or no readable code. */
-async function readCode(document: PDFDocument, onePagePdf: Uint8Array): Promise<{ reading: PageCodeReading; pixels: PagePixels | null }> {
-  let pixels: PagePixels | null = null;
+/** The code on a page's pixels; none when it has none or no readable code. */
+async function readCode(pixels: PagePixels | null): Promise<PageCodeReading> {
+  if (!pixels) return { code: null, rotation: 0 };
   try {
-    pixels = await pagePixels(document, onePagePdf);
-    return { reading: pixels ? await readPageCode(pixels) : { code: null, rotation: 0 }, pixels };
+    return await readPageCode(pixels);
   } catch {
-    return { reading: { code: null, rotation: 0 }, pixels };
+    return { code: null, rotation: 0 };
   }
 }
 
