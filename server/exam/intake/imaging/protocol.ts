@@ -10,7 +10,8 @@ import type { SchemeLine } from "../../mark-scheme/read-scheme";
 /** Messages between the app thread (server/exam/intake/imaging/index.ts) and the imaging worker (worker.ts). */
 
 export type ImagingRequest =
-  | { kind: "openPile"; pdf: Uint8Array; maxPages?: number; areas?: PileAreaLayout }
+  /** `path`: a file the app wrote the pile to (a pile is tens of megabytes: sent over the channel it held the app's thread for a fifth of a second). */
+  | { kind: "openPile"; path: string; maxPages?: number; areas?: PileAreaLayout }
   | { kind: "readPage"; pileId: number; pilePage: number }
   | { kind: "closePile"; pileId: number }
   | { kind: "assembleScript"; pages: AssemblyPage[] }

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { AppError } from "../../../errors";
 import { renderSignInSlips } from "../../../identity/sign-in-slips-pdf";
 import { stampScripts } from "../stamp";
@@ -43,7 +44,7 @@ async function handle({ id, request }: RequestEnvelope) {
 async function run(request: ImagingRequest): Promise<ImagingReplies[ImagingRequest["kind"]]> {
   switch (request.kind) {
     case "openPile": {
-      const pile = await openPile(request.pdf, { maxPages: request.maxPages, areas: request.areas });
+      const pile = await openPile(new Uint8Array(await readFile(request.path)), { maxPages: request.maxPages, areas: request.areas });
       const pileId = nextPileId++;
       piles.set(pileId, pile);
       return { pileId, pageCount: pile.pageCount };
