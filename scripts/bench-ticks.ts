@@ -36,6 +36,7 @@ export interface TickFigures {
   writtenAreas: number;
   falseBlanks: number;
   falseBlankDetails: string[];
+  writtenMissDetails: string[];
   blankMissDetails: string[];
   blankAreas: number;
   blanksFound: number;

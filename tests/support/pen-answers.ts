@@ -289,7 +289,7 @@ export function areasInput(paper: TickPaper, reading: PageReading, truth: Extrac
 /** The reading against the truth. */
 /** The readings against the truth (used by tests/ticks-reading.test.ts and bench:ticks). */
 export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
-  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], undecidedDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
+  const figures = { boxes: 0, boxesDecided: 0, answers: 0, answersDecided: 0, wrongAnswers: 0, wrongDetails: [] as string[], undecidedDetails: [] as string[], writtenAreas: 0, falseBlanks: 0, falseBlankDetails: [] as string[], writtenMissDetails: [] as string[], blankMissDetails: [] as string[], blankAreas: 0, blanksFound: 0, writtenFound: 0, byContent: 0, notAligned: 0, emptyMaxInk: 0, tickedMinInk: 1 };
   for (const { truth, reading } of results) {
     if (reading.alignment.by === "content") figures.byContent++;
     if (reading.alignment.by === "none") figures.notAligned++;
@@ -318,6 +318,7 @@ export function score(results: { truth: PageTruth; reading: AreasReading }[]) {
       if (area.written) {
         figures.writtenAreas++;
         if (read.blank === "written") figures.writtenFound++;
+        else figures.writtenMissDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): ${read.blank}, ink ${read.ink}${read.reason ? ` (${read.reason})` : ""}`);
         if (read.blank === "blank") {
           figures.falseBlanks++;
           figures.falseBlankDetails.push(`page ${truth.printedPage} ${area.id} (${area.scenario}): ink ${read.ink}`);
