@@ -104,11 +104,9 @@ function readingOf(result: ReadResult, at: Placement): PageCodeReading {
  */
 export async function readCodeIn(page: GreyImage, region: Region): Promise<PageCodeReading> {
   await loadZxing();
-  for (const [image, scale] of [
-    [page, 1],
-    [await transformed(page, (image) => image.extract(region).resize(region.width * 2, region.height * 2, { kernel: "cubic" })), 2],
-  ] as const) {
-    const found = await decode(image, scale === 1 ? region : undefined);
+  // The region as it lies, then enlarged only when that reads nothing.
+  for (const scale of [1, 2] as const) {
+    const found = scale === 1 ? await decode(page, region) : await decode(await enlargedCorner(page, region));
     const ours = found.find((result) => result.text.startsWith(`${PRINT_CODE_FORMAT}:`)) ?? found[0];
     if (ours) return readingOf(ours, { left: region.left, top: region.top, scale });
   }
